@@ -1,0 +1,31 @@
+"""goldeneval: measure retrieval quality against labelled golden sets and catch regressions.
+
+The public API is short and made of verbs: load a set, load a corpus, evaluate, store.
+"""
+
+from goldeneval.corpus import Corpus, Document, load_corpus
+from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
+from goldeneval.regression import RegressionThresholds, detect_regression
+from goldeneval.retrievers import Retriever, RetrieverContext, build_retriever
+from goldeneval.sets import resolve_golden_set
+from goldeneval.store import ResultStore
+
+__all__ = [
+    "Corpus",
+    "Document",
+    "GoldenQuestion",
+    "GoldenQuestionSet",
+    "QuestionForm",
+    "RegressionThresholds",
+    "ResultStore",
+    "RetrievalRun",
+    "Retriever",
+    "RetrieverContext",
+    "build_retriever",
+    "detect_regression",
+    "evaluate_retrieval",
+    "load_corpus",
+    "load_golden_set",
+    "resolve_golden_set",
+]

@@ -1,0 +1,127 @@
+"""Import a golden set from the BEIR layout: ``queries.jsonl`` + ``qrels/<split>.tsv``.
+
+A query's targets are the corpus ids it is judged with a score above 0.  BEIR carries no
+question forms, so the form is derived, and marked as derived (``form_derived``):
+
+    overlap = |T(q) & T(targets)| / |T(q)|
+
+where T is the shared analyser's content terms (lower-case, English stop words removed,
+Snowball-stemmed; :mod:`goldeneval.text`) and T(targets) the union over the title and text of
+every target document.  ``MATCH`` when overlap >= ``FORM_OVERLAP_THRESHOLD`` (0.5: at least
+half of the question's content terms appear in a target), else ``GAP``.  A question without
+content terms is ``GAP``.  The rule is deterministic: the same files give the same set.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from goldeneval.corpus import Corpus, load_beir_corpus
+from goldeneval.errors import GoldenSetError
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.text import content_terms
+
+__all__ = ["FORM_OVERLAP_THRESHOLD", "derive_form", "is_beir_folder", "load_beir_set", "vocabulary_overlap"]
+
+FORM_OVERLAP_THRESHOLD = 0.5
+
+
+def is_beir_folder(path: Path) -> bool:
+    return path.is_dir() and (path / "queries.jsonl").is_file() and (path / "qrels").is_dir()
+
+
+def vocabulary_overlap(question: str, target_texts: list[str]) -> float:
+    terms = content_terms(question)
+    if not terms:
+        return 0.0
+    target_terms: set[str] = set()
+    for text in target_texts:
+        target_terms |= content_terms(text)
+    return len(terms & target_terms) / len(terms)
+
+
+def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
+    overlap = vocabulary_overlap(question, target_texts)
+    return QuestionForm.MATCH if overlap >= FORM_OVERLAP_THRESHOLD else QuestionForm.GAP
+
+
+def _read_qrels(path: Path) -> dict[str, set[str]]:
+    if not path.is_file():
+        raise GoldenSetError(path, "qrels file not found")
+    judged: dict[str, set[str]] = defaultdict(set)
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        for lineno, row in enumerate(reader, start=1):
+            if lineno == 1 and row[:1] == ["query-id"]:
+                continue
+            if len(row) != 3:
+                raise GoldenSetError(
+                    path, f"line {lineno}: expected 3 tab-separated columns, found {len(row)}"
+                )
+            query_id, corpus_id, score = row
+            try:
+                relevant = int(score) > 0
+            except ValueError:
+                raise GoldenSetError(path, f"line {lineno}: score {score!r} is not an integer") from None
+            judged[query_id]  # a query judged only non-relevant still exists, with no targets
+            if relevant:
+                judged[query_id].add(corpus_id)
+    return judged
+
+
+def _read_queries(path: Path) -> dict[str, str]:
+    queries: dict[str, str] = {}
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise GoldenSetError(path, f"line {lineno}: malformed JSON: {exc.msg}") from None
+            queries[str(item["_id"])] = item["text"]
+    return queries
+
+
+def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None = None) -> GoldenQuestionSet:
+    """The judged queries of one split as a golden set, with derived forms."""
+    folder = Path(folder)
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    judged = _read_qrels(qrels_path)
+    queries = _read_queries(folder / "queries.jsonl")
+    corpus = corpus or load_beir_corpus(folder / "corpus.jsonl")
+    texts = {doc.id: f"{doc.title}\n{doc.text}" for doc in corpus}
+    questions = []
+    for position, (query_id, targets) in enumerate(sorted(judged.items()), start=1):
+        if query_id not in queries:
+            raise GoldenSetError(
+                qrels_path, "query id not found in queries.jsonl", position=position, question_id=query_id
+            )
+        missing = sorted(targets - texts.keys())
+        if missing:
+            raise GoldenSetError(
+                qrels_path,
+                f"document ids not in the corpus: {', '.join(missing[:5])}",
+                position=position,
+                question_id=query_id,
+                field="expected",
+            )
+        text = queries[query_id]
+        questions.append(
+            GoldenQuestion(
+                id=query_id,
+                text=text,
+                form=derive_form(text, [texts[t] for t in sorted(targets)]),
+                expected=frozenset(targets),
+                form_derived=True,
+            )
+        )
+    return GoldenQuestionSet(
+        id=f"beir-{folder.name}-{split}",
+        description=f"BEIR {folder.name}, split {split!r}: {len(questions)} judged queries, forms derived",
+        corpus=str(folder.resolve()),
+        questions=tuple(questions),
+    )

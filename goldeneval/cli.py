@@ -1,0 +1,292 @@
+"""The ``goldeneval`` command: the same runs the Dagster assets make, for CI and terminals.
+
+Domain errors are turned into one line on stderr and a documented exit code here, and
+nowhere else.  Exit codes (README.md, "Exit codes"):
+
+0  success (no regression, or a regression without --fail-on-regression)
+1  a regression, with --fail-on-regression
+2  bad command-line usage
+3  invalid input: a golden set, corpus or retriever that cannot be loaded; nothing is stored
+4  the run is incomplete (a question errored), with --fail-on-regression; the run is stored
+5  the result store cannot be opened or written
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from tqdm import tqdm
+
+from goldeneval.errors import GoldenEvalError, InputError, StoreError
+from goldeneval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.golden import golden_set_json_schema
+from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
+from goldeneval.report import outcome_json, render_outcome, render_runs, runs_json
+from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
+from goldeneval.service import corpus_for, run_retrieval_evaluation
+from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
+from goldeneval.store import ResultStore, resolve_store_path
+
+__all__ = ["ExitCode", "main"]
+
+CACHE_ENV = "GOLDENEVAL_CACHE"
+DEFAULT_CACHE_DIR = Path(".goldeneval") / "cache"
+
+T = TypeVar("T")
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    REGRESSION = 1
+    USAGE = 2
+    INVALID_INPUT = 3
+    INCOMPLETE = 4
+    STORE = 5
+
+
+def _fail(message: str, code: ExitCode) -> None:
+    click.echo(f"goldeneval: error: {message}", err=True)
+    sys.exit(int(code))
+
+
+def _run_guarded(action: Callable[[], T]) -> T:
+    """Convert domain errors to one line and an exit code, once, at the edge."""
+    try:
+        return action()
+    except InputError as exc:
+        _fail(str(exc), ExitCode.INVALID_INPUT)
+    except StoreError as exc:
+        _fail(str(exc), ExitCode.STORE)
+    except GoldenEvalError as exc:
+        _fail(str(exc), ExitCode.INVALID_INPUT)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _parse_options(values: Sequence[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for value in values:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint="--option")
+        options[key] = val
+    return options
+
+
+def _parse_cutoffs(value: str) -> tuple[int, ...]:
+    try:
+        cutoffs = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+    if not cutoffs or cutoffs[0] < 1:
+        raise click.BadParameter("cutoffs must be positive integers")
+    return cutoffs
+
+
+def _progress(enabled: bool, total: int) -> Callable[[Iterable[T]], Iterable[T]] | None:
+    if not enabled:
+        return None
+
+    def wrap(items: Iterable[T]) -> Iterable[T]:
+        bar: Iterable[T] = tqdm(
+            items, total=total, desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False
+        )
+        return bar
+
+    return wrap
+
+
+store_option = click.option(
+    "--store",
+    "store_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="DuckDB result store. Default: $GOLDENEVAL_STORE, else .goldeneval/results.duckdb.",
+)
+sets_dir_option = click.option(
+    "--sets-dir",
+    "sets_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of golden set files to register (repeatable); also $GOLDENEVAL_SETS_PATH.",
+)
+format_option = click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="goldeneval")
+def main() -> None:
+    """Measure retrieval quality against golden question sets and catch regressions."""
+
+
+@main.command()
+@click.option(
+    "--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder."
+)
+@click.option(
+    "--retriever",
+    "retriever_id",
+    required=True,
+    help="Registered retriever id (e.g. goldeneval.lexical) or import path package.module:factory.",
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own.",
+)
+@click.option(
+    "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
+)
+@click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
+@click.option(
+    "--max-top1-drop",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MAX_DROP,
+    show_default=True,
+    help="Largest allowed absolute drop of the top-1 hit rate.",
+)
+@click.option(
+    "--max-top3-drop",
+    type=click.FloatRange(0, 1),
+    default=DEFAULT_MAX_DROP,
+    show_default=True,
+    help="Largest allowed absolute drop of the top-3 hit rate.",
+)
+@click.option(
+    "--fail-on-regression",
+    is_flag=True,
+    help="Exit 1 on a regression (and 4 on an incomplete run) instead of 0.",
+)
+@format_option
+@store_option
+@sets_dir_option
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Index and embedding cache. Default: $GOLDENEVAL_CACHE, else .goldeneval/cache.",
+)
+@click.option(
+    "--chunk-separator",
+    default=DEFAULT_CHUNK_SEPARATOR,
+    show_default=True,
+    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_TIMEOUT_S,
+    show_default=True,
+    help="Per-question timeout in seconds; a timed-out question is an error, not a miss.",
+)
+@click.option(
+    "--hit-k",
+    "hit_k",
+    default=",".join(map(str, DEFAULT_HIT_CUTOFFS)),
+    show_default=True,
+    help="Cutoffs of the reported hit@k metrics (comma-separated).",
+)
+@click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second.")
+def retrieval(
+    set_ref: str,
+    retriever_id: str,
+    corpus_path: Path | None,
+    beir_split: str,
+    options: tuple[str, ...],
+    max_top1_drop: float,
+    max_top3_drop: float,
+    fail_on_regression: bool,
+    output_format: str,
+    store_path: Path | None,
+    sets_dirs: tuple[Path, ...],
+    cache_dir: Path | None,
+    chunk_separator: str,
+    timeout_s: float,
+    hit_k: str,
+    progress: bool,
+) -> None:
+    """Run a golden set against a retriever, print and store the run, report the verdict."""
+    parsed_options = _parse_options(options)
+    cutoffs = _parse_cutoffs(hit_k)
+    thresholds = RegressionThresholds(max_pass_rate_drop=max_top1_drop, max_mean_score_drop=max_top3_drop)
+    resolved_store = resolve_store_path(store_path)
+    resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
+
+    def evaluate() -> Any:
+        golden_set = resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
+        corpus = corpus_for(golden_set, corpus_path)
+        store = ResultStore(resolved_store)
+        return run_retrieval_evaluation(
+            golden_set,
+            retriever_id,
+            store,
+            corpus=corpus,
+            cache_dir=resolved_cache,
+            options=parsed_options,
+            thresholds=thresholds,
+            chunk_separator=chunk_separator or None,
+            timeout_s=timeout_s,
+            hit_cutoffs=cutoffs,
+            progress=_progress(progress, len(golden_set.questions)),
+        )
+
+    outcome = _run_guarded(evaluate)
+    if output_format == "json":
+        click.echo(json.dumps(outcome_json(outcome.stored, outcome.verdict, resolved_store), indent=2))
+    else:
+        click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
+    if fail_on_regression:
+        if outcome.verdict.status is VerdictStatus.REGRESSION:
+            sys.exit(int(ExitCode.REGRESSION))
+        if outcome.verdict.status is VerdictStatus.SKIPPED:
+            sys.exit(int(ExitCode.INCOMPLETE))
+
+
+@main.command()
+@store_option
+@click.option("--set", "set_id", default=None, help="Only runs of this set.")
+@click.option("--model", "--retriever", "model", default=None, help="Only runs of this model/retriever.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (newest first).")
+@format_option
+def runs(
+    store_path: Path | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
+) -> None:
+    """List stored runs, newest first."""
+    resolved = resolve_store_path(store_path)
+    stored = _run_guarded(lambda: ResultStore(resolved).list_runs(set_id=set_id, model=model, limit=limit))
+    if output_format == "json":
+        click.echo(json.dumps(runs_json(stored), indent=2))
+    else:
+        click.echo(render_runs(stored))
+
+
+@main.command()
+@sets_dir_option
+def sets(sets_dirs: tuple[Path, ...]) -> None:
+    """List the registered golden question sets and where each comes from."""
+    registry = _run_guarded(lambda: GoldenSetRegistry.discover(sets_dirs))
+    for set_id in registry.ids():
+        golden_set = registry.get(set_id)
+        click.echo(f"{set_id}\t{len(golden_set.questions)} questions\t{registry.source(set_id)}")
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of golden set files."""
+    click.echo(json.dumps(golden_set_json_schema(), indent=2))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,67 @@
+"""Named domain exceptions, converted into one line of output at the edge (the CLI).
+
+Each error says what was wrong, where (file, item, field) and, where it helps, how to
+fix it.  Nothing in ``goldeneval`` prints or exits: callers decide.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class GoldenEvalError(Exception):
+    """Base class of every error goldeneval raises on purpose."""
+
+
+class InputError(GoldenEvalError):
+    """User-supplied input (a file, an option, a plugin) is invalid."""
+
+
+class GoldenSetError(InputError):
+    """A golden question set cannot be loaded.
+
+    The message names the source file, the question (position and id) and the field.
+    """
+
+    def __init__(
+        self,
+        source: str | Path,
+        problem: str,
+        *,
+        position: int | None = None,
+        question_id: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.source = str(source)
+        self.problem = problem
+        self.position = position
+        self.question_id = question_id
+        self.field = field
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where: list[str] = [self.source]
+        if self.position is not None:
+            label = f"question #{self.position}"
+            if self.question_id is not None:
+                label += f" (id {self.question_id!r})"
+            where.append(label)
+        if self.field is not None:
+            where.append(f"field {self.field!r}")
+        return ": ".join([*where, self.problem])
+
+
+class DuplicateIdError(InputError):
+    """Two sources declare the same set id."""
+
+
+class CorpusError(InputError):
+    """A corpus cannot be loaded."""
+
+
+class RetrieverError(InputError):
+    """A retriever cannot be found or built."""
+
+
+class StoreError(GoldenEvalError):
+    """The result store cannot be opened, migrated or written."""

@@ -1,0 +1,191 @@
+"""Running a golden set against a retriever: one retrieval call per question.
+
+Like ADR-072's ``RetrievalEvaluationService`` it neither persists nor compares, which
+keeps it testable without a database.  Latency comes from a monotonic clock; a retriever
+exception or a per-question timeout makes that question an ``error`` and the run goes on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
+from goldeneval.metrics import METRIC_DEPTH
+from goldeneval.retrievers.base import Retriever, document_id_mapper
+from goldeneval.scoring import (
+    DEFAULT_HIT_CUTOFFS,
+    GRADER_ID,
+    OVERFETCH_MULTIPLIER,
+    SCORING_PROTOCOL_REVISION,
+    TOP_K,
+    Aggregates,
+    QuestionResult,
+    RateSummary,
+    aggregate,
+    error_result,
+    raw_limit,
+    score_question,
+)
+from goldeneval.store import RunRecord, SliceRates
+
+__all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "evaluate_retrieval"]
+
+DEFAULT_TIMEOUT_S = 60.0
+Progress = Callable[[Iterable[GoldenQuestion]], Iterable[GoldenQuestion]]
+
+
+@dataclass(frozen=True)
+class RetrievalRun:
+    """One evaluated run of a set against a retriever (ADR-072's set evaluation result)."""
+
+    set_id: str
+    retriever_id: str
+    results: tuple[QuestionResult, ...]
+    aggregates: Aggregates
+    started_at: datetime
+    corpus_revision: str | None = None
+    hit_cutoffs: tuple[int, ...] = field(default=DEFAULT_HIT_CUTOFFS)
+
+    @property
+    def complete(self) -> bool:
+        return self.aggregates.overall.errors == 0
+
+    @property
+    def status(self) -> str:
+        return "complete" if self.complete else "incomplete"
+
+    def question_details(self) -> list[dict[str, object]]:
+        """Per question: the distinct documents (to metric depth), verdicts, form, class, latency."""
+        return [
+            {
+                "id": r.question_id,
+                "form": r.form,
+                "hard_class": r.hard_class,
+                "documents": list(r.documents[:METRIC_DEPTH]),
+                "top1_hit": r.top1_hit if r.scored else None,
+                "top3_hit": r.top3_hit if r.scored else None,
+                "latency_ms": round(r.latency_ms, 3),
+                "status": r.status.value,
+                "error": r.error,
+                "metrics": dict(r.metrics),
+            }
+            for r in self.results
+        ]
+
+    def to_record(self) -> RunRecord:
+        """ADR-072 decision 4: the run as an ADR-060 result row (top-1 -> pass_rate,
+        top-3 -> mean_score, grader ``retrieval_hit_rate``)."""
+        overall = self.aggregates.overall
+        slices = [
+            _slice(kind, value, summary)
+            for kind, group in (
+                ("form", self.aggregates.by_form),
+                ("hard_class", self.aggregates.by_hard_class),
+            )
+            for value, summary in group.items()
+        ]
+        return RunRecord(
+            set_id=self.set_id,
+            model=self.retriever_id,
+            grader=GRADER_ID,
+            pass_rate=overall.top1_rate,
+            mean_score=overall.top3_rate,
+            question_count=overall.questions,
+            scored_count=overall.scored,
+            error_count=overall.errors,
+            details={
+                "protocol": SCORING_PROTOCOL_REVISION,
+                "top_k": TOP_K,
+                "overfetch_multiplier": OVERFETCH_MULTIPLIER,
+                "hit_cutoffs": list(self.hit_cutoffs),
+                "corpus_revision": self.corpus_revision,
+                "aggregates": self.aggregates.to_dict(),
+                "questions": self.question_details(),
+            },
+            slices=slices,
+            created_at=self.started_at,
+        )
+
+
+def _slice(kind: str, value: str, summary: RateSummary) -> SliceRates:
+    return SliceRates(kind, value, summary.questions, summary.scored, summary.top1_rate, summary.top3_rate)
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _call_with_timeout(retriever: Retriever, text: str, limit: int, timeout_s: float | None) -> Sequence[str]:
+    if timeout_s is None:
+        return retriever.retrieve(text, limit)
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = retriever.retrieve(text, limit)
+        except BaseException as exc:  # reported as the question's error
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True, name="goldeneval-retrieve")
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        raise _Timeout(f"timed out after {timeout_s:g} s")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
+
+
+def _checked_ids(value: object) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise TypeError(f"retrieve() must return a sequence of ids, got {type(value).__name__}")
+    ids = tuple(value)
+    for item in ids:
+        if not isinstance(item, str):
+            raise TypeError(f"retrieve() returned a non-string id {item!r}")
+    return ids
+
+
+def evaluate_retrieval(
+    golden_set: GoldenQuestionSet,
+    retriever: Retriever,
+    retriever_id: str,
+    *,
+    to_document: Callable[[str], str] | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
+    corpus_revision: str | None = None,
+    progress: Progress | None = None,
+) -> RetrievalRun:
+    """Ask ``retriever`` every question of ``golden_set`` and score the answers."""
+    mapper = to_document or document_id_mapper()
+    limit = raw_limit()
+    started_at = datetime.now(UTC)
+    questions: Iterable[GoldenQuestion] = golden_set.questions
+    if progress is not None:
+        questions = progress(questions)
+    results: list[QuestionResult] = []
+    for question in questions:
+        start = time.perf_counter()
+        try:
+            returned = _checked_ids(_call_with_timeout(retriever, question.text, limit, timeout_s))[:limit]
+        except Exception as exc:
+            elapsed = (time.perf_counter() - start) * 1000.0
+            message = str(exc) if isinstance(exc, _Timeout) else f"{type(exc).__name__}: {exc}"
+            results.append(error_result(question, message, elapsed))
+            continue
+        elapsed = (time.perf_counter() - start) * 1000.0
+        results.append(score_question(question, returned, elapsed, mapper, hit_cutoffs))
+    return RetrievalRun(
+        set_id=golden_set.id,
+        retriever_id=retriever_id,
+        results=tuple(results),
+        aggregates=aggregate(results),
+        started_at=started_at,
+        corpus_revision=corpus_revision,
+        hit_cutoffs=tuple(hit_cutoffs),
+    )

@@ -1,0 +1,282 @@
+"""Golden question sets (ADR-072, decision 1): the models, file loading and validation.
+
+A golden question set is a list of labelled questions against one concrete corpus.  Each
+question names ALL the documents that answer it (any of them is a hit) or none at all, in
+which case it declares that no indexed document answers it.
+
+Files are YAML, JSON or JSONL.  The models below are the single source of truth of the
+format: the published JSON Schema (``goldeneval/schema/``) is generated from them, and every
+file is validated by them.  A bad file fails with one message that names the file, the
+question (position and id) and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from goldeneval.errors import GoldenSetError
+
+__all__ = [
+    "KNOWN_HARD_CLASSES",
+    "GoldenQuestion",
+    "GoldenQuestionSet",
+    "QuestionForm",
+    "golden_set_json_schema",
+    "load_golden_set",
+]
+
+KNOWN_HARD_CLASSES = (
+    "near-duplicate",
+    "specific-vs-general",
+    "prose-free",
+    "boilerplate",
+    "normal",
+)
+"""Hard classes the methodology names; any other non-empty string is accepted as well."""
+
+SET_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+
+
+class QuestionForm(StrEnum):
+    """How a question relates to the wording of its target documents."""
+
+    MATCH = "MATCH"
+    """Shares vocabulary with the target document."""
+    GAP = "GAP"
+    """An everyday rewording with little vocabulary overlap: where retrieval problems live."""
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return value
+
+
+class GoldenQuestion(BaseModel):
+    """One labelled question.  ``answer_gist`` documents the label and is never scored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, description="Unique within the set.")
+    text: str = Field(min_length=1, description="The question as a user would ask it.")
+    form: QuestionForm = Field(description="MATCH or GAP.")
+    expected: frozenset[str] = Field(
+        description=(
+            "Every document id that answers the question; any of them counts as a hit. "
+            "Empty: no indexed document answers it, and only an empty ranking is a hit."
+        )
+    )
+    hard_class: str | None = Field(
+        default=None,
+        description="Known-difficult retrieval class, e.g. " + ", ".join(KNOWN_HARD_CLASSES) + ".",
+    )
+    answer_gist: str | None = Field(default=None, description="Label documentation for humans; never scored.")
+    form_derived: bool = Field(
+        default=False,
+        description="True when the form was derived by a rule (BEIR import), not labelled.",
+    )
+
+    @field_validator("id", "text")
+    @classmethod
+    def _require_text(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @field_validator("expected")
+    @classmethod
+    def _require_ids(cls, value: frozenset[str]) -> frozenset[str]:
+        for doc_id in value:
+            if not doc_id.strip():
+                raise ValueError("document ids must not be empty")
+        return value
+
+    @field_validator("hard_class")
+    @classmethod
+    def _require_class(cls, value: str | None) -> str | None:
+        return None if value is None else _non_blank(value)
+
+
+class GoldenQuestionSet(BaseModel):
+    """A named list of golden questions, labelled against one corpus."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, description="Unique among all sets.")
+    description: str = Field(default="", description="What the set measures.")
+    corpus: str | None = Field(
+        default=None,
+        description=(
+            "Where the corpus the labels refer to lies, relative to the set file. "
+            "Used when no corpus is given on the command line."
+        ),
+    )
+    questions: tuple[GoldenQuestion, ...] = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _require_id(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @field_validator("questions")
+    @classmethod
+    def _unique_question_ids(cls, value: tuple[GoldenQuestion, ...]) -> tuple[GoldenQuestion, ...]:
+        seen: set[str] = set()
+        for question in value:
+            if question.id in seen:
+                raise ValueError(f"duplicate question id {question.id!r}")
+            seen.add(question.id)
+        return value
+
+
+def golden_set_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a YAML/JSON golden set file, generated from the models."""
+    schema = GoldenQuestionSet.model_json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://goldeneval.dev/schema/golden-question-set.schema.json",
+        **schema,
+    }
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_golden_set(path: str | Path) -> GoldenQuestionSet:
+    """Load and validate one golden set file (YAML, JSON or JSONL).
+
+    JSONL holds one question object per line; an optional first line
+    ``{"set": {"id": ..., "description": ..., "corpus": ...}}`` names the set, else the
+    file name (without suffix) is its id.
+    """
+    path = Path(path)
+    raw = _read_document(path)
+    if not isinstance(raw, Mapping):
+        raise GoldenSetError(
+            path, f"expected a mapping with 'id' and 'questions', found {type(raw).__name__}"
+        )
+    return _build_set(path, raw)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise GoldenSetError(path, "file not found") from None
+    except OSError as exc:
+        raise GoldenSetError(path, f"cannot read file: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GoldenSetError(
+            path,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
+        ) from None
+
+
+def _read_document(path: Path) -> Any:
+    suffix = path.suffix.lower()
+    if suffix not in SET_FILE_SUFFIXES:
+        raise GoldenSetError(
+            path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}"
+        )
+    text = _read_text(path)
+    if suffix in (".yaml", ".yml"):
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise GoldenSetError(path, f"malformed YAML{where}: {problem}") from None
+    if suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise GoldenSetError(
+                path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
+    return _read_jsonl(path, text)
+
+
+def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
+    header: dict[str, Any] = {"id": path.stem}
+    questions: list[Any] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise GoldenSetError(
+                path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
+        if not questions and isinstance(item, dict) and set(item) == {"set"}:
+            if not isinstance(item["set"], dict):
+                raise GoldenSetError(path, f"line {lineno}: 'set' must be an object")
+            header = {**header, **item["set"]}
+            continue
+        questions.append(item)
+    return {**header, "questions": questions}
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) if loc else "(question)"
+
+
+def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
+    raw_questions = raw.get("questions")
+    if raw_questions is None:
+        raise GoldenSetError(path, "missing required key", field="questions")
+    if not isinstance(raw_questions, list):
+        raise GoldenSetError(path, f"must be a list, found {type(raw_questions).__name__}", field="questions")
+    questions = list(_validate_questions(path, raw_questions))
+    header = {key: value for key, value in raw.items() if key != "questions"}
+    try:
+        loaded = GoldenQuestionSet.model_validate({**header, "questions": questions})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise GoldenSetError(path, error["msg"], field=_field_name(error["loc"])) from None
+    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
+        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    return loaded
+
+
+def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[GoldenQuestion]:
+    first_position: dict[str, int] = {}
+    for position, item in enumerate(raw_questions, start=1):
+        raw_id = item.get("id") if isinstance(item, Mapping) else None
+        question_id = raw_id if isinstance(raw_id, str) else None
+        if not isinstance(item, Mapping):
+            raise GoldenSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
+        try:
+            question = GoldenQuestion.model_validate(dict(item))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            message = error["msg"]
+            if error["type"] == "missing":
+                message = "missing required field"
+            elif "input" in error and error["type"] != "extra_forbidden":
+                message += f" (got {error['input']!r})"
+            raise GoldenSetError(
+                path,
+                message,
+                position=position,
+                question_id=question_id,
+                field=_field_name(error["loc"]),
+            ) from None
+        if question.id in first_position:
+            raise GoldenSetError(
+                path,
+                f"duplicate question id (first used by question #{first_position[question.id]})",
+                position=position,
+                question_id=question.id,
+                field="id",
+            )
+        first_position[question.id] = position
+        yield question

@@ -1,0 +1,160 @@
+"""Rendering an evaluated run for people (a text table) and for machines (JSON).
+
+The JSON document is the CLI's ``--format json`` output; README.md documents each field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from goldeneval.regression import RegressionVerdict
+from goldeneval.scoring import TOP_K, RateSummary
+from goldeneval.store import StoredRun
+
+__all__ = ["JSON_FORMAT_VERSION", "outcome_json", "render_outcome", "render_runs", "runs_json"]
+
+JSON_FORMAT_VERSION = 1
+
+
+def _rate(value: float | None) -> str:
+    return "   n/a" if value is None else f"{value:6.3f}"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line.rstrip(), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return out
+
+
+def _summary_rows(groups: Mapping[str, RateSummary]) -> list[list[str]]:
+    return [
+        [name, str(s.questions), str(s.scored), str(s.errors), _rate(s.top1_rate), _rate(s.top3_rate)]
+        for name, s in groups.items()
+    ]
+
+
+def _mark(hit: bool | None) -> str:
+    return "-" if hit is None else ("yes" if hit else "no")
+
+
+def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> str:
+    """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
+    details = stored.details
+    questions: list[dict[str, Any]] = details["questions"]
+    aggregates: dict[str, Any] = details["aggregates"]
+    lines = [f"goldeneval retrieval: set {stored.set_id!r}, retriever {stored.model!r}", ""]
+    rows = [
+        [
+            q["id"],
+            q["form"],
+            q["hard_class"] or "",
+            _mark(q["top1_hit"]),
+            _mark(q["top3_hit"]),
+            ", ".join(q["documents"][:TOP_K]) if q["status"] == "ok" else f"ERROR: {q['error']}",
+            f"{q['latency_ms']:.1f}",
+        ]
+        for q in questions
+    ]
+    lines += _table(["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"], rows)
+    headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
+    overall = RateSummary(
+        **{k: aggregates["overall"][k] for k in ("questions", "errors", "top1_hits", "top3_hits")}
+    )
+    for title, groups in (
+        ("Overall", {"all": overall}),
+        ("By form", _summaries(aggregates["by_form"])),
+        ("By hard class", _summaries(aggregates["by_hard_class"])),
+    ):
+        lines += ["", f"{title}:"]
+        lines += _table(headers, _summary_rows(groups))
+    metrics: dict[str, float] = aggregates["metrics"]
+    if metrics:
+        lines += [
+            "",
+            "Rank metrics (reported, not gated): " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()),
+        ]
+    lines += [
+        "",
+        f"Run {stored.id} stored in {store_path} ({stored.status}).",
+        f"Regression verdict: {verdict.status.value}: {verdict.reason}",
+    ]
+    return "\n".join(lines)
+
+
+def _summaries(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, RateSummary]:
+    keys = ("questions", "errors", "top1_hits", "top3_hits")
+    return {name: RateSummary(**{k: values[k] for k in keys}) for name, values in raw.items()}
+
+
+def _run_json(run: StoredRun) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "created_at": run.created_at.isoformat(),
+        "set_id": run.set_id,
+        "retriever": run.model,
+        "grader": run.grader,
+        "status": run.status,
+        "top1_rate": run.pass_rate,
+        "top3_rate": run.mean_score,
+        "questions": run.question_count,
+        "scored": run.scored_count,
+        "errors": run.error_count,
+        "provenance": dict(run.provenance),
+    }
+
+
+def outcome_json(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> dict[str, Any]:
+    details = stored.details
+    return {
+        "format_version": JSON_FORMAT_VERSION,
+        "store": str(store_path),
+        "run": _run_json(stored),
+        "protocol": {
+            "revision": details["protocol"],
+            "top_k": details["top_k"],
+            "overfetch_multiplier": details["overfetch_multiplier"],
+            "hit_cutoffs": details["hit_cutoffs"],
+        },
+        "questions": details["questions"],
+        "aggregates": details["aggregates"],
+        "verdict": verdict.to_dict(),
+    }
+
+
+def render_runs(runs: Sequence[StoredRun]) -> str:
+    if not runs:
+        return "No runs stored."
+    rows = [
+        [
+            r.id[:12],
+            r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            r.set_id,
+            r.model,
+            r.grader,
+            r.status,
+            f"{r.scored_count}/{r.question_count}",
+            _rate(r.pass_rate).strip(),
+            _rate(r.mean_score).strip(),
+        ]
+        for r in runs
+    ]
+    headers = [
+        "run",
+        "created (UTC)",
+        "set",
+        "model",
+        "grader",
+        "status",
+        "scored",
+        "pass/top-1",
+        "mean/top-3",
+    ]
+    return "\n".join(_table(headers, rows))
+
+
+def runs_json(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
+    return [_run_json(r) for r in runs]

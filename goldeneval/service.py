@@ -1,0 +1,76 @@
+"""One evaluation end to end: build, run, store, compare.  The CLI and the Dagster assets
+both call these functions, so the two give the same runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from goldeneval.corpus import Corpus, load_corpus
+from goldeneval.evaluation import DEFAULT_TIMEOUT_S, Progress, RetrievalRun, evaluate_retrieval
+from goldeneval.golden import GoldenQuestionSet
+from goldeneval.regression import (
+    DEFAULT_THRESHOLDS,
+    RegressionThresholds,
+    RegressionVerdict,
+    detect_regression,
+)
+from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
+from goldeneval.retrievers.registry import build_retriever
+from goldeneval.scoring import DEFAULT_HIT_CUTOFFS, GRADER_ID
+from goldeneval.store import ResultStore, StoredRun
+
+__all__ = ["RetrievalOutcome", "corpus_for", "record_and_compare", "run_retrieval_evaluation"]
+
+
+@dataclass(frozen=True)
+class RetrievalOutcome:
+    run: RetrievalRun
+    stored: StoredRun
+    verdict: RegressionVerdict
+
+
+def corpus_for(golden_set: GoldenQuestionSet, corpus_path: str | Path | None) -> Corpus | None:
+    """The corpus given explicitly, else the one the set names, else none."""
+    path = corpus_path or golden_set.corpus
+    return load_corpus(path) if path else None
+
+
+def record_and_compare(
+    run: RetrievalRun, store: ResultStore, thresholds: RegressionThresholds
+) -> RetrievalOutcome:
+    """Save the run, then compare it with the previous complete run of its series."""
+    stored = store.save_run(run.to_record())
+    previous = store.previous_complete_run(run.set_id, run.retriever_id, GRADER_ID, before=stored)
+    return RetrievalOutcome(run, stored, detect_regression(stored, previous, thresholds))
+
+
+def run_retrieval_evaluation(
+    golden_set: GoldenQuestionSet,
+    retriever_id: str,
+    store: ResultStore,
+    *,
+    corpus: Corpus | None,
+    cache_dir: Path,
+    options: Mapping[str, str] | None = None,
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
+    progress: Progress | None = None,
+) -> RetrievalOutcome:
+    retriever = build_retriever(
+        retriever_id, RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=options or {})
+    )
+    run = evaluate_retrieval(
+        golden_set,
+        retriever,
+        retriever_id,
+        to_document=document_id_mapper(chunk_separator),
+        timeout_s=timeout_s,
+        hit_cutoffs=hit_cutoffs,
+        corpus_revision=corpus.revision if corpus is not None else None,
+        progress=progress,
+    )
+    return record_and_compare(run, store, thresholds)

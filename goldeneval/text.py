@@ -1,0 +1,31 @@
+"""The one text analyser: tokens, English stop words and the Snowball stemmer.
+
+The lexical retriever indexes with it and the BEIR import derives question forms with it,
+so "shares vocabulary" means the same thing in both places.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+__all__ = ["STOPWORDS", "TOKEN_PATTERN", "content_terms", "stemmer"]
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+"""bm25s' default token pattern: two or more word characters."""
+STOPWORDS: frozenset[str] = frozenset(STOPWORDS_EN)
+_TOKEN = re.compile(TOKEN_PATTERN)
+
+
+@lru_cache(maxsize=1)
+def stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def content_terms(text: str) -> set[str]:
+    """Lower-cased, stop-word-free, stemmed terms of ``text``."""
+    tokens = [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    return set(stemmer().stemWords(tokens))
