@@ -15,13 +15,13 @@ content terms is ``GAP``.  The rule is deterministic: the same files give the sa
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
 from pathlib import Path
 
 from goldeneval.corpus import Corpus, load_beir_corpus
 from goldeneval.errors import GoldenSetError
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.jsonl import iter_jsonl
 from goldeneval.text import content_terms
 
 __all__ = ["FORM_OVERLAP_THRESHOLD", "derive_form", "is_beir_folder", "load_beir_set", "vocabulary_overlap"]
@@ -49,40 +49,46 @@ def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
 
 
 def _read_qrels(path: Path) -> dict[str, set[str]]:
+    """Relevant corpus ids per query.  A query judged only with score 0 has no target and is
+    left out: an empty target set would declare "no document answers it", which a BEIR
+    judgement does not say."""
     if not path.is_file():
         raise GoldenSetError(path, "qrels file not found")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise GoldenSetError(path, f"not valid UTF-8 (byte offset {exc.start})") from None
     judged: dict[str, set[str]] = defaultdict(set)
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t")
-        for lineno, row in enumerate(reader, start=1):
-            if lineno == 1 and row[:1] == ["query-id"]:
-                continue
-            if len(row) != 3:
-                raise GoldenSetError(
-                    path, f"line {lineno}: expected 3 tab-separated columns, found {len(row)}"
-                )
-            query_id, corpus_id, score = row
-            try:
-                relevant = int(score) > 0
-            except ValueError:
-                raise GoldenSetError(path, f"line {lineno}: score {score!r} is not an integer") from None
-            judged[query_id]  # a query judged only non-relevant still exists, with no targets
-            if relevant:
-                judged[query_id].add(corpus_id)
+    for lineno, row in enumerate(csv.reader(lines, delimiter="\t"), start=1):
+        if not row or (lineno == 1 and row[:1] == ["query-id"]):
+            continue
+        if len(row) != 3:
+            raise GoldenSetError(path, f"line {lineno}: expected 3 tab-separated columns, found {len(row)}")
+        query_id, corpus_id, score = row
+        try:
+            relevant = int(score) > 0
+        except ValueError:
+            raise GoldenSetError(path, f"line {lineno}: score {score!r} is not an integer") from None
+        if relevant:
+            judged[query_id].add(corpus_id)
+    if not judged:
+        raise GoldenSetError(path, "no relevant judgements (score > 0) in this split")
     return judged
 
 
 def _read_queries(path: Path) -> dict[str, str]:
+    def error(problem: str) -> GoldenSetError:
+        return GoldenSetError(path, problem)
+
     queries: dict[str, str] = {}
-    with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise GoldenSetError(path, f"line {lineno}: malformed JSON: {exc.msg}") from None
-            queries[str(item["_id"])] = item["text"]
+    for lineno, item in iter_jsonl(path, error):
+        query_id = item.get("_id") if isinstance(item, dict) else None
+        if not isinstance(query_id, str | int) or str(query_id) == "":
+            raise error(f"line {lineno}: field '_id': missing or empty")
+        text = item.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise error(f"line {lineno} (id {query_id!r}): field 'text': missing, empty or not a string")
+        queries[str(query_id)] = text
     return queries
 
 

@@ -227,11 +227,10 @@ def retrieval(
     def evaluate() -> Any:
         golden_set = resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
         corpus = corpus_for(golden_set, corpus_path)
-        store = ResultStore(resolved_store)
         return run_retrieval_evaluation(
             golden_set,
             retriever_id,
-            store,
+            lambda: ResultStore(resolved_store),
             corpus=corpus,
             cache_dir=resolved_cache,
             options=parsed_options,

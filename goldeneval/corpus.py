@@ -9,13 +9,13 @@ changed corpus.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 from goldeneval.errors import CorpusError
+from goldeneval.jsonl import iter_jsonl
 
 __all__ = ["Corpus", "Document", "load_beir_corpus", "load_corpus", "load_folder_corpus"]
 
@@ -88,28 +88,17 @@ def load_beir_corpus(path: str | Path) -> Corpus:
 
 
 def _beir_documents(path: Path) -> Iterable[Document]:
-    try:
-        with path.open(encoding="utf-8") as lines:
-            for lineno, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CorpusError(f"{path}: line {lineno}: malformed JSON: {exc.msg}") from None
-                doc_id = item.get("_id") if isinstance(item, dict) else None
-                if not isinstance(doc_id, str | int) or str(doc_id) == "":
-                    raise CorpusError(f"{path}: line {lineno}: field '_id': missing or empty")
-                title, text = item.get("title") or "", item.get("text") or ""
-                if not isinstance(title, str) or not isinstance(text, str):
-                    raise CorpusError(
-                        f"{path}: line {lineno} (id {doc_id!r}): 'title' and 'text' must be strings"
-                    )
-                yield Document(str(doc_id), title, text)
-    except UnicodeDecodeError as exc:
-        raise CorpusError(f"{path}: not valid UTF-8 at byte {exc.start}") from None
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read: {exc.strerror}") from None
+    def error(problem: str) -> CorpusError:
+        return CorpusError(f"{path}: {problem}")
+
+    for lineno, item in iter_jsonl(path, error):
+        doc_id = item.get("_id") if isinstance(item, dict) else None
+        if not isinstance(doc_id, str | int) or str(doc_id) == "":
+            raise error(f"line {lineno}: field '_id': missing or empty")
+        title, text = item.get("title") or "", item.get("text") or ""
+        if not isinstance(title, str) or not isinstance(text, str):
+            raise error(f"line {lineno} (id {doc_id!r}): fields 'title' and 'text' must be strings")
+        yield Document(str(doc_id), title, text)
 
 
 def load_folder_corpus(folder: str | Path) -> Corpus:

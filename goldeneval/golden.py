@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
 from goldeneval.errors import GoldenSetError
 
@@ -87,6 +88,15 @@ class GoldenQuestion(BaseModel):
     @classmethod
     def _require_text(cls, value: str) -> str:
         return _non_blank(value)
+
+    @field_validator("expected", mode="before")
+    @classmethod
+    def _no_repeated_ids(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            repeated = sorted({v for v in value if isinstance(v, str) and value.count(v) > 1})
+            if repeated:
+                raise ValueError(f"document ids listed twice: {', '.join(repeated)}")
+        return value
 
     @field_validator("expected")
     @classmethod
@@ -157,9 +167,8 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     path = Path(path)
     raw = _read_document(path)
     if not isinstance(raw, Mapping):
-        raise GoldenSetError(
-            path, f"expected a mapping with 'id' and 'questions', found {type(raw).__name__}"
-        )
+        found = "an empty document" if raw is None else type(raw).__name__
+        raise GoldenSetError(path, f"expected a mapping with 'id' and 'questions', found {found}")
     return _build_set(path, raw)
 
 
@@ -229,19 +238,32 @@ def _field_name(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(part) for part in loc) if loc else "(question)"
 
 
+_PLAIN_PROBLEMS = {
+    "missing": "missing required field",
+    "frozen_set_type": "must be a list of document ids",
+}
+"""pydantic messages that would confuse a set author, in the author's words."""
+
+
+def _problem(error: ErrorDetails) -> str:
+    return _PLAIN_PROBLEMS.get(error["type"], error["msg"].removeprefix("Value error, "))
+
+
 def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
     raw_questions = raw.get("questions")
     if raw_questions is None:
-        raise GoldenSetError(path, "missing required key", field="questions")
+        raise GoldenSetError(path, "missing required field", field="questions")
     if not isinstance(raw_questions, list):
         raise GoldenSetError(path, f"must be a list, found {type(raw_questions).__name__}", field="questions")
     questions = list(_validate_questions(path, raw_questions))
+    if not questions:
+        raise GoldenSetError(path, "must hold at least one question", field="questions")
     header = {key: value for key, value in raw.items() if key != "questions"}
     try:
         loaded = GoldenQuestionSet.model_validate({**header, "questions": questions})
     except ValidationError as exc:
         error = exc.errors()[0]
-        raise GoldenSetError(path, error["msg"], field=_field_name(error["loc"])) from None
+        raise GoldenSetError(path, _problem(error), field=_field_name(error["loc"])) from None
     if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
         loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
     return loaded
@@ -258,10 +280,8 @@ def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[Go
             question = GoldenQuestion.model_validate(dict(item))
         except ValidationError as exc:
             error = exc.errors()[0]
-            message = error["msg"]
-            if error["type"] == "missing":
-                message = "missing required field"
-            elif "input" in error and error["type"] != "extra_forbidden":
+            message = _problem(error)
+            if "input" in error and error["type"] not in ("missing", "extra_forbidden"):
                 message += f" (got {error['input']!r})"
             raise GoldenSetError(
                 path,

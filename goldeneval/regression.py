@@ -139,7 +139,7 @@ def detect_regression(
     )
     fallen = [c for c in changes if c.regressed]
     if fallen:
-        reason = "regression: " + "; ".join(c.describe() for c in fallen)
+        reason = "; ".join(c.describe() for c in fallen)
         return RegressionVerdict(VerdictStatus.REGRESSION, previous.id, changes, reason)
-    reason = "no regression: " + "; ".join(c.describe() for c in changes)
+    reason = "within thresholds: " + "; ".join(c.describe() for c in changes)
     return RegressionVerdict(VerdictStatus.PASS, previous.id, changes, reason)

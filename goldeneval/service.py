@@ -3,7 +3,7 @@ both call these functions, so the two give the same runs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +49,7 @@ def record_and_compare(
 def run_retrieval_evaluation(
     golden_set: GoldenQuestionSet,
     retriever_id: str,
-    store: ResultStore,
+    open_store: Callable[[], ResultStore],
     *,
     corpus: Corpus | None,
     cache_dir: Path,
@@ -60,6 +60,11 @@ def run_retrieval_evaluation(
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
     progress: Progress | None = None,
 ) -> RetrievalOutcome:
+    """Build the retriever, evaluate, then store and compare.
+
+    The store is opened only once the input has proved valid and the run is measured, so
+    a bad set, corpus or retriever writes nothing (not even an empty store file).
+    """
     retriever = build_retriever(
         retriever_id, RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=options or {})
     )
@@ -73,4 +78,4 @@ def run_retrieval_evaluation(
         corpus_revision=corpus.revision if corpus is not None else None,
         progress=progress,
     )
-    return record_and_compare(run, store, thresholds)
+    return record_and_compare(run, open_store(), thresholds)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from goldeneval.corpus import Corpus
+from goldeneval.errors import RetrieverError
 
 __all__ = [
     "DEFAULT_CHUNK_SEPARATOR",
@@ -43,10 +44,17 @@ class RetrieverContext:
     cache_dir: Path
     options: Mapping[str, str] = field(default_factory=dict)
 
+    def float_option(self, name: str, default: float) -> float:
+        raw = self.options.get(name)
+        if raw is None:
+            return default
+        try:
+            return float(raw)
+        except ValueError:
+            raise RetrieverError(f"retriever option {name!r}: expected a number, got {raw!r}") from None
+
     def require_corpus(self, retriever_id: str) -> Corpus:
         if self.corpus is None:
-            from goldeneval.errors import RetrieverError
-
             raise RetrieverError(
                 f"retriever {retriever_id!r} needs a corpus: pass --corpus PATH, or give the "
                 "golden set a 'corpus' entry"

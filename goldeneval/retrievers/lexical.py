@@ -104,6 +104,6 @@ class LexicalRetriever:
 def build(context: RetrieverContext) -> LexicalRetriever:
     """Entry-point factory for ``goldeneval.lexical``; options ``k1`` and ``b`` are floats."""
     corpus = context.require_corpus(RETRIEVER_ID)
-    k1 = float(context.options.get("k1", 1.5))
-    b = float(context.options.get("b", 0.75))
-    return LexicalRetriever(corpus, context.cache_dir, k1=k1, b=b)
+    return LexicalRetriever(
+        corpus, context.cache_dir, k1=context.float_option("k1", 1.5), b=context.float_option("b", 0.75)
+    )

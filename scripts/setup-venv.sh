@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Create .venv inside the project (if missing) and install goldeneval with its test extras.
+# Sourced by scripts/main.sh and scripts/test.sh; safe to run again (pip skips what is there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3.11}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'

@@ -1,0 +1,164 @@
+"""The DuckDB result store: schema, transactions, series lookups, where it lives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from goldeneval.errors import StoreError
+from goldeneval.store import (
+    DEFAULT_STORE_PATH,
+    SCHEMA_VERSION,
+    STORE_ENV,
+    ResultStore,
+    RunRecord,
+    SliceRates,
+    resolve_store_path,
+)
+
+T0 = datetime(2026, 11, 1, 2, 0, tzinfo=UTC)
+
+
+def record(
+    pass_rate: float = 0.5,
+    mean_score: float = 0.75,
+    *,
+    errors: int = 0,
+    model: str = "r1",
+    at: datetime = T0,
+) -> RunRecord:
+    return RunRecord(
+        set_id="s",
+        model=model,
+        grader="retrieval_hit_rate",
+        pass_rate=pass_rate,
+        mean_score=mean_score,
+        question_count=4,
+        scored_count=4 - errors,
+        error_count=errors,
+        details={"questions": [{"id": "q1", "documents": ["d1"]}]},
+        slices=[SliceRates("form", "MATCH", 2, 2, 1.0, 1.0), SliceRates("form", "GAP", 2, 2, 0.0, 0.5)],
+        created_at=at,
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ResultStore:
+    return ResultStore(tmp_path / "results.duckdb")
+
+
+def test_a_new_store_is_at_the_latest_schema_version(store: ResultStore) -> None:
+    assert store.schema_version() == SCHEMA_VERSION
+
+
+def test_a_saved_run_reads_back_with_its_details_and_slices(store: ResultStore) -> None:
+    saved = store.save_run(record())
+    assert store.get_run(saved.id) == saved
+    assert (saved.pass_rate, saved.mean_score, saved.status, saved.created_at) == (0.5, 0.75, "complete", T0)
+    assert saved.details == {"questions": [{"id": "q1", "documents": ["d1"]}]}
+    assert [(s.value, s.pass_rate) for s in store.slices(saved.id)] == [("GAP", 0.0), ("MATCH", 1.0)]
+
+
+def test_provenance_is_absent_not_zero_when_nothing_declares_it(store: ResultStore) -> None:
+    saved = store.save_run(record())
+    assert set(saved.provenance.values()) == {None}
+
+
+def test_a_run_with_errors_is_stored_as_incomplete(store: ResultStore) -> None:
+    assert store.save_run(record(errors=1)).status == "incomplete"
+
+
+def test_previous_complete_run_skips_incomplete_runs_and_other_series(store: ResultStore) -> None:
+    first = store.save_run(record(at=T0))
+    store.save_run(record(errors=1, at=T0 + timedelta(minutes=1)))
+    store.save_run(record(model="other", at=T0 + timedelta(minutes=2)))
+    latest = store.save_run(record(at=T0 + timedelta(minutes=3)))
+    previous = store.previous_complete_run("s", "r1", "retrieval_hit_rate", before=latest)
+    assert previous is not None and previous.id == first.id
+
+
+def test_list_runs_is_newest_first_and_filters(store: ResultStore) -> None:
+    a = store.save_run(record(at=T0))
+    b = store.save_run(record(at=T0 + timedelta(minutes=1)))
+    store.save_run(record(model="other", at=T0 + timedelta(minutes=2)))
+    assert [r.id for r in store.list_runs(model="r1")] == [b.id, a.id]
+    assert len(store.list_runs(limit=1)) == 1
+
+
+def test_reopening_a_store_does_not_reapply_migrations(tmp_path: Path) -> None:
+    ResultStore(tmp_path / "r.duckdb").save_run(record())
+    reopened = ResultStore(tmp_path / "r.duckdb")
+    assert len(reopened.list_runs()) == 1
+    con = duckdb.connect(str(tmp_path / "r.duckdb"))
+    assert con.execute("SELECT count(*) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+    con.close()
+
+
+def test_a_store_from_a_newer_goldeneval_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.duckdb"
+    ResultStore(path)
+    con = duckdb.connect(str(path))
+    con.execute("INSERT INTO schema_version VALUES (999, 'future', now())")
+    con.close()
+    with pytest.raises(StoreError, match="schema version 999 is newer than this goldeneval understands"):
+        ResultStore(path)
+
+
+def test_store_path_comes_from_the_option_then_the_environment_then_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(STORE_ENV, "/env/store.duckdb")
+    assert resolve_store_path("/opt/store.duckdb") == Path("/opt/store.duckdb")
+    assert resolve_store_path(None) == Path("/env/store.duckdb")
+    monkeypatch.delenv(STORE_ENV)
+    assert resolve_store_path(None) == DEFAULT_STORE_PATH
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from datetime import UTC, datetime
+    from goldeneval.store import ResultStore, RunRecord, SliceRates
+
+    original = ResultStore._insert_slices
+
+    def stall(self, con, run_id, slices):
+        original(self, con, run_id, slices)  # the run row and its slices are written ...
+        print("inside-transaction", flush=True)
+        time.sleep(120)  # ... but the transaction never commits: the parent kills us here
+
+    ResultStore._insert_slices = stall
+    ResultStore(sys.argv[1]).save_run(RunRecord(
+        set_id="s", model="killed", grader="retrieval_hit_rate", pass_rate=1.0, mean_score=1.0,
+        question_count=1, scored_count=1, error_count=0, details={"questions": []},
+        slices=[SliceRates("form", "MATCH", 1, 1, 1.0, 1.0)],
+    ))
+    """
+)
+
+
+def test_a_writer_killed_mid_run_leaves_no_partial_run(tmp_path: Path) -> None:
+    path = tmp_path / "results.duckdb"
+    ResultStore(path).save_run(record())
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, env=os.environ.copy()
+    )
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == "inside-transaction"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=30)
+
+    reopened = ResultStore(path)
+    assert [r.model for r in reopened.list_runs()] == ["r1"]
+    con = duckdb.connect(str(path))
+    assert con.execute("SELECT count(*) FROM run_slices").fetchone() == (2,)
+    con.close()
+    assert reopened.save_run(record(model="after")).model == "after"
