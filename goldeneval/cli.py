@@ -27,6 +27,8 @@ from tqdm import tqdm
 from goldeneval.errors import GoldenEvalError, InputError, StoreError
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.golden import golden_set_json_schema
+from goldeneval.privacy import PrivacyMode, resolve_privacy
+from goldeneval.provenance import parse_provenance
 from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
 from goldeneval.report import outcome_json, render_outcome, render_runs, runs_json
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
@@ -70,12 +72,12 @@ def _run_guarded(action: Callable[[], T]) -> T:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _parse_options(values: Sequence[str]) -> dict[str, str]:
+def _parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, str]:
     options: dict[str, str] = {}
     for value in values:
         key, sep, val = value.partition("=")
         if not sep or not key:
-            raise click.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint="--option")
+            raise click.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint=hint)
         options[key] = val
     return options
 
@@ -198,6 +200,20 @@ def main() -> None:
     show_default=True,
     help="Cutoffs of the reported hit@k metrics (comma-separated).",
 )
+@click.option(
+    "--privacy",
+    type=click.Choice([m.value for m in PrivacyMode]),
+    default=None,
+    help="What the run persists. Default: $GOLDENEVAL_PRIVACY, else full. "
+    "metadata_only stores no question text and no document id.",
+)
+@click.option(
+    "--provenance",
+    "provenance_values",
+    multiple=True,
+    help="Declare a provenance field FIELD=VALUE for a retriever that cannot say it (repeatable); "
+    "overrides the retriever's own declaration.",
+)
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second.")
 def retrieval(
     set_ref: str,
@@ -215,6 +231,8 @@ def retrieval(
     chunk_separator: str,
     timeout_s: float,
     hit_k: str,
+    privacy: str | None,
+    provenance_values: tuple[str, ...],
     progress: bool,
 ) -> None:
     """Run a golden set against a retriever, print and store the run, report the verdict."""
@@ -225,6 +243,8 @@ def retrieval(
     resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
 
     def evaluate() -> Any:
+        mode = resolve_privacy(privacy)
+        declared = parse_provenance(_parse_options(provenance_values, "--provenance"), "--provenance")
         golden_set = resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
         corpus = corpus_for(golden_set, corpus_path)
         return run_retrieval_evaluation(
@@ -238,6 +258,8 @@ def retrieval(
             chunk_separator=chunk_separator or None,
             timeout_s=timeout_s,
             hit_cutoffs=cutoffs,
+            declared_provenance=declared,
+            privacy=mode,
             progress=_progress(progress, len(golden_set.questions)),
         )
 

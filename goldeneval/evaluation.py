@@ -15,6 +15,14 @@ from datetime import UTC, datetime
 
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.metrics import METRIC_DEPTH
+from goldeneval.privacy import PrivacyMode, content_free_question
+from goldeneval.provenance import (
+    Provenance,
+    benchmark_fingerprint,
+    label_digest,
+    retriever_provenance,
+    variant_fingerprint,
+)
 from goldeneval.retrievers.base import Retriever, document_id_mapper
 from goldeneval.scoring import (
     DEFAULT_HIT_CUTOFFS,
@@ -47,8 +55,21 @@ class RetrievalRun:
     results: tuple[QuestionResult, ...]
     aggregates: Aggregates
     started_at: datetime
-    corpus_revision: str | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+    label_digest: str | None = None
     hit_cutoffs: tuple[int, ...] = field(default=DEFAULT_HIT_CUTOFFS)
+
+    @property
+    def benchmark_fingerprint(self) -> str | None:
+        if self.label_digest is None:
+            return None
+        return benchmark_fingerprint(
+            self.provenance.corpus_revision, self.label_digest, SCORING_PROTOCOL_REVISION
+        )
+
+    @property
+    def variant_fingerprint(self) -> str | None:
+        return variant_fingerprint(self.provenance)
 
     @property
     def complete(self) -> bool:
@@ -76,10 +97,13 @@ class RetrievalRun:
             for r in self.results
         ]
 
-    def to_record(self) -> RunRecord:
+    def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL) -> RunRecord:
         """ADR-072 decision 4: the run as an ADR-060 result row (top-1 -> pass_rate,
         top-3 -> mean_score, grader ``retrieval_hit_rate``)."""
         overall = self.aggregates.overall
+        questions = self.question_details()
+        if privacy is PrivacyMode.METADATA_ONLY:
+            questions = [content_free_question(q) for q in questions]
         slices = [
             _slice(kind, value, summary)
             for kind, group in (
@@ -102,12 +126,16 @@ class RetrievalRun:
                 "top_k": TOP_K,
                 "overfetch_multiplier": OVERFETCH_MULTIPLIER,
                 "hit_cutoffs": list(self.hit_cutoffs),
-                "corpus_revision": self.corpus_revision,
                 "aggregates": self.aggregates.to_dict(),
-                "questions": self.question_details(),
+                "questions": questions,
             },
             slices=slices,
+            provenance=self.provenance.as_columns(),
             created_at=self.started_at,
+            label_digest=self.label_digest,
+            benchmark_fingerprint=self.benchmark_fingerprint,
+            variant_fingerprint=self.variant_fingerprint,
+            privacy=privacy.value,
         )
 
 
@@ -158,10 +186,14 @@ def evaluate_retrieval(
     to_document: Callable[[str], str] | None = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
-    corpus_revision: str | None = None,
+    provenance: Provenance | None = None,
     progress: Progress | None = None,
 ) -> RetrievalRun:
-    """Ask ``retriever`` every question of ``golden_set`` and score the answers."""
+    """Ask ``retriever`` every question of ``golden_set`` and score the answers.
+
+    ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
+    """
+    declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
     mapper = to_document or document_id_mapper()
     limit = raw_limit()
     started_at = datetime.now(UTC)
@@ -186,6 +218,7 @@ def evaluate_retrieval(
         results=tuple(results),
         aggregates=aggregate(results),
         started_at=started_at,
-        corpus_revision=corpus_revision,
+        provenance=declared,
+        label_digest=label_digest(golden_set),
         hit_cutoffs=tuple(hit_cutoffs),
     )

@@ -10,6 +10,8 @@ from pathlib import Path
 from goldeneval.corpus import Corpus, load_corpus
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S, Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.golden import GoldenQuestionSet
+from goldeneval.privacy import PrivacyMode
+from goldeneval.provenance import Provenance, retriever_provenance
 from goldeneval.regression import (
     DEFAULT_THRESHOLDS,
     RegressionThresholds,
@@ -38,10 +40,13 @@ def corpus_for(golden_set: GoldenQuestionSet, corpus_path: str | Path | None) ->
 
 
 def record_and_compare(
-    run: RetrievalRun, store: ResultStore, thresholds: RegressionThresholds
+    run: RetrievalRun,
+    store: ResultStore,
+    thresholds: RegressionThresholds,
+    privacy: PrivacyMode = PrivacyMode.FULL,
 ) -> RetrievalOutcome:
     """Save the run, then compare it with the previous complete run of its series."""
-    stored = store.save_run(run.to_record())
+    stored = store.save_run(run.to_record(privacy))
     previous = store.previous_complete_run(run.set_id, run.retriever_id, GRADER_ID, before=stored)
     return RetrievalOutcome(run, stored, detect_regression(stored, previous, thresholds))
 
@@ -58,12 +63,16 @@ def run_retrieval_evaluation(
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
+    declared_provenance: Provenance | None = None,
+    privacy: PrivacyMode = PrivacyMode.FULL,
     progress: Progress | None = None,
 ) -> RetrievalOutcome:
     """Build the retriever, evaluate, then store and compare.
 
     The store is opened only once the input has proved valid and the run is measured, so
     a bad set, corpus or retriever writes nothing (not even an empty store file).
+    ``declared_provenance`` (from configuration) overrides the retriever's own declaration
+    field by field, for retrievers that cannot say it themselves.
     """
     retriever = build_retriever(
         retriever_id, RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=options or {})
@@ -75,7 +84,9 @@ def run_retrieval_evaluation(
         to_document=document_id_mapper(chunk_separator),
         timeout_s=timeout_s,
         hit_cutoffs=hit_cutoffs,
-        corpus_revision=corpus.revision if corpus is not None else None,
+        provenance=retriever_provenance(retriever, retriever_id).merged_with(
+            declared_provenance or Provenance()
+        ),
         progress=progress,
     )
-    return record_and_compare(run, open_store(), thresholds)
+    return record_and_compare(run, open_store(), thresholds, privacy)

@@ -28,6 +28,7 @@ import duckdb
 from filelock import FileLock, Timeout
 
 from goldeneval.errors import StoreError
+from goldeneval.provenance import PROVENANCE_FIELDS
 
 __all__ = [
     "DEFAULT_STORE_PATH",
@@ -45,13 +46,8 @@ DEFAULT_STORE_PATH = Path(".goldeneval") / "results.duckdb"
 """Relative to the working directory: the project folder when run from it."""
 LOCK_TIMEOUT_S = 600.0
 
-PROVENANCE_COLUMNS = (
-    "corpus_revision",
-    "model_revision",
-    "chunking_identity",
-    "pipeline_identity",
-    "execution_revision",
-)
+PROVENANCE_COLUMNS = PROVENANCE_FIELDS
+IDENTITY_COLUMNS = ("label_digest", "benchmark_fingerprint", "variant_fingerprint", "privacy")
 
 _MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (
@@ -95,6 +91,19 @@ _MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
         ),
     ),
 )
+_MIGRATIONS += (
+    (
+        2,
+        "ADR-215: label digest, benchmark and variant fingerprints, privacy mode",
+        (
+            # Additive only: rows written before keep NULL (unknown), never a backfilled value.
+            "ALTER TABLE runs ADD COLUMN label_digest VARCHAR",
+            "ALTER TABLE runs ADD COLUMN benchmark_fingerprint VARCHAR",
+            "ALTER TABLE runs ADD COLUMN variant_fingerprint VARCHAR",
+            "ALTER TABLE runs ADD COLUMN privacy VARCHAR",
+        ),
+    ),
+)
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 
 
@@ -134,6 +143,10 @@ class RunRecord:
     slices: Sequence[SliceRates] = ()
     provenance: Mapping[str, str | None] = field(default_factory=dict)
     created_at: datetime | None = None
+    label_digest: str | None = None
+    benchmark_fingerprint: str | None = None
+    variant_fingerprint: str | None = None
+    privacy: str | None = None
 
     @property
     def status(self) -> str:
@@ -155,6 +168,10 @@ class StoredRun:
     status: str
     details: Mapping[str, Any]
     provenance: Mapping[str, str | None]
+    label_digest: str | None = None
+    benchmark_fingerprint: str | None = None
+    variant_fingerprint: str | None = None
+    privacy: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -163,7 +180,10 @@ class StoredRun:
 
 _RUN_COLUMNS = (
     "id, created_at, set_id, model, grader, pass_rate, mean_score, question_count, "
-    "scored_count, error_count, status, details, " + ", ".join(PROVENANCE_COLUMNS)
+    "scored_count, error_count, status, details, "
+    + ", ".join(PROVENANCE_COLUMNS)
+    + ", "
+    + ", ".join(IDENTITY_COLUMNS)
 )
 
 
@@ -182,7 +202,11 @@ def _row_to_run(row: Sequence[Any]) -> StoredRun:
         error_count=base[9],
         status=base[10],
         details=json.loads(base[11]),
-        provenance=dict(zip(PROVENANCE_COLUMNS, row[12:], strict=True)),
+        provenance=dict(zip(PROVENANCE_COLUMNS, row[12:17], strict=True)),
+        label_digest=row[17],
+        benchmark_fingerprint=row[18],
+        variant_fingerprint=row[19],
+        privacy=row[20],
     )
 
 
@@ -264,7 +288,7 @@ class ResultStore:
             con.begin()
             try:
                 con.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 17)})",
+                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 21)})",
                     [
                         run_id,
                         created_at,
@@ -279,6 +303,10 @@ class ResultStore:
                         record.status,
                         json.dumps(record.details),
                         *provenance,
+                        record.label_digest,
+                        record.benchmark_fingerprint,
+                        record.variant_fingerprint,
+                        record.privacy,
                     ],
                 )
                 self._insert_slices(con, run_id, record.slices)

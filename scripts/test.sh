@@ -3,6 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-venv.sh
-echo "== ruff" && .venv/bin/ruff check . && .venv/bin/ruff format --check .
-echo "== mypy" && .venv/bin/mypy goldeneval assets resources pipelines tests benchmarks
-echo "== pytest" && .venv/bin/python -m pytest "$@"
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+echo "== mypy"
+.venv/bin/mypy goldeneval assets resources pipelines tests benchmarks
+echo "== pytest"
+.venv/bin/python -m pytest "$@"

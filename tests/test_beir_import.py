@@ -190,7 +190,10 @@ BAD_QUERIES = {
         "line 2: malformed JSON: Expecting value",
     ),
     "missing-id": ('{"_id": "q-gap", "text": "x"}\n{"text": "y"}\n', "line 2: field '_id': missing or empty"),
-    "missing-text": ('{"_id": "q-gap"}\n', "line 1 (id 'q-gap'): field 'text': missing, empty or not a string"),
+    "missing-text": (
+        '{"_id": "q-gap"}\n',
+        "line 1 (id 'q-gap'): field 'text': missing, empty or not a string",
+    ),
     "not-an-object": ('["q-gap", "x"]\n', "line 1: field '_id': missing or empty"),
 }
 

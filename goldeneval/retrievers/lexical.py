@@ -14,12 +14,14 @@ import json
 import shutil
 import tempfile
 from collections.abc import Sequence
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 import bm25s
 import numpy as np
 
 from goldeneval.corpus import Corpus
+from goldeneval.provenance import NOT_APPLICABLE, Provenance
 from goldeneval.retrievers.base import RetrieverContext
 from goldeneval.text import STOPWORDS, TOKEN_PATTERN, stemmer
 
@@ -48,6 +50,18 @@ class LexicalRetriever:
             self._model = self._build(corpus)
             if index_dir is not None:
                 self._save(index_dir)
+
+    def provenance(self) -> Provenance:
+        """Model-less and unchunked: model and chunking are declared not applicable."""
+        return Provenance(
+            corpus_revision=self.corpus_revision,
+            model_revision=NOT_APPLICABLE,
+            chunking_identity=NOT_APPLICABLE,
+            pipeline_identity=f"{RETRIEVER_ID}/{INDEX_FORMAT}(k1={self.k1:g},b={self.b:g})",
+            execution_revision=(
+                f"goldeneval {package_version('goldeneval')}; bm25s {package_version('bm25s')}"
+            ),
+        )
 
     def _index_dir(self, cache_dir: Path) -> Path:
         key = f"{INDEX_FORMAT}|{self.corpus_revision}|k1={self.k1}|b={self.b}"

@@ -1,0 +1,44 @@
+"""Privacy modes (ADR-215, decision 5): what a run may persist.
+
+``full`` keeps per-question details with their distinct returned document ids.
+``metadata_only`` persists no question text and no document id anywhere — the DuckDB
+store, Parquet tables, Dagster metadata and reports: question ids, forms, hard classes,
+hit verdicts, latencies, rates and fingerprints remain.  Question text is never persisted
+in either mode; the label digest stands in for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from goldeneval.errors import InputError
+
+__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_question", "resolve_privacy"]
+
+PRIVACY_ENV = "GOLDENEVAL_PRIVACY"
+
+CONTENT_KEYS = frozenset({"documents", "text", "expected", "returned_ids"})
+"""Per-question detail keys that carry question text or document ids."""
+
+
+class PrivacyMode(StrEnum):
+    FULL = "full"
+    METADATA_ONLY = "metadata_only"
+
+
+def resolve_privacy(option: str | None = None) -> PrivacyMode:
+    """``--privacy`` if given, else ``$GOLDENEVAL_PRIVACY``, else ``full``."""
+    raw = option or os.environ.get(PRIVACY_ENV) or PrivacyMode.FULL.value
+    try:
+        return PrivacyMode(raw)
+    except ValueError:
+        choices = ", ".join(m.value for m in PrivacyMode)
+        raise InputError(f"privacy mode {raw!r} is not one of: {choices}") from None
+
+
+def content_free_question(details: Mapping[str, Any]) -> dict[str, Any]:
+    """A per-question detail record without text or document ids."""
+    return {key: value for key, value in details.items() if key not in CONTENT_KEYS}

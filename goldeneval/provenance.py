@@ -1,0 +1,222 @@
+"""Provenance (ADR-215): what a run measured, so that only comparable runs are compared.
+
+Three ideas, each with one encoder:
+
+* :class:`Provenance` — a retriever's optional declaration of corpus revision,
+  embedding-model revision, chunking identity, pipeline identity and execution revision.
+  Each field is a value, explicitly ``not_applicable``, or absent (``None`` = unknown).
+  Values are bounded, printable, and must not look like secrets.
+* the **label digest** — computed from the set, never supplied (docs/label-digest.md).
+* the **benchmark fingerprint** (corpus revision, label digest, scoring protocol) and the
+  **variant fingerprint** (model, chunking, pipeline).  A benchmark change makes runs
+  incomparable; a variant change is the treatment being measured.  The execution revision
+  is kept for reproduction and is in neither.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from goldeneval.errors import InputError
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
+
+__all__ = [
+    "BENCHMARK_FINGERPRINT_VERSION",
+    "LABEL_DIGEST_VERSION",
+    "NOT_APPLICABLE",
+    "PROVENANCE_FIELDS",
+    "VARIANT_FINGERPRINT_VERSION",
+    "Provenance",
+    "ProvidesProvenance",
+    "benchmark_fingerprint",
+    "canonical_label_encoding",
+    "label_digest",
+    "parse_provenance",
+    "retriever_provenance",
+    "variant_fingerprint",
+]
+
+NOT_APPLICABLE = "not_applicable"
+"""An explicit declaration that a field does not apply (a lexical retriever has no model)."""
+MAX_VALUE_LENGTH = 200
+LABEL_DIGEST_VERSION = "labels-v1"
+BENCHMARK_FINGERPRINT_VERSION = "benchmark-v1"
+VARIANT_FINGERPRINT_VERSION = "variant-v1"
+
+PROVENANCE_FIELDS = (
+    "corpus_revision",
+    "model_revision",
+    "chunking_identity",
+    "pipeline_identity",
+    "execution_revision",
+)
+
+_URL_CREDENTIALS = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@", re.IGNORECASE)
+_SECRET_PAIR = re.compile(
+    r"(?i)(api[_-]?key|access[_-]?key|secret|token|password|passwd|pwd|auth|bearer|key)\s*[=:]\s*\S"
+)
+_LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def _entropy_bits_per_char(token: str) -> float:
+    counts = Counter(token)
+    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+
+
+def looks_like_secret(value: str) -> str | None:
+    """Why ``value`` looks like a credential, or None.  Hex digests (revisions) are fine."""
+    if _URL_CREDENTIALS.search(value):
+        return "a URL with credentials"
+    if _SECRET_PAIR.search(value):
+        return "a key=/token= pair"
+    for token in _LONG_TOKEN.findall(value):
+        mixed = (
+            any(c.islower() for c in token)
+            and any(c.isupper() for c in token)
+            and any(c.isdigit() for c in token)
+        )
+        if not _HEX.fullmatch(token) and mixed and _entropy_bits_per_char(token) > 4.0:
+            return "a long high-entropy string"
+    return None
+
+
+class Provenance(BaseModel):
+    """A retriever's declaration of what it is and what it searched (ADR-215, decision 1).
+
+    An operator/consumer declaration, not proof: a mutable model alias is not an immutable
+    revision.  ``None`` means unknown; ``"not_applicable"`` is a known answer.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    corpus_revision: str | None = Field(default=None, description="Content revision of the searched corpus.")
+    model_revision: str | None = Field(default=None, description="Immutable revision of the embedding model.")
+    chunking_identity: str | None = Field(default=None, description="Chunking strategy and parameters.")
+    pipeline_identity: str | None = Field(
+        default=None, description="Retrieval pipeline and its parameters (fusion, rerank, BM25 ...)."
+    )
+    execution_revision: str | None = Field(
+        default=None, description="Code revision that ran; for reproduction, in no fingerprint."
+    )
+
+    @field_validator(*PROVENANCE_FIELDS)
+    @classmethod
+    def _bounded_printable_not_secret(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not value or len(value) > MAX_VALUE_LENGTH:
+            raise ValueError(f"must be 1 to {MAX_VALUE_LENGTH} characters, got {len(value)}")
+        if not value.isprintable():
+            raise ValueError("must hold printable characters only (no control characters or newlines)")
+        reason = looks_like_secret(value)
+        if reason:
+            raise ValueError(
+                f"looks like a secret ({reason}); declare identities and hashes, never credentials"
+            )
+        return value
+
+    def merged_with(self, override: Provenance) -> Provenance:
+        """Fields declared in ``override`` win; the others keep this declaration's values."""
+        return self.model_copy(update=override.model_dump(exclude_none=True))
+
+    def as_columns(self) -> dict[str, str | None]:
+        return self.model_dump()
+
+
+@runtime_checkable
+class ProvidesProvenance(Protocol):
+    """The optional retriever capability (ADR-215, decision 1): no retriever must have it."""
+
+    def provenance(self) -> Provenance: ...
+
+
+def parse_provenance(values: Mapping[str, Any], source: str) -> Provenance:
+    """Validate a declaration from configuration; errors name the source and the field."""
+    try:
+        return Provenance.model_validate(dict(values))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(p) for p in error["loc"]) or "(provenance)"
+        message = (
+            "unknown field"
+            if error["type"] == "extra_forbidden"
+            else error["msg"].removeprefix("Value error, ")
+        )
+        raise InputError(f"{source}: provenance field {field!r}: {message}") from None
+
+
+def retriever_provenance(retriever: object, source: str = "retriever") -> Provenance:
+    """What the retriever declares, or an all-unknown provenance when it cannot say."""
+    if not isinstance(retriever, ProvidesProvenance):
+        return Provenance()
+    declared = retriever.provenance()
+    if not isinstance(declared, Provenance):
+        raise InputError(f"{source}: provenance() returned {type(declared).__name__}, not a Provenance")
+    return declared
+
+
+# --------------------------------------------------------------------------- label digest
+
+
+def _nfc(value: str) -> str:
+    return unicodedata.normalize("NFC", value)
+
+
+def _question_record(question: GoldenQuestion) -> list[Any]:
+    return [
+        _nfc(question.id),
+        _nfc(question.text),
+        question.form.value,
+        None if question.hard_class is None else _nfc(question.hard_class),
+        sorted(_nfc(doc) for doc in question.expected),
+    ]
+
+
+def _canonical_json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def canonical_label_encoding(questions: Iterable[GoldenQuestion]) -> bytes:
+    """The versioned canonical encoding the label digest hashes (docs/label-digest.md)."""
+    records = sorted((_question_record(q) for q in questions), key=lambda record: record[0])
+    return _canonical_json({"version": LABEL_DIGEST_VERSION, "questions": records})
+
+
+def label_digest(golden_set: GoldenQuestionSet) -> str:
+    """``labels-v1:sha256:<hex>`` over id, text, form, hard class and expected ids of every
+    question; independent of question and target order; blind to ``answer_gist``."""
+    digest = hashlib.sha256(canonical_label_encoding(golden_set.questions)).hexdigest()
+    return f"{LABEL_DIGEST_VERSION}:sha256:{digest}"
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+
+def _fingerprint(version: str, parts: list[str]) -> str:
+    digest = hashlib.sha256(_canonical_json([version, *parts])).hexdigest()
+    return f"{version}:sha256:{digest}"
+
+
+def benchmark_fingerprint(corpus_revision: str | None, labels: str, protocol_revision: str) -> str | None:
+    """What was measured: unknown (None) unless the corpus revision is a known value."""
+    if corpus_revision is None or corpus_revision == NOT_APPLICABLE:
+        return None
+    return _fingerprint(BENCHMARK_FINGERPRINT_VERSION, [corpus_revision, labels, protocol_revision])
+
+
+def variant_fingerprint(provenance: Provenance) -> str | None:
+    """The treatment: model, chunking and pipeline; unknown (None) if any of them is."""
+    parts = [provenance.model_revision, provenance.chunking_identity, provenance.pipeline_identity]
+    if any(part is None for part in parts):
+        return None
+    return _fingerprint(VARIANT_FINGERPRINT_VERSION, [p for p in parts if p is not None])
