@@ -20,10 +20,10 @@ from goldeneval.regression import (
 )
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
 from goldeneval.retrievers.registry import build_retriever
-from goldeneval.scoring import DEFAULT_HIT_CUTOFFS, GRADER_ID
+from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.store import ResultStore, StoredRun
 
-__all__ = ["RetrievalOutcome", "corpus_for", "record_and_compare", "run_retrieval_evaluation"]
+__all__ = ["RetrievalOutcome", "corpus_for", "record_and_compare", "run_retrieval_evaluation", "verdict_for"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,13 @@ def record_and_compare(
 ) -> RetrievalOutcome:
     """Save the run, then compare it with the previous complete run of its series."""
     stored = store.save_run(run.to_record(privacy))
-    previous = store.previous_complete_run(run.set_id, run.retriever_id, GRADER_ID, before=stored)
-    return RetrievalOutcome(run, stored, detect_regression(stored, previous, thresholds))
+    return RetrievalOutcome(run, stored, verdict_for(store, stored, thresholds))
+
+
+def verdict_for(store: ResultStore, stored: StoredRun, thresholds: RegressionThresholds) -> RegressionVerdict:
+    """The regression verdict of an already stored run against the earlier runs of its series."""
+    previous = store.previous_complete_run(stored.set_id, stored.model, stored.grader, before=stored)
+    return detect_regression(stored, previous, thresholds)
 
 
 def run_retrieval_evaluation(
