@@ -9,6 +9,7 @@ nowhere else.  Exit codes (README.md, "Exit codes"):
 3  invalid input: a golden set, corpus or retriever that cannot be loaded; nothing is stored
 4  the run is incomplete (a question errored), with --fail-on-regression; the run is stored
 5  the result store cannot be opened or written
+6  no numeric verdict (state mismatch or unknown), with --fail-on-regression; the run is stored
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from typing import Any, TypeVar
 import click
 from tqdm import tqdm
 
+from goldeneval.comparison import Baseline
 from goldeneval.errors import GoldenEvalError, InputError, StoreError
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.golden import golden_set_json_schema
 from goldeneval.privacy import PrivacyMode, resolve_privacy
 from goldeneval.provenance import parse_provenance
-from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
+from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, RegressionVerdict, VerdictStatus
 from goldeneval.report import outcome_json, render_outcome, render_runs, runs_json
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
@@ -52,6 +54,16 @@ class ExitCode(IntEnum):
     INVALID_INPUT = 3
     INCOMPLETE = 4
     STORE = 5
+    NOT_COMPARABLE = 6
+
+
+def gate_exit_code(verdict: RegressionVerdict, complete: bool) -> ExitCode:
+    """What ``--fail-on-regression`` exits with: 0 only for a baseline or a passing comparison."""
+    if verdict.passes_gate:
+        return ExitCode.OK
+    if verdict.status is VerdictStatus.REGRESSION:
+        return ExitCode.REGRESSION
+    return ExitCode.NOT_COMPARABLE if complete else ExitCode.INCOMPLETE
 
 
 def _fail(message: str, code: ExitCode) -> None:
@@ -97,9 +109,7 @@ def _progress(enabled: bool, total: int) -> Callable[[Iterable[T]], Iterable[T]]
         return None
 
     def wrap(items: Iterable[T]) -> Iterable[T]:
-        bar: Iterable[T] = tqdm(
-            items, total=total, desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False
-        )
+        bar: Iterable[T] = tqdm(items, total=total, desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False)
         return bar
 
     return wrap
@@ -131,9 +141,7 @@ def main() -> None:
 
 
 @main.command()
-@click.option(
-    "--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder."
-)
+@click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder.")
 @click.option(
     "--retriever",
     "retriever_id",
@@ -147,9 +155,7 @@ def main() -> None:
     default=None,
     help="Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own.",
 )
-@click.option(
-    "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
-)
+@click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
 @click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
 @click.option(
     "--max-top1-drop",
@@ -166,9 +172,35 @@ def main() -> None:
     help="Largest allowed absolute drop of the top-3 hit rate.",
 )
 @click.option(
+    "--max-p",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=None,
+    help="Also require significance: a drop is a regression only if its exact McNemar p < ALPHA.",
+)
+@click.option(
+    "--slice-drop",
+    "slice_drops",
+    multiple=True,
+    help="Threshold for a slice, SLICE=F with SLICE form:<FORM>, hard_class:<CLASS> or * (repeatable).",
+)
+@click.option(
+    "--min-slice-questions",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="A slice threshold applies only when both runs scored at least this many questions in it.",
+)
+@click.option(
+    "--baseline",
+    "baseline_text",
+    default="previous",
+    show_default=True,
+    help="Compare with: previous (latest comparable run), best (best comparable run) or run:<id>.",
+)
+@click.option(
     "--fail-on-regression",
     is_flag=True,
-    help="Exit 1 on a regression (and 4 on an incomplete run) instead of 0.",
+    help="Exit 0 only for a baseline or a passing comparison: 1 regression, 4 incomplete, 6 not comparable.",
 )
 @format_option
 @store_option
@@ -223,6 +255,10 @@ def retrieval(
     options: tuple[str, ...],
     max_top1_drop: float,
     max_top3_drop: float,
+    max_p: float | None,
+    slice_drops: tuple[str, ...],
+    min_slice_questions: int,
+    baseline_text: str,
     fail_on_regression: bool,
     output_format: str,
     store_path: Path | None,
@@ -238,12 +274,22 @@ def retrieval(
     """Run a golden set against a retriever, print and store the run, report the verdict."""
     parsed_options = _parse_options(options)
     cutoffs = _parse_cutoffs(hit_k)
-    thresholds = RegressionThresholds(max_pass_rate_drop=max_top1_drop, max_mean_score_drop=max_top3_drop)
+    try:
+        thresholds = RegressionThresholds(
+            max_pass_rate_drop=max_top1_drop,
+            max_mean_score_drop=max_top3_drop,
+            max_p=max_p,
+            slice_max_drop={k: float(v) for k, v in _parse_options(slice_drops, "--slice-drop").items()},
+            min_slice_questions=min_slice_questions,
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
     resolved_store = resolve_store_path(store_path)
     resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
 
     def evaluate() -> Any:
         mode = resolve_privacy(privacy)
+        baseline = Baseline.parse(baseline_text)
         declared = parse_provenance(_parse_options(provenance_values, "--provenance"), "--provenance")
         golden_set = resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
         corpus = corpus_for(golden_set, corpus_path)
@@ -260,6 +306,7 @@ def retrieval(
             hit_cutoffs=cutoffs,
             declared_provenance=declared,
             privacy=mode,
+            baseline=baseline,
             progress=_progress(progress, len(golden_set.questions)),
         )
 
@@ -269,10 +316,9 @@ def retrieval(
     else:
         click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
     if fail_on_regression:
-        if outcome.verdict.status is VerdictStatus.REGRESSION:
-            sys.exit(int(ExitCode.REGRESSION))
-        if outcome.verdict.status is VerdictStatus.SKIPPED:
-            sys.exit(int(ExitCode.INCOMPLETE))
+        sys.exit(int(gate_exit_code(outcome.verdict, outcome.stored.complete)))
+    if not outcome.verdict.passes_gate and outcome.verdict.status is not VerdictStatus.REGRESSION:
+        click.echo(f"Not compared ({outcome.verdict.status.value}): {outcome.verdict.reason}", err=True)
 
 
 @main.command()
@@ -281,9 +327,7 @@ def retrieval(
 @click.option("--model", "--retriever", "model", default=None, help="Only runs of this model/retriever.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (newest first).")
 @format_option
-def runs(
-    store_path: Path | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
-) -> None:
+def runs(store_path: Path | None, set_id: str | None, model: str | None, limit: int | None, output_format: str) -> None:
     """List stored runs, newest first."""
     resolved = resolve_store_path(store_path)
     stored = _run_guarded(lambda: ResultStore(resolved).list_runs(set_id=set_id, model=model, limit=limit))

@@ -63,9 +63,7 @@ class RetrievalRun:
     def benchmark_fingerprint(self) -> str | None:
         if self.label_digest is None:
             return None
-        return benchmark_fingerprint(
-            self.provenance.corpus_revision, self.label_digest, SCORING_PROTOCOL_REVISION
-        )
+        return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, SCORING_PROTOCOL_REVISION)
 
     @property
     def variant_fingerprint(self) -> str | None:

@@ -191,9 +191,7 @@ def _read_text(path: Path) -> str:
 def _read_document(path: Path) -> Any:
     suffix = path.suffix.lower()
     if suffix not in SET_FILE_SUFFIXES:
-        raise GoldenSetError(
-            path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}"
-        )
+        raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
     text = _read_text(path)
     if suffix in (".yaml", ".yml"):
         try:
@@ -207,9 +205,7 @@ def _read_document(path: Path) -> Any:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise GoldenSetError(
-                path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
+            raise GoldenSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     return _read_jsonl(path, text)
 
 
@@ -222,9 +218,7 @@ def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise GoldenSetError(
-                path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
+            raise GoldenSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
         if not questions and isinstance(item, dict) and set(item) == {"set"}:
             if not isinstance(item["set"], dict):
                 raise GoldenSetError(path, f"line {lineno}: 'set' must be an object")

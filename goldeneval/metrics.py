@@ -50,9 +50,7 @@ def ndcg_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
 
 def metric_catalogue(hit_cutoffs: Sequence[int]) -> list[RankMetric]:
     """Every metric reported for the given hit@k cutoffs, in report order."""
-    hits = [
-        RankMetric(f"hit@{k}", k, f"any of the first {k} distinct documents is relevant") for k in hit_cutoffs
-    ]
+    hits = [RankMetric(f"hit@{k}", k, f"any of the first {k} distinct documents is relevant") for k in hit_cutoffs]
     return [
         *hits,
         RankMetric(f"mrr@{METRIC_DEPTH}", METRIC_DEPTH, "reciprocal rank of the first relevant document"),
@@ -61,9 +59,7 @@ def metric_catalogue(hit_cutoffs: Sequence[int]) -> list[RankMetric]:
     ]
 
 
-def rank_metrics(
-    ranking: Sequence[str], relevant: frozenset[str], hit_cutoffs: Sequence[int]
-) -> dict[str, float]:
+def rank_metrics(ranking: Sequence[str], relevant: frozenset[str], hit_cutoffs: Sequence[int]) -> dict[str, float]:
     """All metrics of one question; empty when ``relevant`` is empty (undefined)."""
     if not relevant:
         return {}

@@ -80,11 +80,7 @@ def looks_like_secret(value: str) -> str | None:
     if _SECRET_PAIR.search(value):
         return "a key=/token= pair"
     for token in _LONG_TOKEN.findall(value):
-        mixed = (
-            any(c.islower() for c in token)
-            and any(c.isupper() for c in token)
-            and any(c.isdigit() for c in token)
-        )
+        mixed = any(c.islower() for c in token) and any(c.isupper() for c in token) and any(c.isdigit() for c in token)
         if not _HEX.fullmatch(token) and mixed and _entropy_bits_per_char(token) > 4.0:
             return "a long high-entropy string"
     return None
@@ -120,9 +116,7 @@ class Provenance(BaseModel):
             raise ValueError("must hold printable characters only (no control characters or newlines)")
         reason = looks_like_secret(value)
         if reason:
-            raise ValueError(
-                f"looks like a secret ({reason}); declare identities and hashes, never credentials"
-            )
+            raise ValueError(f"looks like a secret ({reason}); declare identities and hashes, never credentials")
         return value
 
     def merged_with(self, override: Provenance) -> Provenance:
@@ -147,11 +141,7 @@ def parse_provenance(values: Mapping[str, Any], source: str) -> Provenance:
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error["loc"]) or "(provenance)"
-        message = (
-            "unknown field"
-            if error["type"] == "extra_forbidden"
-            else error["msg"].removeprefix("Value error, ")
-        )
+        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, ")
         raise InputError(f"{source}: provenance field {field!r}: {message}") from None
 
 

@@ -1,20 +1,26 @@
-"""Regression detection (ADR-060 decision 4): a run against the previous run of its series.
+"""Regression verdicts (ADR-060 decision 4, ADR-215 decision 6) for a comparable pair of runs.
 
-A complete run is compared with the previous complete run of the same (set, model, grader).
-A regression is a rate that fell by more than its threshold (default 0.1 absolute).  For
-retrieval runs the two rates are the top-1 hit rate (``pass_rate``) and the top-3 hit rate
-(``mean_score``).
+A rate (top-1 hit rate = ``pass_rate``, top-3 = ``mean_score``) regresses when it fell by
+more than its threshold (default 0.1 absolute) — and, with ``max_p`` set, when the exact
+McNemar test also calls the change significant.  Per-form and per-hard-class slices can
+carry thresholds of their own, counted only when both runs scored at least
+``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
+caught.  Which earlier run is comparable at all is :mod:`goldeneval.comparison`'s job.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from goldeneval.store import StoredRun
+from goldeneval.stats import PairedComparison, paired_comparison
+from goldeneval.store import SliceRates, StoredRun
 
 __all__ = [
+    "DEFAULT_MAX_DROP",
     "DEFAULT_THRESHOLDS",
+    "ComparisonState",
     "RateChange",
     "RegressionThresholds",
     "RegressionVerdict",
@@ -23,123 +29,222 @@ __all__ = [
 ]
 
 DEFAULT_MAX_DROP = 0.1
+DEFAULT_MIN_SLICE_QUESTIONS = 5
 _EPSILON = 1e-12
 """Float slack, so that a drop of exactly the threshold (0.5 - 0.4) is not a regression."""
+
+RATE_NAMES = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
+_HIT_KEYS = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
+
+
+def _check_fraction(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie between 0 and 1, got {value}")
 
 
 @dataclass(frozen=True)
 class RegressionThresholds:
-    """The largest allowed absolute drop of each rate."""
+    """The largest allowed absolute drop of each rate, overall and per slice."""
 
     max_pass_rate_drop: float = DEFAULT_MAX_DROP
     max_mean_score_drop: float = DEFAULT_MAX_DROP
+    max_p: float | None = None
+    """When set, a drop is a regression only if its McNemar p-value is below it."""
+    slice_max_drop: Mapping[str, float] = field(default_factory=dict)
+    """Per slice ``"form:GAP"``, ``"hard_class:boilerplate"``, or ``"*"`` for every slice."""
+    min_slice_questions: int = DEFAULT_MIN_SLICE_QUESTIONS
 
     def __post_init__(self) -> None:
-        for name in ("max_pass_rate_drop", "max_mean_score_drop"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must lie between 0 and 1, got {value}")
+        _check_fraction("max_pass_rate_drop", self.max_pass_rate_drop)
+        _check_fraction("max_mean_score_drop", self.max_mean_score_drop)
+        if self.max_p is not None:
+            _check_fraction("max_p", self.max_p)
+        for key, value in self.slice_max_drop.items():
+            if key != "*" and key.partition(":")[0] not in ("form", "hard_class"):
+                raise ValueError(f"slice {key!r} must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'")
+            _check_fraction(f"slice threshold {key!r}", value)
+        if self.min_slice_questions < 1:
+            raise ValueError("min_slice_questions must be at least 1")
+
+    def overall(self, column: str) -> float:
+        return self.max_pass_rate_drop if column == "pass_rate" else self.max_mean_score_drop
+
+    def for_slice(self, kind: str, value: str) -> float | None:
+        return self.slice_max_drop.get(f"{kind}:{value}", self.slice_max_drop.get("*"))
+
+
+DEFAULT_THRESHOLDS = RegressionThresholds()
+
+
+class ComparisonState(StrEnum):
+    """ADR-215 decision 6: whether a numeric verdict is possible at all."""
+
+    BASELINE = "baseline"
+    """The first run with a known benchmark in its series."""
+    COMPARABLE = "comparable"
+    """Known, equal benchmark fingerprints: a numeric verdict follows."""
+    MISMATCH = "mismatch"
+    """Known, different benchmark fingerprints (corpus, labels or protocol changed)."""
+    UNKNOWN = "unknown"
+    """A benchmark fingerprint is unknown, or this run is incomplete."""
 
 
 class VerdictStatus(StrEnum):
+    """What a gate acts on: the state, refined to pass/regression when comparable."""
+
     BASELINE = "baseline"
-    """No earlier complete run of the series: this run is the baseline."""
     PASS = "pass"
     REGRESSION = "regression"
-    SKIPPED = "skipped"
-    """The run is incomplete (some questions errored) and is not compared."""
+    MISMATCH = "mismatch"
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)
 class RateChange:
     rate: str
-    """Human name, e.g. 'top-1 hit rate'."""
+    """Human name, e.g. 'top-1 hit rate', prefixed by the slice for slice changes."""
     column: str
     previous: float
     current: float
     threshold: float
+    p_value: float | None = None
+    max_p: float | None = None
 
     @property
     def drop(self) -> float:
         return self.previous - self.current
 
     @property
+    def significant(self) -> bool:
+        return self.max_p is None or (self.p_value is not None and self.p_value < self.max_p)
+
+    @property
     def regressed(self) -> bool:
-        return self.drop > self.threshold + _EPSILON
+        return self.drop > self.threshold + _EPSILON and self.significant
 
     def describe(self) -> str:
         direction = "fell" if self.drop > 0 else "rose" if self.drop < 0 else "held"
         text = f"{self.rate} {direction} {self.previous:.3f} -> {self.current:.3f}"
         if self.drop > 0:
             text += f" (-{self.drop:.3f}, allowed -{self.threshold:.3f})"
+        if self.max_p is not None and self.p_value is not None:
+            text += f" [McNemar p={self.p_value:.3g}, required < {self.max_p:g}]"
         return text
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rate": self.rate,
+            "column": self.column,
+            "previous": self.previous,
+            "current": self.current,
+            "drop": self.drop,
+            "threshold": self.threshold,
+            "p_value": self.p_value,
+            "regressed": self.regressed,
+        }
 
 
 @dataclass(frozen=True)
 class RegressionVerdict:
-    status: VerdictStatus
+    state: ComparisonState
     previous_run_id: str | None
-    changes: tuple[RateChange, ...]
     reason: str
+    regressed: bool = False
+    changes: tuple[RateChange, ...] = ()
+    slice_changes: tuple[RateChange, ...] = ()
+    paired: tuple[PairedComparison, ...] = ()
+    treatment_change: str | None = None
+    """For a comparable pair: how the variant (model, chunking, pipeline) differs."""
 
     @property
-    def regressed(self) -> bool:
-        return self.status is VerdictStatus.REGRESSION
+    def status(self) -> VerdictStatus:
+        if self.state is ComparisonState.COMPARABLE:
+            return VerdictStatus.REGRESSION if self.regressed else VerdictStatus.PASS
+        return VerdictStatus(self.state.value)
+
+    @property
+    def passes_gate(self) -> bool:
+        """``--fail-on-regression`` exits 0 only for a baseline and a passing comparison."""
+        return self.status in (VerdictStatus.BASELINE, VerdictStatus.PASS)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "status": self.status.value,
+            "state": self.state.value,
             "previous_run_id": self.previous_run_id,
             "reason": self.reason,
-            "changes": [
-                {
-                    "rate": c.rate,
-                    "column": c.column,
-                    "previous": c.previous,
-                    "current": c.current,
-                    "drop": c.drop,
-                    "threshold": c.threshold,
-                    "regressed": c.regressed,
-                }
-                for c in self.changes
-            ],
+            "treatment_change": self.treatment_change,
+            "changes": [c.to_dict() for c in self.changes],
+            "slice_changes": [c.to_dict() for c in self.slice_changes],
+            "paired": [p.to_dict() for p in self.paired],
         }
 
 
-RATE_NAMES = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
-DEFAULT_THRESHOLDS = RegressionThresholds()
+def _hits(run: StoredRun, key: str) -> dict[str, bool]:
+    """Per question id, the verdict of the scored questions (errors have none)."""
+    questions = run.details.get("questions", [])
+    return {q["id"]: bool(q[key]) for q in questions if q.get(key) is not None}
+
+
+def _slice_changes(
+    previous: Sequence[SliceRates], current: Sequence[SliceRates], thresholds: RegressionThresholds
+) -> list[RateChange]:
+    earlier = {(s.kind, s.value): s for s in previous}
+    changes = []
+    for now in current:
+        limit = thresholds.for_slice(now.kind, now.value)
+        before = earlier.get((now.kind, now.value))
+        if limit is None or before is None:
+            continue
+        if min(before.scored, now.scored) < thresholds.min_slice_questions:
+            continue
+        for column, prev, cur in (
+            ("pass_rate", before.pass_rate, now.pass_rate),
+            ("mean_score", before.mean_score, now.mean_score),
+        ):
+            if prev is not None and cur is not None:
+                name = f"{now.kind} {now.value}: {RATE_NAMES[column]}"
+                changes.append(RateChange(name, column, prev, cur, limit))
+    return changes
 
 
 def detect_regression(
     current: StoredRun,
-    previous: StoredRun | None,
+    previous: StoredRun,
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
-    rate_names: dict[str, str] = RATE_NAMES,
+    *,
+    current_slices: Sequence[SliceRates] = (),
+    previous_slices: Sequence[SliceRates] = (),
+    treatment_change: str | None = None,
+    seed: int = 42,
 ) -> RegressionVerdict:
-    """Compare ``current`` with ``previous`` (the latest earlier complete run, or None)."""
-    if not current.complete:
-        return RegressionVerdict(
-            VerdictStatus.SKIPPED,
-            None,
-            (),
-            f"run is incomplete ({current.error_count} of {current.question_count} questions "
-            "errored); incomplete runs are not compared",
+    """The numeric verdict of a comparable pair: rate drops, significance, slices."""
+    paired: list[PairedComparison] = []
+    changes: list[RateChange] = []
+    for column, key in _HIT_KEYS.items():
+        prev, cur = getattr(previous, column), getattr(current, column)
+        comparison = paired_comparison(RATE_NAMES[column], _hits(previous, key), _hits(current, key), seed=seed)
+        if comparison is not None:
+            paired.append(comparison)
+        if prev is None or cur is None:
+            continue
+        p_value = comparison.p_value if comparison is not None else None
+        changes.append(
+            RateChange(RATE_NAMES[column], column, prev, cur, thresholds.overall(column), p_value, thresholds.max_p)
         )
-    if previous is None:
-        return RegressionVerdict(
-            VerdictStatus.BASELINE, None, (), "no earlier complete run: this run is the baseline"
-        )
-    changes = tuple(
-        RateChange(rate_names[column], column, prev, cur, limit)
-        for column, prev, cur, limit in (
-            ("pass_rate", previous.pass_rate, current.pass_rate, thresholds.max_pass_rate_drop),
-            ("mean_score", previous.mean_score, current.mean_score, thresholds.max_mean_score_drop),
-        )
-        if prev is not None and cur is not None
-    )
-    fallen = [c for c in changes if c.regressed]
+    slices = _slice_changes(previous_slices, current_slices, thresholds)
+    fallen = [c for c in (*changes, *slices) if c.regressed]
     if fallen:
         reason = "; ".join(c.describe() for c in fallen)
-        return RegressionVerdict(VerdictStatus.REGRESSION, previous.id, changes, reason)
-    reason = "within thresholds: " + "; ".join(c.describe() for c in changes)
-    return RegressionVerdict(VerdictStatus.PASS, previous.id, changes, reason)
+    else:
+        reason = "within thresholds: " + "; ".join(c.describe() for c in changes)
+    return RegressionVerdict(
+        ComparisonState.COMPARABLE,
+        previous.id,
+        reason,
+        regressed=bool(fallen),
+        changes=tuple(changes),
+        slice_changes=tuple(slices),
+        paired=tuple(paired),
+        treatment_change=treatment_change,
+    )

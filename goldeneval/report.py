@@ -61,9 +61,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Pa
     ]
     lines += _table(["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"], rows)
     headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
-    overall = RateSummary(
-        **{k: aggregates["overall"][k] for k in ("questions", "errors", "top1_hits", "top3_hits")}
-    )
+    overall = RateSummary(**{k: aggregates["overall"][k] for k in ("questions", "errors", "top1_hits", "top3_hits")})
     for title, groups in (
         ("Overall", {"all": overall}),
         ("By form", _summaries(aggregates["by_form"])),
@@ -79,10 +77,34 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Pa
         ]
     lines += [
         "",
-        f"Run {stored.id} stored in {store_path} ({stored.status}).",
+        f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
+        f"Benchmark fingerprint: {stored.benchmark_fingerprint or 'unknown'}",
+        f"Variant fingerprint: {stored.variant_fingerprint or 'unknown'}",
         f"Regression verdict: {verdict.status.value}: {verdict.reason}",
+        *_verdict_details(verdict),
     ]
     return "\n".join(lines)
+
+
+def _verdict_details(verdict: RegressionVerdict) -> list[str]:
+    lines = []
+    if verdict.previous_run_id:
+        lines.append(f"  compared with run {verdict.previous_run_id} ({verdict.state.value})")
+    if verdict.treatment_change:
+        lines.append(f"  treatment changed: {verdict.treatment_change}")
+    for paired in verdict.paired:
+        low, high = paired.interval
+        lines.append(
+            f"  {paired.rate}: {len(paired.newly_failing)} newly failing, {len(paired.newly_passing)} newly "
+            f"passing of {paired.questions}; McNemar p={paired.p_value:.3g}; "
+            f"95% bootstrap interval of the change [{low:+.3f}, {high:+.3f}]"
+        )
+        if paired.newly_failing:
+            lines.append(f"    newly failing: {', '.join(paired.newly_failing)}")
+        if paired.newly_passing:
+            lines.append(f"    newly passing: {', '.join(paired.newly_passing)}")
+    lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
+    return lines
 
 
 def _summaries(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, RateSummary]:
@@ -104,6 +126,10 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
         "scored": run.scored_count,
         "errors": run.error_count,
         "provenance": dict(run.provenance),
+        "label_digest": run.label_digest,
+        "benchmark_fingerprint": run.benchmark_fingerprint,
+        "variant_fingerprint": run.variant_fingerprint,
+        "privacy": run.privacy,
     }
 
 

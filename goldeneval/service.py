@@ -7,17 +7,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from goldeneval.comparison import PREVIOUS, Baseline, compare_with_history
 from goldeneval.corpus import Corpus, load_corpus
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S, Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.golden import GoldenQuestionSet
 from goldeneval.privacy import PrivacyMode
 from goldeneval.provenance import Provenance, retriever_provenance
-from goldeneval.regression import (
-    DEFAULT_THRESHOLDS,
-    RegressionThresholds,
-    RegressionVerdict,
-    detect_regression,
-)
+from goldeneval.regression import DEFAULT_THRESHOLDS, RegressionThresholds, RegressionVerdict
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
 from goldeneval.retrievers.registry import build_retriever
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
@@ -44,16 +40,21 @@ def record_and_compare(
     store: ResultStore,
     thresholds: RegressionThresholds,
     privacy: PrivacyMode = PrivacyMode.FULL,
+    baseline: Baseline = PREVIOUS,
 ) -> RetrievalOutcome:
-    """Save the run, then compare it with the previous complete run of its series."""
+    """Save the run, then compare it with the chosen earlier run of its series."""
     stored = store.save_run(run.to_record(privacy))
-    return RetrievalOutcome(run, stored, verdict_for(store, stored, thresholds))
+    return RetrievalOutcome(run, stored, verdict_for(store, stored, thresholds, baseline))
 
 
-def verdict_for(store: ResultStore, stored: StoredRun, thresholds: RegressionThresholds) -> RegressionVerdict:
-    """The regression verdict of an already stored run against the earlier runs of its series."""
-    previous = store.previous_complete_run(stored.set_id, stored.model, stored.grader, before=stored)
-    return detect_regression(stored, previous, thresholds)
+def verdict_for(
+    store: ResultStore,
+    stored: StoredRun,
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    baseline: Baseline = PREVIOUS,
+) -> RegressionVerdict:
+    """The verdict of an already stored run against the earlier runs of its series."""
+    return compare_with_history(store, stored, thresholds, baseline)
 
 
 def run_retrieval_evaluation(
@@ -70,6 +71,7 @@ def run_retrieval_evaluation(
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
     declared_provenance: Provenance | None = None,
     privacy: PrivacyMode = PrivacyMode.FULL,
+    baseline: Baseline = PREVIOUS,
     progress: Progress | None = None,
 ) -> RetrievalOutcome:
     """Build the retriever, evaluate, then store and compare.
@@ -89,9 +91,7 @@ def run_retrieval_evaluation(
         to_document=document_id_mapper(chunk_separator),
         timeout_s=timeout_s,
         hit_cutoffs=hit_cutoffs,
-        provenance=retriever_provenance(retriever, retriever_id).merged_with(
-            declared_provenance or Provenance()
-        ),
+        provenance=retriever_provenance(retriever, retriever_id).merged_with(declared_provenance or Provenance()),
         progress=progress,
     )
-    return record_and_compare(run, open_store(), thresholds, privacy)
+    return record_and_compare(run, open_store(), thresholds, privacy, baseline)

@@ -42,8 +42,7 @@ class GoldenSetRegistry:
         previous = self._sets.get(golden_set.id)
         if previous is not None:
             raise DuplicateIdError(
-                f"golden question set id {golden_set.id!r} is declared twice: "
-                f"in {previous[1]} and in {source}"
+                f"golden question set id {golden_set.id!r} is declared twice: in {previous[1]} and in {source}"
             )
         self._sets[golden_set.id] = (golden_set, source)
 
@@ -73,9 +72,7 @@ class GoldenSetRegistry:
         return sorted(self._sets)
 
     @classmethod
-    def discover(
-        cls, folders: Iterable[Path] = (), *, include_entry_points: bool = True
-    ) -> GoldenSetRegistry:
+    def discover(cls, folders: Iterable[Path] = (), *, include_entry_points: bool = True) -> GoldenSetRegistry:
         """Build the registry from entry points, the given folders and ``GOLDENEVAL_SETS_PATH``."""
         registry = cls()
         if include_entry_points:
@@ -89,9 +86,7 @@ class GoldenSetRegistry:
         return registry
 
 
-def resolve_golden_set(
-    reference: str, folders: Iterable[Path] = (), *, beir_split: str = "test"
-) -> GoldenQuestionSet:
+def resolve_golden_set(reference: str, folders: Iterable[Path] = (), *, beir_split: str = "test") -> GoldenQuestionSet:
     """A set by file path, by BEIR folder (its ``beir_split`` qrels), or by registered id."""
     path = Path(reference)
     if is_beir_folder(path):

@@ -180,10 +180,7 @@ class StoredRun:
 
 _RUN_COLUMNS = (
     "id, created_at, set_id, model, grader, pass_rate, mean_score, question_count, "
-    "scored_count, error_count, status, details, "
-    + ", ".join(PROVENANCE_COLUMNS)
-    + ", "
-    + ", ".join(IDENTITY_COLUMNS)
+    "scored_count, error_count, status, details, " + ", ".join(PROVENANCE_COLUMNS) + ", " + ", ".join(IDENTITY_COLUMNS)
 )
 
 
@@ -233,9 +230,7 @@ class ResultStore:
                 finally:
                     con.close()
         except Timeout:
-            raise StoreError(
-                f"{self.path}: another process held the store for {LOCK_TIMEOUT_S:g} s"
-            ) from None
+            raise StoreError(f"{self.path}: another process held the store for {LOCK_TIMEOUT_S:g} s") from None
         except duckdb.Error as exc:
             raise StoreError(f"{self.path}: {exc}") from None
 
@@ -319,9 +314,7 @@ class ResultStore:
             raise StoreError(f"{self.path}: run {run_id} vanished right after its commit")
         return stored
 
-    def _insert_slices(
-        self, con: duckdb.DuckDBPyConnection, run_id: str, slices: Sequence[SliceRates]
-    ) -> None:
+    def _insert_slices(self, con: duckdb.DuckDBPyConnection, run_id: str, slices: Sequence[SliceRates]) -> None:
         if not slices:
             return
         con.executemany(
@@ -357,10 +350,7 @@ class ResultStore:
         self, set_id: str, model: str, grader: str, *, before: StoredRun | None = None
     ) -> StoredRun | None:
         """The latest complete run of the series, older than ``before`` when given."""
-        sql = (
-            f"SELECT {_RUN_COLUMNS} FROM runs WHERE set_id = ? AND model = ? AND grader = ? "
-            "AND status = 'complete'"
-        )
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE set_id = ? AND model = ? AND grader = ? AND status = 'complete'"
         params: list[Any] = [set_id, model, grader]
         if before is not None:
             sql += " AND id <> ? AND created_at <= ?"

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner, Result
+
+from goldeneval.cli import main
 
 GOLDENEVAL_ENV_VARS = ("GOLDENEVAL_SETS_PATH", "GOLDENEVAL_STORE", "GOLDENEVAL_CACHE")
 SCIFACT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
@@ -75,3 +80,90 @@ def scifact_dir() -> Path:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}; CI must provide it")
     pytest.skip(reason)
+
+
+FIXED_RANKINGS_PLUGIN = textwrap.dedent(
+    '''
+    import json
+    from pathlib import Path
+
+    from goldeneval.provenance import Provenance
+
+
+    class FixedRankings:
+        """Answers each question text with the ranking a JSON file gives for it."""
+
+        def __init__(self, rankings, provenance):
+            self.rankings = rankings
+            self._provenance = provenance
+
+        def retrieve(self, question, limit):
+            ranking = self.rankings[question]
+            if ranking == "raise":
+                raise ConnectionError("backend unreachable")
+            return ranking[:limit]
+
+        def provenance(self):
+            return self._provenance
+
+
+    def build(context):
+        options = context.options
+        provenance = Provenance(
+            corpus_revision=options.get("corpus"),
+            model_revision=options.get("model", "not_applicable"),
+            chunking_identity="not_applicable",
+            pipeline_identity="fixed-rankings",
+        )
+        return FixedRankings(json.loads(Path(options["rankings"]).read_text()), provenance)
+    '''
+)
+FIXED_QUESTIONS: list[dict[str, Any]] = [
+    {"id": "q1", "text": "alpha", "form": "MATCH", "expected": ["a"], "hard_class": "normal"},
+    {"id": "q2", "text": "beta", "form": "GAP", "expected": ["b"], "hard_class": "prose-free"},
+    {"id": "q3", "text": "gamma", "form": "GAP", "expected": [], "hard_class": None},
+]
+
+
+@dataclass
+class CliWorkspace:
+    """A folder with a golden set, a retriever plugin importable as ``fixed_rankings_plugin:build``
+    (it replays rankings from a JSON file and declares provenance from its options), and a store."""
+
+    root: Path
+
+    @property
+    def set_path(self) -> Path:
+        return self.root / "set.yaml"
+
+    @property
+    def store(self) -> Path:
+        return self.root / "results.duckdb"
+
+    def write_set(self, questions: list[dict[str, Any]], set_id: str = "tiny") -> None:
+        self.set_path.write_text(yaml.safe_dump({"id": set_id, "questions": questions}))
+
+    def evaluate(
+        self, rankings: Mapping[str, object], *extra: str, corpus: str | None = "rev-1", model: str | None = None
+    ) -> Result:
+        path = self.root / "rankings.json"
+        path.write_text(json.dumps(rankings))
+        options = [f"rankings={path}"]
+        if corpus is not None:
+            options.append(f"corpus={corpus}")
+        if model is not None:
+            options.append(f"model={model}")
+        args = ["retrieval", "--set", str(self.set_path), "--retriever", "fixed_rankings_plugin:build"]
+        for option in options:
+            args += ["--option", option]
+        args += ["--store", str(self.store), "--no-progress", *extra]
+        return CliRunner().invoke(main, args)
+
+
+@pytest.fixture
+def cli_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliWorkspace:
+    (tmp_path / "fixed_rankings_plugin.py").write_text(FIXED_RANKINGS_PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    workspace = CliWorkspace(tmp_path)
+    workspace.write_set(FIXED_QUESTIONS)
+    return workspace

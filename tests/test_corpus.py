@@ -78,9 +78,7 @@ def test_a_leading_heading_becomes_the_title_and_leaves_the_body(folder_corpus: 
 def test_a_file_without_a_heading_has_an_empty_title(folder_corpus: Path) -> None:
     documents = {doc.id: doc for doc in load_folder_corpus(folder_corpus)}
 
-    assert documents["service/night/buses"] == Document(
-        "service/night/buses", "", "Night buses run every hour."
-    )
+    assert documents["service/night/buses"] == Document("service/night/buses", "", "Night buses run every hour.")
 
 
 def test_a_folder_without_documents_fails_naming_it(tmp_path: Path) -> None:
@@ -202,9 +200,7 @@ def test_the_revision_does_not_depend_on_where_the_corpus_lies(folder_corpus: Pa
     assert load_folder_corpus(moved).revision == load_folder_corpus(folder_corpus).revision
 
 
-def test_a_folder_and_a_beir_file_with_the_same_documents_share_a_revision(
-    folder_corpus: Path, tmp_path: Path
-) -> None:
+def test_a_folder_and_a_beir_file_with_the_same_documents_share_a_revision(folder_corpus: Path, tmp_path: Path) -> None:
     beir = load_beir_corpus(write_beir_corpus(tmp_path / "corpus.jsonl", DOCUMENTS))
 
     assert beir.revision == load_folder_corpus(folder_corpus).revision

@@ -40,9 +40,7 @@ def scifact_run(scifact_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 def trec_values(scifact_run: RetrievalRun) -> dict[str, dict[str, float]]:
     qrels = {r.question_id: dict.fromkeys(r.expected, 1) for r in scifact_run.results}
     run = {
-        r.question_id: {
-            doc: float(METRIC_DEPTH - rank) for rank, doc in enumerate(r.documents[:METRIC_DEPTH])
-        }
+        r.question_id: {doc: float(METRIC_DEPTH - rank) for rank, doc in enumerate(r.documents[:METRIC_DEPTH])}
         for r in scifact_run.results
     }
     measures = {"success.1,3,5,10", "recip_rank", "recall.10", "ndcg_cut.10"}

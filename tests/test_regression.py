@@ -28,10 +28,6 @@ def run(pass_rate: float, mean_score: float, *, errors: int = 0, run_id: str = "
     )
 
 
-def test_the_first_complete_run_is_the_baseline() -> None:
-    assert detect_regression(run(0.5, 0.7), None).status is VerdictStatus.BASELINE
-
-
 def test_a_drop_within_the_threshold_passes() -> None:
     verdict = detect_regression(run(0.45, 0.7), run(0.5, 0.7, run_id="prev"))
     assert (verdict.status, verdict.previous_run_id) == (VerdictStatus.PASS, "prev")
@@ -53,12 +49,30 @@ def test_each_rate_has_its_own_threshold() -> None:
     assert [c.column for c in verdict.changes if c.regressed] == ["mean_score"]
 
 
-def test_an_incomplete_run_is_not_compared() -> None:
-    verdict = detect_regression(run(0.0, 0.0, errors=3), run(0.9, 0.9))
-    assert verdict.status is VerdictStatus.SKIPPED
-    assert "3 of 10 questions errored" in verdict.reason
-
-
 def test_thresholds_outside_zero_to_one_are_rejected() -> None:
     with pytest.raises(ValueError, match="max_pass_rate_drop must lie between 0 and 1"):
         RegressionThresholds(max_pass_rate_drop=1.5)
+
+
+def hits_run(top1: list[bool], top3: list[bool], run_id: str) -> StoredRun:
+    questions = [{"id": f"q{i}", "top1_hit": a, "top3_hit": b} for i, (a, b) in enumerate(zip(top1, top3, strict=True))]
+    base = run(sum(top1) / len(top1), sum(top3) / len(top3), run_id=run_id)
+    return StoredRun(**{**base.__dict__, "details": {"questions": questions}})
+
+
+def test_a_significant_drop_is_required_when_max_p_is_set() -> None:
+    # 20 questions; 3 lost, 0 gained at top-1: drop 0.15 > 0.1, but McNemar p = 0.25.
+    previous = hits_run([True] * 10 + [False] * 10, [True] * 20, "prev")
+    current = hits_run([True] * 7 + [False] * 13, [True] * 20, "cur")
+    plain = detect_regression(current, previous)
+    gated = detect_regression(current, previous, RegressionThresholds(max_p=0.05))
+    assert plain.status is VerdictStatus.REGRESSION
+    assert gated.status is VerdictStatus.PASS
+    assert gated.changes[0].p_value == pytest.approx(0.25)
+
+
+def test_newly_failing_and_newly_passing_questions_are_listed() -> None:
+    previous = hits_run([True, True, False, False], [True] * 4, "prev")
+    current = hits_run([True, False, True, False], [True] * 4, "cur")
+    [top1, _top3] = detect_regression(current, previous).paired
+    assert (top1.newly_failing, top1.newly_passing) == (("q1",), ("q2",))

@@ -34,9 +34,7 @@ def test_every_expected_document_exists_in_the_sample_corpus(
     sample_set: GoldenQuestionSet, sample_corpus: Corpus
 ) -> None:
     missing = {
-        q.id: sorted(q.expected - sample_corpus.ids)
-        for q in sample_set.questions
-        if q.expected - sample_corpus.ids
+        q.id: sorted(q.expected - sample_corpus.ids) for q in sample_set.questions if q.expected - sample_corpus.ids
     }
     assert missing == {}
 
@@ -76,7 +74,5 @@ def test_the_main_job_prints_and_stores_a_run_and_an_identical_rerun_passes(tmp_
     assert second.exit_code == ExitCode.OK
     assert "Regression verdict: pass" in second.output
     runs = ResultStore(tmp_path / "results.duckdb").list_runs()
-    assert [(r.set_id, r.model, r.status) for r in runs] == [
-        ("transit-sample", "goldeneval.lexical", "complete")
-    ] * 2
+    assert [(r.set_id, r.model, r.status) for r in runs] == [("transit-sample", "goldeneval.lexical", "complete")] * 2
     assert runs[0].pass_rate == runs[1].pass_rate

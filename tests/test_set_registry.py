@@ -25,9 +25,7 @@ WriteSet = Callable[..., Path]
 def a_set(set_id: str) -> dict[str, Any]:
     return {
         "id": set_id,
-        "questions": [
-            {"id": "q1", "text": "How much is a child ticket?", "form": "MATCH", "expected": ["a"]}
-        ],
+        "questions": [{"id": "q1", "text": "How much is a child ticket?", "form": "MATCH", "expected": ["a"]}],
     }
 
 
@@ -47,14 +45,10 @@ def test_two_files_declaring_one_set_id_fail_naming_both_files(write_set: WriteS
     with pytest.raises(DuplicateIdError) as caught:
         GoldenSetRegistry.discover([tmp_path / "sets"], include_entry_points=False)
 
-    assert str(caught.value) == (
-        f"golden question set id 'fares' is declared twice: in {first} and in {second}"
-    )
+    assert str(caught.value) == (f"golden question set id 'fares' is declared twice: in {first} and in {second}")
 
 
-def test_a_provider_and_a_file_declaring_one_set_id_fail_naming_both(
-    write_set: WriteSet, tmp_path: Path
-) -> None:
+def test_a_provider_and_a_file_declaring_one_set_id_fail_naming_both(write_set: WriteSet, tmp_path: Path) -> None:
     path = write_set("sets/fares.yaml", a_set("fares"))
     registry = GoldenSetRegistry()
     registry.add_provider("team.fares", lambda: [load_golden_set(path)], "team_sets:provide")
@@ -131,9 +125,7 @@ def test_a_missing_set_file_fails_as_a_missing_file_not_as_an_unknown_id(tmp_pat
 
 
 @pytest.mark.usefixtures("no_installed_set_providers")
-def test_a_reference_that_is_not_a_file_resolves_as_a_registered_id(
-    write_set: WriteSet, tmp_path: Path
-) -> None:
+def test_a_reference_that_is_not_a_file_resolves_as_a_registered_id(write_set: WriteSet, tmp_path: Path) -> None:
     path = write_set("sets/fares.yaml", a_set("fares"))
 
     assert resolve_golden_set("fares", [tmp_path / "sets"]) == load_golden_set(path)
@@ -148,8 +140,7 @@ def test_an_unknown_id_fails_listing_the_known_ids(write_set: WriteSet, tmp_path
         resolve_golden_set("fairs", [tmp_path / "sets"])
 
     assert str(caught.value) == (
-        "unknown golden question set 'fairs': not a file, and no registered set has that id "
-        "(known: fares, permits)"
+        "unknown golden question set 'fairs': not a file, and no registered set has that id (known: fares, permits)"
     )
 
 
@@ -215,9 +206,7 @@ def test_a_bad_set_file_creates_no_store(bad_set_result: Result, tmp_path: Path)
     assert not (tmp_path / "s.duckdb").exists()
 
 
-def test_a_real_process_reports_a_bad_set_without_a_traceback(
-    bad_set_command: list[str], tmp_path: Path
-) -> None:
+def test_a_real_process_reports_a_bad_set_without_a_traceback(bad_set_command: list[str], tmp_path: Path) -> None:
     process = subprocess.run(
         [sys.executable, "-m", "goldeneval.cli", *bad_set_command],
         capture_output=True,

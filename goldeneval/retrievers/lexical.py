@@ -34,9 +34,7 @@ INDEX_FORMAT = "bm25s-lucene-v1"
 class LexicalRetriever:
     """BM25 over a corpus, with its index cached per corpus revision under ``cache_dir``."""
 
-    def __init__(
-        self, corpus: Corpus, cache_dir: Path | None = None, *, k1: float = 1.5, b: float = 0.75
-    ) -> None:
+    def __init__(self, corpus: Corpus, cache_dir: Path | None = None, *, k1: float = 1.5, b: float = 0.75) -> None:
         self.corpus_revision = corpus.revision
         self.k1, self.b = k1, b
         self._ids = [doc.id for doc in corpus]
@@ -58,9 +56,7 @@ class LexicalRetriever:
             model_revision=NOT_APPLICABLE,
             chunking_identity=NOT_APPLICABLE,
             pipeline_identity=f"{RETRIEVER_ID}/{INDEX_FORMAT}(k1={self.k1:g},b={self.b:g})",
-            execution_revision=(
-                f"goldeneval {package_version('goldeneval')}; bm25s {package_version('bm25s')}"
-            ),
+            execution_revision=(f"goldeneval {package_version('goldeneval')}; bm25s {package_version('bm25s')}"),
         )
 
     def _index_dir(self, cache_dir: Path) -> Path:

@@ -38,9 +38,7 @@ def load_factory(retriever_id: str) -> RetrieverFactory:
         raise RetrieverError(f"retriever {retriever_id!r}: cannot import {module_name!r}: {exc}") from None
     candidate = getattr(module, attribute, None)
     if not callable(candidate):
-        raise RetrieverError(
-            f"retriever {retriever_id!r}: module {module_name!r} has no callable {attribute!r}"
-        )
+        raise RetrieverError(f"retriever {retriever_id!r}: module {module_name!r} has no callable {attribute!r}")
     imported: RetrieverFactory = candidate
     return imported
 

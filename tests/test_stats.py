@@ -1,0 +1,51 @@
+"""Paired statistics against scipy called by hand on the same numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, bootstrap
+
+from goldeneval.stats import bootstrap_interval, mcnemar_exact, paired_comparison
+
+PREVIOUS = [True] * 30 + [False] * 18
+CURRENT = [True] * 24 + [False] * 6 + [True] * 2 + [False] * 16  # 6 lost, 2 gained
+
+
+def test_mcnemar_is_the_two_sided_binomial_on_the_discordant_pairs() -> None:
+    assert mcnemar_exact(6, 2) == pytest.approx(binomtest(6, 8, 0.5, alternative="two-sided").pvalue, abs=1e-15)
+    assert mcnemar_exact(6, 2) == pytest.approx(0.2890625, abs=1e-12)  # 2 * P(X <= 2), X ~ Bin(8, 1/2)
+
+
+def test_mcnemar_without_discordant_pairs_is_one() -> None:
+    assert mcnemar_exact(0, 0) == 1.0
+
+
+def test_the_bootstrap_interval_is_scipys_paired_percentile_interval() -> None:
+    expected = bootstrap(
+        (np.asarray(PREVIOUS, float), np.asarray(CURRENT, float)),
+        lambda p, c, axis=-1: c.mean(axis=axis) - p.mean(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=10_000,
+        confidence_level=0.95,
+        method="percentile",
+        rng=np.random.default_rng(7),
+    ).confidence_interval
+    assert bootstrap_interval(PREVIOUS, CURRENT, seed=7) == (expected.low, expected.high)
+
+
+def test_the_bootstrap_interval_brackets_the_observed_difference() -> None:
+    low, high = bootstrap_interval(PREVIOUS, CURRENT)
+    assert low < (sum(CURRENT) - sum(PREVIOUS)) / len(CURRENT) < high
+
+
+def test_a_paired_comparison_uses_only_questions_both_runs_scored() -> None:
+    comparison = paired_comparison("top-1", {"a": True, "b": True, "c": False}, {"a": False, "b": True})
+    assert comparison is not None
+    assert (comparison.questions, comparison.newly_failing, comparison.newly_passing) == (2, ("a",), ())
+
+
+def test_unequal_samples_are_refused() -> None:
+    with pytest.raises(ValueError, match="equally long, non-empty"):
+        bootstrap_interval([True], [True, False])
