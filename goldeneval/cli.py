@@ -33,6 +33,7 @@ from goldeneval.privacy import PrivacyMode, resolve_privacy
 from goldeneval.provenance import parse_provenance
 from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, RegressionVerdict, VerdictStatus
 from goldeneval.report import outcome_json, render_outcome, render_runs, runs_json
+from goldeneval.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.service import corpus_for, run_retrieval_evaluation
@@ -43,6 +44,8 @@ __all__ = ["ExitCode", "main"]
 
 CACHE_ENV = "GOLDENEVAL_CACHE"
 DEFAULT_CACHE_DIR = Path(".goldeneval") / "cache"
+PARQUET_ENV = "GOLDENEVAL_PARQUET"
+DEFAULT_PARQUET_ROOT = Path(".goldeneval") / "parquet"
 
 T = TypeVar("T")
 
@@ -335,6 +338,37 @@ def runs(store_path: Path | None, set_id: str | None, model: str | None, limit: 
         click.echo(json.dumps(runs_json(stored), indent=2))
     else:
         click.echo(render_runs(stored))
+
+
+@main.command()
+@click.option("--older-than", required=True, help="Delete runs created longer ago than this: 90m, 12h, 30d, 8w.")
+@click.option("--set", "set_id", default=None, help="Only runs of this set.")
+@click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
+@click.option(
+    "--parquet-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also delete the runs' Parquet partitions (run_id=<id> folders) below this folder. "
+    "Default: $GOLDENEVAL_PARQUET, else .goldeneval/parquet.",
+)
+@store_option
+def purge(
+    older_than: str, set_id: str | None, dry_run: bool, parquet_root: Path | None, store_path: Path | None
+) -> None:
+    """Delete whole runs (store rows and their Parquet partitions) older than a duration."""
+    resolved = resolve_store_path(store_path)
+    root = parquet_root or Path(os.environ.get(PARQUET_ENV) or DEFAULT_PARQUET_ROOT)
+
+    def run() -> PurgeReport:
+        return purge_runs(
+            ResultStore(resolved), parse_duration(older_than), set_id=set_id, parquet_root=root, dry_run=dry_run
+        )
+
+    report = _run_guarded(run)
+    verb = "Would delete" if report.dry_run else "Deleted"
+    click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.parquet_folders)} Parquet partition(s).")
+    for stored in report.runs:
+        click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
 
 
 @main.command()

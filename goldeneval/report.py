@@ -54,7 +54,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Pa
             q["hard_class"] or "",
             _mark(q["top1_hit"]),
             _mark(q["top3_hit"]),
-            ", ".join(q["documents"][:TOP_K]) if q["status"] == "ok" else f"ERROR: {q['error']}",
+            _documents_cell(q),
             f"{q['latency_ms']:.1f}",
         ]
         for q in questions
@@ -105,6 +105,14 @@ def _verdict_details(verdict: RegressionVerdict) -> list[str]:
             lines.append(f"    newly passing: {', '.join(paired.newly_passing)}")
     lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
     return lines
+
+
+def _documents_cell(question: Mapping[str, Any]) -> str:
+    if question["status"] != "ok":
+        return f"ERROR: {question['error']}"
+    if "documents" not in question:
+        return "(withheld: metadata_only)"
+    return ", ".join(question["documents"][:TOP_K])
 
 
 def _summaries(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, RateSummary]:

@@ -271,9 +271,13 @@ class ResultStore:
 
     # ------------------------------------------------------------------ writes
 
-    def save_run(self, record: RunRecord) -> StoredRun:
-        """Write the run and its slices in one transaction; returns the stored run."""
-        run_id = uuid.uuid4().hex
+    def save_run(self, record: RunRecord, run_id: str | None = None) -> StoredRun:
+        """Write the run and its slices in one transaction; returns the stored run.
+
+        ``run_id`` lets a caller that writes files for the run first (the Dagster assets lay
+        Parquet out by run id) choose the id up front; by default a new UUID is taken.
+        """
+        run_id = run_id or uuid.uuid4().hex
         created_at = (record.created_at or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None)
         unknown = set(record.provenance) - set(PROVENANCE_COLUMNS)
         if unknown:
@@ -359,6 +363,32 @@ class ResultStore:
         with self._connection() as con:
             row = con.execute(sql, params).fetchone()
         return _row_to_run(row) if row else None
+
+    def purge(self, older_than: datetime, *, set_id: str | None = None, dry_run: bool = False) -> list[StoredRun]:
+        """Delete whole runs (the row and its slices) created before ``older_than``.
+
+        Retention never edits a run: a run is kept whole or deleted whole, in one
+        transaction.  Returns the runs deleted (or, with ``dry_run``, that would be).
+        """
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE created_at < ?"
+        params: list[Any] = [older_than.astimezone(UTC).replace(tzinfo=None)]
+        if set_id is not None:
+            sql += " AND set_id = ?"
+            params.append(set_id)
+        with self._connection() as con:
+            doomed = [_row_to_run(row) for row in con.execute(sql + " ORDER BY created_at", params).fetchall()]
+            if dry_run or not doomed:
+                return doomed
+            ids = [[run.id] for run in doomed]
+            con.begin()
+            try:
+                con.executemany("DELETE FROM run_slices WHERE run_id = ?", ids)
+                con.executemany("DELETE FROM runs WHERE id = ?", ids)
+                con.commit()
+            except BaseException:
+                con.rollback()
+                raise
+        return doomed
 
     def slices(self, run_id: str) -> list[SliceRates]:
         with self._connection() as con:

@@ -16,7 +16,13 @@ from click.testing import CliRunner, Result
 
 from goldeneval.cli import main
 
-GOLDENEVAL_ENV_VARS = ("GOLDENEVAL_SETS_PATH", "GOLDENEVAL_STORE", "GOLDENEVAL_CACHE")
+GOLDENEVAL_ENV_VARS = (
+    "GOLDENEVAL_SETS_PATH",
+    "GOLDENEVAL_STORE",
+    "GOLDENEVAL_CACHE",
+    "GOLDENEVAL_PRIVACY",
+    "GOLDENEVAL_PARQUET",
+)
 SCIFACT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 
 WriteSet = Callable[..., Path]

@@ -1,0 +1,100 @@
+"""`goldeneval purge`: whole runs go, rows and Parquet partitions together."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from goldeneval.cli import ExitCode, main
+from goldeneval.errors import InputError
+from goldeneval.retention import parse_duration
+from goldeneval.store import ResultStore, RunRecord, SliceRates
+
+NOW = datetime.now(UTC)
+
+
+def record(set_id: str, age: timedelta) -> RunRecord:
+    return RunRecord(
+        set_id=set_id,
+        model="m",
+        grader="retrieval_hit_rate",
+        pass_rate=0.5,
+        mean_score=0.5,
+        question_count=2,
+        scored_count=2,
+        error_count=0,
+        details={"questions": []},
+        slices=[SliceRates("form", "GAP", 2, 2, 0.5, 0.5)],
+        created_at=NOW - age,
+    )
+
+
+@pytest.fixture
+def populated(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    store = ResultStore(tmp_path / "results.duckdb")
+    ids = {
+        "old-a": store.save_run(record("a", timedelta(days=40))).id,
+        "old-b": store.save_run(record("b", timedelta(days=40))).id,
+        "new-a": store.save_run(record("a", timedelta(days=1))).id,
+    }
+    parquet = tmp_path / "parquet"
+    for run_id in ids.values():
+        folder = parquet / "question_hits" / "set_id=a" / "retriever=m" / f"run_id={run_id}"
+        folder.mkdir(parents=True)
+        (folder / "part-0.parquet").write_bytes(b"PAR1")
+    return tmp_path / "results.duckdb", parquet, ids
+
+
+def purge(store: Path, parquet: Path, *extra: str) -> str:
+    result = CliRunner().invoke(
+        main, ["purge", "--store", str(store), "--parquet-root", str(parquet), "--older-than", "30d", *extra]
+    )
+    assert result.exit_code == ExitCode.OK, result.output
+    return result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("90m", timedelta(minutes=90)),
+        ("12h", timedelta(hours=12)),
+        ("30d", timedelta(days=30)),
+        ("8w", timedelta(weeks=8)),
+    ],
+)
+def test_durations_parse(text: str, expected: timedelta) -> None:
+    assert parse_duration(text) == expected
+
+
+def test_a_malformed_duration_is_invalid_input() -> None:
+    with pytest.raises(InputError, match="duration '30 days': expected a whole number and a unit"):
+        parse_duration("30 days")
+
+
+def test_purge_deletes_old_runs_with_their_slices_and_parquet_partitions(
+    populated: tuple[Path, Path, dict[str, str]],
+) -> None:
+    store_path, parquet, ids = populated
+    output = purge(store_path, parquet)
+    assert output.splitlines()[0] == "Deleted 2 run(s) and 2 Parquet partition(s)."
+    store = ResultStore(store_path)
+    assert [r.id for r in store.list_runs()] == [ids["new-a"]]
+    assert store.slices(ids["old-a"]) == []
+    assert sorted(p.name for p in parquet.rglob("run_id=*")) == [f"run_id={ids['new-a']}"]
+
+
+def test_purge_can_be_limited_to_one_set(populated: tuple[Path, Path, dict[str, str]]) -> None:
+    store_path, parquet, ids = populated
+    purge(store_path, parquet, "--set", "b")
+    assert {r.id for r in ResultStore(store_path).list_runs()} == {ids["old-a"], ids["new-a"]}
+
+
+def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[Path, Path, dict[str, str]]) -> None:
+    store_path, parquet, _ = populated
+    output = purge(store_path, parquet, "--dry-run")
+    assert output.splitlines()[0] == "Would delete 2 run(s) and 2 Parquet partition(s)."
+    assert len(ResultStore(store_path).list_runs()) == 3
+    assert len(list(parquet.rglob("run_id=*"))) == 3
