@@ -23,7 +23,7 @@ import pytrec_eval
 from goldeneval.beir import load_beir_set
 from goldeneval.corpus import load_corpus
 from goldeneval.retrievers.lexical import LexicalRetriever
-from goldeneval.text import STOPWORDS, TOKEN_PATTERN, stemmer
+from goldeneval.text import bm25_tokenize
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 DEPTH = 100
@@ -59,25 +59,10 @@ def main() -> None:
     texts = [f"{d.title}\n{d.text}" for d in corpus]
     start = time.perf_counter()
     peer = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
-    peer.index(
-        bm25s.tokenize(
-            texts,
-            token_pattern=TOKEN_PATTERN,
-            stopwords=list(STOPWORDS),
-            stemmer=stemmer(),
-            show_progress=False,
-        ),
-        show_progress=False,
-    )
+    peer.index(bm25_tokenize(texts), show_progress=False)
     peer_index_s = time.perf_counter() - start
     start = time.perf_counter()
-    query_tokens = bm25s.tokenize(
-        [q.text for q in golden.questions],
-        token_pattern=TOKEN_PATTERN,
-        stopwords=list(STOPWORDS),
-        stemmer=stemmer(),
-        show_progress=False,
-    )
+    query_tokens = bm25_tokenize([q.text for q in golden.questions])
     peer.retrieve(query_tokens, k=DEPTH, show_progress=False, n_threads=1)
     peer_s = time.perf_counter() - start
 

@@ -23,7 +23,7 @@ import numpy as np
 from goldeneval.corpus import Corpus
 from goldeneval.provenance import NOT_APPLICABLE, Provenance
 from goldeneval.retrievers.base import RetrieverContext
-from goldeneval.text import STOPWORDS, TOKEN_PATTERN, stemmer
+from goldeneval.text import bm25_tokenize
 
 __all__ = ["LexicalRetriever", "build"]
 
@@ -65,13 +65,7 @@ class LexicalRetriever:
 
     def _build(self, corpus: Corpus) -> bm25s.BM25:
         texts = [f"{doc.title}\n{doc.text}" for doc in corpus]
-        tokens = bm25s.tokenize(
-            texts,
-            token_pattern=TOKEN_PATTERN,
-            stopwords=list(STOPWORDS),
-            stemmer=stemmer(),
-            show_progress=False,
-        )
+        tokens = bm25_tokenize(texts)
         model = bm25s.BM25(k1=self.k1, b=self.b, method="lucene")
         model.index(tokens, show_progress=False)
         return model
@@ -90,14 +84,7 @@ class LexicalRetriever:
                 raise
 
     def _query_tokens(self, question: str) -> list[str]:
-        tokenized = bm25s.tokenize(
-            question,
-            token_pattern=TOKEN_PATTERN,
-            stopwords=list(STOPWORDS),
-            stemmer=stemmer(),
-            return_ids=False,
-            show_progress=False,
-        )
+        tokenized = bm25_tokenize(question, return_ids=False)
         vocab = self._model.vocab_dict
         return [token for token in tokenized[0] if token in vocab]
 
