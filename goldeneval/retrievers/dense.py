@@ -138,7 +138,7 @@ def load_sentence_transformer(folder: Path) -> SentenceTransformer:
 
     try:
         return SentenceTransformer(str(folder), local_files_only=True)
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # any loading failure is the model folder's fault
         raise RetrieverError(
             f"model {folder}: cannot be loaded as a sentence-transformers model: {exc}"
         ) from None

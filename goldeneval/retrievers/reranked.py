@@ -92,7 +92,7 @@ def load_cross_encoder(folder: Path) -> CrossEncoder:
 
     try:
         model: CrossEncoder = CrossEncoder(str(folder), local_files_only=True)
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # any loading failure is the model folder's fault
         raise RetrieverError(f"cross-encoder {folder}: cannot be loaded: {exc}") from None
     return model
 
