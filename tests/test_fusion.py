@@ -69,6 +69,7 @@ def scifact_subset(scifact_dir: Path) -> tuple[Corpus, GoldenQuestionSet]:
 
 @pytest.mark.scifact
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")  # inside ranx's numba kernel
 def test_rrf_equals_ranx_on_scifact_lexical_and_dense_runs(
     scifact_subset: tuple[Corpus, GoldenQuestionSet], tmp_path: Path
 ) -> None:
