@@ -136,3 +136,10 @@ def test_a_missing_model_folder_is_an_error(tmp_path: Path) -> None:
     context = RetrieverContext(corpus=CORPUS, cache_dir=tmp_path, options={"model": str(tmp_path / "nope")})
     with pytest.raises(RetrieverError, match=r"retriever option 'model': .*nope does not exist"):
         build_retriever("goldeneval.dense", context)
+
+
+def test_a_quick_encode_shows_no_progress_bar(
+    tmp_path: Path, tiny_model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    DenseRetriever(CORPUS, tmp_path, model_path=tiny_model, progress=True)
+    assert capsys.readouterr().err == ""
