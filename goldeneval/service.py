@@ -79,10 +79,10 @@ def run_retrieval_evaluation(
     ``declared_provenance`` (from configuration) overrides the retriever's own declaration
     field by field, for retrievers that cannot say it themselves.
     """
-    context = RetrieverContext(
-        corpus=corpus, cache_dir=cache_dir, options=options or {}, golden_set=golden_set
+    retriever = build_retriever(
+        retriever_id,
+        RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=options or {}, golden_set=golden_set),
     )
-    retriever = build_retriever(retriever_id, context)
     run = evaluate_retrieval(
         golden_set,
         retriever,
