@@ -39,6 +39,7 @@ from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.service import corpus_for, run_retrieval_evaluation
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.store import ResultStore, resolve_store_path
+from goldeneval.trec import qrels_lines, run_lines, write_lines
 
 __all__ = ["ExitCode", "main"]
 
@@ -385,6 +386,40 @@ def sets(sets_dirs: tuple[Path, ...]) -> None:
 def schema() -> None:
     """Print the JSON Schema of golden set files."""
     click.echo(json.dumps(golden_set_json_schema(), indent=2))
+
+
+# --------------------------------------------------------------------------- TREC export
+
+
+def _export_run(store_path: Path, run_id: str, out: Path) -> int:
+    stored = ResultStore(store_path).get_run(run_id)
+    if stored is None:
+        raise InputError(f"run {run_id!r} not found in {store_path} (list runs with: goldeneval runs)")
+    return write_lines(run_lines(stored), out)
+
+
+@main.command("export-run")
+@click.argument("run_id")
+@click.option("--trec", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC run file.")
+@store_option
+def export_run(run_id: str, out: Path, store_path: Path | None) -> None:
+    """Write a stored run as a TREC run file (qid Q0 docid rank score tag)."""
+    resolved = resolve_store_path(store_path)
+    count = _run_guarded(lambda: _export_run(resolved, run_id, out))
+    click.echo(f"wrote {count} lines to {out}")
+
+
+@main.command("export-qrels")
+@click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR folder.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC qrels file.")
+@click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
+@sets_dir_option
+def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path, ...]) -> None:
+    """Write a golden set as TREC qrels (qid 0 docid 1 per expected document)."""
+    count = _run_guarded(
+        lambda: write_lines(qrels_lines(resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)), out)
+    )
+    click.echo(f"wrote {count} lines to {out}")
 
 
 if __name__ == "__main__":  # pragma: no cover

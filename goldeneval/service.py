@@ -82,7 +82,8 @@ def run_retrieval_evaluation(
     field by field, for retrievers that cannot say it themselves.
     """
     retriever = build_retriever(
-        retriever_id, RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=options or {})
+        retriever_id,
+        RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=options or {}, golden_set=golden_set),
     )
     run = evaluate_retrieval(
         golden_set,

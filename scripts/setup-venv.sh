@@ -8,4 +8,6 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+# torch first, pinned: left to the resolver, sentence-transformers pulls a multi-GB CUDA build.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'

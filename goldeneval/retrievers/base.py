@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from goldeneval.corpus import Corpus
 from goldeneval.errors import RetrieverError
+from goldeneval.golden import GoldenQuestionSet
 
 __all__ = [
     "DEFAULT_CHUNK_SEPARATOR",
@@ -43,6 +44,8 @@ class RetrieverContext:
     corpus: Corpus | None
     cache_dir: Path
     options: Mapping[str, str] = field(default_factory=dict)
+    golden_set: GoldenQuestionSet | None = None
+    """The set being evaluated, for retrievers that replay rankings keyed by question id."""
 
     def float_option(self, name: str, default: float) -> float:
         raw = self.options.get(name)

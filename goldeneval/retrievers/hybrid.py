@@ -1,0 +1,99 @@
+"""``goldeneval.hybrid``: reciprocal rank fusion of ``goldeneval.lexical`` and ``goldeneval.dense``.
+
+Each retriever ranks ``depth`` results (default 100, at least the requested limit); the dense
+ranking is collapsed to distinct documents (its best chunk); the two document rankings are
+fused by :func:`~goldeneval.retrievers.fusion.reciprocal_rank_fusion`.  The result is
+document ids.
+
+Options: ``rrf_k`` (default 60), ``lexical_weight`` and ``dense_weight`` (default 1 each),
+``depth``; the lexical options ``k1``, ``b``; the dense options ``model``, ``chunking``,
+``chunk_size``, ``chunk_overlap``, ``batch_size``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from goldeneval.errors import RetrieverError
+from goldeneval.provenance import Provenance
+from goldeneval.retrievers.base import RetrieverContext
+from goldeneval.retrievers.dense import DENSE_OPTIONS, DenseRetriever, dense_from_context, execution_revision
+from goldeneval.retrievers.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrievers.options import check_known_options, float_option, int_option
+
+__all__ = ["DEFAULT_DEPTH", "HYBRID_OPTIONS", "HybridRetriever", "build"]
+
+RETRIEVER_ID = "goldeneval.hybrid"
+DEFAULT_DEPTH = 100
+HYBRID_OPTIONS = ("rrf_k", "lexical_weight", "dense_weight", "depth", "k1", "b", *DENSE_OPTIONS)
+
+
+class HybridRetriever:
+    """Lexical and dense rankings fused by reciprocal rank."""
+
+    def __init__(
+        self,
+        lexical: LexicalRetriever,
+        dense: DenseRetriever,
+        *,
+        k: float = DEFAULT_RRF_K,
+        lexical_weight: float = 1.0,
+        dense_weight: float = 1.0,
+        depth: int = DEFAULT_DEPTH,
+    ) -> None:
+        if lexical.corpus_revision != dense.corpus_revision:
+            raise RetrieverError("hybrid: the lexical and dense retrievers index different corpora")
+        if depth < 1:
+            raise RetrieverError(f"hybrid: depth must be at least 1, got {depth}")
+        if lexical_weight + dense_weight <= 0:
+            raise RetrieverError("hybrid: at least one of lexical_weight and dense_weight must be above 0")
+        reciprocal_rank_fusion([], k=k, weights=[])  # validates k before the first question
+        self.lexical, self.dense = lexical, dense
+        self.k, self.weights, self.depth = k, (lexical_weight, dense_weight), depth
+
+    def rankings(self, question: str, depth: int) -> tuple[list[str], list[str]]:
+        """The lexical and the dense document ranking of ``question``, ``depth`` deep."""
+        lexical = list(self.lexical.retrieve(question, depth))
+        dense = self.dense.rank_documents(question, depth)
+        return lexical, dense
+
+    def retrieve(self, question: str, limit: int) -> Sequence[str]:
+        if limit <= 0:
+            return []
+        fused = reciprocal_rank_fusion(self.rankings(question, max(limit, self.depth)), k=self.k, weights=self.weights)
+        return [doc_id for doc_id, _ in fused[:limit]]
+
+    def pipeline_identity(self) -> str:
+        lexical = self.lexical.provenance().pipeline_identity
+        weights = ":".join(f"{w:g}" for w in self.weights)
+        return (
+            f"{RETRIEVER_ID}/rrf(k={self.k:g},weights={weights},depth={self.depth})"
+            f"[{lexical};{self.dense.pipeline_identity()}]"
+        )
+
+    def provenance(self) -> Provenance:
+        return Provenance(
+            corpus_revision=self.dense.corpus_revision,
+            model_revision=self.dense.model_revision,
+            chunking_identity=self.dense.chunking.identity,
+            pipeline_identity=self.pipeline_identity(),
+            execution_revision=execution_revision("bm25s", "sentence-transformers", "transformers", "torch"),
+        )
+
+
+def build(context: RetrieverContext) -> HybridRetriever:
+    """Entry-point factory for ``goldeneval.hybrid``."""
+    check_known_options(context, RETRIEVER_ID, HYBRID_OPTIONS)
+    corpus = context.require_corpus(RETRIEVER_ID)
+    lexical = LexicalRetriever(
+        corpus, context.cache_dir, k1=context.float_option("k1", 1.5), b=context.float_option("b", 0.75)
+    )
+    return HybridRetriever(
+        lexical,
+        dense_from_context(context, RETRIEVER_ID),
+        k=float_option(context, "rrf_k", DEFAULT_RRF_K),
+        lexical_weight=float_option(context, "lexical_weight", 1.0),
+        dense_weight=float_option(context, "dense_weight", 1.0),
+        depth=int_option(context, "depth", minimum=1) or DEFAULT_DEPTH,
+    )

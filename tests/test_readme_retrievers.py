@@ -1,0 +1,47 @@
+"""The README's retriever section stays true: every registered retriever, each of its
+options and the TREC export commands are documented there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goldeneval.retrievers import known_retrievers
+from goldeneval.retrievers.dense import DENSE_OPTIONS
+from goldeneval.retrievers.hybrid import HYBRID_OPTIONS
+from goldeneval.retrievers.reranked import RERANKED_OPTIONS
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+OPTIONS = {
+    "goldeneval.lexical": ("k1", "b"),
+    "goldeneval.dense": DENSE_OPTIONS,
+    "goldeneval.hybrid": HYBRID_OPTIONS,
+    "goldeneval.reranked": RERANKED_OPTIONS,
+    "goldeneval.trec_run": ("run",),
+}
+
+
+def readme_row(retriever_id: str) -> str:
+    rows = [line for line in README.splitlines() if line.startswith(f"| `{retriever_id}` |")]
+    if len(rows) != 1:
+        pytest.fail(f"README.md: expected one row for {retriever_id} in the retriever table, found {len(rows)}")
+    return rows[0]
+
+
+@pytest.mark.parametrize("retriever_id", sorted(OPTIONS))
+def test_every_option_of_a_retriever_is_in_its_readme_row(retriever_id: str) -> None:
+    row = readme_row(retriever_id)
+    assert [option for option in OPTIONS[retriever_id] if f"`{option}`" not in row] == []
+
+
+def test_every_registered_goldeneval_retriever_has_a_readme_row() -> None:
+    registered = [r for r in known_retrievers() if r.startswith("goldeneval.")]
+    assert sorted(registered) == sorted(OPTIONS)
+    for retriever_id in registered:
+        readme_row(retriever_id)
+
+
+@pytest.mark.parametrize("command", ["goldeneval export-run RUN_ID --trec OUT", "goldeneval export-qrels --set"])
+def test_the_trec_export_commands_are_in_the_readme(command: str) -> None:
+    assert command in README

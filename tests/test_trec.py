@@ -1,0 +1,161 @@
+"""TREC interop: export a stored run and a golden set, read a run file back through
+``goldeneval.trec_run``, and get the same hits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytrec_eval
+from click.testing import CliRunner
+
+from goldeneval.cli import ExitCode, main
+from goldeneval.errors import RetrieverError
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrievers import RetrieverContext, build_retriever
+from goldeneval.trec import TrecRunError, read_trec_run
+
+SET = GoldenQuestionSet(
+    id="tiny",
+    questions=(
+        GoldenQuestion(id="q1", text="alpha", form=QuestionForm.MATCH, expected=frozenset({"a"})),
+        GoldenQuestion(id="q2", text="beta", form=QuestionForm.GAP, expected=frozenset({"b", "c"})),
+        GoldenQuestion(id="q3", text="gamma", form=QuestionForm.GAP, expected=frozenset()),
+    ),
+)
+
+
+def cli(*args: str) -> Any:
+    result = CliRunner().invoke(main, list(args))
+    return result
+
+
+def evaluate_json(store: Path, cache: Path, retriever: str, *extra: str) -> dict[str, Any]:
+    result = cli(
+        "retrieval", "--set", "transit-sample", "--retriever", retriever, "--store", str(store),
+        "--cache-dir", str(cache), "--format", "json", "--no-progress", *extra,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    outcome: dict[str, Any] = json.loads(result.output)
+    return outcome
+
+
+def hits(outcome: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(q["id"], q["documents"], q["top1_hit"], q["top3_hit"], q["metrics"]) for q in outcome["questions"]]
+
+
+def test_a_stored_run_exported_to_trec_and_replayed_gives_identical_hits(tmp_path: Path) -> None:
+    store, cache, run_file = tmp_path / "results.duckdb", tmp_path / "cache", tmp_path / "lexical.run"
+    original = evaluate_json(store, cache, "goldeneval.lexical")
+    exported = cli("export-run", original["run"]["id"], "--trec", str(run_file), "--store", str(store))
+    assert exported.exit_code == 0, exported.output
+    replayed = evaluate_json(store, cache, "goldeneval.trec_run", "--option", f"run={run_file}")
+    assert hits(replayed) == hits(original)
+    assert replayed["aggregates"] == original["aggregates"]
+    assert len(hits(original)) == 81
+
+
+def test_exported_run_and_qrels_give_trec_eval_the_stored_ndcg(tmp_path: Path) -> None:
+    store, run_file, qrels_file = tmp_path / "results.duckdb", tmp_path / "x.run", tmp_path / "x.qrels"
+    original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
+    cli("export-run", original["run"]["id"], "--trec", str(run_file), "--store", str(store))
+    assert cli("export-qrels", "--set", "transit-sample", "--out", str(qrels_file)).exit_code == 0
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_file.read_text().splitlines():
+        query_id, _, doc_id, relevance = line.split()
+        qrels.setdefault(query_id, {})[doc_id] = int(relevance)
+    run = {q: {d: float(10 - r) for r, d in enumerate(docs)} for q, docs in read_trec_run(run_file).items()}
+    measured = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+    stored = {q["id"]: q["metrics"]["ndcg@10"] for q in original["questions"] if q["metrics"]}
+    assert {q: pytest.approx(stored[q], abs=1e-9) for q in measured} == {
+        q: v["ndcg_cut_10"] for q, v in measured.items()
+    }
+    assert len(measured) > 60
+
+
+def test_the_run_file_lists_rank_score_and_the_retriever_as_tag(tmp_path: Path) -> None:
+    store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
+    original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
+    result = cli("export-run", original["run"]["id"], "--trec", str(run_file), "--store", str(store))
+    lines = run_file.read_text().splitlines()
+    assert result.output == f"wrote {len(lines)} lines to {run_file}\n"
+    first = next(q for q in sorted(original["questions"], key=lambda q: q["id"]) if q["documents"])
+    assert lines[0] == f"{first['id']} Q0 {first['documents'][0]} 1 {len(first['documents'])} goldeneval.lexical"
+
+
+def test_qrels_give_every_expected_document_relevance_one(tmp_path: Path, write_set: Any) -> None:
+    path = write_set("tiny.yaml", SET.model_dump(mode="json", exclude_defaults=True))
+    out = tmp_path / "tiny.qrels"
+    assert cli("export-qrels", "--set", str(path), "--out", str(out)).exit_code == 0
+    assert out.read_text() == "q1 0 a 1\nq2 0 b 1\nq2 0 c 1\n"
+
+
+def test_exporting_an_unknown_run_fails_with_exit_code_3(tmp_path: Path) -> None:
+    result = cli("export-run", "nope", "--trec", str(tmp_path / "x"), "--store", str(tmp_path / "s.duckdb"))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert f"goldeneval: error: run 'nope' not found in {tmp_path / 's.duckdb'}" in result.output
+
+
+def test_a_metadata_only_run_cannot_be_exported(tmp_path: Path) -> None:
+    store = tmp_path / "results.duckdb"
+    original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical", "--privacy", "metadata_only")
+    result = cli("export-run", original["run"]["id"], "--trec", str(tmp_path / "x"), "--store", str(store))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "was stored with privacy mode metadata_only: it holds no document ids" in result.output
+
+
+def test_a_run_file_is_ordered_by_score_not_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 low 2 0.5 t\nq1 Q0 high 1 2.5 t\nq2 Q0 x 1 1 t\n")
+    assert read_trec_run(path) == {"q1": ["high", "low"], "q2": ["x"]}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("q1 Q0 a 1 1\n", "line 1: expected 6 columns (qid Q0 docid rank score tag), found 5"),
+        ("q1 Q0 a one 1 t\n", "line 1: rank 'one' must be an integer and score '1' a number"),
+        ("q1 Q0 a 1 1 t\nq1 Q0 a 2 0 t\n", "line 2: query 'q1' lists document 'a' twice"),
+        ("q1 Q0 a 1 nan t\n", "line 1: score 'nan' is not a finite number"),
+    ],
+    ids=["columns", "rank", "duplicate", "nan"],
+)
+def test_a_bad_run_file_names_the_file_and_line(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.run"
+    path.write_text(content)
+    with pytest.raises(TrecRunError) as raised:
+        read_trec_run(path)
+    assert str(raised.value) == f"{path}: {message}"
+
+
+def test_a_question_missing_from_the_run_file_gets_an_empty_ranking(tmp_path: Path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 a 1 1 t\n")
+    retriever = build_retriever(
+        "goldeneval.trec_run", RetrieverContext(None, tmp_path, {"run": str(path)}, golden_set=SET)
+    )
+    assert (retriever.retrieve("alpha", 30), retriever.retrieve("beta", 30)) == (["a"], [])
+
+
+def test_a_question_text_the_set_does_not_hold_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 a 1 1 t\n")
+    retriever = build_retriever(
+        "goldeneval.trec_run", RetrieverContext(None, tmp_path, {"run": str(path)}, golden_set=SET)
+    )
+    with pytest.raises(RetrieverError, match="the golden set has no question with this text"):
+        retriever.retrieve("delta", 30)
+
+
+def test_trec_run_needs_the_golden_set(tmp_path: Path) -> None:
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 a 1 1 t\n")
+    with pytest.raises(RetrieverError, match="needs the golden set to map question text to query ids"):
+        build_retriever("goldeneval.trec_run", RetrieverContext(None, tmp_path, {"run": str(path)}))
+
+
+def test_trec_run_needs_the_run_option(tmp_path: Path) -> None:
+    with pytest.raises(RetrieverError, match="needs option run=PATH"):
+        build_retriever("goldeneval.trec_run", RetrieverContext(None, tmp_path, golden_set=SET))
