@@ -152,6 +152,7 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
             dg.AssetCheckSpec(
                 RUN_COMPLETE,
                 asset="evaluation_summary",
+                partitions_def=partitions_def,
                 description="No question errored or timed out: the run is complete.",
             )
         ],

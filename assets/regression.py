@@ -45,6 +45,7 @@ def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
             dg.AssetCheckSpec(
                 NO_REGRESSION,
                 asset="regression_check",
+                partitions_def=partitions_def,
                 description="Neither hit rate fell by more than its threshold against the "
                 "previous comparable run.",
             )

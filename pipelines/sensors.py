@@ -6,9 +6,9 @@ run requests are committed together with the tick, and every request carries a r
 derived from the materialisation's storage id, so a restart neither skips a summary nor
 checks one twice (the daemon drops a request whose run key already has a run).
 
-``check_alert_sensor`` reads asset check evaluations in storage order and delivers one alert
+``check_alert_sensor`` reads the executions of goldeneval's checks in id order and delivers one alert
 per failed ERROR check of goldeneval.  Failed non-blocking checks do not fail runs, so this
-watches check evaluations, not run failures.  Its progress is kept in the instance's
+watches check executions, not run failures.  Its progress is kept in the instance's
 key-value store as well as in its cursor, advanced after each delivered alert, so the
 main command and the daemon share it and an alert is not sent twice.
 """
@@ -17,6 +17,10 @@ import os
 from typing import Any
 
 import dagster as dg
+from dagster._core.storage.asset_check_execution_record import (
+    AssetCheckExecutionRecord,
+    AssetCheckExecutionRecordStatus,
+)
 
 from assets import NO_REGRESSION, RUN_COMPLETE
 from goldeneval.alerts import Alert, AlertDeliveryError
@@ -29,7 +33,6 @@ ALERT_PROGRESS_KEY = "goldeneval/check_alert_sensor/last_storage_id"
 SUMMARY_KEY = dg.AssetKey("evaluation_summary")
 BATCH = 100
 INTERVAL_ENV = "GOLDENEVAL_SENSOR_INTERVAL_S"
-ALERTED_CHECKS = frozenset({NO_REGRESSION, RUN_COMPLETE})
 
 
 def sensor_interval_s() -> int:
@@ -73,13 +76,19 @@ def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.
     return regression_check_sensor
 
 
+ALERTED_CHECKS = (
+    dg.AssetCheckKey(dg.AssetKey("evaluation_summary"), RUN_COMPLETE),
+    dg.AssetCheckKey(dg.AssetKey("regression_check"), NO_REGRESSION),
+)
+
+
 def _progress(context: dg.SensorEvaluationContext) -> int:
     stored = context.instance.run_storage.get_cursor_values({ALERT_PROGRESS_KEY}).get(ALERT_PROGRESS_KEY)
     return max(int(context.cursor or 0), int(stored or 0))
 
 
-def _advance(context: dg.SensorEvaluationContext, storage_id: int) -> None:
-    context.instance.run_storage.set_cursor_values({ALERT_PROGRESS_KEY: str(storage_id)})
+def _advance(context: dg.SensorEvaluationContext, execution_id: int) -> None:
+    context.instance.run_storage.set_cursor_values({ALERT_PROGRESS_KEY: str(execution_id)})
 
 
 def _value(metadata: dict[str, Any], key: str) -> Any:
@@ -87,19 +96,38 @@ def _value(metadata: dict[str, Any], key: str) -> Any:
     return None if entry is None else entry.value
 
 
-def alert_for(record: dg.EventLogRecord, alerts: AlertsResource) -> Alert | None:
-    """The alert a check evaluation calls for, or None when it passed or is not ours."""
-    event = record.event_log_entry.dagster_event
+def check_executions_after(instance: dg.DagsterInstance, after: int) -> list[AssetCheckExecutionRecord]:
+    """Executions of goldeneval's checks with an id above ``after``, oldest first.
+
+    Check executions live in the instance's index (one id sequence for all runs), on every
+    storage; event-log queries across runs do not work on the default run-sharded SQLite one.
+    """
+    found: list[AssetCheckExecutionRecord] = []
+    for key in ALERTED_CHECKS:
+        cursor = None
+        while True:
+            page = instance.event_log_storage.get_asset_check_execution_history(
+                key, limit=BATCH, cursor=cursor
+            )
+            fresh = [r for r in page if r.id > after]
+            found += fresh
+            if len(page) < BATCH or len(fresh) < len(page):
+                break
+            cursor = page[-1].id
+    return sorted(found, key=lambda r: r.id)
+
+
+def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Alert | None:
+    """The alert a completed check execution calls for, or None when it passed."""
+    event = record.event.dagster_event if record.event is not None else None
     evaluation = event.event_specific_data if event is not None else None
     if (
         not isinstance(evaluation, dg.AssetCheckEvaluation)
         or evaluation.passed
-        or evaluation.check_name not in ALERTED_CHECKS
         or evaluation.severity != dg.AssetCheckSeverity.ERROR
     ):
         return None
     metadata = dict(evaluation.metadata)
-    run_id = record.event_log_entry.run_id
     return Alert(
         check=evaluation.check_name,
         asset=evaluation.asset_key.to_user_string(),
@@ -109,10 +137,10 @@ def alert_for(record: dg.EventLogRecord, alerts: AlertsResource) -> Alert | None
         top3_hit_rate=_value(metadata, "top3_hit_rate"),
         verdict=str(_value(metadata, "verdict")),
         reason=str(_value(metadata, "reason")),
-        run_id=run_id,
-        run_url=alerts.run_url(run_id),
+        run_id=record.run_id,
+        run_url=alerts.run_url(record.run_id),
         stored_run_id=_value(metadata, "stored_run_id"),
-        extra={"partition": evaluation.partition},
+        extra={"partition": record.partition},
     )
 
 
@@ -125,26 +153,27 @@ def build_alert_sensor() -> dg.SensorDefinition:
     )
     def check_alert_sensor(context: dg.SensorEvaluationContext, alerts: AlertsResource) -> dg.SensorResult:
         last = _progress(context)
-        records = context.instance.event_log_storage.get_event_records(
-            dg.EventRecordsFilter(event_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION, after_cursor=last),
-            limit=BATCH,
-            ascending=True,
-        )
         sent = 0
-        for record in records:
-            alert = alert_for(record, alerts)
-            if alert is not None and alerts.channels:
-                try:
-                    alerts.deliver(alert)
-                except AlertDeliveryError as exc:
-                    context.log.warning(
-                        f"alert for run {alert.run_id} not delivered, retried next tick: {exc}"
-                    )
-                    return dg.SensorResult(cursor=str(last), skip_reason=f"delivery failed: {exc}")
-                sent += 1
-            elif alert is not None:
-                context.log.warning(f"no alert channel configured; not sent: {alert.text()}")
-            last = record.storage_id
+        for record in check_executions_after(context.instance, last):
+            if record.status is AssetCheckExecutionRecordStatus.PLANNED:
+                run = context.instance.get_run_by_id(record.run_id)
+                if run is not None and not run.is_finished:
+                    break  # still running: look again next tick, in order
+                # the run ended without evaluating the check: a run failure, not a check result
+            else:
+                alert = alert_for(record, alerts)
+                if alert is not None and alerts.channels:
+                    try:
+                        alerts.deliver(alert)
+                    except AlertDeliveryError as exc:
+                        context.log.warning(
+                            f"alert for run {alert.run_id} not sent, retried next tick: {exc}"
+                        )
+                        return dg.SensorResult(cursor=str(last), skip_reason=f"delivery failed: {exc}")
+                    sent += 1
+                elif alert is not None:
+                    context.log.warning(f"no alert channel configured; not sent: {alert.text()}")
+            last = record.id
             _advance(context, last)
         return dg.SensorResult(cursor=str(last), skip_reason=f"{sent} alert(s) sent")
 
