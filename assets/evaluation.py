@@ -65,8 +65,8 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
         golden_set = suite.load_set(where["set"])
         digest = label_digest(golden_set)
         now = datetime.now(UTC)
-        table = golden_set_table(golden_set, suite.privacy, context.run_id, now)
-        path = goldeneval.write_table("golden_question_sets", where, table, context.run_id, now)
+        table = golden_set_table(golden_set, suite.privacy, context.run.run_id, now)
+        path = goldeneval.write_table("golden_question_sets", where, table, context.run.run_id, now)
         questions = golden_set.questions
         return dg.MaterializeResult(
             metadata={
@@ -112,9 +112,9 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
         privacy = suite.privacy
         run = evaluate_cell(suite, where["set"], where["retriever"])
         to_document = document_id_mapper(suite.config.chunk_separator or None)
-        rankings = rankings_table(run, privacy, to_document, context.run_id)
+        rankings = rankings_table(run, privacy, to_document, context.run.run_id)
         rankings_path = goldeneval.write_table(
-            "retriever_rankings", where, rankings, context.run_id, run.started_at
+            "retriever_rankings", where, rankings, context.run.run_id, run.started_at
         )
         yield dg.MaterializeResult(
             asset_key="retriever_rankings",
@@ -126,8 +126,8 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
                 "dagster/column_schema": table_schema(rankings.schema),
             },
         )
-        hits = hits_table(run, privacy, context.run_id)
-        hits_path = goldeneval.write_table("question_hits", where, hits, context.run_id, run.started_at)
+        hits = hits_table(run, privacy, context.run.run_id)
+        hits_path = goldeneval.write_table("question_hits", where, hits, context.run.run_id, run.started_at)
         overall = run.aggregates.overall
         yield dg.MaterializeResult(
             asset_key="question_hits",
@@ -164,7 +164,7 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
     ) -> dg.MaterializeResult:  # type: ignore[type-arg]
         where = cell(context.partition_key)
         suite = goldeneval.suite()
-        hits_path, hits = goldeneval.read_table("question_hits", where, context.run_id)
+        hits_path, hits = goldeneval.read_table("question_hits", where, context.run.run_id)
         run = run_from_hits(hits)
         strict = PrivacyMode.METADATA_ONLY in (suite.privacy, run_privacy(hits))
         privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL

@@ -30,7 +30,7 @@ def build_definitions(config_path: str | Path) -> dg.Definitions:
     schedule = suite.config.schedule
     return dg.Definitions(
         assets=build_assets(partitions),
-        jobs=list(build_jobs(partitions)),
+        jobs=list(build_jobs()),
         schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone)],
         sensors=[build_regression_sensor(partitions), build_alert_sensor()],
         resources={

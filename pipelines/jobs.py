@@ -9,17 +9,16 @@ REGRESSION_JOB = "regression_check_job"
 EVALUATION_ASSETS = ("golden_question_sets", "retriever_rankings", "question_hits", "evaluation_summary")
 
 
-def build_jobs(partitions_def: dg.MultiPartitionsDefinition) -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
+def build_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
+    """Both jobs are partitioned like their assets: (set x retriever)."""
     nightly = dg.define_asset_job(
         NIGHTLY_JOB,
         selection=dg.AssetSelection.assets(*EVALUATION_ASSETS),
-        partitions_def=partitions_def,
         description="Evaluate one (golden set x retriever) partition and store the run.",
     )
     regression = dg.define_asset_job(
         REGRESSION_JOB,
         selection=dg.AssetSelection.assets("regression_check"),
-        partitions_def=partitions_def,
         description="Judge one stored evaluation against the previous run of its series.",
     )
     return nightly, regression
