@@ -17,6 +17,7 @@ retrieval`` without ``--fail-on-regression``), 1 when a run failed.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -170,7 +171,14 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> s
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="scripts/main.sh",
+        description="Run the nightly goldeneval job over every (set x retriever) partition of "
+        "goldeneval.yaml on the embedded default (DuckDB + Parquet, DAGSTER_HOME=.dagster_home), "
+        "then print the summary.",
+    )
+    parser.parse_args(argv)
     home = prepare_home()
     defs = build_definitions(suite_path())
     with dg.DagsterInstance.get() as instance:
