@@ -10,7 +10,6 @@ file.  Nothing here knows about Dagster.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -190,14 +189,6 @@ class Suite:
     def thresholds(self) -> RegressionThresholds:
         t = self.config.thresholds
         return RegressionThresholds(max_pass_rate_drop=t.max_top1_drop, max_mean_score_drop=t.max_top3_drop)
-
-    @property
-    def webhook_url(self) -> str | None:
-        return os.environ.get(WEBHOOK_ENV) or self.config.alerts.webhook_url
-
-    @property
-    def ui_url(self) -> str:
-        return (os.environ.get(UI_URL_ENV) or self.config.alerts.ui_url).rstrip("/")
 
     def retriever(self, name: str) -> RetrieverConfig:
         try:

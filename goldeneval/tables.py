@@ -48,6 +48,7 @@ __all__ = [
     "rankings_table",
     "read_table",
     "run_from_hits",
+    "run_privacy",
     "write_partition_file",
 ]
 

@@ -59,9 +59,10 @@ def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.
         requests = []
         for record in result.records:
             materialization = record.asset_materialization
-            if materialization is None or record.partition_key not in known:
-                continue  # a partition no longer configured: nothing to run it with
-            stored_run_id = materialization.metadata["stored_run_id"].value
+            stored = materialization.metadata.get("stored_run_id") if materialization else None
+            if stored is None or record.partition_key not in known:
+                continue  # a partition no longer configured, or not a summary goldeneval wrote
+            stored_run_id = stored.value
             requests.append(
                 dg.RunRequest(
                     run_key=summary_run_key(record.storage_id),
