@@ -11,6 +11,7 @@ from typing import Any
 
 import dagster as dg
 
+from assets.checks import partitioned_check
 from assets.metadata import rates, table_schema, text_or_unknown
 from assets.partitions import cell
 from goldeneval.privacy import PrivacyMode
@@ -149,11 +150,11 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
         deps=["question_hits"],
         pool=STORE_POOL,
         check_specs=[
-            dg.AssetCheckSpec(
+            partitioned_check(
                 RUN_COMPLETE,
-                asset="evaluation_summary",
-                partitions_def=partitions_def,
-                description="No question errored or timed out: the run is complete.",
+                "evaluation_summary",
+                partitions_def,
+                "No question errored or timed out: the run is complete.",
             )
         ],
         description="Aggregates overall, by form and by hard class, stored as one run in the "

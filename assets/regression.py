@@ -9,6 +9,7 @@ from typing import Any
 
 import dagster as dg
 
+from assets.checks import partitioned_check
 from assets.evaluation import GROUP, STORE_POOL
 from goldeneval.errors import StoreError
 from goldeneval.service import verdict_for
@@ -42,12 +43,11 @@ def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
         deps=[SUMMARY_KEY],
         pool=STORE_POOL,
         check_specs=[
-            dg.AssetCheckSpec(
+            partitioned_check(
                 NO_REGRESSION,
-                asset="regression_check",
-                partitions_def=partitions_def,
-                description="Neither hit rate fell by more than its threshold against the "
-                "previous comparable run.",
+                "regression_check",
+                partitions_def,
+                "Neither hit rate fell by more than its threshold against the previous comparable run.",
             )
         ],
         description="The regression verdict of one stored evaluation against the previous "
