@@ -94,12 +94,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     """End the process and every process it started (its own process group)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=20)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # whatever of the group is left, the leader included
+    process.wait(timeout=20)
 
 
 LOCATION = """
