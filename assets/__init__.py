@@ -1,0 +1,25 @@
+"""Dagster assets and asset checks: thin — load inputs, call goldeneval, attach metadata."""
+
+from typing import Any
+
+import dagster as dg
+
+from assets.evaluation import RUN_COMPLETE, STORE_POOL, build_evaluation_assets
+from assets.partitions import RETRIEVER_DIMENSION, SET_DIMENSION, cell, evaluation_partitions
+from assets.regression import NO_REGRESSION, RegressionCheckConfig, build_regression_assets
+
+__all__ = [
+    "NO_REGRESSION",
+    "RETRIEVER_DIMENSION",
+    "RUN_COMPLETE",
+    "SET_DIMENSION",
+    "STORE_POOL",
+    "RegressionCheckConfig",
+    "build_assets",
+    "cell",
+    "evaluation_partitions",
+]
+
+
+def build_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
+    return [*build_evaluation_assets(partitions_def), *build_regression_assets(partitions_def)]

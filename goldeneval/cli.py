@@ -45,8 +45,8 @@ __all__ = ["ExitCode", "main"]
 
 CACHE_ENV = "GOLDENEVAL_CACHE"
 DEFAULT_CACHE_DIR = Path(".goldeneval") / "cache"
-PARQUET_ENV = "GOLDENEVAL_PARQUET"
-DEFAULT_PARQUET_ROOT = Path(".goldeneval") / "parquet"
+TABLES_ENV = "GOLDENEVAL_TABLES"
+DEFAULT_TABLES_ROOT = Path(".goldeneval") / "tables"
 
 T = TypeVar("T")
 
@@ -346,28 +346,28 @@ def runs(store_path: Path | None, set_id: str | None, model: str | None, limit: 
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
 @click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
 @click.option(
-    "--parquet-root",
+    "--tables-root",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Also delete the runs' Parquet partitions (run_id=<id> folders) below this folder. "
-    "Default: $GOLDENEVAL_PARQUET, else .goldeneval/parquet.",
+    help="Also delete the Parquet table files the runs were built from, below this folder. "
+    "Default: $GOLDENEVAL_TABLES, else .goldeneval/tables.",
 )
 @store_option
 def purge(
-    older_than: str, set_id: str | None, dry_run: bool, parquet_root: Path | None, store_path: Path | None
+    older_than: str, set_id: str | None, dry_run: bool, tables_root: Path | None, store_path: Path | None
 ) -> None:
-    """Delete whole runs (store rows and their Parquet partitions) older than a duration."""
+    """Delete whole runs (store rows and their Parquet table files) older than a duration."""
     resolved = resolve_store_path(store_path)
-    root = parquet_root or Path(os.environ.get(PARQUET_ENV) or DEFAULT_PARQUET_ROOT)
+    root = tables_root or Path(os.environ.get(TABLES_ENV) or DEFAULT_TABLES_ROOT)
 
     def run() -> PurgeReport:
         return purge_runs(
-            ResultStore(resolved), parse_duration(older_than), set_id=set_id, parquet_root=root, dry_run=dry_run
+            ResultStore(resolved), parse_duration(older_than), set_id=set_id, tables_root=root, dry_run=dry_run
         )
 
     report = _run_guarded(run)
     verb = "Would delete" if report.dry_run else "Deleted"
-    click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.parquet_folders)} Parquet partition(s).")
+    click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.table_files)} Parquet table file(s).")
     for stored in report.runs:
         click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
 

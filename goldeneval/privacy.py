@@ -16,7 +16,7 @@ from typing import Any
 
 from goldeneval.errors import InputError
 
-__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_question", "resolve_privacy"]
+__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "content_free_question", "resolve_privacy"]
 
 PRIVACY_ENV = "GOLDENEVAL_PRIVACY"
 
@@ -39,6 +39,18 @@ def resolve_privacy(option: str | None = None) -> PrivacyMode:
         raise InputError(f"privacy mode {raw!r} is not one of: {choices}") from None
 
 
+def content_free_error(message: str | None) -> str | None:
+    """An error message can quote a question or a document id (``KeyError: 'doc-17'``):
+    keep only the exception's class, or the fixed text of a timeout."""
+    if message is None:
+        return None
+    head, sep, _ = message.partition(":")
+    return head if sep else message if message.startswith("timed out after ") else "error"
+
+
 def content_free_question(details: Mapping[str, Any]) -> dict[str, Any]:
     """A per-question detail record without text or document ids."""
-    return {key: value for key, value in details.items() if key not in CONTENT_KEYS}
+    kept = {key: value for key, value in details.items() if key not in CONTENT_KEYS}
+    if "error" in kept:
+        kept["error"] = content_free_error(kept["error"])
+    return kept

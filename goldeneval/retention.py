@@ -1,19 +1,20 @@
 """Retention (ADR-215 decision 5): delete whole runs older than a duration.
 
-A run is the store row, its slices and its Parquet partitions (folders named
-``run_id=<id>`` below the Parquet root that the Dagster assets write); all go together.
+A run is the store row, its slices and the Parquet table files it was built from (the
+Dagster assets record their writer in the run's details, ``tables_run_id``); all go
+together.  A table file still used by a run that stays is kept.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from goldeneval.errors import InputError
 from goldeneval.store import ResultStore, StoredRun
+from goldeneval.tables import TABLES_RUN_KEY, run_files
 
 __all__ = ["PurgeReport", "parse_duration", "purge_runs"]
 
@@ -32,18 +33,12 @@ def parse_duration(text: str) -> timedelta:
 @dataclass(frozen=True)
 class PurgeReport:
     runs: tuple[StoredRun, ...]
-    parquet_folders: tuple[Path, ...]
+    table_files: tuple[Path, ...]
     dry_run: bool
 
 
-def _partition_folders(parquet_root: Path | None, run_ids: set[str]) -> list[Path]:
-    if parquet_root is None or not parquet_root.is_dir():
-        return []
-    return sorted(
-        path
-        for path in parquet_root.rglob("run_id=*")
-        if path.is_dir() and path.name.removeprefix("run_id=") in run_ids
-    )
+def _tables_runs(runs: list[StoredRun]) -> set[str]:
+    return {str(run.details[TABLES_RUN_KEY]) for run in runs if run.details.get(TABLES_RUN_KEY)}
 
 
 def purge_runs(
@@ -51,14 +46,16 @@ def purge_runs(
     older_than: timedelta,
     *,
     set_id: str | None = None,
-    parquet_root: Path | None = None,
+    tables_root: Path | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
 ) -> PurgeReport:
     cutoff = (now or datetime.now(UTC)) - older_than
     runs = store.purge(cutoff, set_id=set_id, dry_run=dry_run)
-    folders = _partition_folders(parquet_root, {run.id for run in runs})
+    doomed_ids = {run.id for run in runs}
+    kept = [run for run in store.list_runs() if run.id not in doomed_ids]
+    files = run_files(tables_root, _tables_runs(runs) - _tables_runs(kept)) if tables_root else []
     if not dry_run:
-        for folder in folders:
-            shutil.rmtree(folder)
-    return PurgeReport(tuple(runs), tuple(folders), dry_run)
+        for path in files:
+            path.unlink(missing_ok=True)
+    return PurgeReport(tuple(runs), tuple(files), dry_run)

@@ -1,0 +1,1 @@
+"""The Dagster code location: definitions, jobs, the nightly schedule and the sensors."""

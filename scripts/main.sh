@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: the bundled sample set against the built-in
-# lexical retriever, stored in .goldeneval/results.duckdb.  Extra arguments go to
-# `goldeneval retrieval` (e.g. --format json).
+# The main job on the embedded default: the Dagster job `nightly_evaluation` over every
+# (set x retriever) partition of goldeneval.yaml, stored in DuckDB + Parquet under
+# .goldeneval/, with the Dagster instance in .dagster_home/ (kept between invocations).
+# Prints the rates per partition, the verdicts and checks, and how to open the UI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-venv.sh
-exec .venv/bin/goldeneval retrieval --set transit-sample --retriever goldeneval.lexical "$@"
+export DAGSTER_HOME="${DAGSTER_HOME:-$PWD/.dagster_home}"
+exec .venv/bin/python -m pipelines.main "$@"

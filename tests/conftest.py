@@ -21,7 +21,8 @@ GOLDENEVAL_ENV_VARS = (
     "GOLDENEVAL_STORE",
     "GOLDENEVAL_CACHE",
     "GOLDENEVAL_PRIVACY",
-    "GOLDENEVAL_PARQUET",
+    "GOLDENEVAL_TABLES",
+    "GOLDENEVAL_CONFIG",
 )
 SCIFACT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 

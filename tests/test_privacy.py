@@ -79,3 +79,30 @@ def test_the_privacy_default_comes_from_the_environment(monkeypatch: pytest.Monk
     monkeypatch.setenv(PRIVACY_ENV, "metadata_only")
     assert resolve_privacy(None) is PrivacyMode.METADATA_ONLY
     assert resolve_privacy("full") is PrivacyMode.FULL
+
+
+def test_metadata_only_keeps_only_the_class_of_an_error(cli_workspace: CliWorkspace) -> None:
+    # The plugin looks the question up in its rankings: a missing one raises a KeyError that
+    # quotes the question text, which must not reach the store.
+    cli_workspace.write_set(QUESTIONS)
+    rankings = {f"{QUESTION_MARKER} fares": RANKINGS[f"{QUESTION_MARKER} fares"]}
+    out = cli_workspace.root / "errors"
+    out.mkdir()
+    path = cli_workspace.root / "rankings.json"
+    path.write_text(json.dumps(rankings))
+    args = ["retrieval", "--set", str(cli_workspace.set_path), "--retriever", "fixed_rankings_plugin:build"]
+    args += ["--option", f"rankings={path}", "--store", str(out / "r.duckdb"), "--privacy", "metadata_only"]
+    result = CliRunner().invoke(main, [*args, "--format", "json", "--no-progress"])
+    errors = [q["error"] for q in json.loads(result.stdout)["questions"]]
+    assert errors == [None, "KeyError"]
+    assert files_containing(out, QUESTION_MARKER) == []
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [("KeyError: 'DMARK-1'", "KeyError"), ("timed out after 5 s", "timed out after 5 s"), ("odd", "error")],
+)
+def test_content_free_errors(message: str, kept: str) -> None:
+    from goldeneval.privacy import content_free_error
+
+    assert content_free_error(message) == kept

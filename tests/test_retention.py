@@ -16,7 +16,7 @@ from goldeneval.store import ResultStore, RunRecord, SliceRates
 NOW = datetime.now(UTC)
 
 
-def record(set_id: str, age: timedelta) -> RunRecord:
+def record(set_id: str, age: timedelta, tables_run: str) -> RunRecord:
     return RunRecord(
         set_id=set_id,
         model="m",
@@ -26,7 +26,7 @@ def record(set_id: str, age: timedelta) -> RunRecord:
         question_count=2,
         scored_count=2,
         error_count=0,
-        details={"questions": []},
+        details={"questions": [], "tables_run_id": tables_run},
         slices=[SliceRates("form", "GAP", 2, 2, 0.5, 0.5)],
         created_at=NOW - age,
     )
@@ -36,21 +36,25 @@ def record(set_id: str, age: timedelta) -> RunRecord:
 def populated(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     store = ResultStore(tmp_path / "results.duckdb")
     ids = {
-        "old-a": store.save_run(record("a", timedelta(days=40))).id,
-        "old-b": store.save_run(record("b", timedelta(days=40))).id,
-        "new-a": store.save_run(record("a", timedelta(days=1))).id,
+        "old-a": store.save_run(record("a", timedelta(days=40), "dg-old-a")).id,
+        "old-b": store.save_run(record("b", timedelta(days=40), "dg-old-b")).id,
+        "new-a": store.save_run(record("a", timedelta(days=1), "dg-new-a")).id,
+        # A summary re-stored later from the old-a files keeps them alive:
+        "old-c": store.save_run(record("c", timedelta(days=40), "dg-shared")).id,
+        "new-c": store.save_run(record("c", timedelta(days=1), "dg-shared")).id,
     }
-    parquet = tmp_path / "parquet"
-    for run_id in ids.values():
-        folder = parquet / "question_hits" / "set_id=a" / "retriever=m" / f"run_id={run_id}"
-        folder.mkdir(parents=True)
-        (folder / "part-0.parquet").write_bytes(b"PAR1")
+    parquet = tmp_path / "tables"
+    for set_id, writer in (("a", "dg-old-a"), ("b", "dg-old-b"), ("a", "dg-new-a"), ("c", "dg-shared")):
+        for table in ("retriever_rankings", "question_hits"):
+            folder = parquet / table / f"set={set_id}" / "retriever=m"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"20261001T020000000000Z_{writer}.parquet").write_bytes(b"PAR1")
     return tmp_path / "results.duckdb", parquet, ids
 
 
 def purge(store: Path, parquet: Path, *extra: str) -> str:
     result = CliRunner().invoke(
-        main, ["purge", "--store", str(store), "--parquet-root", str(parquet), "--older-than", "30d", *extra]
+        main, ["purge", "--store", str(store), "--tables-root", str(parquet), "--older-than", "30d", *extra]
     )
     assert result.exit_code == ExitCode.OK, result.output
     return result.output
@@ -74,27 +78,33 @@ def test_a_malformed_duration_is_invalid_input() -> None:
         parse_duration("30 days")
 
 
-def test_purge_deletes_old_runs_with_their_slices_and_parquet_partitions(
+def remaining_writers(parquet: Path) -> list[str]:
+    return sorted({p.stem.partition("_")[2] for p in parquet.rglob("*.parquet")})
+
+
+def test_purge_deletes_old_runs_with_their_slices_and_table_files(
     populated: tuple[Path, Path, dict[str, str]],
 ) -> None:
     store_path, parquet, ids = populated
     output = purge(store_path, parquet)
-    assert output.splitlines()[0] == "Deleted 2 run(s) and 2 Parquet partition(s)."
+    assert output.splitlines()[0] == "Deleted 3 run(s) and 4 Parquet table file(s)."
     store = ResultStore(store_path)
-    assert [r.id for r in store.list_runs()] == [ids["new-a"]]
+    assert {r.id for r in store.list_runs()} == {ids["new-a"], ids["new-c"]}
     assert store.slices(ids["old-a"]) == []
-    assert sorted(p.name for p in parquet.rglob("run_id=*")) == [f"run_id={ids['new-a']}"]
+    assert remaining_writers(parquet) == ["dg-new-a", "dg-shared"]
 
 
 def test_purge_can_be_limited_to_one_set(populated: tuple[Path, Path, dict[str, str]]) -> None:
     store_path, parquet, ids = populated
     purge(store_path, parquet, "--set", "b")
-    assert {r.id for r in ResultStore(store_path).list_runs()} == {ids["old-a"], ids["new-a"]}
+    assert ids["old-b"] not in {r.id for r in ResultStore(store_path).list_runs()}
+    assert len(ResultStore(store_path).list_runs()) == 4
+    assert remaining_writers(parquet) == ["dg-new-a", "dg-old-a", "dg-shared"]
 
 
 def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[Path, Path, dict[str, str]]) -> None:
     store_path, parquet, _ = populated
     output = purge(store_path, parquet, "--dry-run")
-    assert output.splitlines()[0] == "Would delete 2 run(s) and 2 Parquet partition(s)."
-    assert len(ResultStore(store_path).list_runs()) == 3
-    assert len(list(parquet.rglob("run_id=*"))) == 3
+    assert output.splitlines()[0] == "Would delete 3 run(s) and 4 Parquet table file(s)."
+    assert len(ResultStore(store_path).list_runs()) == 5
+    assert len(list(parquet.rglob("*.parquet"))) == 8

@@ -1,0 +1,301 @@
+"""The evaluation suite: which golden sets run against which named retrievers, from one file.
+
+``goldeneval.yaml`` at the project root declares the sets (registered ids or set files), the
+named retrievers (``{name: {id, options, corpus, provenance}}``), the privacy mode, the
+regression thresholds, the nightly schedule, where results go and where alerts go.  Every
+(set, retriever) pair is one cell: the Dagster code location turns each cell into a
+partition, and :func:`evaluate_cell` evaluates one.  Relative paths are relative to the
+file.  Nothing here knows about Dagster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from goldeneval.corpus import Corpus
+from goldeneval.errors import InputError
+from goldeneval.evaluation import DEFAULT_TIMEOUT_S, RetrievalRun, evaluate_retrieval
+from goldeneval.golden import GoldenQuestionSet
+from goldeneval.privacy import PrivacyMode, resolve_privacy
+from goldeneval.provenance import parse_provenance, retriever_provenance
+from goldeneval.regression import RegressionThresholds
+from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
+from goldeneval.retrievers.registry import build_retriever
+from goldeneval.service import corpus_for
+from goldeneval.sets import resolve_golden_set
+
+__all__ = [
+    "CONFIG_ENV",
+    "CONFIG_FILE_NAME",
+    "AlertsConfig",
+    "RetrieverConfig",
+    "Suite",
+    "SuiteConfig",
+    "evaluate_cell",
+    "load_suite",
+]
+
+CONFIG_FILE_NAME = "goldeneval.yaml"
+CONFIG_ENV = "GOLDENEVAL_CONFIG"
+"""Path of the suite file; default: ``goldeneval.yaml`` in the project folder."""
+WEBHOOK_ENV = "GOLDENEVAL_ALERT_WEBHOOK_URL"
+UI_URL_ENV = "GOLDENEVAL_UI_URL"
+
+_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""What a set id or retriever name must look like to be a partition key and a folder name."""
+
+
+def _check_key(kind: str, value: str) -> str:
+    if not _KEY.fullmatch(value):
+        raise ValueError(
+            f"{kind} {value!r} cannot name a partition: use 1 to 100 letters, digits, '.', '_' "
+            "or '-', starting with a letter or digit"
+        )
+    return value
+
+
+class RetrieverConfig(BaseModel):
+    """One named retriever: a registered id or import path, its options, an optional corpus."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, description="Registered retriever id or package.module:factory.")
+    options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Retriever options, as --option KEY=VALUE."
+    )
+    corpus: str | None = Field(default=None, description="Corpus path; default: the set's own corpus.")
+    provenance: dict[str, str] = Field(
+        default_factory=dict, description="Declared provenance fields for a retriever that cannot say them."
+    )
+
+    def string_options(self) -> dict[str, str]:
+        return {
+            key: (str(value).lower() if isinstance(value, bool) else str(value)) for key, value in self.options.items()
+        }
+
+
+class ThresholdsConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_top1_drop: float = Field(default=0.1, ge=0.0, le=1.0)
+    max_top3_drop: float = Field(default=0.1, ge=0.0, le=1.0)
+    max_p: float | None = Field(default=None, gt=0.0, le=1.0, description="Also require McNemar p < max_p.")
+    slice_max_drop: dict[str, float] = Field(
+        default_factory=dict, description="Per slice 'form:GAP', 'hard_class:<class>' or '*': largest allowed drop."
+    )
+    min_slice_questions: int = Field(default=5, ge=1)
+
+
+class ScheduleConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    cron: str = Field(default="0 2 * * *", description="When the nightly job runs.")
+    timezone: str = Field(default="UTC", description="IANA time zone of the cron expression.")
+
+
+class StorageConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: str = Field(default=".goldeneval/results.duckdb", description="The DuckDB result store.")
+    tables: str = Field(default=".goldeneval/tables", description="Root of the hive-style Parquet tables.")
+    cache: str = Field(default=".goldeneval/cache", description="Retriever index cache.")
+
+
+class AlertsConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    webhook_url: str | None = Field(
+        default=None, description=f"JSON alerts are POSTed here; ${WEBHOOK_ENV} overrides it."
+    )
+    slack_channel: str | None = Field(
+        default=None, description="Slack channel for alerts; used when $SLACK_TOKEN is set."
+    )
+    ui_url: str = Field(
+        default="http://127.0.0.1:3000",
+        description=f"Base URL of the Dagster UI; ${UI_URL_ENV} overrides it.",
+    )
+    timeout_s: float = Field(default=10.0, gt=0)
+
+
+class SuiteConfig(BaseModel):
+    """The file as written.  See README.md, "Dagster"."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sets: list[str] = Field(min_length=1, description="Registered set ids or set file paths.")
+    sets_dirs: list[str] = Field(default_factory=list, description="Extra folders of set files to register.")
+    retrievers: dict[str, RetrieverConfig] = Field(min_length=1)
+    privacy: PrivacyMode | None = Field(default=None, description="full | metadata_only.")
+    thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
+    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig)
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, description="Per-question timeout.")
+    chunk_separator: str = Field(default=DEFAULT_CHUNK_SEPARATOR)
+
+    @field_validator("retrievers")
+    @classmethod
+    def _names_are_keys(cls, value: dict[str, RetrieverConfig]) -> dict[str, RetrieverConfig]:
+        for name in value:
+            _check_key("retriever name", name)
+        return value
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded suite file: its settings with paths resolved, and every set by its id."""
+
+    path: Path
+    config: SuiteConfig
+    set_refs: Mapping[str, str]
+    """Set id -> the reference it was loaded from (absolute path or registered id)."""
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def _resolve(self, value: str) -> Path:
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else self.folder / path
+
+    @property
+    def set_ids(self) -> list[str]:
+        return list(self.set_refs)
+
+    @property
+    def retriever_names(self) -> list[str]:
+        return list(self.config.retrievers)
+
+    @property
+    def store_path(self) -> Path:
+        return self._resolve(self.config.storage.store)
+
+    @property
+    def tables_root(self) -> Path:
+        return self._resolve(self.config.storage.tables)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self._resolve(self.config.storage.cache)
+
+    @property
+    def privacy(self) -> PrivacyMode:
+        return self.config.privacy or resolve_privacy(None)
+
+    @property
+    def thresholds(self) -> RegressionThresholds:
+        t = self.config.thresholds
+        return RegressionThresholds(
+            max_pass_rate_drop=t.max_top1_drop,
+            max_mean_score_drop=t.max_top3_drop,
+            max_p=t.max_p,
+            slice_max_drop=t.slice_max_drop,
+            min_slice_questions=t.min_slice_questions,
+        )
+
+    def retriever(self, name: str) -> RetrieverConfig:
+        try:
+            return self.config.retrievers[name]
+        except KeyError:
+            raise InputError(
+                f"{self.path}: no retriever named {name!r} (configured: {', '.join(self.retriever_names)})"
+            ) from None
+
+    def load_set(self, set_id: str) -> GoldenQuestionSet:
+        """The set as it is now (files are read again, so a label change is seen)."""
+        try:
+            reference = self.set_refs[set_id]
+        except KeyError:
+            raise InputError(
+                f"{self.path}: no set with id {set_id!r} (configured: {', '.join(self.set_ids)})"
+            ) from None
+        golden_set = resolve_golden_set(reference, [self._resolve(d) for d in self.config.sets_dirs])
+        if golden_set.id != set_id:
+            raise InputError(f"{reference}: its id changed from {set_id!r} to {golden_set.id!r}; reload")
+        return golden_set
+
+    def corpus(self, golden_set: GoldenQuestionSet, retriever_name: str) -> Corpus | None:
+        configured = self.retriever(retriever_name).corpus
+        return corpus_for(golden_set, self._resolve(configured) if configured else None)
+
+
+def _read(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: suite file not found; create it (README.md, 'Dagster')") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(f"{path}: malformed YAML{where}: {getattr(exc, 'problem', exc)}") from None
+
+
+def load_suite(path: str | Path) -> Suite:
+    """Read and validate the suite file and load every set once, to learn its id.
+
+    Errors name the file and the field.  Two references to one set id fail.
+    """
+    path = Path(path).resolve()
+    raw = _read(path)
+    try:
+        config = SuiteConfig.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "(file)"
+        raise InputError(f"{path}: field {where!r}: {error['msg'].removeprefix('Value error, ')}") from None
+    for name, retriever in config.retrievers.items():
+        parse_provenance(retriever.provenance, f"{path}: retriever {name!r}")
+    folders = [p if (p := Path(d).expanduser()).is_absolute() else path.parent / p for d in config.sets_dirs]
+    set_refs: dict[str, str] = {}
+    for reference in config.sets:
+        candidate = Path(reference).expanduser()
+        if not candidate.is_absolute() and (path.parent / candidate).exists():
+            candidate = path.parent / candidate
+        resolved = str(candidate) if candidate.exists() else reference
+        golden_set = resolve_golden_set(resolved, folders)
+        try:
+            _check_key("set id", golden_set.id)
+        except ValueError as exc:
+            raise InputError(f"{path}: sets: {reference}: {exc}") from None
+        if golden_set.id in set_refs:
+            raise InputError(
+                f"{path}: sets: {reference!r} and {set_refs[golden_set.id]!r} are both set {golden_set.id!r}"
+            )
+        set_refs[golden_set.id] = resolved
+    return Suite(path=path, config=config, set_refs=set_refs)
+
+
+def evaluate_cell(suite: Suite, set_id: str, retriever_name: str) -> RetrievalRun:
+    """Evaluate one (set, retriever) cell: build the retriever, ask every question, score.
+
+    The run's retriever is the configured *name*, so two configurations of one retriever id
+    (say BM25 with two k1 values) are two series in the store, never compared with each other.
+    """
+    golden_set = suite.load_set(set_id)
+    configured = suite.retriever(retriever_name)
+    context = RetrieverContext(
+        corpus=suite.corpus(golden_set, retriever_name),
+        cache_dir=suite.cache_dir,
+        options=configured.string_options(),
+    )
+    retriever = build_retriever(configured.id, context)
+    declared = parse_provenance(configured.provenance, f"{suite.path}: retriever {retriever_name!r}")
+    return evaluate_retrieval(
+        golden_set,
+        retriever,
+        retriever_name,
+        to_document=document_id_mapper(suite.config.chunk_separator or None),
+        timeout_s=suite.config.timeout_s,
+        provenance=retriever_provenance(retriever, configured.id).merged_with(declared),
+    )

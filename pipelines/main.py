@@ -1,0 +1,192 @@
+"""The README's main command: the nightly job over every partition, on the embedded default.
+
+``python -m pipelines.main`` (``scripts/main.sh``) runs, in this process and against the
+Dagster instance in ``$DAGSTER_HOME`` (default ``.dagster_home`` in the project folder, kept
+between invocations):
+
+1. the ``nightly_evaluation`` job once per (set x retriever) partition;
+2. one tick of each sensor, as the daemon would: ``regression_check_sensor``'s runs are
+   executed here, tagged with the sensor's run keys so that a daemon started later skips
+   them; ``check_alert_sensor`` posts alerts for failed checks when a channel is configured;
+3. a summary: the rates per partition, the verdicts, the checks, where everything is stored,
+   and how to open the UI on the same instance.
+
+Exit status 0 when every run succeeded (a regression is reported, like ``goldeneval
+retrieval`` without ``--fail-on-regression``), 1 when a run failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from dagster._core.event_api import PartitionKeyFilter
+from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
+
+from assets import NO_REGRESSION, RUN_COMPLETE, cell
+from goldeneval.suite import load_suite
+from pipelines.build import build_definitions
+from pipelines.config import PROJECT_DIR, suite_path
+from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
+from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
+
+DAGSTER_HOME_ENV = "DAGSTER_HOME"
+DEFAULT_DAGSTER_HOME = PROJECT_DIR / ".dagster_home"
+INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
+REGRESSION_CURSOR_KEY = "goldeneval/main/regression_check_sensor_cursor"
+QUIET: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def prepare_home() -> Path:
+    """``$DAGSTER_HOME`` (set to the project's ``.dagster_home`` when unset), with the
+    instance settings goldeneval needs (the store pool of one) when it has none."""
+    home = Path(os.environ.setdefault(DAGSTER_HOME_ENV, str(DEFAULT_DAGSTER_HOME))).resolve()
+    os.environ[DAGSTER_HOME_ENV] = str(home)
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists():
+        shutil.copyfile(INSTANCE_TEMPLATE, home / "dagster.yaml")
+    return home
+
+
+def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        merged[key] = (
+            _merge(merged[key], value) if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping) else value
+        )
+    return merged
+
+
+def run_nightly(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[dg.ExecuteInProcessResult]:
+    job = defs.resolve_job_def(NIGHTLY_JOB)
+    partitions = job.partitions_def
+    assert partitions is not None
+    return [
+        job.execute_in_process(partition_key=key, instance=instance, run_config=QUIET, raise_on_error=False)
+        for key in partitions.get_partition_keys()
+    ]
+
+
+def run_regression_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[dg.ExecuteInProcessResult]:
+    """Tick the regression sensor until it has nothing new; run what it asks for, once."""
+    sensor = defs.resolve_sensor_def(REGRESSION_SENSOR)
+    job = defs.resolve_job_def(REGRESSION_JOB)
+    cursor = instance.run_storage.get_cursor_values({REGRESSION_CURSOR_KEY}).get(REGRESSION_CURSOR_KEY)
+    results = []
+    while True:
+        tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs))
+        for request in tick.run_requests or []:
+            key = request.run_key or ""
+            done = instance.get_runs(
+                filters=dg.RunsFilter(tags={RUN_KEY_TAG: key, SENSOR_NAME_TAG: REGRESSION_SENSOR}), limit=1
+            )
+            if done:
+                continue
+            results.append(
+                job.execute_in_process(
+                    partition_key=request.partition_key,
+                    run_config=_merge(request.run_config, QUIET),
+                    tags={**request.tags, RUN_KEY_TAG: key, SENSOR_NAME_TAG: REGRESSION_SENSOR},
+                    instance=instance,
+                    raise_on_error=False,
+                )
+            )
+        if tick.cursor is None or tick.cursor == cursor:
+            return results
+        cursor = tick.cursor
+        instance.run_storage.set_cursor_values({REGRESSION_CURSOR_KEY: cursor})
+
+
+def run_alert_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) -> str:
+    sensor = defs.resolve_sensor_def(ALERT_SENSOR)
+    context = dg.build_sensor_context(
+        instance=instance, definitions=defs, resources={"alerts": (defs.resources or {})["alerts"]}
+    )
+    return sensor.evaluate_tick(context).skip_message or ""
+
+
+def _latest(instance: dg.DagsterInstance, asset: str, partition: str) -> dict[str, Any]:
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]), limit=1
+    ).records
+    if not records or records[0].asset_materialization is None:
+        return {}
+    return {k: v.value for k, v in records[0].asset_materialization.metadata.items()}
+
+
+def _checks(instance: dg.DagsterInstance, partition: str) -> list[str]:
+    lines = []
+    for asset, check in (("evaluation_summary", RUN_COMPLETE), ("regression_check", NO_REGRESSION)):
+        key = dg.AssetCheckKey(dg.AssetKey(asset), check)
+        history = instance.event_log_storage.get_asset_check_execution_history(
+            key, limit=1, partition_filter=PartitionKeyFilter(key=partition)
+        )
+        status = history[0].status.value.lower() if history else "not evaluated"
+        lines.append(f"{check} {status}")
+    return lines
+
+
+def _rate(value: Any) -> str:
+    return "  n/a" if value is None else f"{float(value):.3f}"
+
+
+def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> str:
+    suite = load_suite(suite_path())
+    job = defs.resolve_job_def(NIGHTLY_JOB)
+    assert job.partitions_def is not None
+    lines = ["", "goldeneval: nightly evaluation", ""]
+    header = f"{'set':<24} {'retriever':<20} {'top-1':>6} {'top-3':>6}  verdict      checks"
+    lines += [header, "-" * len(header)]
+    for key in job.partitions_def.get_partition_keys():
+        where = cell(key)
+        summary_md = _latest(instance, "evaluation_summary", key)
+        verdict = _latest(instance, "regression_check", key).get("verdict", "-")
+        lines.append(
+            f"{where['set']:<24} {where['retriever']:<20} {_rate(summary_md.get('top1_hit_rate')):>6} "
+            f"{_rate(summary_md.get('top3_hit_rate')):>6}  {verdict:<12} {', '.join(_checks(instance, key))}"
+        )
+    lines += [
+        "",
+        f"Result store:    {suite.store_path}",
+        f"Parquet tables:  {suite.tables_root}  (read all history with DuckDB: README.md, 'Dagster')",
+        f"Dagster home:    {home}",
+        f"Privacy mode:    {suite.privacy.value}",
+        "",
+        "Open the UI on these runs:",
+        f"  DAGSTER_HOME={home} .venv/bin/dagster dev      (or: .venv/bin/dg dev)",
+        "  then http://127.0.0.1:3000 — the daemon it starts also runs the nightly schedule and the sensors.",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="scripts/main.sh",
+        description="Run the nightly goldeneval job over every (set x retriever) partition of "
+        "goldeneval.yaml on the embedded default (DuckDB + Parquet, DAGSTER_HOME=.dagster_home), "
+        "then print the summary.",
+    )
+    parser.parse_args(argv)
+    home = prepare_home()
+    defs = build_definitions(suite_path())
+    with dg.DagsterInstance.get() as instance:
+        runs = run_nightly(defs, instance)
+        runs += run_regression_sensor(defs, instance)
+        alerts = run_alert_sensor(defs, instance)
+        print(summary(defs, instance, home))
+        print(f"Alerts:          {alerts}")
+        failed = [r.run_id for r in runs if not r.success]
+    if failed:
+        print(f"goldeneval: error: {len(failed)} run(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

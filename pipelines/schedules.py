@@ -1,0 +1,30 @@
+"""The nightly schedule: one run per (set x retriever) partition, no click needed."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.jobs import NIGHTLY_JOB
+
+NIGHTLY_SCHEDULE = "nightly_evaluation_schedule"
+
+
+def build_nightly_schedule(
+    partitions_def: dg.MultiPartitionsDefinition, cron: str, timezone: str
+) -> dg.ScheduleDefinition:
+    @dg.schedule(
+        name=NIGHTLY_SCHEDULE,
+        job_name=NIGHTLY_JOB,
+        cron_schedule=cron,
+        execution_timezone=timezone,
+        default_status=dg.DefaultScheduleStatus.RUNNING,
+        description="Every night, evaluate every (golden set x retriever) partition.",
+    )
+    def nightly_evaluation_schedule(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest]:
+        tick = context.scheduled_execution_time
+        stamp = tick.isoformat() if tick is not None else "manual"
+        return [
+            dg.RunRequest(run_key=f"{stamp}:{key}", partition_key=key) for key in partitions_def.get_partition_keys()
+        ]
+
+    return nightly_evaluation_schedule

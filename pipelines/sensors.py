@@ -1,0 +1,177 @@
+"""Sensors: a regression check after every stored summary, and alerts for failed checks.
+
+``regression_check_sensor`` reads evaluation_summary materialisations in storage order after
+its cursor and asks for one regression_check run per materialisation.  The cursor and the
+run requests are committed together with the tick, and every request carries a run key
+derived from the materialisation's storage id, so a restart neither skips a summary nor
+checks one twice (the daemon drops a request whose run key already has a run).
+
+``check_alert_sensor`` reads the executions of goldeneval's checks in id order and delivers one alert
+per failed ERROR check of goldeneval.  Failed non-blocking checks do not fail runs, so this
+watches check executions, not run failures.  Its progress is kept in the instance's
+key-value store as well as in its cursor, advanced after each delivered alert, so the
+main command and the daemon share it and an alert is not sent twice.
+"""
+
+import os
+from typing import Any
+
+import dagster as dg
+from dagster._core.storage.asset_check_execution_record import (
+    AssetCheckExecutionRecord,
+    AssetCheckExecutionRecordStatus,
+)
+
+from assets import NO_REGRESSION, RUN_COMPLETE
+from goldeneval.alerts import Alert, AlertDeliveryError
+from pipelines.jobs import REGRESSION_JOB
+from resources.alerts import AlertsResource
+
+REGRESSION_SENSOR = "regression_check_sensor"
+ALERT_SENSOR = "check_alert_sensor"
+ALERT_PROGRESS_KEY = "goldeneval/check_alert_sensor/last_storage_id"
+SUMMARY_KEY = dg.AssetKey("evaluation_summary")
+BATCH = 100
+INTERVAL_ENV = "GOLDENEVAL_SENSOR_INTERVAL_S"
+
+
+def sensor_interval_s() -> int:
+    return int(os.environ.get(INTERVAL_ENV) or 30)
+
+
+def summary_run_key(storage_id: int) -> str:
+    return f"evaluation_summary:{storage_id}"
+
+
+def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.SensorDefinition:
+    @dg.sensor(
+        name=REGRESSION_SENSOR,
+        job_name=REGRESSION_JOB,
+        minimum_interval_seconds=sensor_interval_s(),
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Materialise regression_check once for every evaluation_summary materialisation.",
+    )
+    def regression_check_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+        result = context.instance.fetch_materializations(
+            SUMMARY_KEY, limit=BATCH, cursor=context.cursor, ascending=True
+        )
+        known = set(partitions_def.get_partition_keys())
+        requests = []
+        for record in result.records:
+            materialization = record.asset_materialization
+            stored = materialization.metadata.get("stored_run_id") if materialization else None
+            if stored is None or record.partition_key not in known:
+                continue  # a partition no longer configured, or not a summary goldeneval wrote
+            stored_run_id = stored.value
+            requests.append(
+                dg.RunRequest(
+                    run_key=summary_run_key(record.storage_id),
+                    partition_key=record.partition_key,
+                    run_config={"ops": {"regression_check": {"config": {"stored_run_id": stored_run_id}}}},
+                    tags={"goldeneval/summary_storage_id": str(record.storage_id)},
+                )
+            )
+        cursor = result.cursor if result.records else context.cursor
+        return dg.SensorResult(run_requests=requests, cursor=cursor)
+
+    return regression_check_sensor
+
+
+ALERTED_CHECKS = (
+    dg.AssetCheckKey(dg.AssetKey("evaluation_summary"), RUN_COMPLETE),
+    dg.AssetCheckKey(dg.AssetKey("regression_check"), NO_REGRESSION),
+)
+
+
+def _progress(context: dg.SensorEvaluationContext) -> int:
+    stored = context.instance.run_storage.get_cursor_values({ALERT_PROGRESS_KEY}).get(ALERT_PROGRESS_KEY)
+    return max(int(context.cursor or 0), int(stored or 0))
+
+
+def _advance(context: dg.SensorEvaluationContext, execution_id: int) -> None:
+    context.instance.run_storage.set_cursor_values({ALERT_PROGRESS_KEY: str(execution_id)})
+
+
+def _value(metadata: dict[str, Any], key: str) -> Any:
+    entry = metadata.get(key)
+    return None if entry is None else entry.value
+
+
+def check_executions_after(instance: dg.DagsterInstance, after: int) -> list[AssetCheckExecutionRecord]:
+    """Executions of goldeneval's checks with an id above ``after``, oldest first.
+
+    Check executions live in the instance's index (one id sequence for all runs), on every
+    storage; event-log queries across runs do not work on the default run-sharded SQLite one.
+    """
+    found: list[AssetCheckExecutionRecord] = []
+    for key in ALERTED_CHECKS:
+        cursor = None
+        while True:
+            page = instance.event_log_storage.get_asset_check_execution_history(key, limit=BATCH, cursor=cursor)
+            fresh = [r for r in page if r.id > after]
+            found += fresh
+            if len(page) < BATCH or len(fresh) < len(page):
+                break
+            cursor = page[-1].id
+    return sorted(found, key=lambda r: r.id)
+
+
+def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Alert | None:
+    """The alert a completed check execution calls for, or None when it passed."""
+    event = record.event.dagster_event if record.event is not None else None
+    evaluation = event.event_specific_data if event is not None else None
+    if (
+        not isinstance(evaluation, dg.AssetCheckEvaluation)
+        or evaluation.passed
+        or evaluation.severity != dg.AssetCheckSeverity.ERROR
+    ):
+        return None
+    metadata = dict(evaluation.metadata)
+    return Alert(
+        check=evaluation.check_name,
+        asset=evaluation.asset_key.to_user_string(),
+        set_id=str(_value(metadata, "set")),
+        retriever=str(_value(metadata, "retriever")),
+        top1_hit_rate=_value(metadata, "top1_hit_rate"),
+        top3_hit_rate=_value(metadata, "top3_hit_rate"),
+        verdict=str(_value(metadata, "verdict")),
+        reason=str(_value(metadata, "reason")),
+        run_id=record.run_id,
+        run_url=alerts.run_url(record.run_id),
+        stored_run_id=_value(metadata, "stored_run_id"),
+        extra={"partition": record.partition},
+    )
+
+
+def build_alert_sensor() -> dg.SensorDefinition:
+    @dg.sensor(
+        name=ALERT_SENSOR,
+        minimum_interval_seconds=sensor_interval_s(),
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Post a JSON alert (and a Slack message) for every failed goldeneval check.",
+    )
+    def check_alert_sensor(context: dg.SensorEvaluationContext, alerts: AlertsResource) -> dg.SensorResult:
+        last = _progress(context)
+        sent = 0
+        for record in check_executions_after(context.instance, last):
+            if record.status is AssetCheckExecutionRecordStatus.PLANNED:
+                run = context.instance.get_run_by_id(record.run_id)
+                if run is not None and not run.is_finished:
+                    break  # still running: look again next tick, in order
+                # the run ended without evaluating the check: a run failure, not a check result
+            else:
+                alert = alert_for(record, alerts)
+                if alert is not None and alerts.channels:
+                    try:
+                        alerts.deliver(alert)
+                    except AlertDeliveryError as exc:
+                        context.log.warning(f"alert for run {alert.run_id} not sent, retried next tick: {exc}")
+                        return dg.SensorResult(cursor=str(last), skip_reason=f"delivery failed: {exc}")
+                    sent += 1
+                elif alert is not None:
+                    context.log.warning(f"no alert channel configured; not sent: {alert.text()}")
+            last = record.id
+            _advance(context, last)
+        return dg.SensorResult(cursor=str(last), skip_reason=f"{sent} alert(s) sent")
+
+    return check_alert_sensor

@@ -1,0 +1,97 @@
+"""goldeneval.yaml: loading, validation messages, and evaluating one (set, retriever) cell."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+import yaml
+
+from goldeneval.errors import InputError
+from goldeneval.privacy import PrivacyMode
+from goldeneval.suite import evaluate_cell, load_suite
+
+PROJECT = Path(__file__).resolve().parents[1]
+QUESTIONS = [{"id": "q1", "text": "apple orchard", "form": "MATCH", "expected": ["apples"]}]
+
+
+def _write(tmp_path: Path, config: Mapping[str, object]) -> Path:
+    (tmp_path / "corpus").mkdir(exist_ok=True)
+    (tmp_path / "corpus" / "apples.md").write_text("# Apples\nApples grow in the orchard.")
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump({"id": "s", "corpus": "corpus", "questions": QUESTIONS}))
+    path = tmp_path / "goldeneval.yaml"
+    path.write_text(yaml.safe_dump(dict(config)))
+    return path
+
+
+def test_the_project_file_evaluates_the_sample_with_the_four_builtin_retrievers() -> None:
+    suite = load_suite(PROJECT / "goldeneval.yaml")
+    assert (suite.set_ids, suite.retriever_names) == (["transit-sample"], ["lexical", "dense", "hybrid", "reranked"])
+    assert [suite.retriever(name).id for name in suite.retriever_names] == [
+        "goldeneval.lexical",
+        "goldeneval.dense",
+        "goldeneval.hybrid",
+        "goldeneval.reranked",
+    ]
+    assert suite.store_path == PROJECT / ".goldeneval" / "results.duckdb"
+    assert suite.tables_root == PROJECT / ".goldeneval" / "tables"
+    assert (suite.config.schedule.cron, suite.config.schedule.timezone) == ("0 2 * * *", "UTC")
+
+
+def test_paths_are_relative_to_the_file(tmp_path: Path) -> None:
+    suite = load_suite(_write(tmp_path, {"sets": ["s.yaml"], "retrievers": {"bm25": {"id": "goldeneval.lexical"}}}))
+    assert suite.set_refs == {"s": str(tmp_path / "s.yaml")}
+    assert suite.cache_dir == tmp_path / ".goldeneval" / "cache"
+
+
+def test_an_unknown_field_names_the_file_and_the_field(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"sets": ["s.yaml"], "retrievers": {"bm25": {"id": "x", "option": {}}}})
+    with pytest.raises(InputError) as error:
+        load_suite(path)
+    assert str(error.value) == f"{path}: field 'retrievers.bm25.option': Extra inputs are not permitted"
+
+
+def test_a_retriever_name_must_be_usable_as_a_partition_key(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"sets": ["s.yaml"], "retrievers": {"bm 25": {"id": "goldeneval.lexical"}}})
+    with pytest.raises(InputError, match="retriever name 'bm 25' cannot name a partition"):
+        load_suite(path)
+
+
+def test_two_references_to_one_set_fail(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"sets": ["s.yaml", str(tmp_path / "s.yaml")], "retrievers": {"b": {"id": "x"}}})
+    with pytest.raises(InputError, match="are both set 's'"):
+        load_suite(path)
+
+
+def test_a_missing_file_says_how_to_fix_it(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="suite file not found; create it"):
+        load_suite(tmp_path / "goldeneval.yaml")
+
+
+def test_privacy_defaults_to_the_environment_then_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path, {"sets": ["s.yaml"], "retrievers": {"b": {"id": "goldeneval.lexical"}}})
+    monkeypatch.delenv("GOLDENEVAL_PRIVACY", raising=False)
+    assert load_suite(path).privacy is PrivacyMode.FULL
+    monkeypatch.setenv("GOLDENEVAL_PRIVACY", "metadata_only")
+    assert load_suite(path).privacy is PrivacyMode.METADATA_ONLY
+
+
+def test_a_cell_is_stored_under_the_retriever_name_with_its_options(tmp_path: Path) -> None:
+    config = {
+        "sets": ["s.yaml"],
+        "retrievers": {"bm25-k1": {"id": "goldeneval.lexical", "options": {"k1": 1.2}}},
+    }
+    run = evaluate_cell(load_suite(_write(tmp_path, config)), "s", "bm25-k1")
+    assert (run.set_id, run.retriever_id) == ("s", "bm25-k1")
+    assert run.provenance.pipeline_identity == "goldeneval.lexical/bm25s-lucene-v1(k1=1.2,b=0.75)"
+    assert run.aggregates.overall.top1_rate == 1.0
+
+
+def test_declared_provenance_overrides_the_retrievers_own(tmp_path: Path) -> None:
+    config = {
+        "sets": ["s.yaml"],
+        "retrievers": {"b": {"id": "goldeneval.lexical", "provenance": {"execution_revision": "ci-build-7"}}},
+    }
+    run = evaluate_cell(load_suite(_write(tmp_path, config)), "s", "b")
+    assert run.provenance.execution_revision == "ci-build-7"

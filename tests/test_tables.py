@@ -1,0 +1,108 @@
+"""Arrow tables of a run: privacy per mode, the hive layout, and the run rebuilt from its hits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from goldeneval.corpus import Corpus, Document
+from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.privacy import PrivacyMode
+from goldeneval.retrievers.base import document_id_mapper
+from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.tables import (
+    golden_set_table,
+    hits_table,
+    latest_partition_file,
+    markdown_preview,
+    rankings_table,
+    run_from_hits,
+    write_partition_file,
+)
+
+WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def run() -> RetrievalRun:
+    corpus = Corpus(
+        (
+            Document("apples", "Apples", "Apples grow in the orchard."),
+            Document("pears", "Pears", "Pears grow in the orchard too."),
+        )
+    )
+    golden = GoldenQuestionSet(
+        id="fruit",
+        questions=(
+            GoldenQuestion(id="q1", text="apple orchard", form=QuestionForm.MATCH, expected=frozenset({"apples"})),
+            GoldenQuestion(id="q2", text="pears", form=QuestionForm.GAP, expected=frozenset({"pears"}), hard_class="x"),
+        ),
+    )
+    return evaluate_retrieval(golden, LexicalRetriever(corpus), "bm25")
+
+
+def test_the_run_rebuilt_from_its_hits_stores_the_same_record(run: RetrievalRun) -> None:
+    rebuilt = run_from_hits(hits_table(run, PrivacyMode.FULL, "r1"))
+    assert rebuilt.to_record() == run.to_record()
+
+
+def test_metadata_only_hits_rebuild_the_same_rates_without_documents(run: RetrievalRun) -> None:
+    rebuilt = run_from_hits(hits_table(run, PrivacyMode.METADATA_ONLY, "r1"))
+    record = rebuilt.to_record(PrivacyMode.METADATA_ONLY)
+    assert (record.pass_rate, record.mean_score) == (run.to_record().pass_rate, run.to_record().mean_score)
+    assert record.details == run.to_record(PrivacyMode.METADATA_ONLY).details
+
+
+@pytest.mark.parametrize(
+    ("mode", "absent"),
+    [
+        (PrivacyMode.FULL, set()),
+        (PrivacyMode.METADATA_ONLY, {"returned_id", "document_id"}),
+    ],
+    ids=["full", "metadata_only"],
+)
+def test_rankings_drop_ids_in_metadata_only(run: RetrievalRun, mode: PrivacyMode, absent: set[str]) -> None:
+    table = rankings_table(run, mode, document_id_mapper(), "r1")
+    base = {
+        "question_id",
+        "rank",
+        "returned_id",
+        "document_id",
+        "is_target",
+        "latency_ms",
+        "run_id",
+        "evaluated_at",
+    }
+    assert set(table.column_names) == base - absent
+
+
+def test_the_golden_set_table_keeps_text_only_in_full(run: RetrievalRun) -> None:
+    golden = GoldenQuestionSet(
+        id="s",
+        questions=(GoldenQuestion(id="q", text="secret", form=QuestionForm.GAP, expected=frozenset()),),
+    )
+    assert "text" in golden_set_table(golden, PrivacyMode.FULL, "r", WHEN).column_names
+    private = golden_set_table(golden, PrivacyMode.METADATA_ONLY, "r", WHEN)
+    assert not {"text", "expected", "answer_gist"} & set(private.column_names)
+
+
+def test_files_are_laid_out_hive_style_and_this_runs_file_wins(tmp_path: Path) -> None:
+    table = pa.table({"x": [1]})
+    where = {"set": "s", "retriever": "r"}
+    mine = write_partition_file(tmp_path, "t", where, table, "run-a", WHEN)
+    newer = write_partition_file(tmp_path, "t", where, table, "run-b", WHEN.replace(year=2027))
+    assert mine == tmp_path / "t" / "set=s" / "retriever=r" / "20260102T030405000000Z_run-a.parquet"
+    assert latest_partition_file(tmp_path, "t", where, "run-a") == mine
+    assert latest_partition_file(tmp_path, "t", where, "run-c") == newer
+
+
+def test_the_preview_is_a_markdown_table_that_escapes_pipes() -> None:
+    table = pa.table({"id": ["a|b", "c"], "rate": [0.5, None], "docs": [["d1", "d2"], []]})
+    assert (
+        markdown_preview(table, limit=1)
+        == "| id | rate | docs |\n|---|---|---|\n| a\\|b | 0.500 | d1, d2 |\n\n1 more rows"
+    )
