@@ -4,7 +4,6 @@ plugin, goldeneval.yaml), a real webhook server, and in-process job and sensor r
 from __future__ import annotations
 
 import json
-import textwrap
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -20,29 +19,11 @@ from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
 from pipelines.build import build_definitions
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
+from tests.conftest import FIXED_RANKINGS_PLUGIN
 
 PLUGIN_MODULE = "fixed_rankings_plugin"
-PLUGIN = textwrap.dedent(
-    """
-    import json
-    from pathlib import Path
-
-    class FixedRankings:
-        '''Answers each question text with the ranking a JSON file gives for it.'''
-
-        def __init__(self, rankings):
-            self.rankings = rankings
-
-        def retrieve(self, question, limit):
-            ranking = self.rankings[question]
-            if ranking == "raise":
-                raise ConnectionError("backend unreachable")
-            return ranking[:limit]
-
-    def build(context):
-        return FixedRankings(json.loads(Path(context.options["rankings"]).read_text()))
-    """
-)
+PLUGIN = FIXED_RANKINGS_PLUGIN
+"""The same fixed-rankings retriever the CLI tests use."""
 
 FIXED_PROVENANCE = {
     "corpus_revision": "fixed-corpus-1",
