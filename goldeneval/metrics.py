@@ -10,21 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-__all__ = ["METRIC_DEPTH", "RankMetric", "rank_metrics"]
+__all__ = ["METRIC_DEPTH", "rank_metrics"]
 
 METRIC_DEPTH = 10
 """Cutoff of MRR, Recall and nDCG."""
-
-
-@dataclass(frozen=True)
-class RankMetric:
-    """A metric as data: its reported name, its cutoff, and what it means."""
-
-    name: str
-    cutoff: int
-    description: str
 
 
 def hit_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
@@ -46,17 +36,6 @@ def ndcg_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
     dcg = sum(1.0 / math.log2(rank + 1) for rank, doc in enumerate(ranking[:k], 1) if doc in relevant)
     ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(relevant), k) + 1))
     return dcg / ideal
-
-
-def metric_catalogue(hit_cutoffs: Sequence[int]) -> list[RankMetric]:
-    """Every metric reported for the given hit@k cutoffs, in report order."""
-    hits = [RankMetric(f"hit@{k}", k, f"any of the first {k} distinct documents is relevant") for k in hit_cutoffs]
-    return [
-        *hits,
-        RankMetric(f"mrr@{METRIC_DEPTH}", METRIC_DEPTH, "reciprocal rank of the first relevant document"),
-        RankMetric(f"recall@{METRIC_DEPTH}", METRIC_DEPTH, "share of relevant documents retrieved"),
-        RankMetric(f"ndcg@{METRIC_DEPTH}", METRIC_DEPTH, "nDCG with binary gains, log2 discount"),
-    ]
 
 
 def rank_metrics(ranking: Sequence[str], relevant: frozenset[str], hit_cutoffs: Sequence[int]) -> dict[str, float]:

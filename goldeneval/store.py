@@ -350,20 +350,6 @@ class ResultStore:
             rows = con.execute(sql, params).fetchall()
         return [_row_to_run(row) for row in rows]
 
-    def previous_complete_run(
-        self, set_id: str, model: str, grader: str, *, before: StoredRun | None = None
-    ) -> StoredRun | None:
-        """The latest complete run of the series, older than ``before`` when given."""
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE set_id = ? AND model = ? AND grader = ? AND status = 'complete'"
-        params: list[Any] = [set_id, model, grader]
-        if before is not None:
-            sql += " AND id <> ? AND created_at <= ?"
-            params += [before.id, before.created_at.replace(tzinfo=None)]
-        sql += " ORDER BY created_at DESC, id DESC LIMIT 1"
-        with self._connection() as con:
-            row = con.execute(sql, params).fetchone()
-        return _row_to_run(row) if row else None
-
     def purge(self, older_than: datetime, *, set_id: str | None = None, dry_run: bool = False) -> list[StoredRun]:
         """Delete whole runs (the row and its slices) created before ``older_than``.
 

@@ -194,3 +194,10 @@ def test_the_first_known_run_after_legacy_rows_is_the_baseline(legacy_store: Pat
     result = CliRunner().invoke(main, [*args, "--cache-dir", str(tmp_path / "cache"), "--no-progress", GATE])
     assert result.exit_code == ExitCode.OK
     assert "2 earlier run(s) have an unknown benchmark and are not compared" in result.output
+
+
+def test_an_incomplete_earlier_run_is_never_the_baseline(cli_workspace: CliWorkspace) -> None:
+    first = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").stdout)["run"]["id"]
+    cli_workspace.evaluate({**ALL_HIT, "beta": "raise"})
+    result = cli_workspace.evaluate(ALL_HIT, GATE, "--format", "json")
+    assert verdict_of(result.stdout)["previous_run_id"] == first

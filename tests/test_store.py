@@ -76,15 +76,6 @@ def test_a_run_with_errors_is_stored_as_incomplete(store: ResultStore) -> None:
     assert store.save_run(record(errors=1)).status == "incomplete"
 
 
-def test_previous_complete_run_skips_incomplete_runs_and_other_series(store: ResultStore) -> None:
-    first = store.save_run(record(at=T0))
-    store.save_run(record(errors=1, at=T0 + timedelta(minutes=1)))
-    store.save_run(record(model="other", at=T0 + timedelta(minutes=2)))
-    latest = store.save_run(record(at=T0 + timedelta(minutes=3)))
-    previous = store.previous_complete_run("s", "r1", "retrieval_hit_rate", before=latest)
-    assert previous is not None and previous.id == first.id
-
-
 def test_list_runs_is_newest_first_and_filters(store: ResultStore) -> None:
     a = store.save_run(record(at=T0))
     b = store.save_run(record(at=T0 + timedelta(minutes=1)))
