@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import ErrorDetails
 
 from goldeneval.errors import GoldenSetError
+from goldeneval.yaml_errors import describe_yaml_error
 
 __all__ = [
     "KNOWN_HARD_CLASSES",
@@ -197,10 +198,7 @@ def _read_document(path: Path) -> Any:
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise GoldenSetError(path, f"malformed YAML{where}: {problem}") from None
+            raise GoldenSetError(path, describe_yaml_error(exc)) from None
     if suffix == ".json":
         try:
             return json.loads(text)

@@ -30,6 +30,7 @@ from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext
 from goldeneval.retrievers.registry import build_retriever
 from goldeneval.service import corpus_for
 from goldeneval.sets import resolve_golden_set
+from goldeneval.yaml_errors import describe_yaml_error
 
 __all__ = [
     "CONFIG_ENV",
@@ -236,9 +237,7 @@ def _read(path: Path) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise InputError(f"{path}: malformed YAML{where}: {getattr(exc, 'problem', exc)}") from None
+        raise InputError(f"{path}: {describe_yaml_error(exc)}") from None
 
 
 def load_suite(path: str | Path) -> Suite:

@@ -25,6 +25,14 @@ PLUGIN_MODULE = "fixed_rankings_plugin"
 PLUGIN = FIXED_RANKINGS_PLUGIN
 """The same fixed-rankings retriever the CLI tests use."""
 
+ASSETS = (
+    "golden_question_sets",
+    "retriever_rankings",
+    "question_hits",
+    "evaluation_summary",
+    "regression_check",
+)
+"""Every asset of the graph, in graph order: what each partition must have materialised."""
 FIXED_PROVENANCE = {
     "corpus_revision": "fixed-corpus-1",
     "model_revision": "not_applicable",

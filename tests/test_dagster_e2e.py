@@ -30,18 +30,11 @@ import pytest
 from pipelines.config import PROJECT_DIR
 from pipelines.main import INSTANCE_TEMPLATE
 from tests.chromium import Page, chromium_path, headless_chromium
-from tests.dagster_support import GOOD, SETS, Webhook, webhook_server, write_project
+from tests.dagster_support import ASSETS, GOOD, SETS, Webhook, webhook_server, write_project
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 KEYS = ["fixed|alpha-set", "lexical|alpha-set"]
-ASSETS = (
-    "golden_question_sets",
-    "retriever_rankings",
-    "question_hits",
-    "evaluation_summary",
-    "regression_check",
-)
 BIN = Path(sys.executable).parent
 T = TypeVar("T")
 

@@ -15,6 +15,7 @@ import pytest
 
 from goldeneval.store import ResultStore, StoredRun
 from tests.dagster_support import (
+    ASSETS,
     GOOD,
     WORSE_ALPHA,
     Project,
@@ -31,13 +32,6 @@ from tests.dagster_support import (
     write_project,
 )
 
-ASSETS = (
-    "golden_question_sets",
-    "retriever_rankings",
-    "question_hits",
-    "evaluation_summary",
-    "regression_check",
-)
 REGRESSED = "fixed|alpha-set"
 KEYS = ["fixed|alpha-set", "fixed|beta-set", "lexical|alpha-set", "lexical|beta-set"]
 

@@ -15,16 +15,9 @@ import dagster as dg
 import pytest
 
 from pipelines.config import PROJECT_DIR
-from tests.dagster_support import SETS, WORSE_ALPHA, Webhook, webhook_server, write_project
+from tests.dagster_support import ASSETS, SETS, WORSE_ALPHA, Webhook, webhook_server, write_project
 
 KEYS = ["fixed|alpha-set", "lexical|alpha-set"]
-ASSETS = (
-    "golden_question_sets",
-    "retriever_rankings",
-    "question_hits",
-    "evaluation_summary",
-    "regression_check",
-)
 
 
 @dataclass
