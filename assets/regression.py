@@ -1,8 +1,9 @@
-"""regression_check: the verdict of one stored summary against the previous comparable run.
+"""regression_check: the verdict of one stored summary, and the gate as an asset check.
 
-Materialised by the regression sensor once per evaluation_summary materialisation; the
-sensor passes the stored run id in the run config.  Materialised by hand, it checks the
-partition's latest summary.
+Materialised by the regression sensor once per stored run (the sensor passes the stored run
+id in the run config); materialised by hand, it judges the partition's latest summary.  The
+verdict is :func:`goldeneval.pipeline.judge`, and ``no_regression`` passes exactly when the
+gate of ``--fail-on-regression`` would: only a baseline and a passing comparable run.
 """
 
 from typing import Any
@@ -11,8 +12,9 @@ import dagster as dg
 
 from assets.checks import partitioned_check
 from assets.evaluation import GROUP, STORE_POOL
+from goldeneval import pipeline
 from goldeneval.errors import StoreError
-from goldeneval.service import verdict_for
+from goldeneval.regression import GateDecision
 from resources.goldeneval import GoldenEvalResource
 
 NO_REGRESSION = "no_regression"
@@ -21,7 +23,7 @@ SUMMARY_KEY = dg.AssetKey("evaluation_summary")
 
 class RegressionCheckConfig(dg.Config):
     stored_run_id: str = ""
-    """The stored run to judge; empty: the partition's latest evaluation_summary."""
+    """The stored run to judge (an id or a unique prefix); empty: the partition's latest summary."""
 
 
 def _latest_summary_run_id(context: dg.AssetExecutionContext) -> str:
@@ -30,12 +32,50 @@ def _latest_summary_run_id(context: dg.AssetExecutionContext) -> str:
     ).records
     if not records or records[0].asset_materialization is None:
         raise StoreError(f"partition {context.partition_key}: no evaluation_summary yet; materialise it first")
-    value = records[0].asset_materialization.metadata["stored_run_id"].value
-    return str(value)
+    return str(records[0].asset_materialization.metadata["stored_run_id"].value)
+
+
+def regression_check(
+    context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
+) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    spec = goldeneval.run_spec(context.partition_key)
+    store = goldeneval.open_store()
+    stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
+    verdict = pipeline.judge(store, stored, spec)
+    gate = verdict.gate(stored.complete)
+    identity: dict[str, Any] = {
+        "set": stored.set_id,
+        "retriever": stored.model,
+        "stored_run_id": stored.id,
+        "verdict": verdict.status.value,
+        "state": verdict.state.value,
+        "reason": verdict.reason,
+        "gate": gate.value,
+        "previous_run_id": verdict.previous_run_id or "none",
+    }
+    for name, value in (("top1_hit_rate", stored.pass_rate), ("top3_hit_rate", stored.mean_score)):
+        if value is not None:
+            identity[name] = dg.MetadataValue.float(value)
+    return dg.MaterializeResult(
+        metadata={
+            **identity,
+            "regressed": verdict.regressed,
+            "verdict_details": dg.MetadataValue.json(verdict.to_dict()),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=NO_REGRESSION,
+                passed=gate is GateDecision.PASS,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata=identity,
+            )
+        ],
+    )
 
 
 def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
-    @dg.asset(
+    check = dg.asset(
+        name="regression_check",
         partitions_def=partitions_def,
         group_name=GROUP,
         deps=[SUMMARY_KEY],
@@ -45,49 +85,14 @@ def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
                 NO_REGRESSION,
                 "regression_check",
                 partitions_def,
-                "Neither hit rate fell by more than its threshold against the previous comparable run.",
+                "The gate passes: a baseline, or a run comparable with the previous one within every threshold "
+                "(a mismatch or an unknown comparison fails it).",
             )
         ],
         description="The regression verdict of one stored evaluation against the previous "
         "run of its series; materialised by a sensor after each evaluation_summary.",
-    )
-    def regression_check(
-        context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
-    ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-        stored_run_id = config.stored_run_id or _latest_summary_run_id(context)
-        store = goldeneval.open_store()
-        stored = store.get_run(stored_run_id)
-        if stored is None:
-            raise StoreError(f"{store.path}: no stored run {stored_run_id!r}")
-        verdict = verdict_for(store, stored, goldeneval.suite().thresholds)
-        identity: dict[str, Any] = {
-            "set": stored.set_id,
-            "retriever": stored.model,
-            "stored_run_id": stored.id,
-            "verdict": verdict.status.value,
-            "reason": verdict.reason,
-            "previous_run_id": verdict.previous_run_id or "none",
-        }
-        for name, value in (("top1_hit_rate", stored.pass_rate), ("top3_hit_rate", stored.mean_score)):
-            if value is not None:
-                identity[name] = dg.MetadataValue.float(value)
-        return dg.MaterializeResult(
-            metadata={
-                **identity,
-                "regressed": verdict.regressed,
-                "verdict_details": dg.MetadataValue.json(verdict.to_dict()),
-            },
-            check_results=[
-                dg.AssetCheckResult(
-                    check_name=NO_REGRESSION,
-                    passed=not verdict.regressed,
-                    severity=dg.AssetCheckSeverity.ERROR,
-                    metadata=identity,
-                )
-            ],
-        )
-
-    return [regression_check]
+    )(regression_check)
+    return [check]
 
 
-__all__ = ["NO_REGRESSION", "RegressionCheckConfig", "build_regression_assets"]
+__all__ = ["NO_REGRESSION", "RegressionCheckConfig", "build_regression_assets", "regression_check"]

@@ -46,6 +46,8 @@ class Alert:
     run_url: str
     severity: str = "ERROR"
     stored_run_id: str | None = None
+    state: str | None = None
+    """The comparison state (baseline, comparable, mismatch, unknown) of a regression check."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -57,7 +59,7 @@ class Alert:
             "set": self.set_id,
             "retriever": self.retriever,
             "rates": {"top1_hit_rate": self.top1_hit_rate, "top3_hit_rate": self.top3_hit_rate},
-            "verdict": {"status": self.verdict, "reason": self.reason},
+            "verdict": {"status": self.verdict, "state": self.state, "reason": self.reason},
             "stored_run_id": self.stored_run_id,
             "run_id": self.run_id,
             "run_url": self.run_url,
@@ -65,7 +67,8 @@ class Alert:
         }
 
     def text(self) -> str:
-        """One line for chat: what failed, where, the rates, and the link."""
+        """One line for chat: what failed, where, the verdict (a mismatch or unknown state names
+        itself), the rates, and the link."""
         return (
             f"goldeneval {self.severity}: check {self.check} failed for set {self.set_id!r} x "
             f"retriever {self.retriever!r}: {self.verdict}: {self.reason} "

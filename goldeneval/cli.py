@@ -20,24 +20,26 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
+from pydantic import ValidationError
 from tqdm import tqdm
 
+from goldeneval import pipeline
 from goldeneval.comparison import Baseline
 from goldeneval.errors import GoldenEvalError, InputError, StoreError
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.golden import golden_set_json_schema
 from goldeneval.privacy import PrivacyMode, resolve_privacy
 from goldeneval.provenance import parse_provenance
-from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, RegressionVerdict, VerdictStatus
+from goldeneval.regression import DEFAULT_MAX_DROP, GateDecision, RegressionThresholds, VerdictStatus
 from goldeneval.report import outcome_json, render_outcome, render_runs, runs_json
 from goldeneval.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
-from goldeneval.service import corpus_for, run_retrieval_evaluation
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
+from goldeneval.spec import RunSpec, check_series_name
 from goldeneval.store import ResultStore, resolve_store_path
 from goldeneval.trec import qrels_lines, run_lines, write_lines
 
@@ -61,13 +63,14 @@ class ExitCode(IntEnum):
     NOT_COMPARABLE = 6
 
 
-def gate_exit_code(verdict: RegressionVerdict, complete: bool) -> ExitCode:
-    """What ``--fail-on-regression`` exits with: 0 only for a baseline or a passing comparison."""
-    if verdict.passes_gate:
-        return ExitCode.OK
-    if verdict.status is VerdictStatus.REGRESSION:
-        return ExitCode.REGRESSION
-    return ExitCode.NOT_COMPARABLE if complete else ExitCode.INCOMPLETE
+GATE_EXIT_CODES = {
+    GateDecision.PASS: ExitCode.OK,
+    GateDecision.REGRESSION: ExitCode.REGRESSION,
+    GateDecision.INCOMPLETE: ExitCode.INCOMPLETE,
+    GateDecision.NOT_COMPARABLE: ExitCode.NOT_COMPARABLE,
+}
+"""What ``--fail-on-regression`` exits with for each gate decision (the decision is made in
+goldeneval.regression, the same one the ``no_regression`` check uses)."""
 
 
 def _fail(message: str, code: ExitCode) -> None:
@@ -108,12 +111,14 @@ def _parse_cutoffs(value: str) -> tuple[int, ...]:
     return cutoffs
 
 
-def _progress(enabled: bool, total: int) -> Callable[[Iterable[T]], Iterable[T]] | None:
+def _progress(enabled: bool) -> Callable[[Sequence[T]], Iterable[T]] | None:
     if not enabled:
         return None
 
-    def wrap(items: Iterable[T]) -> Iterable[T]:
-        bar: Iterable[T] = tqdm(items, total=total, desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False)
+    def wrap(items: Sequence[T]) -> Iterable[T]:
+        bar: Iterable[T] = tqdm(
+            items, total=len(items), desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False
+        )
         return bar
 
     return wrap
@@ -144,6 +149,15 @@ def main() -> None:
     """Measure retrieval quality against golden question sets and catch regressions."""
 
 
+def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return check_series_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @main.command()
 @click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder.")
 @click.option(
@@ -151,6 +165,14 @@ def main() -> None:
     "retriever_id",
     required=True,
     help="Registered retriever id (e.g. goldeneval.lexical) or import path package.module:factory.",
+)
+@click.option(
+    "--name",
+    "series",
+    default=None,
+    callback=_series_name,
+    help="Series name the run is stored and compared under (default: the retriever id). "
+    "The same name as a retriever in goldeneval.yaml continues that nightly series.",
 )
 @click.option(
     "--corpus",
@@ -199,7 +221,8 @@ def main() -> None:
     "baseline_text",
     default="previous",
     show_default=True,
-    help="Compare with: previous (latest comparable run), best (best comparable run) or run:<id>.",
+    help="Compare with: previous (latest earlier complete run), best (best comparable run) or "
+    "run:<id> (a run id or a unique prefix of one).",
 )
 @click.option(
     "--fail-on-regression",
@@ -254,6 +277,7 @@ def main() -> None:
 def retrieval(
     set_ref: str,
     retriever_id: str,
+    series: str | None,
     corpus_path: Path | None,
     beir_split: str,
     options: tuple[str, ...],
@@ -291,28 +315,33 @@ def retrieval(
     resolved_store = resolve_store_path(store_path)
     resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
 
-    def evaluate() -> Any:
-        mode = resolve_privacy(privacy)
-        baseline = Baseline.parse(baseline_text)
-        declared = parse_provenance(_parse_options(provenance_values, "--provenance"), "--provenance")
-        golden_set = resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
-        corpus = corpus_for(golden_set, corpus_path)
-        return run_retrieval_evaluation(
-            golden_set,
-            retriever_id,
-            lambda: ResultStore(resolved_store),
-            corpus=corpus,
-            cache_dir=resolved_cache,
-            options=parsed_options,
-            thresholds=thresholds,
-            chunk_separator=chunk_separator or None,
-            timeout_s=timeout_s,
-            hit_cutoffs=cutoffs,
-            declared_provenance=declared,
-            privacy=mode,
-            baseline=baseline,
-            progress=_progress(progress, len(golden_set.questions)),
-        )
+    def specification() -> RunSpec:
+        try:
+            return RunSpec(
+                set_ref=set_ref,
+                sets_dirs=sets_dirs,
+                beir_split=beir_split,
+                retriever_id=retriever_id,
+                options=parsed_options,
+                corpus=corpus_path,
+                series=series or retriever_id,
+                cache_dir=resolved_cache,
+                chunk_separator=chunk_separator,
+                timeout_s=timeout_s,
+                hit_cutoffs=cutoffs,
+                privacy=resolve_privacy(privacy),
+                thresholds=thresholds,
+                baseline=Baseline.parse(baseline_text),
+                provenance=parse_provenance(_parse_options(provenance_values, "--provenance"), "--provenance"),
+            )
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(p) for p in error["loc"])
+            raise InputError(f"{field}: {error['msg'].removeprefix('Value error, ')}") from None
+
+    def evaluate() -> pipeline.Outcome:
+        spec = specification()
+        return pipeline.run(spec, resolved_store, progress=_progress(progress))
 
     outcome = _run_guarded(evaluate)
     if output_format == "json":
@@ -320,7 +349,7 @@ def retrieval(
     else:
         click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
     if fail_on_regression:
-        sys.exit(int(gate_exit_code(outcome.verdict, outcome.stored.complete)))
+        sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
     if not outcome.verdict.passes_gate and outcome.verdict.status is not VerdictStatus.REGRESSION:
         click.echo(f"Not compared ({outcome.verdict.status.value}): {outcome.verdict.reason}", err=True)
 
@@ -392,18 +421,19 @@ def schema() -> None:
 
 
 def _export_run(store_path: Path, run_id: str, out: Path) -> int:
-    stored = ResultStore(store_path).get_run(run_id)
-    if stored is None:
-        raise InputError(f"run {run_id!r} not found in {store_path} (list runs with: goldeneval runs)")
-    return write_lines(run_lines(stored), out)
+    if not store_path.exists():
+        raise InputError(f"run {run_id!r} not found: the store {store_path} does not exist")
+    return write_lines(run_lines(ResultStore(store_path).find_run(run_id)), out)
 
 
 @main.command("export-run")
-@click.argument("run_id")
+@click.argument("run_id", metavar="RUN_ID")
 @click.option("--trec", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC run file.")
 @store_option
 def export_run(run_id: str, out: Path, store_path: Path | None) -> None:
-    """Write a stored run as a TREC run file (qid Q0 docid rank score tag)."""
+    """Write a stored run as a TREC run file (qid Q0 docid rank score tag).
+
+    RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
     resolved = resolve_store_path(store_path)
     count = _run_guarded(lambda: _export_run(resolved, run_id, out))
     click.echo(f"wrote {count} lines to {out}")

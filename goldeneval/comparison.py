@@ -1,17 +1,20 @@
 """Which earlier run a new run is compared with, and whether it is comparable (ADR-215, 6).
 
-States against the chosen earlier run of the same (set, retriever, grader):
+States against the chosen earlier run of the same series (set, series name, grader):
 
 * ``unknown`` — this run is incomplete, or its benchmark fingerprint is unknown (no
-  declared corpus revision), or a pinned run's is: no numeric verdict;
-* ``baseline`` — no earlier complete run with a known benchmark: this is the first known run;
+  declared corpus revision), or the earlier run's is: no numeric verdict;
+* ``baseline`` — the series has no earlier complete run: this is its first;
 * ``mismatch`` — the earlier run measured another benchmark (corpus, labels or protocol);
 * ``comparable`` — equal known benchmark fingerprints: a numeric verdict, with any variant
-  difference (model, chunking, pipeline) reported as the treatment that changed.
+  difference (model, chunking, pipeline, retriever) reported as the treatment that changed.
 
-Baselines: ``previous`` (the latest earlier complete run with a known benchmark), ``best``
-(the best earlier comparable run, by top-1 then top-3), ``run:<id>`` (a pinned run of the
-same set and grader, possibly of another retriever), so CI can catch slow drift.
+Baselines: ``previous`` (the latest earlier complete run), ``best`` (the best earlier
+comparable run, by top-1 then top-3; the previous run when none is comparable), ``run:<id>``
+(a pinned run of the same set and grader, possibly of another series, named by its id or a
+unique prefix), so CI can catch slow drift.  An earlier run that cannot be compared is never
+skipped: a run after it is ``unknown`` or ``mismatch``, never silently a new baseline.
+The candidates are found by indexed queries in the store, not by loading the history.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from goldeneval.regression import (
 )
 from goldeneval.store import ResultStore, StoredRun
 
-__all__ = ["PREVIOUS", "Baseline", "compare_with_history", "treatment_change"]
+__all__ = ["PREVIOUS", "Baseline", "compare_with_history", "resolve_pinned_baseline", "treatment_change"]
 
 _VARIANT_FIELDS = ("model_revision", "chunking_identity", "pipeline_identity")
 
@@ -63,13 +66,13 @@ def _benchmark_difference(current: StoredRun, earlier: StoredRun) -> str:
     parts = []
     if current.provenance.get("corpus_revision") != earlier.provenance.get("corpus_revision"):
         parts.append(
-            f"corpus revision {_short(earlier.provenance.get('corpus_revision'))} -> "
-            f"{_short(current.provenance.get('corpus_revision'))}"
+            f"corpus changed (revision {_short(earlier.provenance.get('corpus_revision'))} -> "
+            f"{_short(current.provenance.get('corpus_revision'))})"
         )
     if current.label_digest != earlier.label_digest:
-        parts.append(f"labels {_short(earlier.label_digest)} -> {_short(current.label_digest)}")
-    if current.details.get("protocol") != earlier.details.get("protocol"):
-        parts.append(f"scoring protocol {earlier.details.get('protocol')} -> {current.details.get('protocol')}")
+        parts.append(f"labels changed (digest {_short(earlier.label_digest)} -> {_short(current.label_digest)})")
+    if current.details.protocol != earlier.details.protocol:
+        parts.append(f"scoring protocol changed ({earlier.details.protocol} -> {current.details.protocol})")
     return "; ".join(parts) or "benchmark fingerprint differs"
 
 
@@ -90,27 +93,41 @@ def treatment_change(current: StoredRun, earlier: StoredRun) -> str | None:
 def _why_unknown(run: StoredRun, who: str) -> str:
     if run.label_digest is None:
         return f"{who} was stored without provenance (before fingerprints were recorded)"
-    missing = [name for name in ("corpus_revision",) if run.provenance.get(name) is None]
-    return f"{who} has an unknown benchmark fingerprint: its retriever declares no {', '.join(missing)}"
+    return f"{who} has an unknown benchmark fingerprint: its retriever declares no corpus_revision"
 
 
-def _choose(store: ResultStore, current: StoredRun, baseline: Baseline) -> tuple[StoredRun | None, int]:
-    """The earlier run to compare with, and how many earlier runs had an unknown benchmark."""
-    earlier = [
-        run
-        for run in store.list_runs(set_id=current.set_id, model=current.model)
-        if run.grader == current.grader
-        and run.complete
-        and run.id != current.id
-        and run.created_at <= current.created_at
-    ]
-    known = [run for run in earlier if run.benchmark_fingerprint is not None]
+def resolve_pinned_baseline(store: ResultStore, baseline: Baseline, set_id: str, grader: str) -> StoredRun | None:
+    """The run ``run:<id>`` names (full id or unique prefix), checked before anything is stored.
+
+    Raises :class:`InputError` when no run of this set and grader has that id, so a bad
+    ``--baseline`` stores nothing.
+    """
+    if baseline.kind != "run" or baseline.run_id is None:
+        return None
+    try:
+        pinned = store.find_run(baseline.run_id)
+    except InputError as exc:
+        raise InputError(f"baseline: {exc}") from None
+    if pinned.set_id != set_id or pinned.grader != grader:
+        raise InputError(
+            f"baseline run {pinned.id}: it is a run of set {pinned.set_id!r} and grader {pinned.grader!r}, "
+            f"not of set {set_id!r} and grader {grader!r}"
+        )
+    return pinned
+
+
+def _earlier_run(
+    store: ResultStore, current: StoredRun, baseline: Baseline, pinned: StoredRun | None
+) -> StoredRun | None:
+    if baseline.kind == "run":
+        return (
+            pinned if pinned is not None else resolve_pinned_baseline(store, baseline, current.set_id, current.grader)
+        )
     if baseline.kind == "best":
-        same = [run for run in known if run.benchmark_fingerprint == current.benchmark_fingerprint]
-        if same:
-            best = max(same, key=lambda r: (r.pass_rate or 0.0, r.mean_score or 0.0, r.created_at))
-            return best, len(earlier) - len(known)
-    return (known[0] if known else None), len(earlier) - len(known)
+        best = store.best_comparable_run(current)
+        if best is not None:
+            return best
+    return store.previous_complete_run(current)
 
 
 def compare_with_history(
@@ -119,9 +136,13 @@ def compare_with_history(
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
     baseline: Baseline = PREVIOUS,
     *,
+    pinned: StoredRun | None = None,
     seed: int = 42,
 ) -> RegressionVerdict:
-    """Decide the comparison state of ``current`` and, when comparable, its numeric verdict."""
+    """Decide the comparison state of ``current`` and, when comparable, its numeric verdict.
+
+    ``pinned`` is the run ``baseline`` pins, when the caller resolved it before storing.
+    """
     if not current.complete:
         return RegressionVerdict(
             ComparisonState.UNKNOWN,
@@ -131,39 +152,27 @@ def compare_with_history(
         )
     if current.benchmark_fingerprint is None:
         return RegressionVerdict(ComparisonState.UNKNOWN, None, _why_unknown(current, "this run"))
-    if baseline.kind == "run" and baseline.run_id is not None:
-        earlier = store.get_run(baseline.run_id)
-        if earlier is None or earlier.set_id != current.set_id or earlier.grader != current.grader:
-            raise InputError(
-                f"baseline run {baseline.run_id!r}: no stored run of set {current.set_id!r} "
-                f"and grader {current.grader!r} has that id"
-            )
-        if not earlier.complete:
-            return RegressionVerdict(ComparisonState.UNKNOWN, earlier.id, f"pinned run {earlier.id} is incomplete")
-        if earlier.benchmark_fingerprint is None:
-            return RegressionVerdict(
-                ComparisonState.UNKNOWN, earlier.id, _why_unknown(earlier, f"pinned run {earlier.id}")
-            )
-        unknown_before = 0
-    else:
-        chosen, unknown_before = _choose(store, current, baseline)
-        if chosen is None:
-            note = (
-                f"; {unknown_before} earlier run(s) have an unknown benchmark and are not compared"
-                if unknown_before
-                else ""
-            )
-            return RegressionVerdict(
-                ComparisonState.BASELINE,
-                None,
-                f"first run with a known benchmark: this run is the baseline{note}",
-            )
-        earlier = chosen
+    earlier = _earlier_run(store, current, baseline, pinned)
+    if earlier is None:
+        return RegressionVerdict(
+            ComparisonState.BASELINE,
+            None,
+            f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline",
+        )
+    who = f"pinned run {earlier.id}" if baseline.kind == "run" else f"the previous run {earlier.id}"
+    if not earlier.complete:
+        return RegressionVerdict(ComparisonState.UNKNOWN, earlier.id, f"{who} is incomplete; no numeric verdict")
+    if earlier.benchmark_fingerprint is None:
+        return RegressionVerdict(
+            ComparisonState.UNKNOWN,
+            earlier.id,
+            f"{_why_unknown(earlier, who)}; no numeric verdict (provenance missing)",
+        )
     if earlier.benchmark_fingerprint != current.benchmark_fingerprint:
         return RegressionVerdict(
             ComparisonState.MISMATCH,
             earlier.id,
-            f"benchmark differs from run {earlier.id}: {_benchmark_difference(current, earlier)}; no numeric verdict",
+            f"benchmark differs from {who}: {_benchmark_difference(current, earlier)}; no numeric verdict",
         )
     return detect_regression(
         current,

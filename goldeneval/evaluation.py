@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from goldeneval.details import DETAILS_FORMAT_VERSION, AggregatesDetail, QuestionDetail, RetrievalDetails
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.metrics import METRIC_DEPTH
-from goldeneval.privacy import PrivacyMode, content_free_question
+from goldeneval.privacy import PrivacyMode
 from goldeneval.provenance import (
     Provenance,
     benchmark_fingerprint,
@@ -43,7 +44,8 @@ from goldeneval.store import RunRecord, SliceRates
 __all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "evaluate_retrieval"]
 
 DEFAULT_TIMEOUT_S = 60.0
-Progress = Callable[[Iterable[GoldenQuestion]], Iterable[GoldenQuestion]]
+Progress = Callable[[Sequence[GoldenQuestion]], Iterable[GoldenQuestion]]
+"""Wraps the questions as they are asked (a progress bar); gets the whole list, so it knows the total."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,10 @@ class RetrievalRun:
     """One evaluated run of a set against a retriever (ADR-072's set evaluation result)."""
 
     set_id: str
+    series: str
+    """The series name the run is stored under (the store's ``model`` column)."""
     retriever_id: str
+    """The retriever id (registered or ``package.module:factory``) that produced the rankings."""
     results: tuple[QuestionResult, ...]
     aggregates: Aggregates
     started_at: datetime
@@ -77,31 +82,41 @@ class RetrievalRun:
     def status(self) -> str:
         return "complete" if self.complete else "incomplete"
 
-    def question_details(self) -> list[dict[str, object]]:
-        """Per question: the distinct documents (to metric depth), verdicts, form, class, latency."""
-        return [
-            {
-                "id": r.question_id,
-                "form": r.form,
-                "hard_class": r.hard_class,
-                "documents": list(r.documents[:METRIC_DEPTH]),
-                "top1_hit": r.top1_hit if r.scored else None,
-                "top3_hit": r.top3_hit if r.scored else None,
-                "latency_ms": round(r.latency_ms, 3),
-                "status": r.status.value,
-                "error": r.error,
-                "metrics": dict(r.metrics),
-            }
+    def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RetrievalDetails:
+        """The typed details record the store keeps, filtered by the privacy mode."""
+        questions = [
+            QuestionDetail(
+                id=r.question_id,
+                form=r.form,
+                hard_class=r.hard_class,
+                documents=list(r.documents[:METRIC_DEPTH]),
+                top1_hit=r.top1_hit if r.scored else None,
+                top3_hit=r.top3_hit if r.scored else None,
+                latency_ms=round(r.latency_ms, 3),
+                status=r.status.value,
+                error=r.error,
+                metrics=dict(r.metrics),
+            )
             for r in self.results
         ]
-
-    def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL) -> RunRecord:
-        """ADR-072 decision 4: the run as an ADR-060 result row (top-1 -> pass_rate,
-        top-3 -> mean_score, grader ``retrieval_hit_rate``)."""
-        overall = self.aggregates.overall
-        questions = self.question_details()
         if privacy is PrivacyMode.METADATA_ONLY:
-            questions = [content_free_question(q) for q in questions]
+            questions = [q.without_content() for q in questions]
+        return RetrievalDetails(
+            format_version=DETAILS_FORMAT_VERSION,
+            protocol=SCORING_PROTOCOL_REVISION,
+            top_k=TOP_K,
+            overfetch_multiplier=OVERFETCH_MULTIPLIER,
+            hit_cutoffs=list(self.hit_cutoffs),
+            aggregates=AggregatesDetail.model_validate(self.aggregates.to_dict()),
+            questions=questions,
+            retriever_id=self.retriever_id,
+            tables_run_id=tables_run_id,
+        )
+
+    def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RunRecord:
+        """ADR-072 decision 4: the run as an ADR-060 result row (top-1 -> pass_rate,
+        top-3 -> mean_score, grader ``retrieval_hit_rate``), under its series name."""
+        overall = self.aggregates.overall
         slices = [
             _slice(kind, value, summary)
             for kind, group in (
@@ -112,21 +127,14 @@ class RetrievalRun:
         ]
         return RunRecord(
             set_id=self.set_id,
-            model=self.retriever_id,
+            model=self.series,
             grader=GRADER_ID,
             pass_rate=overall.top1_rate,
             mean_score=overall.top3_rate,
             question_count=overall.questions,
             scored_count=overall.scored,
             error_count=overall.errors,
-            details={
-                "protocol": SCORING_PROTOCOL_REVISION,
-                "top_k": TOP_K,
-                "overfetch_multiplier": OVERFETCH_MULTIPLIER,
-                "hit_cutoffs": list(self.hit_cutoffs),
-                "aggregates": self.aggregates.to_dict(),
-                "questions": questions,
-            },
+            details=self.details(privacy, tables_run_id=tables_run_id),
             slices=slices,
             provenance=self.provenance.as_columns(),
             created_at=self.started_at,
@@ -181,6 +189,7 @@ def evaluate_retrieval(
     retriever: Retriever,
     retriever_id: str,
     *,
+    series: str | None = None,
     to_document: Callable[[str], str] | None = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
@@ -189,15 +198,14 @@ def evaluate_retrieval(
 ) -> RetrievalRun:
     """Ask ``retriever`` every question of ``golden_set`` and score the answers.
 
+    ``series`` is the name the run is stored under (default: ``retriever_id``).
     ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
     """
     declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
     mapper = to_document or document_id_mapper()
     limit = raw_limit()
     started_at = datetime.now(UTC)
-    questions: Iterable[GoldenQuestion] = golden_set.questions
-    if progress is not None:
-        questions = progress(questions)
+    questions: Iterable[GoldenQuestion] = golden_set.questions if progress is None else progress(golden_set.questions)
     results: list[QuestionResult] = []
     for question in questions:
         start = time.perf_counter()
@@ -212,6 +220,7 @@ def evaluate_retrieval(
         results.append(score_question(question, returned, elapsed, mapper, hit_cutoffs))
     return RetrievalRun(
         set_id=golden_set.id,
+        series=series or retriever_id,
         retriever_id=retriever_id,
         results=tuple(results),
         aggregates=aggregate(results),

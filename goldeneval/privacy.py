@@ -10,18 +10,13 @@ in either mode; the label digest stands in for it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
 
 from goldeneval.errors import InputError
 
-__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "content_free_question", "resolve_privacy"]
+__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "resolve_privacy"]
 
 PRIVACY_ENV = "GOLDENEVAL_PRIVACY"
-
-CONTENT_KEYS = frozenset({"documents", "text", "expected", "returned_ids"})
-"""Per-question detail keys that carry question text or document ids."""
 
 
 class PrivacyMode(StrEnum):
@@ -46,11 +41,3 @@ def content_free_error(message: str | None) -> str | None:
         return None
     head, sep, _ = message.partition(":")
     return head if sep else message if message.startswith("timed out after ") else "error"
-
-
-def content_free_question(details: Mapping[str, Any]) -> dict[str, Any]:
-    """A per-question detail record without text or document ids."""
-    kept = {key: value for key, value in details.items() if key not in CONTENT_KEYS}
-    if "error" in kept:
-        kept["error"] = content_free_error(kept["error"])
-    return kept

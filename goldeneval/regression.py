@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Literal
 
 from goldeneval.stats import PairedComparison, paired_comparison
 from goldeneval.store import SliceRates, StoredRun
@@ -21,10 +22,12 @@ __all__ = [
     "DEFAULT_MAX_DROP",
     "DEFAULT_THRESHOLDS",
     "ComparisonState",
+    "GateDecision",
     "RateChange",
     "RegressionThresholds",
     "RegressionVerdict",
     "VerdictStatus",
+    "check_slice_key",
     "detect_regression",
 ]
 
@@ -34,7 +37,15 @@ _EPSILON = 1e-12
 """Float slack, so that a drop of exactly the threshold (0.5 - 0.4) is not a regression."""
 
 RATE_NAMES = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
-_HIT_KEYS = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
+_HIT_KEYS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
+
+
+def check_slice_key(key: str) -> str:
+    """A slice threshold's key: ``*``, ``form:<FORM>`` or ``hard_class:<CLASS>``."""
+    kind, sep, value = key.partition(":")
+    if key != "*" and not (sep and value and kind in ("form", "hard_class")):
+        raise ValueError(f"slice {key!r} must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'")
+    return key
 
 
 def _check_fraction(name: str, value: float) -> None:
@@ -60,8 +71,7 @@ class RegressionThresholds:
         if self.max_p is not None:
             _check_fraction("max_p", self.max_p)
         for key, value in self.slice_max_drop.items():
-            if key != "*" and key.partition(":")[0] not in ("form", "hard_class"):
-                raise ValueError(f"slice {key!r} must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'")
+            check_slice_key(key)
             _check_fraction(f"slice threshold {key!r}", value)
         if self.min_slice_questions < 1:
             raise ValueError("min_slice_questions must be at least 1")
@@ -97,6 +107,19 @@ class VerdictStatus(StrEnum):
     REGRESSION = "regression"
     MISMATCH = "mismatch"
     UNKNOWN = "unknown"
+
+
+class GateDecision(StrEnum):
+    """What the regression gate decides about a stored run; only ``pass`` passes."""
+
+    PASS = "pass"
+    """A baseline, or a comparable run within every threshold."""
+    REGRESSION = "regression"
+    """A comparable run fell by more than a threshold."""
+    INCOMPLETE = "incomplete"
+    """The run itself is incomplete (a question errored or timed out): no verdict."""
+    NOT_COMPARABLE = "not_comparable"
+    """State ``mismatch`` or ``unknown``: nothing to compare with, so nothing can pass."""
 
 
 @dataclass(frozen=True)
@@ -164,8 +187,16 @@ class RegressionVerdict:
 
     @property
     def passes_gate(self) -> bool:
-        """``--fail-on-regression`` exits 0 only for a baseline and a passing comparison."""
+        """ADR-215 decision 6: only a baseline and a passing comparison pass the gate."""
         return self.status in (VerdictStatus.BASELINE, VerdictStatus.PASS)
+
+    def gate(self, complete: bool) -> GateDecision:
+        """The one gate rule, for ``--fail-on-regression`` and the ``no_regression`` check alike."""
+        if self.passes_gate:
+            return GateDecision.PASS
+        if self.status is VerdictStatus.REGRESSION:
+            return GateDecision.REGRESSION
+        return GateDecision.NOT_COMPARABLE if complete else GateDecision.INCOMPLETE
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -178,12 +209,6 @@ class RegressionVerdict:
             "slice_changes": [c.to_dict() for c in self.slice_changes],
             "paired": [p.to_dict() for p in self.paired],
         }
-
-
-def _hits(run: StoredRun, key: str) -> dict[str, bool]:
-    """Per question id, the verdict of the scored questions (errors have none)."""
-    questions = run.details.get("questions", [])
-    return {q["id"]: bool(q[key]) for q in questions if q.get(key) is not None}
 
 
 def _slice_changes(
@@ -223,7 +248,9 @@ def detect_regression(
     changes: list[RateChange] = []
     for column, key in _HIT_KEYS.items():
         prev, cur = getattr(previous, column), getattr(current, column)
-        comparison = paired_comparison(RATE_NAMES[column], _hits(previous, key), _hits(current, key), seed=seed)
+        comparison = paired_comparison(
+            RATE_NAMES[column], previous.details.hits(key), current.details.hits(key), seed=seed
+        )
         if comparison is not None:
             paired.append(comparison)
         if prev is None or cur is None:

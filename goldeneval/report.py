@@ -9,8 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from goldeneval.details import QuestionDetail, RateDetail
 from goldeneval.regression import RegressionVerdict
-from goldeneval.scoring import TOP_K, RateSummary
+from goldeneval.scoring import TOP_K
 from goldeneval.store import StoredRun
 
 __all__ = ["JSON_FORMAT_VERSION", "outcome_json", "render_outcome", "render_runs", "runs_json"]
@@ -30,7 +31,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def _summary_rows(groups: Mapping[str, RateSummary]) -> list[list[str]]:
+def _summary_rows(groups: Mapping[str, RateDetail]) -> list[list[str]]:
     return [
         [name, str(s.questions), str(s.scored), str(s.errors), _rate(s.top1_rate), _rate(s.top3_rate)]
         for name, s in groups.items()
@@ -44,32 +45,30 @@ def _mark(hit: bool | None) -> str:
 def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> str:
     """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
     details = stored.details
-    questions: list[dict[str, Any]] = details["questions"]
-    aggregates: dict[str, Any] = details["aggregates"]
-    lines = [f"goldeneval retrieval: set {stored.set_id!r}, retriever {stored.model!r}", ""]
+    aggregates = details.aggregates
+    lines = [f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}", ""]
     rows = [
         [
-            q["id"],
-            q["form"],
-            q["hard_class"] or "",
-            _mark(q["top1_hit"]),
-            _mark(q["top3_hit"]),
+            q.id,
+            q.form,
+            q.hard_class or "",
+            _mark(q.top1_hit),
+            _mark(q.top3_hit),
             _documents_cell(q),
-            f"{q['latency_ms']:.1f}",
+            f"{q.latency_ms:.1f}",
         ]
-        for q in questions
+        for q in details.questions
     ]
     lines += _table(["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"], rows)
     headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
-    overall = RateSummary(**{k: aggregates["overall"][k] for k in ("questions", "errors", "top1_hits", "top3_hits")})
     for title, groups in (
-        ("Overall", {"all": overall}),
-        ("By form", _summaries(aggregates["by_form"])),
-        ("By hard class", _summaries(aggregates["by_hard_class"])),
+        ("Overall", {"all": aggregates.overall}),
+        ("By form", aggregates.by_form),
+        ("By hard class", aggregates.by_hard_class),
     ):
         lines += ["", f"{title}:"]
         lines += _table(headers, _summary_rows(groups))
-    metrics: dict[str, float] = aggregates["metrics"]
+    metrics = aggregates.metrics
     if metrics:
         lines += [
             "",
@@ -107,17 +106,21 @@ def _verdict_details(verdict: RegressionVerdict) -> list[str]:
     return lines
 
 
-def _documents_cell(question: Mapping[str, Any]) -> str:
-    if question["status"] != "ok":
-        return f"ERROR: {question['error']}"
-    if "documents" not in question:
+def _series_label(stored: StoredRun) -> str:
+    retriever = stored.retriever_id or stored.model
+    return (
+        f"retriever {retriever!r}"
+        if retriever == stored.model
+        else f"series {stored.model!r} (retriever {retriever!r})"
+    )
+
+
+def _documents_cell(question: QuestionDetail) -> str:
+    if not question.scored:
+        return f"ERROR: {question.error}"
+    if question.documents is None:
         return "(withheld: metadata_only)"
-    return ", ".join(question["documents"][:TOP_K])
-
-
-def _summaries(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, RateSummary]:
-    keys = ("questions", "errors", "top1_hits", "top3_hits")
-    return {name: RateSummary(**{k: values[k] for k in keys}) for name, values in raw.items()}
+    return ", ".join(question.documents[:TOP_K])
 
 
 def _run_json(run: StoredRun) -> dict[str, Any]:
@@ -126,6 +129,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
         "created_at": run.created_at.isoformat(),
         "set_id": run.set_id,
         "retriever": run.model,
+        "retriever_id": run.retriever_id,
         "grader": run.grader,
         "status": run.status,
         "top1_rate": run.pass_rate,
@@ -142,7 +146,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
 
 
 def outcome_json(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> dict[str, Any]:
-    details = stored.details
+    details = stored.details.to_json()
     return {
         "format_version": JSON_FORMAT_VERSION,
         "store": str(store_path),

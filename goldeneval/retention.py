@@ -1,8 +1,9 @@
 """Retention (ADR-215 decision 5): delete whole runs older than a duration.
 
 A run is the store row, its slices and the Parquet table files it was built from (the
-Dagster assets record their writer in the run's details, ``tables_run_id``); all go
-together.  A table file still used by a run that stays is kept.
+Dagster assets record the Dagster run that wrote them, ``tables_run_id``); all go together.
+A table file still used by a run that stays is kept.  Both questions are SQL queries in the
+store: the history is never loaded into Python.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from goldeneval.errors import InputError
 from goldeneval.store import ResultStore, StoredRun
-from goldeneval.tables import TABLES_RUN_KEY, run_files
+from goldeneval.tables import run_files
 
 __all__ = ["PurgeReport", "parse_duration", "purge_runs"]
 
@@ -37,10 +38,6 @@ class PurgeReport:
     dry_run: bool
 
 
-def _tables_runs(runs: list[StoredRun]) -> set[str]:
-    return {str(run.details[TABLES_RUN_KEY]) for run in runs if run.details.get(TABLES_RUN_KEY)}
-
-
 def purge_runs(
     store: ResultStore,
     older_than: timedelta,
@@ -52,9 +49,9 @@ def purge_runs(
 ) -> PurgeReport:
     cutoff = (now or datetime.now(UTC)) - older_than
     runs = store.purge(cutoff, set_id=set_id, dry_run=dry_run)
-    doomed_ids = {run.id for run in runs}
-    kept = [run for run in store.list_runs() if run.id not in doomed_ids]
-    files = run_files(tables_root, _tables_runs(runs) - _tables_runs(kept)) if tables_root else []
+    tables_runs = sorted({run.tables_run_id for run in runs if run.tables_run_id})
+    still_used = store.tables_runs_in_use(tables_runs, excluding=[run.id for run in runs])
+    files = run_files(tables_root, set(tables_runs) - still_used) if tables_root else []
     if not dry_run:
         for path in files:
             path.unlink(missing_ok=True)

@@ -21,13 +21,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import duckdb
 from filelock import FileLock, Timeout
 
-from goldeneval.errors import StoreError
+from goldeneval.details import RetrievalDetails, parse_details
+from goldeneval.errors import InputError, StoreError
 from goldeneval.provenance import PROVENANCE_FIELDS
 
 __all__ = [
@@ -104,6 +106,17 @@ _MIGRATIONS += (
         ),
     ),
 )
+_MIGRATIONS += (
+    (
+        3,
+        "one series for the CLI and Dagster: the retriever id behind the series name, the Dagster run of the tables",
+        (
+            # NULL for older rows: the retriever id was the series name, the tables run is in details.
+            "ALTER TABLE runs ADD COLUMN retriever_id VARCHAR",
+            "ALTER TABLE runs ADD COLUMN tables_run_id VARCHAR",
+        ),
+    ),
+)
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 
 
@@ -133,13 +146,14 @@ class RunRecord:
 
     set_id: str
     model: str
+    """The series name: the CLI's ``--name`` (default the retriever id) or the suite's name."""
     grader: str
     pass_rate: float | None
     mean_score: float | None
     question_count: int
     scored_count: int
     error_count: int
-    details: Mapping[str, Any]
+    details: RetrievalDetails
     slices: Sequence[SliceRates] = ()
     provenance: Mapping[str, str | None] = field(default_factory=dict)
     created_at: datetime | None = None
@@ -155,6 +169,9 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class StoredRun:
+    """A stored run.  Its details are read on first use, and only when they were loaded
+    (queries over many runs leave them out)."""
+
     id: str
     created_at: datetime
     set_id: str
@@ -166,45 +183,68 @@ class StoredRun:
     scored_count: int
     error_count: int
     status: str
-    details: Mapping[str, Any]
+    details_json: str | None
     provenance: Mapping[str, str | None]
     label_digest: str | None = None
     benchmark_fingerprint: str | None = None
     variant_fingerprint: str | None = None
     privacy: str | None = None
+    retriever_id: str | None = None
+    tables_run_id: str | None = None
 
     @property
     def complete(self) -> bool:
         return self.status == "complete"
 
+    @cached_property
+    def details(self) -> RetrievalDetails:
+        if self.details_json is None:
+            raise StoreError(f"run {self.id}: its details were not loaded (use get_run)")
+        return parse_details(json.loads(self.details_json), f"run {self.id}")
+
 
 _RUN_COLUMNS = (
     "id, created_at, set_id, model, grader, pass_rate, mean_score, question_count, "
-    "scored_count, error_count, status, details, " + ", ".join(PROVENANCE_COLUMNS) + ", " + ", ".join(IDENTITY_COLUMNS)
+    "scored_count, error_count, status, details, "
+    + ", ".join(PROVENANCE_COLUMNS)
+    + ", "
+    + ", ".join(IDENTITY_COLUMNS)
+    + ", retriever_id, tables_run_id"
 )
+_TABLES_RUN = "coalesce(tables_run_id, json_extract_string(details, '$.tables_run_id'))"
+"""Rows stored before schema 3 name their tables run inside details."""
+
+
+def _select(details: bool) -> str:
+    return _RUN_COLUMNS if details else _RUN_COLUMNS.replace("details,", "NULL AS details,", 1)
 
 
 def _row_to_run(row: Sequence[Any]) -> StoredRun:
-    base = row[:12]
     return StoredRun(
-        id=base[0],
-        created_at=base[1].replace(tzinfo=UTC),
-        set_id=base[2],
-        model=base[3],
-        grader=base[4],
-        pass_rate=base[5],
-        mean_score=base[6],
-        question_count=base[7],
-        scored_count=base[8],
-        error_count=base[9],
-        status=base[10],
-        details=json.loads(base[11]),
+        id=row[0],
+        created_at=row[1].replace(tzinfo=UTC),
+        set_id=row[2],
+        model=row[3],
+        grader=row[4],
+        pass_rate=row[5],
+        mean_score=row[6],
+        question_count=row[7],
+        scored_count=row[8],
+        error_count=row[9],
+        status=row[10],
+        details_json=row[11],
         provenance=dict(zip(PROVENANCE_COLUMNS, row[12:17], strict=True)),
         label_digest=row[17],
         benchmark_fingerprint=row[18],
         variant_fingerprint=row[19],
         privacy=row[20],
+        retriever_id=row[21],
+        tables_run_id=row[22],
     )
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 class ResultStore:
@@ -274,8 +314,10 @@ class ResultStore:
     def save_run(self, record: RunRecord, run_id: str | None = None) -> StoredRun:
         """Write the run and its slices in one transaction; returns the stored run.
 
-        ``run_id`` lets a caller that writes files for the run first (the Dagster assets lay
-        Parquet out by run id) choose the id up front; by default a new UUID is taken.
+        ``run_id`` lets a caller choose the id up front (the Dagster assets derive it from the
+        tables the run is built from).  Saving is idempotent for a chosen id: when a run of
+        the same series already has it, that run is returned and nothing is written, so a
+        re-materialised summary never stores a second copy of one measurement.
         """
         run_id = run_id or uuid.uuid4().hex
         created_at = (record.created_at or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None)
@@ -283,36 +325,46 @@ class ResultStore:
         if unknown:
             raise StoreError(f"unknown provenance fields: {', '.join(sorted(unknown))}")
         provenance = [record.provenance.get(column) for column in PROVENANCE_COLUMNS]
+        details = record.details
         with self._connection() as con:
             con.begin()
             try:
-                con.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 21)})",
-                    [
-                        run_id,
-                        created_at,
-                        record.set_id,
-                        record.model,
-                        record.grader,
-                        record.pass_rate,
-                        record.mean_score,
-                        record.question_count,
-                        record.scored_count,
-                        record.error_count,
-                        record.status,
-                        json.dumps(record.details),
-                        *provenance,
-                        record.label_digest,
-                        record.benchmark_fingerprint,
-                        record.variant_fingerprint,
-                        record.privacy,
-                    ],
-                )
-                self._insert_slices(con, run_id, record.slices)
+                existing = con.execute("SELECT set_id, model, grader FROM runs WHERE id = ?", [run_id]).fetchone()
+                if existing is None:
+                    con.execute(
+                        f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 23)})",
+                        [
+                            run_id,
+                            created_at,
+                            record.set_id,
+                            record.model,
+                            record.grader,
+                            record.pass_rate,
+                            record.mean_score,
+                            record.question_count,
+                            record.scored_count,
+                            record.error_count,
+                            record.status,
+                            json.dumps(details.to_json()),
+                            *provenance,
+                            record.label_digest,
+                            record.benchmark_fingerprint,
+                            record.variant_fingerprint,
+                            record.privacy,
+                            details.retriever_id,
+                            details.tables_run_id,
+                        ],
+                    )
+                    self._insert_slices(con, run_id, record.slices)
                 con.commit()
             except BaseException:
                 con.rollback()
                 raise
+        if existing is not None and tuple(existing) != (record.set_id, record.model, record.grader):
+            raise StoreError(
+                f"{self.path}: run id {run_id} is already taken by a run of set {existing[0]!r}, "
+                f"series {existing[1]!r}, grader {existing[2]!r}"
+            )
         stored = self.get_run(run_id)
         if stored is None:
             raise StoreError(f"{self.path}: run {run_id} vanished right after its commit")
@@ -328,35 +380,114 @@ class ResultStore:
 
     # ------------------------------------------------------------------ reads
 
-    def get_run(self, run_id: str) -> StoredRun | None:
+    def _one(self, where: str, params: Sequence[Any], order: str = "") -> StoredRun | None:
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE {where} {order} LIMIT 1"
         with self._connection() as con:
-            row = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", [run_id]).fetchone()
+            row = con.execute(sql, list(params)).fetchone()
         return _row_to_run(row) if row else None
 
+    def get_run(self, run_id: str) -> StoredRun | None:
+        """The run with exactly this id, with its details."""
+        return self._one("id = ?", [run_id])
+
+    def resolve_run_id(self, text: str) -> str:
+        """The id of the one run whose id is ``text`` or starts with it.
+
+        ``goldeneval runs`` prints shortened ids; every command that takes a run id accepts any
+        unique prefix.  Raises :class:`InputError` when none or several runs match.
+        """
+        if not text:
+            raise InputError("run id: empty; list runs with: goldeneval runs")
+        with self._connection() as con:
+            rows = con.execute(
+                "SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
+                [text, _like_prefix(text)],
+            ).fetchall()
+        ids = [row[0] for row in rows]
+        if text in ids:
+            return text
+        if not ids:
+            raise InputError(f"run {text!r} not found in {self.path} (list runs with: goldeneval runs)")
+        if len(ids) > 1:
+            shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+            raise InputError(f"run id prefix {text!r} is ambiguous in {self.path}: it matches {shown}; give more of it")
+        return str(ids[0])
+
+    def find_run(self, text: str) -> StoredRun:
+        """The run a full id or a unique id prefix names (see :meth:`resolve_run_id`)."""
+        run_id = self.resolve_run_id(text)
+        stored = self.get_run(run_id)
+        if stored is None:  # deleted between the two queries
+            raise InputError(f"run {text!r} not found in {self.path} (list runs with: goldeneval runs)")
+        return stored
+
+    _EARLIER = (
+        "set_id = ? AND model = ? AND grader = ? AND status = 'complete' AND id <> ? "
+        "AND (created_at < ? OR (created_at = ? AND id < ?))"
+    )
+
+    def _earlier_params(self, current: StoredRun) -> list[Any]:
+        at = current.created_at.astimezone(UTC).replace(tzinfo=None)
+        return [current.set_id, current.model, current.grader, current.id, at, at, current.id]
+
+    def previous_complete_run(self, current: StoredRun) -> StoredRun | None:
+        """The latest complete run of ``current``'s series stored before it (one indexed query)."""
+        return self._one(self._EARLIER, self._earlier_params(current), "ORDER BY created_at DESC, id DESC")
+
+    def best_comparable_run(self, current: StoredRun) -> StoredRun | None:
+        """The best earlier complete run of the series on the same known benchmark: highest
+        top-1 rate, then top-3, then the latest."""
+        if current.benchmark_fingerprint is None:
+            return None
+        return self._one(
+            self._EARLIER + " AND benchmark_fingerprint = ?",
+            [*self._earlier_params(current), current.benchmark_fingerprint],
+            "ORDER BY pass_rate DESC NULLS LAST, mean_score DESC NULLS LAST, created_at DESC, id DESC",
+        )
+
     def list_runs(
-        self, *, set_id: str | None = None, model: str | None = None, limit: int | None = None
+        self,
+        *,
+        set_id: str | None = None,
+        model: str | None = None,
+        limit: int | None = None,
+        with_details: bool = False,
     ) -> list[StoredRun]:
-        """Runs newest first, optionally filtered."""
+        """Runs newest first, optionally filtered; details only when asked for."""
         clauses, params = [], []
         for column, value in (("set_id", set_id), ("model", model)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs {where} ORDER BY created_at DESC, id DESC"
+        sql = f"SELECT {_select(with_details)} FROM runs {where} ORDER BY created_at DESC, id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         with self._connection() as con:
             rows = con.execute(sql, params).fetchall()
         return [_row_to_run(row) for row in rows]
 
+    def to_dataframe(self, *, set_id: str | None = None, model: str | None = None) -> Any:
+        """Every run's row without its details, as a pandas DataFrame (oldest first): for notebooks."""
+        columns = _RUN_COLUMNS.replace("details, ", "")
+        clauses, params = [], []
+        for column, value in (("set_id", set_id), ("model", model)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._connection() as con:
+            return con.execute(f"SELECT {columns} FROM runs {where} ORDER BY created_at, id", params).df()
+
     def purge(self, older_than: datetime, *, set_id: str | None = None, dry_run: bool = False) -> list[StoredRun]:
         """Delete whole runs (the row and its slices) created before ``older_than``.
 
         Retention never edits a run: a run is kept whole or deleted whole, in one
-        transaction.  Returns the runs deleted (or, with ``dry_run``, that would be).
+        transaction.  Returns the runs deleted (or, with ``dry_run``, that would be), without
+        their details; ``tables_run_id`` is filled in for older rows too.
         """
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE created_at < ?"
+        columns = _select(False).replace("tables_run_id", f"{_TABLES_RUN} AS tables_run_id")
+        sql = f"SELECT {columns} FROM runs WHERE created_at < ?"
         params: list[Any] = [older_than.astimezone(UTC).replace(tzinfo=None)]
         if set_id is not None:
             sql += " AND set_id = ?"
@@ -375,6 +506,18 @@ class ResultStore:
                 con.rollback()
                 raise
         return doomed
+
+    def tables_runs_in_use(self, tables_run_ids: Sequence[str], *, excluding: Sequence[str] = ()) -> set[str]:
+        """Which of ``tables_run_ids`` a stored run (other than ``excluding``) was built from."""
+        if not tables_run_ids:
+            return set()
+        with self._connection() as con:
+            rows = con.execute(
+                f"SELECT DISTINCT {_TABLES_RUN} AS t FROM runs "
+                f"WHERE list_contains(?, {_TABLES_RUN}) AND NOT list_contains(?, id)",
+                [list(tables_run_ids), list(excluding)],
+            ).fetchall()
+        return {row[0] for row in rows}
 
     def slices(self, run_id: str) -> list[SliceRates]:
         with self._connection() as con:

@@ -4,13 +4,16 @@
 named retrievers (``{name: {id, options, corpus, provenance}}``), the privacy mode, the
 regression thresholds, the nightly schedule, where results go and where alerts go.  Every
 (set, retriever) pair is one cell: the Dagster code location turns each cell into a
-partition, and :func:`evaluate_cell` evaluates one.  Relative paths are relative to the
-file.  Nothing here knows about Dagster.
+partition, and :meth:`Suite.run_spec` turns one into the run specification that
+:mod:`goldeneval.pipeline` evaluates, records and judges — the same verbs the CLI calls.
+Every field is validated when the file is loaded, naming the file and the field.  Relative
+paths are relative to the file.  Nothing here knows about Dagster.
 """
 
 from __future__ import annotations
 
 import re
+import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +22,16 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from goldeneval.corpus import Corpus
+from goldeneval.comparison import Baseline
 from goldeneval.errors import InputError
-from goldeneval.evaluation import DEFAULT_TIMEOUT_S, RetrievalRun, evaluate_retrieval
-from goldeneval.golden import GoldenQuestionSet
+from goldeneval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.privacy import PrivacyMode, resolve_privacy
-from goldeneval.provenance import parse_provenance, retriever_provenance
-from goldeneval.regression import RegressionThresholds
-from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
-from goldeneval.retrievers.registry import build_retriever
-from goldeneval.service import corpus_for
+from goldeneval.provenance import Provenance, parse_provenance
+from goldeneval.regression import RegressionThresholds, check_slice_key
+from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
+from goldeneval.spec import RunSpec
 from goldeneval.yaml_errors import describe_yaml_error
 
 __all__ = [
@@ -39,7 +41,6 @@ __all__ = [
     "RetrieverConfig",
     "Suite",
     "SuiteConfig",
-    "evaluate_cell",
     "load_suite",
 ]
 
@@ -50,6 +51,9 @@ WEBHOOK_ENV = "GOLDENEVAL_ALERT_WEBHOOK_URL"
 UI_URL_ENV = "GOLDENEVAL_UI_URL"
 
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_RETRIEVER_ID = re.compile(r"[A-Za-z_][\w.-]*(:[A-Za-z_]\w*)?")
+"""A registered id (``goldeneval.lexical``) or an import path (``package.module:factory``)."""
+_CRON_FIELD = re.compile(r"[0-9A-Za-z*/,?#LW-]+")
 """What a set id or retriever name must look like to be a partition key and a folder name."""
 
 
@@ -76,6 +80,15 @@ class RetrieverConfig(BaseModel):
         default_factory=dict, description="Declared provenance fields for a retriever that cannot say them."
     )
 
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not _RETRIEVER_ID.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is neither a registered retriever id nor an import path package.module:factory"
+            )
+        return value
+
     def string_options(self) -> dict[str, str]:
         return {
             key: (str(value).lower() if isinstance(value, bool) else str(value)) for key, value in self.options.items()
@@ -93,12 +106,38 @@ class ThresholdsConfig(BaseModel):
     )
     min_slice_questions: int = Field(default=5, ge=1)
 
+    @field_validator("slice_max_drop")
+    @classmethod
+    def _slices(cls, value: dict[str, float]) -> dict[str, float]:
+        for key, drop in value.items():
+            check_slice_key(key)
+            if not 0.0 <= drop <= 1.0:
+                raise ValueError(f"slice {key!r}: the allowed drop must lie between 0 and 1, got {drop}")
+        return value
+
 
 class ScheduleConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     cron: str = Field(default="0 2 * * *", description="When the nightly job runs.")
     timezone: str = Field(default="UTC", description="IANA time zone of the cron expression.")
+
+    @field_validator("cron")
+    @classmethod
+    def _cron(cls, value: str) -> str:
+        fields = value.split()
+        if len(fields) != 5 or not all(_CRON_FIELD.fullmatch(f) for f in fields):
+            raise ValueError(f"{value!r} is not a cron expression of five fields (minute hour day month weekday)")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. UTC, Europe/Berlin)") from None
+        return value
 
 
 class StorageConfig(BaseModel):
@@ -138,8 +177,30 @@ class SuiteConfig(BaseModel):
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
-    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, description="Per-question timeout.")
+    timeout_s: float = Field(
+        default=DEFAULT_TIMEOUT_S, gt=0, le=86400, allow_inf_nan=False, description="Per-question timeout."
+    )
     chunk_separator: str = Field(default=DEFAULT_CHUNK_SEPARATOR)
+    hit_cutoffs: list[int] = Field(
+        default_factory=lambda: list(DEFAULT_HIT_CUTOFFS), min_length=1, description="Reported hit@k cutoffs."
+    )
+    baseline: str = Field(default="previous", description="previous | best | run:<id>, as --baseline.")
+
+    @field_validator("hit_cutoffs")
+    @classmethod
+    def _cutoffs(cls, value: list[int]) -> list[int]:
+        if min(value) < 1:
+            raise ValueError("hit cutoffs must be positive integers")
+        return value
+
+    @field_validator("baseline")
+    @classmethod
+    def _baseline(cls, value: str) -> str:
+        try:
+            Baseline.parse(value)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
     @field_validator("retrievers")
     @classmethod
@@ -209,22 +270,38 @@ class Suite:
                 f"{self.path}: no retriever named {name!r} (configured: {', '.join(self.retriever_names)})"
             ) from None
 
-    def load_set(self, set_id: str) -> GoldenQuestionSet:
-        """The set as it is now (files are read again, so a label change is seen)."""
+    def declared_provenance(self, name: str) -> Provenance:
+        return parse_provenance(self.retriever(name).provenance, f"{self.path}: retriever {name!r}")
+
+    def run_spec(self, set_id: str, retriever_name: str) -> RunSpec:
+        """The run specification of one cell.  Its series is the retriever's *name*, so two
+        configurations of one retriever id (BM25 with two k1 values) are two series, and a
+        CLI run with ``--name <name>`` continues the nightly series."""
         try:
             reference = self.set_refs[set_id]
         except KeyError:
             raise InputError(
                 f"{self.path}: no set with id {set_id!r} (configured: {', '.join(self.set_ids)})"
             ) from None
-        golden_set = resolve_golden_set(reference, [self._resolve(d) for d in self.config.sets_dirs])
-        if golden_set.id != set_id:
-            raise InputError(f"{reference}: its id changed from {set_id!r} to {golden_set.id!r}; reload")
-        return golden_set
-
-    def corpus(self, golden_set: GoldenQuestionSet, retriever_name: str) -> Corpus | None:
-        configured = self.retriever(retriever_name).corpus
-        return corpus_for(golden_set, self._resolve(configured) if configured else None)
+        configured = self.retriever(retriever_name)
+        config = self.config
+        return RunSpec(
+            set_ref=reference,
+            expected_set_id=set_id,
+            sets_dirs=tuple(self._resolve(d) for d in config.sets_dirs),
+            retriever_id=configured.id,
+            options=configured.string_options(),
+            corpus=self._resolve(configured.corpus) if configured.corpus else None,
+            series=retriever_name,
+            cache_dir=self.cache_dir,
+            chunk_separator=config.chunk_separator,
+            timeout_s=config.timeout_s,
+            hit_cutoffs=tuple(config.hit_cutoffs),
+            privacy=self.privacy,
+            thresholds=self.thresholds,
+            baseline=Baseline.parse(config.baseline),
+            provenance=self.declared_provenance(retriever_name),
+        )
 
 
 def _read(path: Path) -> Any:
@@ -273,28 +350,3 @@ def load_suite(path: str | Path) -> Suite:
             )
         set_refs[golden_set.id] = resolved
     return Suite(path=path, config=config, set_refs=set_refs)
-
-
-def evaluate_cell(suite: Suite, set_id: str, retriever_name: str) -> RetrievalRun:
-    """Evaluate one (set, retriever) cell: build the retriever, ask every question, score.
-
-    The run's retriever is the configured *name*, so two configurations of one retriever id
-    (say BM25 with two k1 values) are two series in the store, never compared with each other.
-    """
-    golden_set = suite.load_set(set_id)
-    configured = suite.retriever(retriever_name)
-    context = RetrieverContext(
-        corpus=suite.corpus(golden_set, retriever_name),
-        cache_dir=suite.cache_dir,
-        options=configured.string_options(),
-    )
-    retriever = build_retriever(configured.id, context)
-    declared = parse_provenance(configured.provenance, f"{suite.path}: retriever {retriever_name!r}")
-    return evaluate_retrieval(
-        golden_set,
-        retriever,
-        retriever_name,
-        to_document=document_id_mapper(suite.config.chunk_separator or None),
-        timeout_s=suite.config.timeout_s,
-        provenance=retriever_provenance(retriever, configured.id).merged_with(declared),
-    )

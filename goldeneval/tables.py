@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,11 +41,10 @@ from goldeneval.scoring import QuestionResult, QuestionStatus, aggregate
 
 __all__ = [
     "RUN_METADATA_KEY",
-    "TABLES_RUN_KEY",
     "file_run_id",
     "golden_set_table",
     "hits_table",
-    "latest_partition_file",
+    "hits_tables_run_id",
     "markdown_preview",
     "partition_folder",
     "rankings_table",
@@ -52,12 +52,12 @@ __all__ = [
     "run_files",
     "run_from_hits",
     "run_privacy",
+    "stored_run_id_for",
     "write_partition_file",
 ]
 
 RUN_METADATA_KEY = b"goldeneval.run"
-TABLES_RUN_KEY = "tables_run_id"
-"""Key in a stored run's details naming the run whose Parquet files it was built from."""
+STORED_RUN_NAMESPACE = uuid.UUID("5b0c1f5e-7d3a-4c49-9a8e-2f1d6c0e8a41")
 TABLE_FORMAT_VERSION = 1
 
 
@@ -125,11 +125,13 @@ def rankings_table(
     return _stamp_columns(table, run_id, run.started_at)
 
 
-def _run_identity(run: RetrievalRun, privacy: PrivacyMode) -> dict[str, Any]:
+def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
     return {
         "format": TABLE_FORMAT_VERSION,
         "set_id": run.set_id,
-        "retriever": run.retriever_id,
+        "retriever": run.series,
+        "retriever_id": run.retriever_id,
+        "tables_run_id": run_id,
         "started_at": run.started_at.astimezone(UTC).isoformat(),
         "provenance": run.provenance.as_columns(),
         "label_digest": run.label_digest,
@@ -157,17 +159,14 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
         columns["documents"] = pa.array([list(r.documents[:METRIC_DEPTH]) for r in results], pa.list_(pa.string()))
     table = _stamp_columns(pa.table(columns), run_id, run.started_at)
-    identity = json.dumps(_run_identity(run, privacy)).encode("utf-8")
+    identity = json.dumps(_run_identity(run, privacy, run_id)).encode("utf-8")
     return table.replace_schema_metadata({RUN_METADATA_KEY: identity})
 
 
 def run_from_hits(table: pa.Table) -> RetrievalRun:
     """The run a :func:`hits_table` describes.  With ``metadata_only`` its questions have
     no documents, which is exactly what that mode stores."""
-    raw = (table.schema.metadata or {}).get(RUN_METADATA_KEY)
-    if raw is None:
-        raise StoreError("question_hits table has no goldeneval.run metadata: not written by goldeneval")
-    identity = json.loads(raw)
+    identity = _identity(table)
     rows = table.to_pylist()
     results = tuple(
         QuestionResult(
@@ -188,7 +187,8 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
     )
     return RetrievalRun(
         set_id=identity["set_id"],
-        retriever_id=identity["retriever"],
+        series=identity["retriever"],
+        retriever_id=identity.get("retriever_id", identity["retriever"]),
         results=results,
         aggregates=aggregate(results),
         started_at=datetime.fromisoformat(identity["started_at"]),
@@ -198,9 +198,30 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
     )
 
 
-def run_privacy(table: pa.Table) -> PrivacyMode:
+def _identity(table: pa.Table) -> dict[str, Any]:
     raw = (table.schema.metadata or {}).get(RUN_METADATA_KEY)
-    return PrivacyMode(json.loads(raw)["privacy"]) if raw else PrivacyMode.FULL
+    if raw is None:
+        raise StoreError("question_hits table has no goldeneval.run metadata: not written by goldeneval")
+    identity: dict[str, Any] = json.loads(raw)
+    return identity
+
+
+def run_privacy(table: pa.Table) -> PrivacyMode:
+    return PrivacyMode(_identity(table)["privacy"])
+
+
+def hits_tables_run_id(table: pa.Table) -> str:
+    """The Dagster run that wrote a :func:`hits_table` (older files: their ``run_id`` column)."""
+    identity = _identity(table)
+    if identity.get("tables_run_id"):
+        return str(identity["tables_run_id"])
+    return str(table.column("run_id")[0].as_py())
+
+
+def stored_run_id_for(tables_run_id: str, set_id: str, series: str) -> str:
+    """The store id of the run built from one run's tables: the same tables give the same id,
+    so recording them twice is idempotent (``ResultStore.save_run``)."""
+    return uuid.uuid5(STORED_RUN_NAMESPACE, f"{tables_run_id}\x1f{set_id}\x1f{series}").hex
 
 
 # --------------------------------------------------------------------------- files
@@ -254,19 +275,6 @@ def write_partition_file(
     except OSError as exc:
         raise StoreError(f"{folder}: cannot write the {table_name} table: {exc.strerror}") from None
     return target
-
-
-def latest_partition_file(root: Path, table_name: str, partition: Mapping[str, str], run_id: str | None = None) -> Path:
-    """This run's file of the partition when there is one, else the newest."""
-    folder = partition_folder(root, table_name, partition)
-    files = sorted(folder.glob("*.parquet"))
-    if run_id is not None:
-        own = [f for f in files if f.stem.endswith(f"_{run_id}")]
-        if own:
-            return own[-1]
-    if not files:
-        raise StoreError(f"{folder}: no {table_name} file yet; materialise {table_name} first")
-    return files[-1]
 
 
 def read_table(path: Path) -> pa.Table:

@@ -21,9 +21,8 @@ Reading a run file orders each query's documents by score, highest first, ties b
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from goldeneval.errors import InputError
 from goldeneval.golden import GoldenQuestionSet
@@ -43,18 +42,18 @@ def _check_token(value: str, what: str) -> str:
 
 
 def run_lines(stored: StoredRun) -> list[str]:
-    """The TREC run lines of a stored run (``details["questions"][i]["documents"]``)."""
-    questions: Sequence[Mapping[str, Any]] = stored.details.get("questions", [])
-    if stored.privacy == "metadata_only" or any("documents" not in q for q in questions):
+    """The TREC run lines of a stored run (the documents of each question of its details)."""
+    questions = stored.details.questions
+    if stored.privacy == "metadata_only" or any(q.documents is None for q in questions if q.scored):
         raise TrecRunError(
             f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids "
             "to export; rerun with --privacy full"
         )
     tag = _check_token(stored.model, "retriever id")
     lines: list[str] = []
-    for question in sorted(questions, key=lambda q: str(q["id"])):
-        query_id = _check_token(str(question["id"]), "question id")
-        documents = [str(doc) for doc in question.get("documents") or []]
+    for question in sorted(questions, key=lambda q: q.id):
+        query_id = _check_token(question.id, "question id")
+        documents = question.documents or []
         for rank, doc_id in enumerate(documents, start=1):
             _check_token(doc_id, f"question {query_id!r}: document id")
             lines.append(f"{query_id} Q0 {doc_id} {rank} {len(documents) - rank + 1} {tag}")

@@ -8,11 +8,12 @@ from pathlib import Path
 import dagster as dg
 
 from assets import build_assets, evaluation_partitions
+from assets.evaluation import TABLES_IO_MANAGER
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, load_suite
 from pipelines.jobs import build_jobs
 from pipelines.schedules import build_nightly_schedule
 from pipelines.sensors import build_alert_sensor, build_regression_sensor
-from resources import AlertsResource, GoldenEvalResource
+from resources import AlertsResource, GoldenEvalResource, PartitionedParquetIOManager
 
 SLACK_TOKEN_ENV = "SLACK_TOKEN"
 SLACK_API_URL_ENV = "GOLDENEVAL_SLACK_API_URL"
@@ -28,13 +29,15 @@ def build_definitions(config_path: str | Path) -> dg.Definitions:
     partitions = evaluation_partitions(suite.set_ids, suite.retriever_names)
     alerts = suite.config.alerts
     schedule = suite.config.schedule
+    goldeneval = GoldenEvalResource(config_path=str(suite.path))
     return dg.Definitions(
         assets=build_assets(partitions),
         jobs=list(build_jobs()),
         schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone)],
         sensors=[build_regression_sensor(partitions), build_alert_sensor()],
         resources={
-            "goldeneval": GoldenEvalResource(config_path=str(suite.path)),
+            "goldeneval": goldeneval,
+            TABLES_IO_MANAGER: PartitionedParquetIOManager(goldeneval=goldeneval),
             "alerts": AlertsResource(
                 webhook_url=_secret(WEBHOOK_ENV, alerts.webhook_url),
                 slack_token=_secret(SLACK_TOKEN_ENV, None),

@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster._core.event_api import PartitionKeyFilter
-from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
 
 from assets import NO_REGRESSION, RUN_COMPLETE, cell
 from goldeneval.suite import load_suite
 from pipelines.build import build_definitions
 from pipelines.config import PROJECT_DIR, suite_path
+from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG, PartitionKeyFilter
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
 

@@ -1,10 +1,11 @@
 """Sensors: a regression check after every stored summary, and alerts for failed checks.
 
 ``regression_check_sensor`` reads evaluation_summary materialisations in storage order after
-its cursor and asks for one regression_check run per materialisation.  The cursor and the
-run requests are committed together with the tick, and every request carries a run key
-derived from the materialisation's storage id, so a restart neither skips a summary nor
-checks one twice (the daemon drops a request whose run key already has a run).
+its cursor and asks for one regression_check run per stored run.  The cursor and the run
+requests are committed together with the tick, and every request carries the run key
+``regression_check:<stored run id>``, so a restart neither skips a summary nor checks one
+twice, and a summary re-materialised for the same hits (the same stored run) is not judged
+again (the daemon drops a request whose run key already has a run).
 
 ``check_alert_sensor`` reads the executions of goldeneval's checks in id order and delivers one alert
 per failed ERROR check of goldeneval.  Failed non-blocking checks do not fail runs, so this
@@ -17,13 +18,10 @@ import os
 from typing import Any
 
 import dagster as dg
-from dagster._core.storage.asset_check_execution_record import (
-    AssetCheckExecutionRecord,
-    AssetCheckExecutionRecordStatus,
-)
 
 from assets import NO_REGRESSION, RUN_COMPLETE
 from goldeneval.alerts import Alert, AlertDeliveryError
+from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
 from pipelines.jobs import REGRESSION_JOB
 from resources.alerts import AlertsResource
 
@@ -39,8 +37,8 @@ def sensor_interval_s() -> int:
     return int(os.environ.get(INTERVAL_ENV) or 30)
 
 
-def summary_run_key(storage_id: int) -> str:
-    return f"evaluation_summary:{storage_id}"
+def stored_run_key(stored_run_id: str) -> str:
+    return f"regression_check:{stored_run_id}"
 
 
 def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.SensorDefinition:
@@ -49,7 +47,7 @@ def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.
         job_name=REGRESSION_JOB,
         minimum_interval_seconds=sensor_interval_s(),
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Materialise regression_check once for every evaluation_summary materialisation.",
+        description="Materialise regression_check once for every run evaluation_summary stores.",
     )
     def regression_check_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
         result = context.instance.fetch_materializations(
@@ -65,7 +63,7 @@ def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.
             stored_run_id = stored.value
             requests.append(
                 dg.RunRequest(
-                    run_key=summary_run_key(record.storage_id),
+                    run_key=stored_run_key(str(stored_run_id)),
                     partition_key=record.partition_key,
                     run_config={"ops": {"regression_check": {"config": {"stored_run_id": stored_run_id}}}},
                     tags={"goldeneval/summary_storage_id": str(record.storage_id)},
@@ -135,6 +133,7 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
         top1_hit_rate=_value(metadata, "top1_hit_rate"),
         top3_hit_rate=_value(metadata, "top3_hit_rate"),
         verdict=str(_value(metadata, "verdict")),
+        state=_value(metadata, "state"),
         reason=str(_value(metadata, "reason")),
         run_id=record.run_id,
         run_url=alerts.run_url(record.run_id),

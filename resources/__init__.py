@@ -2,5 +2,6 @@
 
 from resources.alerts import AlertsResource
 from resources.goldeneval import GoldenEvalResource
+from resources.tables import PartitionedParquetIOManager
 
-__all__ = ["AlertsResource", "GoldenEvalResource"]
+__all__ = ["AlertsResource", "GoldenEvalResource", "PartitionedParquetIOManager"]

@@ -14,9 +14,9 @@ from typing import Any
 
 import dagster as dg
 import yaml
-from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
 
 from pipelines.build import build_definitions
+from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
 from tests.conftest import FIXED_RANKINGS_PLUGIN

@@ -20,6 +20,7 @@ ALERT = Alert(
     reason="top-1 hit rate fell 0.700 -> 0.500",
     run_id="abc",
     run_url="http://ui/runs/abc",
+    state="comparable",
 )
 
 
@@ -28,7 +29,11 @@ def test_the_payload_names_set_retriever_rates_verdict_and_link() -> None:
     assert payload["format_version"] == 1
     assert (payload["set"], payload["retriever"], payload["run_url"]) == ("s", "bm25", "http://ui/runs/abc")
     assert payload["rates"] == {"top1_hit_rate": 0.5, "top3_hit_rate": None}
-    assert payload["verdict"] == {"status": "regression", "reason": "top-1 hit rate fell 0.700 -> 0.500"}
+    assert payload["verdict"] == {
+        "status": "regression",
+        "state": "comparable",
+        "reason": "top-1 hit rate fell 0.700 -> 0.500",
+    }
 
 
 def test_the_chat_line_reads_as_one_sentence() -> None:

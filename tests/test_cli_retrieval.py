@@ -37,7 +37,10 @@ def test_a_run_prints_questions_rates_and_both_breakdowns(workspace: CliWorkspac
         assert heading in lines
     assert any(line.split() == ["all", "3", "3", "0", "1.000", "1.000"] for line in lines)
     assert any(line.split() == ["prose-free", "1", "1", "0", "1.000", "1.000"] for line in lines)
-    assert "Regression verdict: baseline: first run with a known benchmark: this run is the baseline" in lines
+    assert (
+        "Regression verdict: baseline: first complete run of series 'fixed_rankings_plugin:build' on set 'tiny': "
+        "this run is the baseline"
+    ) in lines
 
 
 def test_a_run_is_stored_with_top1_as_pass_rate_and_top3_as_mean_score(workspace: CliWorkspace) -> None:
@@ -134,3 +137,25 @@ def test_an_unusable_store_exits_with_the_store_code(workspace: CliWorkspace) ->
     result = evaluate(workspace, GOOD, "--store", str(workspace.root / "blocked" / "results.duckdb"))
     assert result.exit_code == ExitCode.STORE
     assert "cannot create its folder" in result.stderr
+
+
+def test_name_sets_the_series_and_keeps_the_retriever_id(workspace: CliWorkspace) -> None:
+    result = evaluate(workspace, GOOD, "--name", "nightly-fixed", "--format", "json")
+    run = json.loads(result.output)["run"]
+    assert (run["retriever"], run["retriever_id"]) == ("nightly-fixed", "fixed_rankings_plugin:build")
+    [stored] = ResultStore(workspace.store).list_runs()
+    assert (stored.model, stored.retriever_id) == ("nightly-fixed", "fixed_rankings_plugin:build")
+
+
+def test_two_names_for_one_retriever_are_two_series(workspace: CliWorkspace) -> None:
+    evaluate(workspace, GOOD, "--name", "a")
+    result = evaluate(workspace, GOOD, "--name", "b", "--format", "json")
+    assert json.loads(result.output)["verdict"]["state"] == "baseline"
+
+
+@pytest.mark.parametrize("name", ["", "has space", "x" * 201], ids=["empty", "whitespace", "too-long"])
+def test_a_malformed_name_is_a_usage_error(workspace: CliWorkspace, name: str) -> None:
+    result = evaluate(workspace, GOOD, "--name", name)
+    assert result.exit_code == 2
+    assert "series name" in result.stderr
+    assert not workspace.store.exists()

@@ -28,7 +28,10 @@ def verdict_of(result_output: str) -> dict[str, object]:
 def test_the_first_known_run_is_the_baseline_and_passes_the_gate(cli_workspace: CliWorkspace) -> None:
     result = cli_workspace.evaluate(ALL_HIT, GATE)
     assert result.exit_code == ExitCode.OK
-    assert "Regression verdict: baseline: first run with a known benchmark: this run is the baseline" in result.output
+    assert (
+        "Regression verdict: baseline: first complete run of series 'fixed_rankings_plugin:build' on set 'tiny': "
+        "this run is the baseline"
+    ) in result.output
 
 
 def test_an_unchanged_benchmark_is_comparable_and_passes(cli_workspace: CliWorkspace) -> None:
@@ -44,15 +47,15 @@ def test_a_changed_corpus_is_a_mismatch_without_a_numeric_verdict(cli_workspace:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(TWO_MISS, GATE, corpus="rev-2")
     assert result.exit_code == ExitCode.NOT_COMPARABLE
-    assert "Regression verdict: mismatch: benchmark differs from run" in result.output
-    assert "corpus revision rev-1 -> rev-2; no numeric verdict" in result.output
+    assert "Regression verdict: mismatch: benchmark differs from the previous run" in result.output
+    assert "corpus changed (revision rev-1 -> rev-2); no numeric verdict" in result.output
 
 
 def test_a_mismatch_without_the_gate_is_recorded_and_says_why(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(ALL_HIT, corpus="rev-2")
     assert result.exit_code == ExitCode.OK
-    assert result.stderr.startswith("Not compared (mismatch): benchmark differs from run")
+    assert result.stderr.startswith("Not compared (mismatch): benchmark differs from the previous run")
     assert len(ResultStore(cli_workspace.store).list_runs()) == 2
 
 
@@ -64,7 +67,7 @@ def test_a_changed_label_is_a_mismatch(cli_workspace: CliWorkspace) -> None:
     verdict = verdict_of(result.output)
     assert result.exit_code == ExitCode.NOT_COMPARABLE
     assert verdict["state"] == "mismatch"
-    assert "labels labels-v1:sha256:" in str(verdict["reason"])
+    assert "labels changed (digest labels-v1:sha256:" in str(verdict["reason"])
 
 
 def test_a_changed_answer_gist_keeps_the_benchmark(cli_workspace: CliWorkspace) -> None:
@@ -134,10 +137,36 @@ def test_a_pinned_run_is_the_baseline_it_names(cli_workspace: CliWorkspace) -> N
     )
 
 
-def test_an_unknown_pinned_run_is_invalid_input(cli_workspace: CliWorkspace) -> None:
+def test_a_pinned_run_in_a_store_that_does_not_exist_is_invalid_input_and_creates_nothing(
+    cli_workspace: CliWorkspace,
+) -> None:
     result = cli_workspace.evaluate(ALL_HIT, "--baseline", "run:nope")
     assert result.exit_code == ExitCode.INVALID_INPUT
-    assert "baseline run 'nope': no stored run of set 'tiny'" in result.stderr
+    assert result.stderr == f"goldeneval: error: baseline run 'nope': the store {cli_workspace.store} does not exist\n"
+    assert not cli_workspace.store.exists()
+
+
+def test_an_unknown_pinned_run_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
+    cli_workspace.evaluate(ALL_HIT)
+    result = cli_workspace.evaluate(ALL_HIT, "--baseline", "run:nope")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert result.stderr.startswith("goldeneval: error: baseline: run 'nope' not found in ")
+    assert len(ResultStore(cli_workspace.store).list_runs()) == 1
+
+
+def test_a_pinned_run_of_another_set_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
+    other = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
+    cli_workspace.write_set(FIXED_QUESTIONS, set_id="other-set")
+    result = cli_workspace.evaluate(ALL_HIT, "--baseline", f"run:{other[:8]}")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert f"baseline run {other}: it is a run of set 'tiny'" in result.stderr
+    assert len(ResultStore(cli_workspace.store).list_runs()) == 1
+
+
+def test_a_pinned_run_is_named_by_a_unique_prefix(cli_workspace: CliWorkspace) -> None:
+    pinned = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
+    result = cli_workspace.evaluate(ONE_MISS, GATE, "--baseline", f"run:{pinned[:12]}", "--format", "json")
+    assert verdict_of(result.output)["previous_run_id"] == pinned
 
 
 def test_max_p_demands_significance_before_failing(cli_workspace: CliWorkspace) -> None:
@@ -173,7 +202,7 @@ def legacy_store(tmp_path: Path) -> Path:
 
 def test_a_store_of_the_previous_schema_keeps_every_old_row_intact_and_unknown(legacy_store: Path) -> None:
     store = ResultStore(legacy_store)
-    runs = store.list_runs()
+    runs = store.list_runs(with_details=True)
     assert store.schema_version() == SCHEMA_VERSION
     assert [(r.set_id, r.model, r.status, r.question_count) for r in runs] == [
         ("transit-sample", "goldeneval.lexical", "complete", 81)
@@ -182,18 +211,40 @@ def test_a_store_of_the_previous_schema_keeps_every_old_row_intact_and_unknown(l
     for run in runs:
         assert set(run.provenance.values()) == {None}
         assert (run.label_digest, run.benchmark_fingerprint, run.variant_fingerprint, run.privacy) == (None,) * 4
-        assert len(run.details["questions"]) == 81
+        assert len(run.details.questions) == 81
+        assert run.details.format_version == 1
 
 
-def test_the_first_known_run_after_legacy_rows_is_the_baseline(legacy_store: Path, tmp_path: Path) -> None:
+def test_the_first_known_run_after_legacy_rows_is_unknown_not_a_baseline(legacy_store: Path, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from goldeneval.cli import main
 
     args = ["retrieval", "--set", "transit-sample", "--retriever", "goldeneval.lexical", "--store", str(legacy_store)]
-    result = CliRunner().invoke(main, [*args, "--cache-dir", str(tmp_path / "cache"), "--no-progress", GATE])
-    assert result.exit_code == ExitCode.OK
-    assert "2 earlier run(s) have an unknown benchmark and are not compared" in result.output
+    args += ["--cache-dir", str(tmp_path / "cache"), "--no-progress", GATE, "--format", "json"]
+    legacy_latest = ResultStore(legacy_store).list_runs(limit=1)[0].id
+    first = CliRunner().invoke(main, args)
+    verdict = verdict_of(first.stdout)
+    assert first.exit_code == ExitCode.NOT_COMPARABLE
+    assert (verdict["state"], verdict["previous_run_id"]) == ("unknown", legacy_latest)
+    assert verdict["reason"] == (
+        f"the previous run {legacy_latest} was stored without provenance (before fingerprints were recorded); "
+        "no numeric verdict (provenance missing)"
+    )
+    second = CliRunner().invoke(main, args)
+    assert verdict_of(second.stdout)["state"] == "comparable"
+    assert second.exit_code == ExitCode.OK
+
+
+def test_a_known_run_after_a_run_without_provenance_is_unknown_even_after_a_large_drop(
+    cli_workspace: CliWorkspace,
+) -> None:
+    cli_workspace.evaluate(ALL_HIT, corpus=None)  # the retriever declares no corpus revision
+    result = cli_workspace.evaluate(TWO_MISS, GATE, "--format", "json")
+    verdict = verdict_of(result.output)
+    assert result.exit_code == ExitCode.NOT_COMPARABLE
+    assert verdict["state"] == "unknown"
+    assert "declares no corpus_revision; no numeric verdict (provenance missing)" in str(verdict["reason"])
 
 
 def test_an_incomplete_earlier_run_is_never_the_baseline(cli_workspace: CliWorkspace) -> None:

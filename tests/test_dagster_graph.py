@@ -247,4 +247,6 @@ def test_the_regression_runs_carry_the_sensor_run_keys(graph: Graph) -> None:
     runs = graph.instance.get_runs(filters=dg.RunsFilter(job_name="regression_check_job"))
     keys = sorted(r.tags["dagster/run_key"] for r in runs)
     summaries = materialisations(graph.instance, "evaluation_summary")
-    assert keys == sorted(f"evaluation_summary:{r.storage_id}" for r in summaries)
+    stored = [r.asset_materialization.metadata["stored_run_id"].value for r in summaries if r.asset_materialization]
+    assert len(stored) == len(summaries)
+    assert keys == sorted(f"regression_check:{run_id}" for run_id in stored)

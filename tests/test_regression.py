@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import json
+
 import pytest
 
 from goldeneval.regression import RegressionThresholds, VerdictStatus, detect_regression
 from goldeneval.store import StoredRun
+from tests.records import details, question
 
 
 def run(pass_rate: float, mean_score: float, *, errors: int = 0, run_id: str = "r") -> StoredRun:
@@ -23,7 +26,7 @@ def run(pass_rate: float, mean_score: float, *, errors: int = 0, run_id: str = "
         scored_count=10 - errors,
         error_count=errors,
         status="complete" if errors == 0 else "incomplete",
-        details={},
+        details_json=json.dumps(details().to_json()),
         provenance={},
     )
 
@@ -55,9 +58,9 @@ def test_thresholds_outside_zero_to_one_are_rejected() -> None:
 
 
 def hits_run(top1: list[bool], top3: list[bool], run_id: str) -> StoredRun:
-    questions = [{"id": f"q{i}", "top1_hit": a, "top3_hit": b} for i, (a, b) in enumerate(zip(top1, top3, strict=True))]
+    questions = [question(f"q{i}", a, b) for i, (a, b) in enumerate(zip(top1, top3, strict=True))]
     base = run(sum(top1) / len(top1), sum(top3) / len(top3), run_id=run_id)
-    return StoredRun(**{**base.__dict__, "details": {"questions": questions}})
+    return StoredRun(**{**base.__dict__, "details_json": json.dumps(details(questions).to_json())})
 
 
 def test_a_significant_drop_is_required_when_max_p_is_set() -> None:

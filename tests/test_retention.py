@@ -12,6 +12,7 @@ from goldeneval.cli import ExitCode, main
 from goldeneval.errors import InputError
 from goldeneval.retention import parse_duration
 from goldeneval.store import ResultStore, RunRecord, SliceRates
+from tests.records import details
 
 NOW = datetime.now(UTC)
 
@@ -26,7 +27,7 @@ def record(set_id: str, age: timedelta, tables_run: str) -> RunRecord:
         question_count=2,
         scored_count=2,
         error_count=0,
-        details={"questions": [], "tables_run_id": tables_run},
+        details=details(tables_run_id=tables_run),
         slices=[SliceRates("form", "GAP", 2, 2, 0.5, 0.5)],
         created_at=NOW - age,
     )

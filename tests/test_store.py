@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from goldeneval.errors import StoreError
+from goldeneval.errors import InputError, StoreError
 from goldeneval.store import (
     DEFAULT_STORE_PATH,
     SCHEMA_VERSION,
@@ -23,6 +23,7 @@ from goldeneval.store import (
     SliceRates,
     resolve_store_path,
 )
+from tests.records import details, question
 
 T0 = datetime(2026, 11, 1, 2, 0, tzinfo=UTC)
 
@@ -44,7 +45,7 @@ def record(
         question_count=4,
         scored_count=4 - errors,
         error_count=errors,
-        details={"questions": [{"id": "q1", "documents": ["d1"]}]},
+        details=details([question("q1", documents=["d1"])]),
         slices=[SliceRates("form", "MATCH", 2, 2, 1.0, 1.0), SliceRates("form", "GAP", 2, 2, 0.0, 0.5)],
         created_at=at,
     )
@@ -63,7 +64,7 @@ def test_a_saved_run_reads_back_with_its_details_and_slices(store: ResultStore) 
     saved = store.save_run(record())
     assert store.get_run(saved.id) == saved
     assert (saved.pass_rate, saved.mean_score, saved.status, saved.created_at) == (0.5, 0.75, "complete", T0)
-    assert saved.details == {"questions": [{"id": "q1", "documents": ["d1"]}]}
+    assert saved.details == details([question("q1", documents=["d1"])])
     assert [(s.value, s.pass_rate) for s in store.slices(saved.id)] == [("GAP", 0.0), ("MATCH", 1.0)]
 
 
@@ -118,6 +119,7 @@ WRITER = textwrap.dedent(
     import sys, time
     from datetime import UTC, datetime
     from goldeneval.store import ResultStore, RunRecord, SliceRates
+    from tests.records import details
 
     original = ResultStore._insert_slices
 
@@ -129,7 +131,7 @@ WRITER = textwrap.dedent(
     ResultStore._insert_slices = stall
     ResultStore(sys.argv[1]).save_run(RunRecord(
         set_id="s", model="killed", grader="retrieval_hit_rate", pass_rate=1.0, mean_score=1.0,
-        question_count=1, scored_count=1, error_count=0, details={"questions": []},
+        question_count=1, scored_count=1, error_count=0, details=details(),
         slices=[SliceRates("form", "MATCH", 1, 1, 1.0, 1.0)],
     ))
     """
@@ -153,3 +155,77 @@ def test_a_writer_killed_mid_run_leaves_no_partial_run(tmp_path: Path) -> None:
     assert con.execute("SELECT count(*) FROM run_slices").fetchone() == (2,)
     con.close()
     assert reopened.save_run(record(model="after")).model == "after"
+
+
+def test_saving_with_a_taken_id_of_the_same_series_returns_the_stored_run_and_writes_nothing(
+    store: ResultStore,
+) -> None:
+    first = store.save_run(record(pass_rate=0.5), run_id="fixed-id")
+    again = store.save_run(record(pass_rate=0.25), run_id="fixed-id")
+    assert again == first
+    assert [r.id for r in store.list_runs()] == ["fixed-id"]
+    assert len(store.slices("fixed-id")) == 2
+
+
+def test_saving_with_an_id_another_series_holds_fails_and_keeps_the_stored_run(store: ResultStore) -> None:
+    store.save_run(record(model="r1"), run_id="fixed-id")
+    with pytest.raises(StoreError, match="run id fixed-id is already taken by a run of set 's', series 'r1'"):
+        store.save_run(record(model="r2"), run_id="fixed-id")
+    assert [r.model for r in store.list_runs()] == ["r1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("abc123", "abc123", id="full-id"),
+        pytest.param("abd", "abd999", id="unique-prefix"),
+        pytest.param("abc", "abc", id="full-id-that-is-also-a-prefix"),
+    ],
+)
+def test_a_run_is_found_by_its_id_or_a_unique_prefix(store: ResultStore, text: str, expected: str) -> None:
+    for run_id in ("abc123", "abc", "abd999"):
+        store.save_run(record(), run_id=run_id)
+    assert store.resolve_run_id(text) == expected
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(store: ResultStore) -> None:
+    for run_id in ("abc123", "abc456"):
+        store.save_run(record(), run_id=run_id)
+    with pytest.raises(InputError, match="run id prefix 'ab' is ambiguous .*: it matches abc123, abc456; give more of it"):
+        store.resolve_run_id("ab")
+
+
+def test_a_prefix_with_like_wildcards_matches_literally(store: ResultStore) -> None:
+    store.save_run(record(), run_id="abc123")
+    with pytest.raises(InputError, match="run '_bc' not found"):
+        store.resolve_run_id("_bc")
+    with pytest.raises(InputError, match="run '%' not found"):
+        store.resolve_run_id("%")
+
+
+def test_the_previous_complete_run_skips_incomplete_runs_and_other_series(store: ResultStore) -> None:
+    complete = store.save_run(record(at=T0))
+    store.save_run(record(errors=1, at=T0 + timedelta(minutes=1)))
+    store.save_run(record(model="other", at=T0 + timedelta(minutes=2)))
+    current = store.save_run(record(at=T0 + timedelta(minutes=3)))
+    later = store.save_run(record(at=T0 + timedelta(minutes=4)))
+    previous = store.previous_complete_run(current)
+    assert previous is not None and previous.id == complete.id
+    assert later.id != previous.id
+
+
+def test_list_runs_leaves_details_out_unless_asked(store: ResultStore) -> None:
+    store.save_run(record())
+    [light] = store.list_runs()
+    [full] = store.list_runs(with_details=True)
+    with pytest.raises(StoreError, match="its details were not loaded"):
+        _ = light.details
+    assert full.details.questions[0].id == "q1"
+
+
+def test_runs_read_into_a_dataframe_without_details(store: ResultStore) -> None:
+    store.save_run(record(pass_rate=0.5, at=T0))
+    store.save_run(record(pass_rate=0.25, at=T0 + timedelta(minutes=1)))
+    frame = store.to_dataframe(set_id="s")
+    assert list(frame["pass_rate"]) == [0.5, 0.25]
+    assert "details" not in frame.columns

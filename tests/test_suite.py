@@ -10,7 +10,9 @@ import yaml
 
 from goldeneval.errors import InputError
 from goldeneval.privacy import PrivacyMode
-from goldeneval.suite import evaluate_cell, load_suite
+from goldeneval import pipeline
+from goldeneval.comparison import Baseline
+from goldeneval.suite import load_suite
 
 PROJECT = Path(__file__).resolve().parents[1]
 QUESTIONS = [{"id": "q1", "text": "apple orchard", "form": "MATCH", "expected": ["apples"]}]
@@ -59,7 +61,9 @@ def test_a_retriever_name_must_be_usable_as_a_partition_key(tmp_path: Path) -> N
 
 
 def test_two_references_to_one_set_fail(tmp_path: Path) -> None:
-    path = _write(tmp_path, {"sets": ["s.yaml", str(tmp_path / "s.yaml")], "retrievers": {"b": {"id": "x"}}})
+    path = _write(
+        tmp_path, {"sets": ["s.yaml", str(tmp_path / "s.yaml")], "retrievers": {"b": {"id": "goldeneval.lexical"}}}
+    )
     with pytest.raises(InputError, match="are both set 's'"):
         load_suite(path)
 
@@ -82,8 +86,8 @@ def test_a_cell_is_stored_under_the_retriever_name_with_its_options(tmp_path: Pa
         "sets": ["s.yaml"],
         "retrievers": {"bm25-k1": {"id": "goldeneval.lexical", "options": {"k1": 1.2}}},
     }
-    run = evaluate_cell(load_suite(_write(tmp_path, config)), "s", "bm25-k1")
-    assert (run.set_id, run.retriever_id) == ("s", "bm25-k1")
+    run = pipeline.evaluate(load_suite(_write(tmp_path, config)).run_spec("s", "bm25-k1"))
+    assert (run.set_id, run.series, run.retriever_id) == ("s", "bm25-k1", "goldeneval.lexical")
     assert run.provenance.pipeline_identity == "goldeneval.lexical/bm25s-lucene-v1(k1=1.2,b=0.75)"
     assert run.aggregates.overall.top1_rate == 1.0
 
@@ -93,5 +97,86 @@ def test_declared_provenance_overrides_the_retrievers_own(tmp_path: Path) -> Non
         "sets": ["s.yaml"],
         "retrievers": {"b": {"id": "goldeneval.lexical", "provenance": {"execution_revision": "ci-build-7"}}},
     }
-    run = evaluate_cell(load_suite(_write(tmp_path, config)), "s", "b")
+    run = pipeline.evaluate(load_suite(_write(tmp_path, config)).run_spec("s", "b"))
     assert run.provenance.execution_revision == "ci-build-7"
+
+
+def _suite_error(tmp_path: Path, **fields: object) -> str:
+    config = {"sets": ["s.yaml"], "retrievers": {"b": {"id": "goldeneval.lexical"}}, **fields}
+    path = _write(tmp_path, config)
+    with pytest.raises(InputError) as error:
+        load_suite(path)
+    return str(error.value).removeprefix(f"{path}: ")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        pytest.param(
+            {"thresholds": {"slice_max_drop": {"shape:GAP": 0.1}}},
+            "field 'thresholds.slice_max_drop': slice 'shape:GAP' must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'",
+            id="slice-kind",
+        ),
+        pytest.param(
+            {"thresholds": {"slice_max_drop": {"form:": 0.1}}},
+            "field 'thresholds.slice_max_drop': slice 'form:' must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'",
+            id="slice-without-value",
+        ),
+        pytest.param(
+            {"thresholds": {"slice_max_drop": {"*": 1.5}}},
+            "field 'thresholds.slice_max_drop': slice '*': the allowed drop must lie between 0 and 1, got 1.5",
+            id="slice-drop-range",
+        ),
+        pytest.param(
+            {"baseline": "latest"},
+            "field 'baseline': baseline 'latest': expected 'previous', 'best' or 'run:<id>'",
+            id="baseline",
+        ),
+        pytest.param(
+            {"schedule": {"timezone": "Mars/Olympus"}},
+            "field 'schedule.timezone': 'Mars/Olympus' is not an IANA time zone (e.g. UTC, Europe/Berlin)",
+            id="timezone",
+        ),
+        pytest.param(
+            {"schedule": {"cron": "every night"}},
+            "field 'schedule.cron': 'every night' is not a cron expression of five fields "
+            "(minute hour day month weekday)",
+            id="cron",
+        ),
+        pytest.param(
+            {"timeout_s": float("inf")},
+            "field 'timeout_s': Input should be a finite number",
+            id="timeout-inf",
+        ),
+        pytest.param(
+            {"hit_cutoffs": [0, 3]},
+            "field 'hit_cutoffs': hit cutoffs must be positive integers",
+            id="cutoffs",
+        ),
+        pytest.param(
+            {"retrievers": {"b": {"id": "not a retriever"}}},
+            "field 'retrievers.b.id': 'not a retriever' is neither a registered retriever id nor an import path "
+            "package.module:factory",
+            id="retriever-id",
+        ),
+    ],
+)
+def test_every_suite_field_is_validated_at_load_naming_the_field(
+    tmp_path: Path, fields: dict[str, object], message: str
+) -> None:
+    assert _suite_error(tmp_path, **fields) == message
+
+
+def test_the_suite_file_carries_baseline_significance_and_slice_options_into_the_spec(tmp_path: Path) -> None:
+    config = {
+        "sets": ["s.yaml"],
+        "retrievers": {"b": {"id": "goldeneval.lexical"}},
+        "baseline": "best",
+        "thresholds": {"max_p": 0.05, "slice_max_drop": {"form:GAP": 0.15}, "min_slice_questions": 3},
+    }
+    spec = load_suite(_write(tmp_path, config)).run_spec("s", "b")
+    assert spec.baseline == Baseline("best")
+    assert spec.thresholds.max_p == 0.05
+    assert dict(spec.thresholds.slice_max_drop) == {"form:GAP": 0.15}
+    assert spec.thresholds.min_slice_questions == 3
+    assert (spec.series, spec.retriever_id, spec.expected_set_id) == ("b", "goldeneval.lexical", "s")

@@ -17,7 +17,6 @@ from goldeneval.retrievers.lexical import LexicalRetriever
 from goldeneval.tables import (
     golden_set_table,
     hits_table,
-    latest_partition_file,
     markdown_preview,
     rankings_table,
     run_from_hits,
@@ -90,14 +89,13 @@ def test_the_golden_set_table_keeps_text_only_in_full(run: RetrievalRun) -> None
     assert not {"text", "expected", "answer_gist"} & set(private.column_names)
 
 
-def test_files_are_laid_out_hive_style_and_this_runs_file_wins(tmp_path: Path) -> None:
+def test_files_are_laid_out_hive_style_one_file_per_run(tmp_path: Path) -> None:
     table = pa.table({"x": [1]})
     where = {"set": "s", "retriever": "r"}
     mine = write_partition_file(tmp_path, "t", where, table, "run-a", WHEN)
-    newer = write_partition_file(tmp_path, "t", where, table, "run-b", WHEN.replace(year=2027))
+    other = write_partition_file(tmp_path, "t", where, table, "run-b", WHEN.replace(year=2027))
     assert mine == tmp_path / "t" / "set=s" / "retriever=r" / "20260102T030405000000Z_run-a.parquet"
-    assert latest_partition_file(tmp_path, "t", where, "run-a") == mine
-    assert latest_partition_file(tmp_path, "t", where, "run-c") == newer
+    assert other == tmp_path / "t" / "set=s" / "retriever=r" / "20270102T030405000000Z_run-b.parquet"
 
 
 def test_the_preview_is_a_markdown_table_that_escapes_pipes() -> None:

@@ -92,10 +92,29 @@ def test_qrels_give_every_expected_document_relevance_one(tmp_path: Path, write_
     assert out.read_text() == "q1 0 a 1\nq2 0 b 1\nq2 0 c 1\n"
 
 
-def test_exporting_an_unknown_run_fails_with_exit_code_3(tmp_path: Path) -> None:
+def test_exporting_from_a_store_that_does_not_exist_fails_with_exit_code_3_and_creates_none(tmp_path: Path) -> None:
     result = cli("export-run", "nope", "--trec", str(tmp_path / "x"), "--store", str(tmp_path / "s.duckdb"))
     assert result.exit_code == ExitCode.INVALID_INPUT
-    assert f"goldeneval: error: run 'nope' not found in {tmp_path / 's.duckdb'}" in result.output
+    assert result.stderr == f"goldeneval: error: run 'nope' not found: the store {tmp_path / 's.duckdb'} does not exist\n"
+    assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_exporting_an_unknown_run_fails_with_exit_code_3(tmp_path: Path) -> None:
+    store = tmp_path / "results.duckdb"
+    evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
+    result = cli("export-run", "nope", "--trec", str(tmp_path / "x"), "--store", str(store))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert result.stderr == f"goldeneval: error: run 'nope' not found in {store} (list runs with: goldeneval runs)\n"
+
+
+def test_a_run_is_exported_by_the_short_id_goldeneval_runs_prints(tmp_path: Path) -> None:
+    store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
+    original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
+    listing = cli("runs", "--store", str(store))
+    short = listing.output.splitlines()[2].split()[0]
+    assert original["run"]["id"].startswith(short) and short != original["run"]["id"]
+    assert cli("export-run", short, "--trec", str(run_file), "--store", str(store)).exit_code == ExitCode.OK
+    assert run_file.read_text().count("\n") > 0
 
 
 def test_a_metadata_only_run_cannot_be_exported(tmp_path: Path) -> None:

@@ -1,0 +1,145 @@
+"""The typed, versioned record of a retrieval run's details: what the store's ``details``
+column holds.
+
+The evaluator writes it (:meth:`goldeneval.evaluation.RetrievalRun.details`); the report,
+the regression verdict, the comparison, the TREC export and retention read it.  Every model
+forbids unknown keys and most fields are required, so renaming a field on one side fails
+loudly (a validation error naming the field) instead of quietly reading "no shared
+questions".
+
+Format versions:
+
+* 1 — the shape stored by goldeneval before the record was typed (no ``format_version``
+  key; the first stores also kept a ``corpus_revision``, now a column; the Dagster assets
+  added ``tables_run_id``).  Read as is.
+* 2 — adds ``format_version``, ``retriever_id`` (the retriever behind the series name) and
+  ``tables_run_id`` as declared fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from goldeneval.errors import StoreError
+from goldeneval.privacy import content_free_error
+
+__all__ = [
+    "DETAILS_FORMAT_VERSION",
+    "AggregatesDetail",
+    "QuestionDetail",
+    "RateDetail",
+    "RetrievalDetails",
+    "parse_details",
+]
+
+DETAILS_FORMAT_VERSION = 2
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class QuestionDetail(_Record):
+    """One question of a stored run: what the evaluator measured, never its text."""
+
+    id: str
+    form: str
+    hard_class: str | None
+    documents: list[str] | None = None
+    """Distinct returned document ids, best first, to metric depth; None in ``metadata_only``."""
+    top1_hit: bool | None
+    """None when the question errored (errors have no verdict)."""
+    top3_hit: bool | None
+    latency_ms: float
+    status: Literal["ok", "error"]
+    error: str | None
+    metrics: dict[str, float]
+
+    @property
+    def scored(self) -> bool:
+        return self.status == "ok"
+
+    def without_content(self) -> QuestionDetail:
+        """The ``metadata_only`` form: no document ids, an error reduced to its class."""
+        return self.model_copy(update={"documents": None, "error": content_free_error(self.error)})
+
+    def to_json(self) -> dict[str, Any]:
+        """As the store and ``--format json`` hold it: ``documents`` absent when withheld."""
+        data = self.model_dump(mode="json")
+        if self.documents is None:
+            del data["documents"]
+        return data
+
+
+class RateDetail(_Record):
+    """Hit counts and rates of a group of questions (overall, one form, one hard class)."""
+
+    questions: int
+    scored: int
+    errors: int
+    top1_hits: int
+    top3_hits: int
+    top1_rate: float | None
+    top3_rate: float | None
+
+
+class AggregatesDetail(_Record):
+    overall: RateDetail
+    by_form: dict[str, RateDetail]
+    by_hard_class: dict[str, RateDetail]
+    metrics: dict[str, float]
+
+
+class RetrievalDetails(_Record):
+    """The ``details`` of a run whose grader is ``retrieval_hit_rate``."""
+
+    format_version: int = Field(default=1, ge=1, le=DETAILS_FORMAT_VERSION)
+    protocol: str
+    top_k: int
+    overfetch_multiplier: int
+    hit_cutoffs: list[int]
+    aggregates: AggregatesDetail
+    questions: list[QuestionDetail]
+    retriever_id: str | None = None
+    """The retriever id behind the series name; None for runs stored before it was recorded."""
+    tables_run_id: str | None = None
+    """The Dagster run whose Parquet tables this run was built from (retention deletes them)."""
+    corpus_revision: str | None = Field(default=None, exclude=True)
+    """Format 1 only (schema-1 stores); the provenance column holds it.  Read, never written."""
+
+    def hits(self, column: Literal["top1_hit", "top3_hit"]) -> dict[str, bool]:
+        """Per question id, the verdict of the scored questions (errors have none)."""
+        found: dict[str, bool] = {}
+        for question in self.questions:
+            value = getattr(question, column)
+            if value is not None:
+                found[question.id] = bool(value)
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json", exclude={"questions"})
+        data["questions"] = [q.to_json() for q in self.questions]
+        return data
+
+    def to_dataframe(self) -> Any:
+        """One row per question (pandas), metrics as ``metric:<name>`` columns: for notebooks."""
+        import pandas as pd  # type: ignore[import-untyped]
+
+        rows = []
+        for question in self.questions:
+            row = question.model_dump(exclude={"metrics"})
+            row.update({f"metric:{name}": value for name, value in question.metrics.items()})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def parse_details(raw: Any, where: str) -> RetrievalDetails:
+    """Validate stored details; a mismatch names the run and the field."""
+    try:
+        return RetrievalDetails.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or "(details)"
+        raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None

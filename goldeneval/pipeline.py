@@ -1,0 +1,129 @@
+"""One evaluation pipeline, two front doors: evaluate, record, judge.
+
+The CLI (:func:`run`) and the Dagster assets (each verb in its own asset) call these and
+nothing else, so the two never decide differently:
+
+* :func:`evaluate` — build the retriever from a :class:`~goldeneval.spec.RunSpec`, ask every
+  question, score (no store);
+* :func:`record` — write the typed run into the store (idempotent for a chosen id);
+* :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
+  is :meth:`~goldeneval.regression.RegressionVerdict.gate`, the same for
+  ``--fail-on-regression`` and the ``no_regression`` check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from goldeneval.comparison import compare_with_history, resolve_pinned_baseline
+from goldeneval.corpus import Corpus, load_corpus
+from goldeneval.errors import InputError
+from goldeneval.evaluation import Progress, RetrievalRun, evaluate_retrieval
+from goldeneval.golden import GoldenQuestionSet
+from goldeneval.privacy import PrivacyMode
+from goldeneval.provenance import retriever_provenance
+from goldeneval.regression import GateDecision, RegressionVerdict
+from goldeneval.retrievers.base import RetrieverContext, document_id_mapper
+from goldeneval.retrievers.registry import build_retriever
+from goldeneval.scoring import GRADER_ID
+from goldeneval.sets import resolve_golden_set
+from goldeneval.spec import RunSpec
+from goldeneval.store import ResultStore, StoredRun
+
+__all__ = ["Outcome", "corpus_for", "evaluate", "judge", "load_golden_set", "record", "run"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A stored run and its verdict."""
+
+    run: RetrievalRun
+    stored: StoredRun
+    verdict: RegressionVerdict
+
+    @property
+    def gate(self) -> GateDecision:
+        return self.verdict.gate(self.stored.complete)
+
+
+def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
+    """The set as it is now (files are read again, so a label change is seen)."""
+    golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
+    if spec.expected_set_id is not None and golden_set.id != spec.expected_set_id:
+        raise InputError(f"{spec.set_ref}: its id changed from {spec.expected_set_id!r} to {golden_set.id!r}; reload")
+    return golden_set
+
+
+def corpus_for(golden_set: GoldenQuestionSet, corpus_path: str | Path | None) -> Corpus | None:
+    """The corpus given explicitly, else the one the set names, else none."""
+    path = corpus_path or golden_set.corpus
+    return load_corpus(path) if path else None
+
+
+def evaluate(
+    spec: RunSpec, *, golden_set: GoldenQuestionSet | None = None, progress: Progress | None = None
+) -> RetrievalRun:
+    """Build the retriever, ask every question of the set, score.  Stores nothing.
+
+    The retriever's context carries the set (replaying retrievers key rankings by question
+    id); the spec's declared provenance overrides the retriever's own, field by field.
+    """
+    golden_set = golden_set or load_golden_set(spec)
+    context = RetrieverContext(
+        corpus=corpus_for(golden_set, spec.corpus),
+        cache_dir=spec.cache_dir,
+        options=spec.options,
+        golden_set=golden_set,
+    )
+    retriever = build_retriever(spec.retriever_id, context)
+    return evaluate_retrieval(
+        golden_set,
+        retriever,
+        spec.retriever_id,
+        series=spec.series,
+        to_document=document_id_mapper(spec.chunk_separator),
+        timeout_s=spec.timeout_s,
+        hit_cutoffs=spec.hit_cutoffs,
+        provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
+        progress=progress,
+    )
+
+
+def record(
+    store: ResultStore,
+    run: RetrievalRun,
+    privacy: PrivacyMode,
+    *,
+    run_id: str | None = None,
+    tables_run_id: str | None = None,
+) -> StoredRun:
+    """Write the run into the store in one transaction.  With a ``run_id`` it is idempotent:
+    recording the same run again returns the stored one and writes nothing."""
+    return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
+
+
+def judge(
+    store: ResultStore, stored: StoredRun, spec: RunSpec, *, pinned: StoredRun | None = None
+) -> RegressionVerdict:
+    """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
+    return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
+
+
+def run(spec: RunSpec, store_path: Path, *, progress: Progress | None = None) -> Outcome:
+    """Evaluate, record and judge one spec: the CLI's door.
+
+    Everything that can be refused is checked before anything is written: the set, corpus
+    and retriever by evaluating, a pinned baseline before the evaluation starts, so invalid
+    input leaves the store as it was (not even an empty store file is created).
+    """
+    golden_set = load_golden_set(spec)
+    pinned = None
+    if spec.baseline.kind == "run":
+        if not store_path.exists():
+            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {store_path} does not exist")
+        pinned = resolve_pinned_baseline(ResultStore(store_path), spec.baseline, golden_set.id, GRADER_ID)
+    evaluated = evaluate(spec, golden_set=golden_set, progress=progress)
+    store = ResultStore(store_path)
+    stored = record(store, evaluated, spec.privacy)
+    return Outcome(evaluated, stored, judge(store, stored, spec, pinned=pinned))

@@ -1,0 +1,87 @@
+"""The run specification: everything one evaluation needs, frozen and validated.
+
+Both front doors build one — the CLI from its flags (:mod:`goldeneval.cli`), Dagster from one
+suite cell (:meth:`goldeneval.suite.Suite.run_spec`) — and hand it to the verbs of
+:mod:`goldeneval.pipeline`.  Nothing else decides how a run is evaluated, stored or judged.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from goldeneval.comparison import PREVIOUS, Baseline
+from goldeneval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.privacy import PrivacyMode
+from goldeneval.provenance import Provenance
+from goldeneval.regression import DEFAULT_THRESHOLDS, RegressionThresholds
+from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
+
+__all__ = ["MAX_SERIES_LENGTH", "RunSpec", "check_series_name"]
+
+MAX_SERIES_LENGTH = 200
+
+
+def check_series_name(name: str) -> str:
+    """A series name: 1 to 200 printable characters without whitespace (it keys the history)."""
+    if not name or len(name) > MAX_SERIES_LENGTH or not name.isprintable() or any(c.isspace() for c in name):
+        raise ValueError(f"series name {name!r}: use 1 to {MAX_SERIES_LENGTH} printable characters without whitespace")
+    return name
+
+
+class RunSpec(BaseModel):
+    """One evaluation of a golden set against a retriever, and how its verdict is decided.
+
+    The series name is what a run is stored under and compared within: a CLI run with
+    ``--name lexical`` and a nightly run of the suite's retriever ``lexical`` are one series.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    set_ref: str = Field(min_length=1, description="Registered set id, set file or BEIR folder.")
+    expected_set_id: str | None = Field(
+        default=None, description="The id the set must have (a suite cell's set): a changed id fails."
+    )
+    sets_dirs: tuple[Path, ...] = ()
+    beir_split: str = "test"
+    retriever_id: str = Field(min_length=1, description="Registered retriever id or package.module:factory.")
+    options: dict[str, str] = Field(default_factory=dict)
+    corpus: Path | None = Field(default=None, description="Corpus path; None: the set's own.")
+    series: str = Field(description="The series name: the store's model column.")
+    cache_dir: Path = Path(".goldeneval") / "cache"
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    hit_cutoffs: tuple[int, ...] = DEFAULT_HIT_CUTOFFS
+    privacy: PrivacyMode = PrivacyMode.FULL
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
+    baseline: Baseline = PREVIOUS
+    provenance: Provenance = Field(
+        default_factory=Provenance, description="Declared provenance; overrides the retriever's, field by field."
+    )
+
+    @field_validator("series")
+    @classmethod
+    def _series(cls, value: str) -> str:
+        return check_series_name(value)
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _finite_timeout(cls, value: float | None) -> float | None:
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise ValueError(f"timeout must be a finite number of seconds above 0, got {value}")
+        return value
+
+    @field_validator("hit_cutoffs")
+    @classmethod
+    def _cutoffs(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or min(value) < 1:
+            raise ValueError("hit cutoffs must be positive integers")
+        return tuple(sorted(set(value)))
+
+    @field_validator("chunk_separator")
+    @classmethod
+    def _separator(cls, value: str | None) -> str | None:
+        return value or None

@@ -1,0 +1,28 @@
+"""The one place goldeneval reaches into Dagster's private ``_core`` modules.
+
+Dagster 1.13 (the range pyproject.toml allows) has no public export for these; everything
+else goes through ``import dagster as dg``.  When upgrading Dagster, check this module first.
+
+* ``AssetCheckExecutionRecord`` / ``...RecordStatus`` — what
+  ``instance.event_log_storage.get_asset_check_execution_history`` returns; the alert sensor
+  reads check executions across runs with it (the event-log query API has no public filter
+  for check evaluations across runs on the run-sharded SQLite storage).
+* ``PartitionKeyFilter`` — the partition filter that same call takes.
+* ``RUN_KEY_TAG`` / ``SENSOR_NAME_TAG`` — the tags the daemon puts on a sensor's runs, which
+  the main command sets too so that a daemon started later skips runs already made.
+"""
+
+from dagster._core.event_api import PartitionKeyFilter
+from dagster._core.storage.asset_check_execution_record import (
+    AssetCheckExecutionRecord,
+    AssetCheckExecutionRecordStatus,
+)
+from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
+
+__all__ = [
+    "RUN_KEY_TAG",
+    "SENSOR_NAME_TAG",
+    "AssetCheckExecutionRecord",
+    "AssetCheckExecutionRecordStatus",
+    "PartitionKeyFilter",
+]

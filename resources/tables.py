@@ -1,0 +1,70 @@
+"""The Parquet hand-off between assets: an IO manager keyed by partition and Dagster run.
+
+Each output is one hive-style file, ``<tables>/<asset>/set=<id>/retriever=<name>/
+<time>_<run id>.parquet`` (``goldeneval.tables``), and the file's path is recorded in the
+materialisation's metadata.  An input is read from the path the *latest materialisation of
+that partition* recorded — never "the newest file in the folder" — so a downstream asset
+re-materialised on its own reads exactly what its upstream last materialised.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+import pyarrow as pa
+
+from assets.partitions import cell
+from goldeneval.errors import StoreError
+from goldeneval.tables import read_table, write_partition_file
+from resources.goldeneval import GoldenEvalResource
+
+PATH_METADATA_KEY = "path"
+
+
+def _evaluated_at(table: pa.Table) -> datetime:
+    if "evaluated_at" in table.column_names and table.num_rows:
+        value = table.column("evaluated_at")[0].as_py()
+        if isinstance(value, datetime):
+            return value
+    return datetime.now(UTC)
+
+
+class PartitionedParquetIOManager(dg.ConfigurableIOManager):
+    """Arrow tables to and from hive-style Parquet files below the suite's tables folder."""
+
+    goldeneval: GoldenEvalResource
+
+    def handle_output(self, context: dg.OutputContext, obj: pa.Table) -> None:
+        table_name = context.asset_key.path[-1]
+        path = write_partition_file(
+            self.goldeneval.suite().tables_root,
+            table_name,
+            cell(context.asset_partition_key),
+            obj,
+            context.run_id,
+            _evaluated_at(obj),
+        )
+        context.add_output_metadata({PATH_METADATA_KEY: dg.MetadataValue.path(str(path))})
+
+    def load_input(self, context: dg.InputContext) -> pa.Table:
+        asset_key = context.asset_key
+        partition = context.asset_partition_key
+        records = context.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[partition]), limit=1
+        ).records
+        materialization = records[0].asset_materialization if records else None
+        entry = materialization.metadata.get(PATH_METADATA_KEY) if materialization else None
+        if entry is None:
+            raise StoreError(
+                f"{asset_key.to_user_string()} partition {partition}: not materialised yet; "
+                f"materialise {asset_key.to_user_string()} first"
+            )
+        path = Path(str(entry.value))
+        if not path.is_file():
+            raise StoreError(
+                f"{path}: the {asset_key.to_user_string()} file of partition {partition} is gone "
+                "(purged?); materialise it again"
+            )
+        return read_table(path)
