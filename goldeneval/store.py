@@ -381,9 +381,13 @@ class ResultStore:
     # ------------------------------------------------------------------ reads
 
     def _one(self, where: str, params: Sequence[Any], order: str = "") -> StoredRun | None:
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs WHERE {where} {order} LIMIT 1"
+        """The first run matching ``where``, with its details.  The id is chosen first, over
+        the narrow columns only, so the (large) details column is read for one row."""
         with self._connection() as con:
-            row = con.execute(sql, list(params)).fetchone()
+            found = con.execute(f"SELECT id FROM runs WHERE {where} {order} LIMIT 1", list(params)).fetchone()
+            if found is None:
+                return None
+            row = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", [found[0]]).fetchone()
         return _row_to_run(row) if row else None
 
     def get_run(self, run_id: str) -> StoredRun | None:

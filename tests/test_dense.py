@@ -122,7 +122,7 @@ def test_an_unknown_option_is_an_error_that_lists_the_known_ones(tmp_path: Path)
 
 def test_a_missing_model_folder_is_an_error(tmp_path: Path) -> None:
     context = RetrieverContext(corpus=CORPUS, cache_dir=tmp_path, options={"model": str(tmp_path / "nope")})
-    with pytest.raises(RetrieverError, match=r"retriever option 'model': .*nope does not exist"):
+    with pytest.raises(RetrieverError, match=r"retriever 'goldeneval.dense': option 'model': .*nope does not exist"):
         build_retriever("goldeneval.dense", context)
 
 

@@ -4,6 +4,7 @@ whole CLI run that stores the declared provenance."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,10 @@ def test_zero_weights_for_both_retrievers_are_an_error(tmp_path: Path) -> None:
 
 def test_a_negative_weight_is_an_error(tmp_path: Path) -> None:
     context = RetrieverContext(CORPUS, tmp_path, {"dense_weight": "-1"})
-    with pytest.raises(RetrieverError, match="retriever option 'dense_weight': must be at least 0, got -1"):
+    with pytest.raises(
+        RetrieverError,
+        match=re.escape("retriever 'goldeneval.hybrid': option 'dense_weight': must be a finite number >= 0, got -1"),
+    ):
         build_retriever("goldeneval.hybrid", context)
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import json
+from datetime import UTC, datetime
 
 import pytest
 

@@ -191,8 +191,11 @@ def test_a_run_is_found_by_its_id_or_a_unique_prefix(store: ResultStore, text: s
 def test_an_ambiguous_prefix_lists_the_candidates(store: ResultStore) -> None:
     for run_id in ("abc123", "abc456"):
         store.save_run(record(), run_id=run_id)
-    with pytest.raises(InputError, match="run id prefix 'ab' is ambiguous .*: it matches abc123, abc456; give more of it"):
+    with pytest.raises(InputError) as error:
         store.resolve_run_id("ab")
+    assert str(error.value) == (
+        f"run id prefix 'ab' is ambiguous in {store.path}: it matches abc123, abc456; give more of it"
+    )
 
 
 def test_a_prefix_with_like_wildcards_matches_literally(store: ResultStore) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from goldeneval.errors import InputError
-from goldeneval.privacy import PrivacyMode
 from goldeneval import pipeline
 from goldeneval.comparison import Baseline
+from goldeneval.errors import InputError
+from goldeneval.privacy import PrivacyMode
 from goldeneval.suite import load_suite
 
 PROJECT = Path(__file__).resolve().parents[1]

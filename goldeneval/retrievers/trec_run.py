@@ -20,8 +20,7 @@ from pathlib import Path
 from goldeneval.errors import RetrieverError
 from goldeneval.golden import GoldenQuestionSet
 from goldeneval.provenance import NOT_APPLICABLE, Provenance
-from goldeneval.retrievers.base import RetrieverContext
-from goldeneval.retrievers.dense import execution_revision
+from goldeneval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrievers.options import check_known_options, path_option
 from goldeneval.trec import read_trec_run
 
@@ -67,7 +66,7 @@ class TrecRunRetriever:
 def build(context: RetrieverContext) -> TrecRunRetriever:
     """Entry-point factory for ``goldeneval.trec_run``; option ``run=PATH`` is required."""
     check_known_options(context, RETRIEVER_ID, ("run",))
-    path = path_option(context, "run")
+    path = path_option(context, "run", retriever_id=RETRIEVER_ID)
     if path is None:
         raise RetrieverError(f"retriever {RETRIEVER_ID!r} needs option run=PATH (a TREC run file)")
     if context.golden_set is None:
