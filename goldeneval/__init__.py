@@ -1,6 +1,8 @@
 """goldeneval: measure retrieval quality against labelled golden sets and catch regressions.
 
-The public API is short and made of verbs: load a set, load a corpus, evaluate, store.
+The public API is short and made of verbs: load a set, load a corpus, evaluate, store.  A
+whole run — evaluate, record, judge, as the CLI and the Dagster assets do it — is a
+:class:`RunSpec` handed to :mod:`goldeneval.pipeline`.
 """
 
 from goldeneval.corpus import Corpus, Document, load_corpus
@@ -9,6 +11,7 @@ from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, l
 from goldeneval.regression import RegressionThresholds, detect_regression
 from goldeneval.retrievers import Retriever, RetrieverContext, build_retriever
 from goldeneval.sets import resolve_golden_set
+from goldeneval.spec import RunSpec
 from goldeneval.store import ResultStore
 
 __all__ = [
@@ -22,6 +25,7 @@ __all__ = [
     "RetrievalRun",
     "Retriever",
     "RetrieverContext",
+    "RunSpec",
     "build_retriever",
     "detect_regression",
     "evaluate_retrieval",

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import resources.goldeneval
 from assets.evaluation import build_evaluation_assets
 from assets.partitions import evaluation_partitions
 from assets.regression import RegressionCheckConfig, build_regression_assets
@@ -274,3 +275,20 @@ def test_the_regression_check_asset_called_directly_fails_a_mismatch(project: Pr
         "mismatch",
         "not_comparable",
     )
+
+
+def test_the_suite_file_is_read_at_most_once_per_step(
+    project: Project, instance: dg.DagsterInstance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[str] = []
+    from goldeneval.suite import load_suite as original
+
+    def counting(path: str | Path) -> Any:
+        reads.append(str(path))
+        return original(path)
+
+    defs = definitions(project)
+    monkeypatch.setattr(resources.goldeneval, "load_suite", counting)
+    [result] = run_nightly(defs, instance, [KEY])
+    steps = {event.step_key for event in result.all_events if event.step_key}
+    assert 1 <= len(reads) <= len(steps) == 3
