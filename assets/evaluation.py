@@ -2,7 +2,7 @@
 
 Thin on purpose: each body builds the partition's run specification, calls one verb of
 :mod:`goldeneval.pipeline` (the same verbs the CLI calls), and attaches metadata.  Tables
-travel between assets through the Parquet IO manager (``resources.tables``), keyed by
+travel between assets through the Parquet IO manager (``assets.io_manager``), keyed by
 partition and run.  The bodies are module-level functions, decorated by
 :func:`build_evaluation_assets` for the suite's partitions.
 """
@@ -63,7 +63,7 @@ def _table_metadata(table: pa.Table) -> dict[str, Any]:
 
 
 def golden_question_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> dg.Output[pa.Table]:
-    spec = goldeneval.run_spec(context.partition_key)
+    spec = goldeneval.run_spec(cell(context.partition_key))
     golden_set = pipeline.load_golden_set(spec)
     digest = label_digest(golden_set)
     table = golden_set_table(golden_set, spec.privacy, context.run.run_id, datetime.now(UTC))
@@ -91,7 +91,7 @@ def _set_output(
 
 
 def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> Iterator[dg.Output[pa.Table]]:
-    spec = goldeneval.run_spec(context.partition_key)
+    spec = goldeneval.run_spec(cell(context.partition_key))
     run = pipeline.evaluate(spec)
     rankings = rankings_table(run, spec.privacy, document_id_mapper(spec.chunk_separator), context.run.run_id)
     yield dg.Output(
@@ -120,7 +120,7 @@ def evaluation_summary(
     """Record the run the hits describe.  Its stored id is derived from the Dagster run that
     wrote the hits, so re-materialising the summary for the same hits stores nothing new."""
     where = cell(context.partition_key)
-    spec = goldeneval.run_spec(context.partition_key)
+    spec = goldeneval.run_spec(where)
     run = run_from_hits(question_hits)
     strict = PrivacyMode.METADATA_ONLY in (spec.privacy, run_privacy(question_hits))
     privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL

@@ -12,6 +12,7 @@ import dagster as dg
 
 from assets.checks import partitioned_check
 from assets.evaluation import GROUP, STORE_POOL
+from assets.partitions import cell
 from goldeneval import pipeline
 from goldeneval.errors import StoreError
 from goldeneval.regression import GateDecision
@@ -38,7 +39,7 @@ def _latest_summary_run_id(context: dg.AssetExecutionContext) -> str:
 def regression_check(
     context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    spec = goldeneval.run_spec(context.partition_key)
+    spec = goldeneval.run_spec(cell(context.partition_key))
     store = goldeneval.open_store()
     stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
     verdict = pipeline.judge(store, stored, spec)

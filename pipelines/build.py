@@ -9,11 +9,12 @@ import dagster as dg
 
 from assets import build_assets, evaluation_partitions
 from assets.evaluation import TABLES_IO_MANAGER
+from assets.io_manager import PartitionedParquetIOManager
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, load_suite
 from pipelines.jobs import build_jobs
 from pipelines.schedules import build_nightly_schedule
 from pipelines.sensors import build_alert_sensor, build_regression_sensor
-from resources import AlertsResource, GoldenEvalResource, PartitionedParquetIOManager
+from resources import AlertsResource, GoldenEvalResource
 
 SLACK_TOKEN_ENV = "SLACK_TOKEN"
 SLACK_API_URL_ENV = "GOLDENEVAL_SLACK_API_URL"

@@ -2,6 +2,5 @@
 
 from resources.alerts import AlertsResource
 from resources.goldeneval import GoldenEvalResource
-from resources.tables import PartitionedParquetIOManager
 
-__all__ = ["AlertsResource", "GoldenEvalResource", "PartitionedParquetIOManager"]
+__all__ = ["AlertsResource", "GoldenEvalResource"]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import dagster as dg
 from pydantic import PrivateAttr
 
-from assets.partitions import cell
 from goldeneval.spec import RunSpec
 from goldeneval.store import ResultStore
 from goldeneval.suite import Suite, load_suite
@@ -26,9 +27,8 @@ class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
             self._suite = load_suite(self.config_path)
         return self._suite
 
-    def run_spec(self, partition_key: str) -> RunSpec:
-        """The run specification of one (set x retriever) partition."""
-        where = cell(partition_key)
+    def run_spec(self, where: Mapping[str, str]) -> RunSpec:
+        """The run specification of one (set x retriever) partition, ``assets.partitions.cell``."""
         return self.suite().run_spec(where["set"], where["retriever"])
 
     def open_store(self) -> ResultStore:

@@ -44,6 +44,7 @@ from tests.dagster_support import (
 )
 
 KEY = "fixed|alpha-set"
+WHERE = {"set": "alpha-set", "retriever": "fixed"}
 PARTITIONS = evaluation_partitions(["alpha-set"], ["fixed"])
 PARTITION = dg.MultiPartitionKey({"set": "alpha-set", "retriever": "fixed"})
 SETS = {
@@ -248,7 +249,7 @@ def test_the_summary_asset_called_directly_records_a_hits_table_once(
     project: Project, instance: dg.DagsterInstance
 ) -> None:
     resource = GoldenEvalResource(config_path=str(project.config))
-    spec = resource.run_spec(KEY)
+    spec = resource.run_spec(WHERE)
     hits = hits_table(pipeline.evaluate(spec), PrivacyMode.FULL, "dagster-run-1")
     [_, _, summary] = build_evaluation_assets(PARTITIONS)
     for _ in range(2):
@@ -262,10 +263,10 @@ def test_the_summary_asset_called_directly_records_a_hits_table_once(
 def test_the_regression_check_asset_called_directly_fails_a_mismatch(project: Project) -> None:
     resource = GoldenEvalResource(config_path=str(project.config))
     store = resource.open_store()
-    pipeline.record(store, pipeline.evaluate(resource.run_spec(KEY)), PrivacyMode.FULL)
+    pipeline.record(store, pipeline.evaluate(resource.run_spec(WHERE)), PrivacyMode.FULL)
     _declare_corpus(project, "fixed-corpus-2")
     resource = GoldenEvalResource(config_path=str(project.config))
-    current = pipeline.record(store, pipeline.evaluate(resource.run_spec(KEY)), PrivacyMode.FULL)
+    current = pipeline.record(store, pipeline.evaluate(resource.run_spec(WHERE)), PrivacyMode.FULL)
     [check] = build_regression_assets(PARTITIONS)
     context = dg.build_asset_context(partition_key=PARTITION, resources={"goldeneval": resource})
     result = check(context, config=RegressionCheckConfig(stored_run_id=current.id[:10]))

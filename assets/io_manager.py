@@ -1,5 +1,7 @@
 """The Parquet hand-off between assets: an IO manager keyed by partition and Dagster run.
 
+It lives beside the assets it stores (a resource, but one only they use).
+
 Each output is one hive-style file, ``<tables>/<asset>/set=<id>/retriever=<name>/
 <time>_<run id>.parquet`` (``goldeneval.tables``), and the file's path is recorded in the
 materialisation's metadata.  An input is read from the path the *latest materialisation of
