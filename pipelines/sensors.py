@@ -21,6 +21,7 @@ import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE
 from goldeneval.alerts import Alert, AlertDeliveryError
+from goldeneval.regression import GateDecision
 from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
 from pipelines.jobs import REGRESSION_JOB
 from resources.alerts import AlertsResource
@@ -115,7 +116,11 @@ def check_executions_after(instance: dg.DagsterInstance, after: int) -> list[Ass
 
 
 def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Alert | None:
-    """The alert a completed check execution calls for, or None when it passed."""
+    """The alert a completed check execution calls for, or None when it passed.
+
+    An incomplete run fails both checks: ``run_complete``, and ``no_regression`` (the gate
+    gives it no verdict).  It is one incident, alerted once, by ``run_complete``.
+    """
     event = record.event.dagster_event if record.event is not None else None
     evaluation = event.event_specific_data if event is not None else None
     if (
@@ -125,6 +130,8 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
     ):
         return None
     metadata = dict(evaluation.metadata)
+    if evaluation.check_name == NO_REGRESSION and _value(metadata, "gate") == GateDecision.INCOMPLETE.value:
+        return None
     return Alert(
         check=evaluation.check_name,
         asset=evaluation.asset_key.to_user_string(),

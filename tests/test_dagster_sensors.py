@@ -17,6 +17,7 @@ from tests.dagster_support import (
     Webhook,
     definitions,
     run_nightly,
+    run_requests,
     tick_alert_sensor,
     tick_regression_sensor,
     webhook_server,
@@ -168,3 +169,20 @@ def test_alerts_go_to_slack_when_a_token_is_configured(
     assert message["text"].startswith(
         "goldeneval ERROR: check run_complete failed for set 'alpha-set' x retriever 'fixed': incomplete"
     )
+
+
+def test_an_incomplete_run_fails_both_checks_and_is_alerted_once_by_run_complete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook: Webhook, instance: dg.DagsterInstance
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("GOLDENEVAL_ALERT_WEBHOOK_URL", raising=False)
+    project = write_project(
+        tmp_path, sets=ONE_SET, rankings={**GOOD, "apple orchard": "raise"}, alerts={"webhook_url": webhook.url}
+    )
+    defs = definitions(project)
+    run_nightly(defs, instance, ["fixed|alpha-set"])
+    [check_run] = run_requests(defs, instance, tick_regression_sensor(defs, instance))
+    [no_regression] = check_run.get_asset_check_evaluations()
+    assert (no_regression.passed, no_regression.metadata["gate"].value) == (False, "incomplete")
+    tick_alert_sensor(defs, instance)
+    assert [alert["check"] for alert in webhook.received] == ["run_complete"]
