@@ -2,13 +2,13 @@
 
 A 1,000-question set, a zero-cost in-memory retriever (so the cost measured is goldeneval's
 own: scoring, the store write, the baseline query, the verdict), and stores that already
-hold 0, 1,000 and 5,000 earlier complete runs of the same series with full per-question
-details.  Each configuration runs the command three times in this process and reports the
+hold 10, 1,000 and 5,000 earlier complete runs of the same series with full per-question
+details.  Each configuration runs the command five times in this process and reports the
 median, next to the empty-store time (the peer) as a ratio.  For contrast it also times
 what choosing a baseline cost before it was an indexed query: reading the series' whole
 history with its details into Python.
 
-    .venv/bin/python -m benchmarks.store_history [--history 0,1000,5000] [--questions 1000]
+    .venv/bin/python -m benchmarks.store_history [--history 10,1000,5000] [--questions 1000]
 
 Nothing here is a test; the numbers go into benchmarks/README.md by hand.
 """
@@ -103,7 +103,7 @@ def _fill(store: Path, history: int) -> None:
         if c == "id"
         else "created_at - to_minutes(range + 1)"
         if c == "created_at"
-        else """replace(details, '"latency_ms": ', '"latency_ms": ' || range::VARCHAR)"""
+        else """replace(details, '"latency_ms": ', '"latency_ms": ' || (range + 1)::VARCHAR)"""
         if c == "details"
         else c
         for c in columns
@@ -112,7 +112,7 @@ def _fill(store: Path, history: int) -> None:
     con.close()
 
 
-def measure(history_sizes: list[int], questions: int, repeats: int = 3) -> list[dict[str, float]]:
+def measure(history_sizes: list[int], questions: int, repeats: int = 5) -> list[dict[str, float]]:
     results = []
     with tempfile.TemporaryDirectory(prefix="goldeneval-bench-") as tmp:
         root = Path(tmp)
@@ -140,13 +140,13 @@ def measure(history_sizes: list[int], questions: int, repeats: int = 3) -> list[
 
 def main_(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--history", default="0,1000,5000", help="earlier runs in the store (comma-separated)")
+    parser.add_argument("--history", default="10,1000,5000", help="earlier runs in the store (comma-separated)")
     parser.add_argument("--questions", type=int, default=1000)
     options = parser.parse_args(argv)
     sizes = [int(part) for part in options.history.split(",")]
     rows = measure(sizes, options.questions)
     empty = rows[0]["median_s"]
-    print(f"goldeneval retrieval, {options.questions} questions, zero-cost retriever (median of 3)")
+    print(f"goldeneval retrieval, {options.questions} questions, zero-cost retriever (median of 5)")
     print("| earlier runs | store size | goldeneval retrieval | ratio to the first row | reading the history |")
     print("| --- | --- | --- | --- | --- |")
     for row in rows:
