@@ -43,6 +43,8 @@ from tests.dagster_support import (
     write_project,
 )
 
+pytestmark = pytest.mark.slow  # the in-process asset graph: seconds per test; CI runs it
+
 KEY = "fixed|alpha-set"
 WHERE = {"set": "alpha-set", "retriever": "fixed"}
 PARTITIONS = evaluation_partitions(["alpha-set"], ["fixed"])

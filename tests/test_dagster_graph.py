@@ -32,6 +32,8 @@ from tests.dagster_support import (
     write_project,
 )
 
+pytestmark = pytest.mark.slow  # the in-process asset graph: seconds per test; CI runs it
+
 REGRESSED = "fixed|alpha-set"
 KEYS = ["fixed|alpha-set", "fixed|beta-set", "lexical|alpha-set", "lexical|beta-set"]
 

@@ -17,6 +17,8 @@ import pytest
 from pipelines.config import PROJECT_DIR
 from tests.dagster_support import ASSETS, SETS, WORSE_ALPHA, Webhook, webhook_server, write_project
 
+pytestmark = pytest.mark.slow  # the in-process asset graph: seconds per test; CI runs it
+
 KEYS = ["fixed|alpha-set", "lexical|alpha-set"]
 
 

@@ -23,6 +23,8 @@ from tests.dagster_support import (
     write_project,
 )
 
+pytestmark = pytest.mark.slow  # the in-process asset graph: seconds per test; CI runs it
+
 TEXT_MARKER = "QTEXTMARKER"
 DOC_MARKER = "DOCIDMARKER"
 SETS = {

@@ -24,6 +24,8 @@ from tests.dagster_support import (
     write_project,
 )
 
+pytestmark = pytest.mark.slow  # the in-process asset graph: seconds per test; CI runs it
+
 ONE_SET = {"alpha-set": [{"id": "a1", "text": "apple orchard", "form": "MATCH", "expected": ["apples"]}]}
 
 
