@@ -126,6 +126,7 @@ def evaluation_summary(
     privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL
     tables_run = hits_tables_run_id(question_hits)
     store = goldeneval.open_store()
+    pipeline.pinned_baseline(store, spec, run.set_id)  # a pinned baseline that cannot be used stores nothing
     stored = pipeline.record(
         store,
         run,

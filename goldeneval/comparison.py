@@ -81,7 +81,7 @@ def treatment_change(current: StoredRun, earlier: StoredRun) -> str | None:
     if current.variant_fingerprint is not None and current.variant_fingerprint == earlier.variant_fingerprint:
         return None
     changed = [
-        f"{name} {_short(earlier.provenance.get(name))} -> {_short(current.provenance.get(name))}"
+        f"{name} {earlier.provenance.get(name) or 'unknown'} -> {current.provenance.get(name) or 'unknown'}"
         for name in _VARIANT_FIELDS
         if current.provenance.get(name) != earlier.provenance.get(name)
     ]
@@ -92,20 +92,23 @@ def treatment_change(current: StoredRun, earlier: StoredRun) -> str | None:
 
 def _why_unknown(run: StoredRun, who: str) -> str:
     if run.label_digest is None:
-        return f"{who} was stored without provenance (before fingerprints were recorded)"
-    return f"{who} has an unknown benchmark fingerprint: its retriever declares no corpus_revision"
+        return f"{who} was stored before fingerprints were recorded (provenance missing)"
+    return f"{who} has an unknown benchmark fingerprint: its retriever declares no corpus_revision (provenance missing)"
 
 
-def resolve_pinned_baseline(store: ResultStore, baseline: Baseline, set_id: str, grader: str) -> StoredRun | None:
+def resolve_pinned_baseline(
+    store: ResultStore, baseline: Baseline, set_id: str, grader: str, *, judged: str | None = None
+) -> StoredRun | None:
     """The run ``run:<id>`` names (full id or unique prefix), checked before anything is stored.
 
-    Raises :class:`InputError` when no run of this set and grader has that id, so a bad
-    ``--baseline`` stores nothing.
+    Raises :class:`InputError` when no complete run of this set and grader other than the
+    ``judged`` one has that id, so a pinned baseline that cannot be used stores nothing and
+    a run is never compared with itself.
     """
     if baseline.kind != "run" or baseline.run_id is None:
         return None
     try:
-        pinned = store.find_run(baseline.run_id)
+        pinned = store.find_run(baseline.run_id, excluding=judged)
     except InputError as exc:
         raise InputError(f"baseline: {exc}") from None
     if pinned.set_id != set_id or pinned.grader != grader:
@@ -113,6 +116,8 @@ def resolve_pinned_baseline(store: ResultStore, baseline: Baseline, set_id: str,
             f"baseline run {pinned.id}: it is a run of set {pinned.set_id!r} and grader {pinned.grader!r}, "
             f"not of set {set_id!r} and grader {grader!r}"
         )
+    if not pinned.complete:
+        raise InputError(f"baseline run {pinned.id}: it is incomplete ({pinned.error_count} questions errored)")
     return pinned
 
 
@@ -121,7 +126,9 @@ def _earlier_run(
 ) -> StoredRun | None:
     if baseline.kind == "run":
         return (
-            pinned if pinned is not None else resolve_pinned_baseline(store, baseline, current.set_id, current.grader)
+            pinned
+            if pinned is not None
+            else resolve_pinned_baseline(store, baseline, current.set_id, current.grader, judged=current.id)
         )
     if baseline.kind == "best":
         best = store.best_comparable_run(current)
@@ -166,7 +173,7 @@ def compare_with_history(
         return RegressionVerdict(
             ComparisonState.UNKNOWN,
             earlier.id,
-            f"{_why_unknown(earlier, who)}; no numeric verdict (provenance missing)",
+            f"{_why_unknown(earlier, who)}; no numeric verdict",
         )
     if earlier.benchmark_fingerprint != current.benchmark_fingerprint:
         return RegressionVerdict(

@@ -31,7 +31,7 @@ from goldeneval.sets import resolve_golden_set
 from goldeneval.spec import RunSpec
 from goldeneval.store import ResultStore, StoredRun
 
-__all__ = ["Outcome", "corpus_for", "evaluate", "judge", "load_golden_set", "record", "run"]
+__all__ = ["Outcome", "corpus_for", "evaluate", "judge", "load_golden_set", "pinned_baseline", "record", "run"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,12 @@ def judge(
     return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
 
 
+def pinned_baseline(store: ResultStore, spec: RunSpec, set_id: str) -> StoredRun | None:
+    """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
+    record, so a pinned baseline that cannot be used stores nothing."""
+    return resolve_pinned_baseline(store, spec.baseline, set_id, GRADER_ID)
+
+
 def run(spec: RunSpec, store_path: Path, *, progress: Progress | None = None) -> Outcome:
     """Evaluate, record and judge one spec: the CLI's door.
 
@@ -122,7 +128,7 @@ def run(spec: RunSpec, store_path: Path, *, progress: Progress | None = None) ->
     if spec.baseline.kind == "run":
         if not store_path.exists():
             raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {store_path} does not exist")
-        pinned = resolve_pinned_baseline(ResultStore(store_path), spec.baseline, golden_set.id, GRADER_ID)
+        pinned = pinned_baseline(ResultStore(store_path), spec, golden_set.id)
     evaluated = evaluate(spec, golden_set=golden_set, progress=progress)
     store = ResultStore(store_path)
     stored = record(store, evaluated, spec.privacy)

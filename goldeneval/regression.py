@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from goldeneval.golden import QuestionForm
 from goldeneval.stats import PairedComparison, paired_comparison
 from goldeneval.store import SliceRates, StoredRun
 
@@ -41,10 +42,15 @@ _HIT_KEYS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit"
 
 
 def check_slice_key(key: str) -> str:
-    """A slice threshold's key: ``*``, ``form:<FORM>`` or ``hard_class:<CLASS>``."""
+    """A slice threshold's key: ``*``, ``form:MATCH``, ``form:GAP`` or ``hard_class:<CLASS>``.
+
+    A form that does not exist would never match a slice and silently gate nothing."""
     kind, sep, value = key.partition(":")
     if key != "*" and not (sep and value and kind in ("form", "hard_class")):
         raise ValueError(f"slice {key!r} must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'")
+    forms = [form.value for form in QuestionForm]
+    if kind == "form" and value not in forms:
+        raise ValueError(f"slice {key!r}: a form is one of {', '.join(forms)}")
     return key
 
 

@@ -315,9 +315,10 @@ class ResultStore:
         """Write the run and its slices in one transaction; returns the stored run.
 
         ``run_id`` lets a caller choose the id up front (the Dagster assets derive it from the
-        tables the run is built from).  Saving is idempotent for a chosen id: when a run of
-        the same series already has it, that run is returned and nothing is written, so a
-        re-materialised summary never stores a second copy of one measurement.
+        tables the run is built from).  Saving is idempotent: when a run of the same series
+        already has that id, or was built from the same tables (``details.tables_run_id``,
+        also for rows stored before schema 3), that run is returned and nothing is written,
+        so a re-materialised summary never stores a second copy of one measurement.
         """
         run_id = run_id or uuid.uuid4().hex
         created_at = (record.created_at or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None)
@@ -330,6 +331,16 @@ class ResultStore:
             con.begin()
             try:
                 existing = con.execute("SELECT set_id, model, grader FROM runs WHERE id = ?", [run_id]).fetchone()
+                if existing is None and details.tables_run_id is not None:
+                    same_tables = con.execute(
+                        "SELECT id FROM runs WHERE set_id = ? AND model = ? AND grader = ? AND (tables_run_id = ? "
+                        "OR (tables_run_id IS NULL AND json_extract_string(details, '$.tables_run_id') = ?)) "
+                        "ORDER BY created_at, id LIMIT 1",
+                        [record.set_id, record.model, record.grader, details.tables_run_id, details.tables_run_id],
+                    ).fetchone()
+                    if same_tables is not None:
+                        run_id = same_tables[0]
+                        existing = (record.set_id, record.model, record.grader)
                 if existing is None:
                     con.execute(
                         f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * 23)})",
@@ -394,18 +405,20 @@ class ResultStore:
         """The run with exactly this id, with its details."""
         return self._one("id = ?", [run_id])
 
-    def resolve_run_id(self, text: str) -> str:
+    def resolve_run_id(self, text: str, *, excluding: str | None = None) -> str:
         """The id of the one run whose id is ``text`` or starts with it.
 
         ``goldeneval runs`` prints shortened ids; every command that takes a run id accepts any
-        unique prefix.  Raises :class:`InputError` when none or several runs match.
+        unique prefix.  ``excluding`` leaves one run out (a pinned baseline is never the run
+        being judged).  Raises :class:`InputError` when none or several runs match.
         """
         if not text:
             raise InputError("run id: empty; list runs with: goldeneval runs")
         with self._connection() as con:
             rows = con.execute(
-                "SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 6",
-                [text, _like_prefix(text)],
+                "SELECT id FROM runs WHERE (id = ? OR id LIKE ? ESCAPE '\\') AND id IS DISTINCT FROM ? "
+                "ORDER BY id LIMIT 6",
+                [text, _like_prefix(text), excluding],
             ).fetchall()
         ids = [row[0] for row in rows]
         if text in ids:
@@ -417,9 +430,9 @@ class ResultStore:
             raise InputError(f"run id prefix {text!r} is ambiguous in {self.path}: it matches {shown}; give more of it")
         return str(ids[0])
 
-    def find_run(self, text: str) -> StoredRun:
+    def find_run(self, text: str, *, excluding: str | None = None) -> StoredRun:
         """The run a full id or a unique id prefix names (see :meth:`resolve_run_id`)."""
-        run_id = self.resolve_run_id(text)
+        run_id = self.resolve_run_id(text, excluding=excluding)
         stored = self.get_run(run_id)
         if stored is None:  # deleted between the two queries
             raise InputError(f"run {text!r} not found in {self.path} (list runs with: goldeneval runs)")

@@ -29,6 +29,7 @@ from goldeneval.privacy import PrivacyMode, resolve_privacy
 from goldeneval.provenance import Provenance, parse_provenance
 from goldeneval.regression import RegressionThresholds, check_slice_key
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrievers.registry import known_retrievers
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
 from goldeneval.spec import RunSpec
@@ -53,7 +54,35 @@ UI_URL_ENV = "GOLDENEVAL_UI_URL"
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _RETRIEVER_ID = re.compile(r"[A-Za-z_][\w.-]*(:[A-Za-z_]\w*)?")
 """A registered id (``goldeneval.lexical``) or an import path (``package.module:factory``)."""
-_CRON_FIELD = re.compile(r"[0-9A-Za-z*/,?#LW-]+")
+_CRON_RANGES = (("minute", 0, 59), ("hour", 0, 23), ("day", 1, 31), ("month", 1, 12), ("weekday", 0, 7))
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_CRON_NAMES = {
+    **{month: i for i, month in enumerate(_MONTHS, 1)},
+    **{day: i for i, day in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))},
+}
+
+
+def _cron_field_ok(field: str, low: int, high: int) -> bool:
+    """One cron field: ``*``, ``n``, ``a-b``, each optionally ``/step``, joined by commas."""
+
+    def number(text: str) -> int | None:
+        value = _CRON_NAMES.get(text.lower()) if text.isalpha() else (int(text) if text.isdigit() else None)
+        return value if value is not None and low <= value <= high else None
+
+    for part in field.split(","):
+        base, _, step = part.partition("/")
+        if step and not (step.isdigit() and int(step) > 0):
+            return False
+        if base == "*":
+            continue
+        start, dash, end = base.partition("-")
+        first = number(start)
+        last = number(end) if dash else first
+        if first is None or last is None or first > last:
+            return False
+    return True
+
+
 """What a set id or retriever name must look like to be a partition key and a folder name."""
 
 
@@ -87,6 +116,8 @@ class RetrieverConfig(BaseModel):
             raise ValueError(
                 f"{value!r} is neither a registered retriever id nor an import path package.module:factory"
             )
+        if ":" not in value and value not in (known := known_retrievers()):
+            raise ValueError(f"unknown retriever {value!r} (registered: {', '.join(known) or 'none'})")
         return value
 
     def string_options(self) -> dict[str, str]:
@@ -98,9 +129,11 @@ class RetrieverConfig(BaseModel):
 class ThresholdsConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    max_top1_drop: float = Field(default=0.1, ge=0.0, le=1.0)
-    max_top3_drop: float = Field(default=0.1, ge=0.0, le=1.0)
-    max_p: float | None = Field(default=None, gt=0.0, le=1.0, description="Also require McNemar p < max_p.")
+    max_top1_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
+    max_top3_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
+    max_p: float | None = Field(
+        default=None, gt=0.0, le=1.0, allow_inf_nan=False, description="Also require McNemar p < max_p."
+    )
     slice_max_drop: dict[str, float] = Field(
         default_factory=dict, description="Per slice 'form:GAP', 'hard_class:<class>' or '*': largest allowed drop."
     )
@@ -126,8 +159,13 @@ class ScheduleConfig(BaseModel):
     @classmethod
     def _cron(cls, value: str) -> str:
         fields = value.split()
-        if len(fields) != 5 or not all(_CRON_FIELD.fullmatch(f) for f in fields):
+        if len(fields) != 5:
             raise ValueError(f"{value!r} is not a cron expression of five fields (minute hour day month weekday)")
+        for field, (name, low, high) in zip(fields, _CRON_RANGES, strict=True):
+            if not _cron_field_ok(field, low, high):
+                raise ValueError(
+                    f"{value!r}: the {name} field {field!r} is not a value, range, list or step in {low}-{high}"
+                )
         return value
 
     @field_validator("timezone")
@@ -161,7 +199,7 @@ class AlertsConfig(BaseModel):
         default="http://127.0.0.1:3000",
         description=f"Base URL of the Dagster UI; ${UI_URL_ENV} overrides it.",
     )
-    timeout_s: float = Field(default=10.0, gt=0)
+    timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
 
 
 class SuiteConfig(BaseModel):
@@ -332,6 +370,11 @@ def load_suite(path: str | Path) -> Suite:
         raise InputError(f"{path}: field {where!r}: {error['msg'].removeprefix('Value error, ')}") from None
     for name, retriever in config.retrievers.items():
         parse_provenance(retriever.provenance, f"{path}: retriever {name!r}")
+        if retriever.corpus is not None:
+            corpus = Path(retriever.corpus).expanduser()
+            corpus = corpus if corpus.is_absolute() else path.parent / corpus
+            if not corpus.exists():
+                raise InputError(f"{path}: field 'retrievers.{name}.corpus': {corpus} does not exist")
     folders = [p if (p := Path(d).expanduser()).is_absolute() else path.parent / p for d in config.sets_dirs]
     set_refs: dict[str, str] = {}
     for reference in config.sets:

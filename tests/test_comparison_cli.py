@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldeneval.cli import ExitCode
+from goldeneval.errors import InputError
 from goldeneval.store import SCHEMA_VERSION, ResultStore
 from tests.conftest import FIXED_QUESTIONS, CliWorkspace
 
@@ -91,7 +92,7 @@ def test_a_run_without_provenance_is_unknown_and_fails_the_gate(cli_workspace: C
     assert result.exit_code == ExitCode.NOT_COMPARABLE
     assert (
         "Regression verdict: unknown: this run has an unknown benchmark fingerprint: "
-        "its retriever declares no corpus_revision"
+        "its retriever declares no corpus_revision (provenance missing)"
     ) in result.output
 
 
@@ -228,8 +229,8 @@ def test_the_first_known_run_after_legacy_rows_is_unknown_not_a_baseline(legacy_
     assert first.exit_code == ExitCode.NOT_COMPARABLE
     assert (verdict["state"], verdict["previous_run_id"]) == ("unknown", legacy_latest)
     assert verdict["reason"] == (
-        f"the previous run {legacy_latest} was stored without provenance (before fingerprints were recorded); "
-        "no numeric verdict (provenance missing)"
+        f"the previous run {legacy_latest} was stored before fingerprints were recorded (provenance missing); "
+        "no numeric verdict"
     )
     second = CliRunner().invoke(main, args)
     assert verdict_of(second.stdout)["state"] == "comparable"
@@ -244,7 +245,7 @@ def test_a_known_run_after_a_run_without_provenance_is_unknown_even_after_a_larg
     verdict = verdict_of(result.output)
     assert result.exit_code == ExitCode.NOT_COMPARABLE
     assert verdict["state"] == "unknown"
-    assert "declares no corpus_revision; no numeric verdict (provenance missing)" in str(verdict["reason"])
+    assert "declares no corpus_revision (provenance missing); no numeric verdict" in str(verdict["reason"])
 
 
 def test_an_incomplete_earlier_run_is_never_the_baseline(cli_workspace: CliWorkspace) -> None:
@@ -252,3 +253,22 @@ def test_an_incomplete_earlier_run_is_never_the_baseline(cli_workspace: CliWorks
     cli_workspace.evaluate({**ALL_HIT, "beta": "raise"})
     result = cli_workspace.evaluate(ALL_HIT, GATE, "--format", "json")
     assert verdict_of(result.stdout)["previous_run_id"] == first
+
+
+def test_an_incomplete_pinned_run_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
+    broken = json.loads(cli_workspace.evaluate({**ALL_HIT, "beta": "raise"}, "--format", "json").stdout)["run"]["id"]
+    result = cli_workspace.evaluate(ALL_HIT, GATE, "--baseline", f"run:{broken[:10]}")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert result.stderr == f"goldeneval: error: baseline run {broken}: it is incomplete (1 questions errored)\n"
+    assert len(ResultStore(cli_workspace.store).list_runs()) == 1
+
+
+def test_a_run_is_never_its_own_pinned_baseline(cli_workspace: CliWorkspace) -> None:
+    from goldeneval.comparison import Baseline, compare_with_history
+
+    first = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
+    store = ResultStore(cli_workspace.store)
+    current = store.get_run(first)
+    assert current is not None
+    with pytest.raises(InputError, match=f"baseline: run '{first[:6]}' not found"):
+        compare_with_history(store, current, baseline=Baseline("run", first[:6]))

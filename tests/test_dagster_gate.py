@@ -295,3 +295,19 @@ def test_the_suite_file_is_read_at_most_once_per_step(
     [result] = run_nightly(defs, instance, [KEY])
     steps = {event.step_key for event in result.all_events if event.step_key}
     assert 1 <= len(reads) <= len(steps) == 3
+
+
+def test_a_pinned_baseline_in_the_suite_that_cannot_be_used_fails_the_summary_and_stores_nothing(
+    project: Project, instance: dg.DagsterInstance
+) -> None:
+    _night(project, instance)
+    config = yaml.safe_load(project.config.read_text())
+    config["baseline"] = "run:deadbeef"
+    project.config.write_text(yaml.safe_dump(config, sort_keys=False))
+    job = definitions(project).resolve_job_def("nightly_evaluation")
+    result = job.execute_in_process(partition_key=KEY, instance=instance, raise_on_error=False)
+    assert not result.success
+    failure = next(e for e in result.all_events if e.is_step_failure)
+    assert failure.step_key == "evaluation_summary"
+    assert "baseline: run 'deadbeef' not found" in str(getattr(failure.event_specific_data, "error", None))
+    assert len(ResultStore(project.store).list_runs()) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -232,3 +233,17 @@ def test_runs_read_into_a_dataframe_without_details(store: ResultStore) -> None:
     frame = store.to_dataframe(set_id="s")
     assert list(frame["pass_rate"]) == [0.5, 0.25]
     assert "details" not in frame.columns
+
+
+def test_a_run_built_from_tables_a_legacy_row_holds_is_not_stored_twice(store: ResultStore) -> None:
+    legacy = store.save_run(record(), run_id="legacy-random-id")
+    con = duckdb.connect(str(store.path))  # as schema 2 left it: the tables run only inside details
+    con.execute(
+        'UPDATE runs SET tables_run_id = NULL, details = json_merge_patch(details, \'{"tables_run_id": "dg-1"}\')'
+    )
+    con.close()
+    again = store.save_run(
+        dataclasses.replace(record(), details=details([question("q1")], tables_run_id="dg-1")), "new"
+    )
+    assert again.id == legacy.id
+    assert [r.id for r in store.list_runs()] == ["legacy-random-id"]

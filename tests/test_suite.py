@@ -48,7 +48,7 @@ def test_paths_are_relative_to_the_file(tmp_path: Path) -> None:
 
 
 def test_an_unknown_field_names_the_file_and_the_field(tmp_path: Path) -> None:
-    path = _write(tmp_path, {"sets": ["s.yaml"], "retrievers": {"bm25": {"id": "x", "option": {}}}})
+    path = _write(tmp_path, {"sets": ["s.yaml"], "retrievers": {"bm25": {"id": "goldeneval.lexical", "option": {}}}})
     with pytest.raises(InputError) as error:
         load_suite(path)
     assert str(error.value) == f"{path}: field 'retrievers.bm25.option': Extra inputs are not permitted"
@@ -144,6 +144,32 @@ def _suite_error(tmp_path: Path, **fields: object) -> str:
             id="cron",
         ),
         pytest.param(
+            {"schedule": {"cron": "99 99 * * *"}},
+            "field 'schedule.cron': '99 99 * * *': the minute field '99' is not a value, range, list or step in 0-59",
+            id="cron-range",
+        ),
+        pytest.param(
+            {"thresholds": {"slice_max_drop": {"form:MAYBE": 0.1}}},
+            "field 'thresholds.slice_max_drop': slice 'form:MAYBE': a form is one of MATCH, GAP",
+            id="slice-unknown-form",
+        ),
+        pytest.param(
+            {"thresholds": {"max_top1_drop": float("nan")}},
+            "field 'thresholds.max_top1_drop': Input should be a finite number",
+            id="threshold-nan",
+        ),
+        pytest.param(
+            {"alerts": {"timeout_s": float("inf")}},
+            "field 'alerts.timeout_s': Input should be a finite number",
+            id="alert-timeout-inf",
+        ),
+        pytest.param(
+            {"retrievers": {"b": {"id": "goldeneval.nonexistent"}}},
+            "field 'retrievers.b.id': unknown retriever 'goldeneval.nonexistent' (registered: goldeneval.dense, "
+            "goldeneval.hybrid, goldeneval.lexical, goldeneval.reranked, goldeneval.trec_run)",
+            id="unregistered-retriever",
+        ),
+        pytest.param(
             {"timeout_s": float("inf")},
             "field 'timeout_s': Input should be a finite number",
             id="timeout-inf",
@@ -180,3 +206,14 @@ def test_the_suite_file_carries_baseline_significance_and_slice_options_into_the
     assert dict(spec.thresholds.slice_max_drop) == {"form:GAP": 0.15}
     assert spec.thresholds.min_slice_questions == 3
     assert (spec.series, spec.retriever_id, spec.expected_set_id) == ("b", "goldeneval.lexical", "s")
+
+
+def test_a_missing_retriever_corpus_names_the_field(tmp_path: Path) -> None:
+    message = _suite_error(tmp_path, retrievers={"b": {"id": "goldeneval.lexical", "corpus": "nowhere"}})
+    assert message == f"field 'retrievers.b.corpus': {tmp_path / 'nowhere'} does not exist"
+
+
+@pytest.mark.parametrize("cron", ["0 2 * * *", "*/15 0-6 1,15 jan-jun mon-fri", "5 4 * * 7"])
+def test_valid_cron_expressions_load(tmp_path: Path, cron: str) -> None:
+    config = {"sets": ["s.yaml"], "retrievers": {"b": {"id": "goldeneval.lexical"}}, "schedule": {"cron": cron}}
+    assert load_suite(_write(tmp_path, config)).config.schedule.cron == cron
