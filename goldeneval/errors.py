@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+MAX_QUOTED = 300
+"""Longest text an error message quotes from elsewhere (a plug-in's own message)."""
+
+
+def one_line(text: str, limit: int = MAX_QUOTED) -> str:
+    """``text`` on one line, at most ``limit`` characters: what a plug-in says can be anything."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
 
 class GoldenEvalError(Exception):
     """Base class of every error goldeneval raises on purpose."""

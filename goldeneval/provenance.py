@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from goldeneval.errors import InputError
+from goldeneval.errors import InputError, one_line
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 
 __all__ = [
@@ -149,7 +149,12 @@ def retriever_provenance(retriever: object, source: str = "retriever") -> Proven
     """What the retriever declares, or an all-unknown provenance when it cannot say."""
     if not isinstance(retriever, ProvidesProvenance):
         return Provenance()
-    declared = retriever.provenance()
+    try:
+        declared = retriever.provenance()
+    except InputError:
+        raise
+    except Exception as exc:  # a plug-in's bug is invalid input, named, not a traceback
+        raise InputError(f"{source}: provenance() raised {type(exc).__name__}: {one_line(str(exc))}") from None
     if not isinstance(declared, Provenance):
         raise InputError(f"{source}: provenance() returned {type(declared).__name__}, not a Provenance")
     return declared

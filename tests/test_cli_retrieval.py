@@ -159,3 +159,53 @@ def test_a_malformed_name_is_a_usage_error(workspace: CliWorkspace, name: str) -
     assert result.exit_code == 2
     assert "series name" in result.stderr
     assert not workspace.store.exists()
+
+
+CRASHING_PLUGIN = """
+from goldeneval.provenance import Provenance
+
+
+class Fine:
+    def retrieve(self, question, limit):
+        return []
+
+    def provenance(self):
+        raise RuntimeError("provenance backend down\\n" + "x" * 1000)
+
+
+def build_raises(context):
+    raise ValueError("cannot reach the index\\nsecond line")
+
+
+def build_provenance_raises(context):
+    return Fine()
+"""
+
+
+@pytest.mark.parametrize(
+    ("factory", "message"),
+    [
+        pytest.param(
+            "build_raises",
+            "retriever 'crashing_plugin:build_raises': its factory raised ValueError: "
+            "cannot reach the index second line",
+            id="factory",
+        ),
+        pytest.param(
+            "build_provenance_raises",
+            "crashing_plugin:build_provenance_raises: provenance() raised RuntimeError: provenance backend down x",
+            id="provenance",
+        ),
+    ],
+)
+def test_a_plugin_that_raises_is_invalid_input_with_one_line_and_nothing_stored(
+    workspace: CliWorkspace, monkeypatch: pytest.MonkeyPatch, factory: str, message: str
+) -> None:
+    (workspace.root / "crashing_plugin.py").write_text(CRASHING_PLUGIN)
+    args = ["retrieval", "--set", str(workspace.set_path), "--retriever", f"crashing_plugin:{factory}"]
+    result = CliRunner().invoke(main, [*args, "--store", str(workspace.store), "--no-progress"])
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"goldeneval: error: {message}")
+    assert len(line) < 400
+    assert not workspace.store.exists()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from goldeneval.errors import RetrieverError
+from goldeneval.errors import GoldenEvalError, RetrieverError, one_line
 from goldeneval.retrievers.base import Retriever, RetrieverContext, RetrieverFactory
 
 __all__ = ["RETRIEVERS_ENTRY_POINT_GROUP", "build_retriever", "known_retrievers", "load_factory"]
@@ -44,7 +44,16 @@ def load_factory(retriever_id: str) -> RetrieverFactory:
 
 
 def build_retriever(retriever_id: str, context: RetrieverContext) -> Retriever:
-    retriever = load_factory(retriever_id)(context)
+    """Build the retriever; a factory that raises is invalid input naming the retriever."""
+    factory = load_factory(retriever_id)
+    try:
+        retriever = factory(context)
+    except GoldenEvalError:
+        raise
+    except Exception as exc:
+        raise RetrieverError(
+            f"retriever {retriever_id!r}: its factory raised {type(exc).__name__}: {one_line(str(exc))}"
+        ) from None
     if not callable(getattr(retriever, "retrieve", None)):
         raise RetrieverError(
             f"retriever {retriever_id!r}: its factory returned {type(retriever).__name__}, "
