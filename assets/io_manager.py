@@ -5,8 +5,9 @@ It lives beside the assets it stores (a resource, but one only they use).
 Each output is one hive-style file, ``<tables>/<asset>/set=<id>/retriever=<name>/
 <time>_<run id>.parquet`` (``goldeneval.tables``), and the file's path is recorded in the
 materialisation's metadata.  An input is read from the path the *latest materialisation of
-that partition* recorded — never "the newest file in the folder" — so a downstream asset
-re-materialised on its own reads exactly what its upstream last materialised.
+that partition* recorded — by the same run when it made one, so overlapping runs of one
+partition never read each other's tables — and never "the newest file in the folder", so a
+downstream asset re-materialised on its own reads exactly what its upstream last materialised.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from goldeneval.tables import read_table, write_partition_file
 from resources.goldeneval import GoldenEvalResource
 
 PATH_METADATA_KEY = "path"
+RECENT = 20
+"""How many recent materialisations of the upstream partition to search for this run's."""
 
 
 def _evaluated_at(table: pa.Table) -> datetime:
@@ -54,9 +57,13 @@ class PartitionedParquetIOManager(dg.ConfigurableIOManager):
         asset_key = context.asset_key
         partition = context.asset_partition_key
         records = context.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[partition]), limit=1
+            dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[partition]), limit=RECENT
         ).records
-        materialization = records[0].asset_materialization if records else None
+        # This run's own materialisation when it made one (another run of the partition may
+        # have finished since), else the latest.
+        run_id = context.step_context.run_id
+        chosen = next((r for r in records if r.run_id == run_id), records[0] if records else None)
+        materialization = chosen.asset_materialization if chosen else None
         entry = materialization.metadata.get(PATH_METADATA_KEY) if materialization else None
         if entry is None:
             raise StoreError(

@@ -40,7 +40,7 @@ from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.spec import RunSpec, check_series_name
-from goldeneval.store import ResultStore, resolve_store_path
+from goldeneval.store import ResultStore, StoredRun, resolve_store_path
 from goldeneval.trec import qrels_lines, run_lines, write_lines
 
 __all__ = ["ExitCode", "main"]
@@ -357,13 +357,19 @@ def retrieval(
 @main.command()
 @store_option
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
-@click.option("--model", "--retriever", "model", default=None, help="Only runs of this model/retriever.")
+@click.option("--model", "--retriever", "model", default=None, help="Only runs of this series name or retriever id.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (newest first).")
 @format_option
 def runs(store_path: Path | None, set_id: str | None, model: str | None, limit: int | None, output_format: str) -> None:
     """List stored runs, newest first."""
     resolved = resolve_store_path(store_path)
-    stored = _run_guarded(lambda: ResultStore(resolved).list_runs(set_id=set_id, model=model, limit=limit))
+
+    def listed() -> list[StoredRun]:
+        if not resolved.exists():  # nothing stored yet: say so, create nothing
+            return []
+        return ResultStore(resolved).list_runs(set_id=set_id, retriever=model, limit=limit)
+
+    stored = _run_guarded(listed)
     if output_format == "json":
         click.echo(json.dumps(runs_json(stored), indent=2))
     else:
@@ -390,9 +396,10 @@ def purge(
     root = tables_root or Path(os.environ.get(TABLES_ENV) or DEFAULT_TABLES_ROOT)
 
     def run() -> PurgeReport:
-        return purge_runs(
-            ResultStore(resolved), parse_duration(older_than), set_id=set_id, tables_root=root, dry_run=dry_run
-        )
+        duration = parse_duration(older_than)
+        if not resolved.exists():  # nothing stored yet: nothing to delete, nothing created
+            return PurgeReport((), (), dry_run)
+        return purge_runs(ResultStore(resolved), duration, set_id=set_id, tables_root=root, dry_run=dry_run)
 
     report = _run_guarded(run)
     verb = "Would delete" if report.dry_run else "Deleted"

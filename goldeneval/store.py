@@ -467,15 +467,20 @@ class ResultStore:
         *,
         set_id: str | None = None,
         model: str | None = None,
+        retriever: str | None = None,
         limit: int | None = None,
         with_details: bool = False,
     ) -> list[StoredRun]:
-        """Runs newest first, optionally filtered; details only when asked for."""
+        """Runs newest first, optionally filtered (``model``: the series name; ``retriever``: the
+        series name or the retriever id behind it); details only when asked for."""
         clauses, params = [], []
         for column, value in (("set_id", set_id), ("model", model)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
+        if retriever is not None:
+            clauses.append("(model = ? OR retriever_id = ?)")
+            params += [retriever, retriever]
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         sql = f"SELECT {_select(with_details)} FROM runs {where} ORDER BY created_at DESC, id DESC"
         if limit is not None:

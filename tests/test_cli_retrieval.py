@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
@@ -209,3 +210,22 @@ def test_a_plugin_that_raises_is_invalid_input_with_one_line_and_nothing_stored(
     assert line.startswith(f"goldeneval: error: {message}")
     assert len(line) < 400
     assert not workspace.store.exists()
+
+
+def test_runs_filters_by_series_name_or_retriever_id(workspace: CliWorkspace) -> None:
+    evaluate(workspace, GOOD, "--name", "nightly-fixed")
+    for value in ("nightly-fixed", "fixed_rankings_plugin:build"):
+        listing = CliRunner().invoke(main, ["runs", "--store", str(workspace.store), "--retriever", value])
+        assert "nightly-fixed" in listing.output, value
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["runs"], ["purge", "--older-than", "30d", "--dry-run"], ["purge", "--older-than", "30d"]],
+    ids=["runs", "purge-dry-run", "purge"],
+)
+def test_reading_commands_on_a_store_that_does_not_exist_create_nothing(tmp_path: Path, args: list[str]) -> None:
+    store = tmp_path / "nowhere" / "results.duckdb"
+    result = CliRunner().invoke(main, [*args, "--store", str(store)])
+    assert result.exit_code == ExitCode.OK, result.output
+    assert not store.parent.exists()

@@ -17,10 +17,10 @@ from tests.records import details
 NOW = datetime.now(UTC)
 
 
-def record(set_id: str, age: timedelta, tables_run: str) -> RunRecord:
+def record(set_id: str, age: timedelta, tables_run: str, model: str = "m") -> RunRecord:
     return RunRecord(
         set_id=set_id,
-        model="m",
+        model=model,
         grader="retrieval_hit_rate",
         pass_rate=0.5,
         mean_score=0.5,
@@ -40,9 +40,10 @@ def populated(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
         "old-a": store.save_run(record("a", timedelta(days=40), "dg-old-a")).id,
         "old-b": store.save_run(record("b", timedelta(days=40), "dg-old-b")).id,
         "new-a": store.save_run(record("a", timedelta(days=1), "dg-new-a")).id,
-        # A summary re-stored later from the old-a files keeps them alive:
+        # A newer run built from the same files (a copy stored before summaries were idempotent,
+        # here under another series) keeps them alive:
         "old-c": store.save_run(record("c", timedelta(days=40), "dg-shared")).id,
-        "new-c": store.save_run(record("c", timedelta(days=1), "dg-shared")).id,
+        "new-c": store.save_run(record("c", timedelta(days=1), "dg-shared", model="m-copy")).id,
     }
     parquet = tmp_path / "tables"
     for set_id, writer in (("a", "dg-old-a"), ("b", "dg-old-b"), ("a", "dg-new-a"), ("c", "dg-shared")):
