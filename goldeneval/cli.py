@@ -15,6 +15,7 @@ nowhere else.  Exit codes (README.md, "Exit codes"):
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -39,7 +40,7 @@ from goldeneval.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
-from goldeneval.spec import RunSpec, check_series_name
+from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_series_name
 from goldeneval.store import ResultStore, StoredRun, resolve_store_path
 from goldeneval.trec import qrels_lines, run_lines, write_lines
 
@@ -149,6 +150,13 @@ def main() -> None:
     """Measure retrieval quality against golden question sets and catch regressions."""
 
 
+def _finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Click's ranges let NaN through (every comparison with it is false)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number")
+    return value
+
+
 def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
@@ -186,6 +194,7 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
 @click.option(
     "--max-top1-drop",
     type=click.FloatRange(0, 1),
+    callback=_finite,
     default=DEFAULT_MAX_DROP,
     show_default=True,
     help="Largest allowed absolute drop of the top-1 hit rate.",
@@ -193,6 +202,7 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
 @click.option(
     "--max-top3-drop",
     type=click.FloatRange(0, 1),
+    callback=_finite,
     default=DEFAULT_MAX_DROP,
     show_default=True,
     help="Largest allowed absolute drop of the top-3 hit rate.",
@@ -200,6 +210,7 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
 @click.option(
     "--max-p",
     type=click.FloatRange(0, 1, min_open=True),
+    callback=_finite,
     default=None,
     help="Also require significance: a drop is a regression only if its exact McNemar p < ALPHA.",
 )
@@ -247,7 +258,8 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
 @click.option(
     "--timeout",
     "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
+    type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
+    callback=_finite,
     default=DEFAULT_TIMEOUT_S,
     show_default=True,
     help="Per-question timeout in seconds; a timed-out question is an error, not a miss.",

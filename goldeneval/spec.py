@@ -20,9 +20,11 @@ from goldeneval.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 
-__all__ = ["MAX_SERIES_LENGTH", "RunSpec", "check_series_name"]
+__all__ = ["MAX_SERIES_LENGTH", "MAX_TIMEOUT_S", "RunSpec", "check_series_name"]
 
 MAX_SERIES_LENGTH = 200
+MAX_TIMEOUT_S = 86400.0
+"""A per-question timeout above a day is a typo, not a setting."""
 
 
 def check_series_name(name: str) -> str:
@@ -70,8 +72,8 @@ class RunSpec(BaseModel):
     @field_validator("timeout_s")
     @classmethod
     def _finite_timeout(cls, value: float | None) -> float | None:
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise ValueError(f"timeout must be a finite number of seconds above 0, got {value}")
+        if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+            raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
         return value
 
     @field_validator("hit_cutoffs")

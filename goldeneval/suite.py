@@ -32,7 +32,7 @@ from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrievers.registry import known_retrievers
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
-from goldeneval.spec import RunSpec
+from goldeneval.spec import MAX_TIMEOUT_S, RunSpec
 from goldeneval.yaml_errors import describe_yaml_error
 
 __all__ = [
@@ -216,7 +216,7 @@ class SuiteConfig(BaseModel):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     timeout_s: float = Field(
-        default=DEFAULT_TIMEOUT_S, gt=0, le=86400, allow_inf_nan=False, description="Per-question timeout."
+        default=DEFAULT_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False, description="Per-question timeout."
     )
     chunk_separator: str = Field(default=DEFAULT_CHUNK_SEPARATOR)
     hit_cutoffs: list[int] = Field(

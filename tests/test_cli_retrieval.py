@@ -229,3 +229,23 @@ def test_reading_commands_on_a_store_that_does_not_exist_create_nothing(tmp_path
     result = CliRunner().invoke(main, [*args, "--store", str(store)])
     assert result.exit_code == ExitCode.OK, result.output
     assert not store.parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--max-top1-drop", "nan"),
+        ("--max-top3-drop", "nan"),
+        ("--max-p", "nan"),
+        ("--timeout", "nan"),
+        ("--timeout", "inf"),
+        ("--timeout", "1e308"),
+    ],
+)
+def test_a_non_finite_or_absurd_number_is_a_usage_error_naming_its_option(
+    workspace: CliWorkspace, option: str, value: str
+) -> None:
+    result = evaluate(workspace, GOOD, option, value)
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.stderr
+    assert not workspace.store.exists()
