@@ -127,6 +127,13 @@ class GateDecision(StrEnum):
     NOT_COMPARABLE = "not_comparable"
     """State ``mismatch`` or ``unknown``: nothing to compare with, so nothing can pass."""
 
+    @property
+    def raises_alert(self) -> bool:
+        """Whether a failed gate is alerted on its own.  An incomplete run is one incident,
+        alerted as incomplete (the ``run_complete`` check); its missing verdict is not
+        alerted a second time."""
+        return self in (GateDecision.REGRESSION, GateDecision.NOT_COMPARABLE)
+
 
 @dataclass(frozen=True)
 class RateChange:

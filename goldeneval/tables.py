@@ -7,8 +7,8 @@ Three tables, each obeying the privacy mode (ADR-215, decision 5):
 * ``retriever_rankings`` — one row per returned id: question id, rank, whether its document
   is a target, latency; with ``full`` also the returned id and its document id.
 * ``question_hits`` — one row per question: form, hard class, status, top-1 and top-3 hit,
-  latency and rank metrics; with ``full`` also the distinct top-3 and top-10 documents and
-  the error message (an error message can quote a question or an id).
+  latency, rank metrics and the error (in ``metadata_only`` only its class: a message can
+  quote a question or an id); with ``full`` also the distinct top-3 and top-10 documents.
 
 Files are laid out as ``<root>/<table>/set=<id>/retriever=<name>/<time>_<run>.parquet``, so
 ``read_parquet('<root>/<table>/**/*.parquet', hive_partitioning=true)`` reads the whole
@@ -35,7 +35,7 @@ from goldeneval.errors import StoreError
 from goldeneval.evaluation import RetrievalRun
 from goldeneval.golden import GoldenQuestionSet
 from goldeneval.metrics import METRIC_DEPTH
-from goldeneval.privacy import PrivacyMode
+from goldeneval.privacy import PrivacyMode, content_free_error
 from goldeneval.provenance import Provenance
 from goldeneval.scoring import QuestionResult, QuestionStatus, aggregate
 
@@ -153,9 +153,10 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
         "top3_hit": pa.array([r.top3_hit if r.scored else None for r in results], pa.bool_()),
         "latency_ms": pa.array([r.latency_ms for r in results], pa.float64()),
         "metrics": pa.array([list(r.metrics.items()) for r in results], pa.map_(pa.string(), pa.float64())),
+        # In metadata_only an error keeps only its class, as in the store (it can quote content).
+        "error": pa.array([r.error if full else content_free_error(r.error) for r in results], pa.string()),
     }
     if full:
-        columns["error"] = pa.array([r.error for r in results], pa.string())
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
         columns["documents"] = pa.array([list(r.documents[:METRIC_DEPTH]) for r in results], pa.list_(pa.string()))
     table = _stamp_columns(pa.table(columns), run_id, run.started_at)

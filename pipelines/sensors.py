@@ -118,8 +118,8 @@ def check_executions_after(instance: dg.DagsterInstance, after: int) -> list[Ass
 def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Alert | None:
     """The alert a completed check execution calls for, or None when it passed.
 
-    An incomplete run fails both checks: ``run_complete``, and ``no_regression`` (the gate
-    gives it no verdict).  It is one incident, alerted once, by ``run_complete``.
+    An incomplete run fails both checks; ``GateDecision.raises_alert`` says it is alerted
+    once, by ``run_complete``.
     """
     event = record.event.dagster_event if record.event is not None else None
     evaluation = event.event_specific_data if event is not None else None
@@ -130,7 +130,8 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
     ):
         return None
     metadata = dict(evaluation.metadata)
-    if evaluation.check_name == NO_REGRESSION and _value(metadata, "gate") == GateDecision.INCOMPLETE.value:
+    gate = _value(metadata, "gate")
+    if evaluation.check_name == NO_REGRESSION and gate is not None and not GateDecision(gate).raises_alert:
         return None
     return Alert(
         check=evaluation.check_name,

@@ -100,10 +100,11 @@ def test_rankings_keep_question_id_rank_latency_and_is_target_only(private_run: 
     ]
 
 
-def test_question_hits_have_no_document_or_error_columns(private_run: PrivateRun) -> None:
+def test_question_hits_have_no_document_columns_and_errors_only_by_class(private_run: PrivateRun) -> None:
     [path] = (private_run.project.tables / "question_hits").rglob("*.parquet")
-    names = pq.read_table(path).column_names
-    assert not {"top_documents", "documents", "error"} & set(names)
+    table = pq.read_table(path)
+    assert not {"top_documents", "documents"} & set(table.column_names)
+    assert sorted(error for error in table.column("error").to_pylist() if error) == ["KeyError"]
 
 
 def test_the_store_holds_no_text_or_document_ids(private_run: PrivateRun) -> None:
