@@ -40,7 +40,7 @@ from goldeneval.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
-from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_series_name
+from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_series_name
 from goldeneval.store import ResultStore, StoredRun, resolve_store_path
 from goldeneval.trec import qrels_lines, run_lines, write_lines
 
@@ -104,12 +104,13 @@ def _parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, s
 
 def _parse_cutoffs(value: str) -> tuple[int, ...]:
     try:
-        cutoffs = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+        numbers = [int(part) for part in value.split(",") if part.strip()]
     except ValueError:
         raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-    if not cutoffs or cutoffs[0] < 1:
-        raise click.BadParameter("cutoffs must be positive integers")
-    return cutoffs
+    try:
+        return check_hit_cutoffs(numbers)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _progress(enabled: bool) -> Callable[[Sequence[T]], Iterable[T]] | None:

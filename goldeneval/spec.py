@@ -8,6 +8,7 @@ suite cell (:meth:`goldeneval.suite.Suite.run_spec`) — and hand it to the verb
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -20,11 +21,18 @@ from goldeneval.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 
-__all__ = ["MAX_SERIES_LENGTH", "MAX_TIMEOUT_S", "RunSpec", "check_series_name"]
+__all__ = ["MAX_SERIES_LENGTH", "MAX_TIMEOUT_S", "RunSpec", "check_hit_cutoffs", "check_series_name"]
 
 MAX_SERIES_LENGTH = 200
 MAX_TIMEOUT_S = 86400.0
 """A per-question timeout above a day is a typo, not a setting."""
+
+
+def check_hit_cutoffs(cutoffs: Sequence[int]) -> tuple[int, ...]:
+    """Reported hit@k cutoffs: positive integers, sorted, each once."""
+    if not cutoffs or min(cutoffs) < 1:
+        raise ValueError("hit cutoffs must be positive integers")
+    return tuple(sorted(set(cutoffs)))
 
 
 def check_series_name(name: str) -> str:
@@ -79,9 +87,7 @@ class RunSpec(BaseModel):
     @field_validator("hit_cutoffs")
     @classmethod
     def _cutoffs(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if not value or min(value) < 1:
-            raise ValueError("hit cutoffs must be positive integers")
-        return tuple(sorted(set(value)))
+        return check_hit_cutoffs(value)
 
     @field_validator("chunk_separator")
     @classmethod

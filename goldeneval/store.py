@@ -243,6 +243,19 @@ def _row_to_run(row: Sequence[Any]) -> StoredRun:
     )
 
 
+def _filters(set_id: str | None, model: str | None, retriever: str | None = None) -> tuple[str, list[Any]]:
+    """The WHERE clause of a listing: a set, a series name, a series name or retriever id."""
+    clauses, params = [], []
+    for column, value in (("set_id", set_id), ("model", model)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if retriever is not None:
+        clauses.append("(model = ? OR retriever_id = ?)")
+        params += [retriever, retriever]
+    return (f"WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
 def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -473,15 +486,7 @@ class ResultStore:
     ) -> list[StoredRun]:
         """Runs newest first, optionally filtered (``model``: the series name; ``retriever``: the
         series name or the retriever id behind it); details only when asked for."""
-        clauses, params = [], []
-        for column, value in (("set_id", set_id), ("model", model)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        if retriever is not None:
-            clauses.append("(model = ? OR retriever_id = ?)")
-            params += [retriever, retriever]
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, params = _filters(set_id, model, retriever)
         sql = f"SELECT {_select(with_details)} FROM runs {where} ORDER BY created_at DESC, id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
@@ -492,12 +497,7 @@ class ResultStore:
     def to_dataframe(self, *, set_id: str | None = None, model: str | None = None) -> Any:
         """Every run's row without its details, as a pandas DataFrame (oldest first): for notebooks."""
         columns = _RUN_COLUMNS.replace("details, ", "")
-        clauses, params = [], []
-        for column, value in (("set_id", set_id), ("model", model)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, params = _filters(set_id, model)
         with self._connection() as con:
             return con.execute(f"SELECT {columns} FROM runs {where} ORDER BY created_at, id", params).df()
 

@@ -32,7 +32,7 @@ from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrievers.registry import known_retrievers
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
-from goldeneval.spec import MAX_TIMEOUT_S, RunSpec
+from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs
 from goldeneval.yaml_errors import describe_yaml_error
 
 __all__ = [
@@ -227,9 +227,7 @@ class SuiteConfig(BaseModel):
     @field_validator("hit_cutoffs")
     @classmethod
     def _cutoffs(cls, value: list[int]) -> list[int]:
-        if min(value) < 1:
-            raise ValueError("hit cutoffs must be positive integers")
-        return value
+        return list(check_hit_cutoffs(value))
 
     @field_validator("baseline")
     @classmethod
