@@ -249,3 +249,14 @@ def test_a_non_finite_or_absurd_number_is_a_usage_error_naming_its_option(
     assert result.exit_code == 2
     assert f"Invalid value for '{option}'" in result.stderr
     assert not workspace.store.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("0,3", "hit cutoffs must be positive integers"), ("1,x", "expected comma-separated integers, got '1,x'")],
+    ids=["zero", "not-a-number"],
+)
+def test_a_bad_hit_cutoff_is_a_usage_error(workspace: CliWorkspace, value: str, message: str) -> None:
+    result = evaluate(workspace, GOOD, "--hit-k", value)
+    assert result.exit_code == 2
+    assert message in result.stderr
