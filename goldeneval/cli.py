@@ -10,6 +10,7 @@ nowhere else.  Exit codes (README.md, "Exit codes"):
 4  the run is incomplete (a question errored), with --fail-on-regression; the run is stored
 5  the result store cannot be opened or written
 6  no numeric verdict (state mismatch or unknown), with --fail-on-regression; the run is stored
+130  interrupted (Ctrl-C); nothing partial is stored
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 from pydantic import ValidationError
@@ -62,6 +63,7 @@ class ExitCode(IntEnum):
     INCOMPLETE = 4
     STORE = 5
     NOT_COMPARABLE = 6
+    INTERRUPTED = 130
 
 
 GATE_EXIT_CODES = {
@@ -145,7 +147,19 @@ format_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Command(click.Group):
+    """Ctrl-C exits 130, as shells expect, never 1 (the regression code).  A run being
+    written when it comes is rolled back whole: the store keeps only complete runs."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("goldeneval: interrupted", err=True)
+            ctx.exit(int(ExitCode.INTERRUPTED))
+
+
+@click.group(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="goldeneval")
 def main() -> None:
     """Measure retrieval quality against golden question sets and catch regressions."""

@@ -7,13 +7,15 @@ exception or a per-question timeout makes that question an ``error`` and the run
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from goldeneval.details import DETAILS_FORMAT_VERSION, AggregatesDetail, QuestionDetail, RetrievalDetails
+from goldeneval.errors import one_line
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.metrics import METRIC_DEPTH
 from goldeneval.privacy import PrivacyMode
@@ -153,14 +155,17 @@ class _Timeout(Exception):
     pass
 
 
-def _call_with_timeout(retriever: Retriever, text: str, limit: int, timeout_s: float | None) -> Sequence[str]:
+def _call_with_timeout(retriever: Retriever, text: str, limit: int, timeout_s: float | None) -> tuple[str, ...]:
+    """The first ``limit`` ids, materialised within the timeout: a generator that yields
+    slowly times out instead of being drained afterwards, and an endless one is cut at
+    ``limit`` instead of filling memory."""
     if timeout_s is None:
-        return retriever.retrieve(text, limit)
+        return _checked_ids(retriever.retrieve(text, limit), limit)
     outcome: dict[str, object] = {}
 
     def target() -> None:
         try:
-            outcome["value"] = retriever.retrieve(text, limit)
+            outcome["value"] = _checked_ids(retriever.retrieve(text, limit), limit)
         except BaseException as exc:  # reported as the question's error
             outcome["error"] = exc
 
@@ -174,13 +179,17 @@ def _call_with_timeout(retriever: Retriever, text: str, limit: int, timeout_s: f
     return outcome["value"]  # type: ignore[return-value]
 
 
-def _checked_ids(value: object) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise TypeError(f"retrieve() must return a sequence of ids, got {type(value).__name__}")
-    ids = tuple(value)
+_UNORDERED = (str, bytes, set, frozenset, Mapping)
+"""What ``retrieve`` must not return: no ranking (a set's order changes from run to run)."""
+
+
+def _checked_ids(value: object, limit: int) -> tuple[str, ...]:
+    if isinstance(value, _UNORDERED) or not isinstance(value, Iterable):
+        raise TypeError(f"retrieve() must return ranked ids (a list, tuple or iterator), got {type(value).__name__}")
+    ids = tuple(itertools.islice(value, max(limit, 0)))
     for item in ids:
         if not isinstance(item, str):
-            raise TypeError(f"retrieve() returned a non-string id {item!r}")
+            raise TypeError(f"retrieve() returned a non-string id {one_line(repr(item), 80)}")
     return ids
 
 
@@ -210,10 +219,10 @@ def evaluate_retrieval(
     for question in questions:
         start = time.perf_counter()
         try:
-            returned = _checked_ids(_call_with_timeout(retriever, question.text, limit, timeout_s))[:limit]
-        except Exception as exc:
+            returned = _call_with_timeout(retriever, question.text, limit, timeout_s)
+        except (Exception, SystemExit) as exc:  # sys.exit() in a plug-in is its error, not ours
             elapsed = (time.perf_counter() - start) * 1000.0
-            message = str(exc) if isinstance(exc, _Timeout) else f"{type(exc).__name__}: {exc}"
+            message = str(exc) if isinstance(exc, _Timeout) else f"{type(exc).__name__}: {one_line(str(exc))}"
             results.append(error_result(question, message, elapsed))
             continue
         elapsed = (time.perf_counter() - start) * 1000.0

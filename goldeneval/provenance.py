@@ -153,7 +153,7 @@ def retriever_provenance(retriever: object, source: str = "retriever") -> Proven
         declared = retriever.provenance()
     except InputError:
         raise
-    except Exception as exc:  # a plug-in's bug is invalid input, named, not a traceback
+    except (Exception, SystemExit) as exc:  # a plug-in's bug is invalid input, named, not a traceback
         raise InputError(f"{source}: provenance() raised {type(exc).__name__}: {one_line(str(exc))}") from None
     if not isinstance(declared, Provenance):
         raise InputError(f"{source}: provenance() returned {type(declared).__name__}, not a Provenance")

@@ -20,7 +20,8 @@ from goldeneval.tables import run_files
 __all__ = ["PurgeReport", "parse_duration", "purge_runs"]
 
 _DURATION = re.compile(r"^\s*(\d+)\s*(m|h|d|w)\s*$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_UNIT_MINUTES = {"m": 1, "h": 60, "d": 24 * 60, "w": 7 * 24 * 60}
+MAX_DURATION = timedelta(days=1000 * 365)
 
 
 def parse_duration(text: str) -> timedelta:
@@ -28,7 +29,10 @@ def parse_duration(text: str) -> timedelta:
     match = _DURATION.match(text)
     if not match:
         raise InputError(f"duration {text!r}: expected a whole number and a unit m, h, d or w (e.g. 30d)")
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    minutes = int(match.group(1)) * _UNIT_MINUTES[match.group(2)]
+    if minutes > MAX_DURATION // timedelta(minutes=1):
+        raise InputError(f"duration {text!r}: longer than {MAX_DURATION.days // 365} years; nothing is that old")
+    return timedelta(minutes=minutes)
 
 
 @dataclass(frozen=True)

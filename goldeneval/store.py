@@ -18,7 +18,7 @@ import json
 import os
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -29,7 +29,7 @@ import duckdb
 from filelock import FileLock, Timeout
 
 from goldeneval.details import RetrievalDetails, parse_details
-from goldeneval.errors import InputError, StoreError
+from goldeneval.errors import InputError, StoreError, one_line
 from goldeneval.provenance import PROVENANCE_FIELDS
 
 __all__ = [
@@ -243,6 +243,23 @@ def _row_to_run(row: Sequence[Any]) -> StoredRun:
     )
 
 
+DUCKDB_MAGIC = b"DUCK"
+_MAGIC_AT, _HEADER_END = 8, 12
+"""DuckDB's file header: the magic bytes ``DUCK`` at offset 8."""
+_OFFLINE: dict[str, str | bool | int | float | list[str]] = {
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+}
+"""Every connection: the store never loads or downloads a DuckDB extension."""
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back after a failure without hiding it: when the failed statement already ended
+    the transaction (a full disk), the rollback's own error would replace the cause."""
+    with suppress(duckdb.Error):
+        con.rollback()
+
+
 def _filters(set_id: str | None, model: str | None, retriever: str | None = None) -> tuple[str, list[Any]]:
     """The WHERE clause of a listing: a set, a series name, a series name or retriever id."""
     clauses, params = [], []
@@ -269,15 +286,29 @@ class ResultStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{self.path}: cannot create its folder: {exc.strerror}") from None
+        self._check_header()
         self._lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_S)
         with self._connection() as con:
             self._migrate(con)
+
+    def _check_header(self) -> None:
+        """Refuse a file that is not a DuckDB database before DuckDB sees it (given, say, a
+        SQLite file, DuckDB would try to fetch an extension from the network to read it)."""
+        try:
+            with self.path.open("rb") as handle:
+                header = handle.read(_HEADER_END)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot read: {exc.strerror}") from None
+        if header and header[_MAGIC_AT:_HEADER_END] != DUCKDB_MAGIC:
+            raise StoreError(f"{self.path}: not a DuckDB database (a goldeneval store is one); check --store")
 
     @contextmanager
     def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
         try:
             with self._lock:
-                con = duckdb.connect(str(self.path))
+                con = duckdb.connect(str(self.path), config=_OFFLINE)
                 try:
                     yield con
                 finally:
@@ -285,7 +316,9 @@ class ResultStore:
         except Timeout:
             raise StoreError(f"{self.path}: another process held the store for {LOCK_TIMEOUT_S:g} s") from None
         except duckdb.Error as exc:
-            raise StoreError(f"{self.path}: {exc}") from None
+            raise StoreError(f"{self.path}: {one_line(str(exc))}") from None
+        except OSError as exc:  # the lock file cannot be created: a read-only folder, a full disk
+            raise StoreError(f"{self.path}: cannot lock the store: {exc.strerror or exc}") from None
 
     # ------------------------------------------------------------------ schema
 
@@ -314,7 +347,7 @@ class ResultStore:
                 )
                 con.commit()
             except BaseException:
-                con.rollback()
+                _rollback(con)
                 raise
 
     def schema_version(self) -> int:
@@ -382,7 +415,7 @@ class ResultStore:
                     self._insert_slices(con, run_id, record.slices)
                 con.commit()
             except BaseException:
-                con.rollback()
+                _rollback(con)
                 raise
         if existing is not None and tuple(existing) != (record.set_id, record.model, record.grader):
             raise StoreError(
@@ -525,7 +558,7 @@ class ResultStore:
                 con.executemany("DELETE FROM runs WHERE id = ?", ids)
                 con.commit()
             except BaseException:
-                con.rollback()
+                _rollback(con)
                 raise
         return doomed
 

@@ -50,7 +50,7 @@ def build_retriever(retriever_id: str, context: RetrieverContext) -> Retriever:
         retriever = factory(context)
     except GoldenEvalError:
         raise
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a factory is its error, not a clean exit
         raise RetrieverError(
             f"retriever {retriever_id!r}: its factory raised {type(exc).__name__}: {one_line(str(exc))}"
         ) from None

@@ -1,0 +1,207 @@
+"""Hostile plug-ins and broken surroundings: every failure is an exit code and one line,
+nothing hangs, nothing partial is stored (issue 10)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from goldeneval.cli import ExitCode, main
+from goldeneval.errors import StoreError
+from goldeneval.evaluation import evaluate_retrieval
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.store import ResultStore, _rollback
+from tests.conftest import CliWorkspace
+
+ONE = GoldenQuestionSet(
+    id="one",
+    questions=(GoldenQuestion(id="q1", text="alpha", form=QuestionForm.MATCH, expected=frozenset({"a"})),),
+)
+
+
+class _Returns:
+    def __init__(self, make: object) -> None:
+        self.make = make
+
+    def retrieve(self, question: str, limit: int) -> object:
+        return self.make() if callable(self.make) else self.make
+
+
+def _slow_ids() -> Iterator[str]:
+    yield "a"
+    time.sleep(0.6)
+    yield "b"
+
+
+def _question_error(retriever: object, timeout_s: float | None = 5.0) -> str | None:
+    run = evaluate_retrieval(ONE, retriever, "test", timeout_s=timeout_s)  # type: ignore[arg-type]
+    [result] = run.results
+    return result.error
+
+
+def test_a_generator_slower_than_the_timeout_is_a_timeout_not_an_answer() -> None:
+    assert _question_error(_Returns(_slow_ids), timeout_s=0.3) == "timed out after 0.3 s"
+
+
+@pytest.mark.parametrize("timeout_s", [5.0, None], ids=["with-timeout", "without-timeout"])
+def test_an_endless_generator_is_cut_at_the_overfetch_depth(timeout_s: float | None) -> None:
+    run = evaluate_retrieval(ONE, _Returns(lambda: (str(i) for i in itertools.count())), "t", timeout_s=timeout_s)  # type: ignore[arg-type]
+    [result] = run.results
+    assert (result.error, len(result.returned_ids)) == (None, 30)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [({"a", "b"}, "set"), (frozenset({"a"}), "frozenset"), ({"a": 1}, "dict"), ("a", "str")],
+    ids=["set", "frozenset", "dict", "str"],
+)
+def test_an_unordered_answer_is_an_error_not_a_ranking(value: object, kind: str) -> None:
+    assert _question_error(_Returns(value)) == (
+        f"TypeError: retrieve() must return ranked ids (a list, tuple or iterator), got {kind}"
+    )
+
+
+@pytest.mark.parametrize("timeout_s", [5.0, None], ids=["with-timeout", "without-timeout"])
+def test_sys_exit_inside_a_retriever_is_that_questions_error(timeout_s: float | None) -> None:
+    def leave() -> None:
+        sys.exit(0)
+
+    assert _question_error(_Returns(leave), timeout_s) == "SystemExit: 0"
+
+
+EXITING_PLUGIN = """
+import sys
+
+
+class Exits:
+    def retrieve(self, question, limit):
+        sys.exit(0)
+
+
+def build(context):
+    return Exits()
+
+
+def build_exits(context):
+    sys.exit(0)
+"""
+
+
+@pytest.fixture
+def exiting_plugin(cli_workspace: CliWorkspace) -> CliWorkspace:
+    (cli_workspace.root / "exiting_plugin.py").write_text(EXITING_PLUGIN)
+    return cli_workspace
+
+
+def _cli(workspace: CliWorkspace, retriever: str, *extra: str) -> tuple[int, str]:
+    args = ["retrieval", "--set", str(workspace.set_path), "--retriever", retriever]
+    result = CliRunner().invoke(main, [*args, "--store", str(workspace.store), "--no-progress", *extra])
+    return result.exit_code, result.stderr
+
+
+def test_sys_exit_in_every_question_stores_an_incomplete_run_that_fails_the_gate(exiting_plugin: CliWorkspace) -> None:
+    code, _ = _cli(exiting_plugin, "exiting_plugin:build", "--fail-on-regression")
+    assert code == ExitCode.INCOMPLETE
+    [stored] = ResultStore(exiting_plugin.store).list_runs()
+    assert (stored.status, stored.error_count) == ("incomplete", 3)
+
+
+def test_sys_exit_in_a_factory_is_invalid_input_and_stores_nothing(exiting_plugin: CliWorkspace) -> None:
+    code, stderr = _cli(exiting_plugin, "exiting_plugin:build_exits")
+    assert code == ExitCode.INVALID_INPUT
+    assert stderr == "goldeneval: error: retriever 'exiting_plugin:build_exits': its factory raised SystemExit: 0\n"
+    assert not exiting_plugin.store.exists()
+
+
+SLEEPING_PLUGIN = textwrap.dedent(
+    """
+    import os, time
+    from pathlib import Path
+
+
+    class Sleeps:
+        def retrieve(self, question, limit):
+            Path(os.environ["STARTED"]).touch()
+            time.sleep(60)
+            return []
+
+
+    def build(context):
+        return Sleeps()
+    """
+)
+
+
+def test_ctrl_c_exits_130_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
+    (cli_workspace.root / "sleeping_plugin.py").write_text(SLEEPING_PLUGIN)
+    started = cli_workspace.root / "started"
+    env = {**os.environ, "PYTHONPATH": str(cli_workspace.root), "STARTED": str(started)}
+    command = [sys.executable, "-m", "goldeneval.cli", "retrieval", "--set", str(cli_workspace.set_path)]
+    command += ["--retriever", "sleeping_plugin:build", "--store", str(cli_workspace.store), "--no-progress"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    assert started.exists(), process.communicate()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert stderr.strip().splitlines()[-1] == "goldeneval: interrupted"
+    assert not cli_workspace.store.exists()
+
+
+def test_a_file_that_is_not_a_duckdb_database_is_refused_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "results.duckdb"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE t (x)")
+    before = path.read_bytes()
+    result = CliRunner().invoke(main, ["runs", "--store", str(path)])
+    assert result.exit_code == ExitCode.STORE
+    assert (
+        result.stderr
+        == f"goldeneval: error: {path}: not a DuckDB database (a goldeneval store is one); check --store\n"
+    )
+    assert path.read_bytes() == before
+
+
+def test_a_lock_that_cannot_be_created_is_a_store_error(tmp_path: Path) -> None:
+    store = tmp_path / "results.duckdb"
+    (tmp_path / "results.duckdb.lock").mkdir()  # as unusable as a read-only folder, even for root
+    with pytest.raises(StoreError, match=r"results\.duckdb: cannot lock the store: Is a directory"):
+        ResultStore(store)
+
+
+def test_connections_never_autoload_or_install_extensions(tmp_path: Path) -> None:
+    store = ResultStore(tmp_path / "results.duckdb")
+    with store._connection() as con:
+        settings = dict(
+            con.execute(
+                "SELECT name, value FROM duckdb_settings() "
+                "WHERE name IN ('autoload_known_extensions', 'autoinstall_known_extensions')"
+            ).fetchall()
+        )
+    assert settings == {"autoload_known_extensions": "false", "autoinstall_known_extensions": "false"}
+
+
+def test_a_failed_rollback_does_not_hide_the_cause() -> None:
+    con = duckdb.connect()
+    _rollback(con)  # no transaction is active: the original error must stay the one raised
+    con.close()
+
+
+def test_an_absurd_purge_duration_is_invalid_input(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["purge", "--older-than", "200000w", "--store", str(tmp_path / "s.duckdb")])
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert result.stderr == "goldeneval: error: duration '200000w': longer than 1000 years; nothing is that old\n"
