@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from goldeneval import pipeline
 from goldeneval.comparison import Baseline
-from goldeneval.errors import GoldenEvalError, InputError, StoreError
+from goldeneval.errors import GoldenEvalError, InputError, StoreError, printable
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.golden import golden_set_json_schema
 from goldeneval.privacy import PrivacyMode, resolve_privacy
@@ -77,7 +77,7 @@ goldeneval.regression, the same one the ``no_regression`` check uses)."""
 
 
 def _fail(message: str, code: ExitCode) -> None:
-    click.echo(f"goldeneval: error: {message}", err=True)
+    click.echo(f"goldeneval: error: {printable(message)}", err=True)
     sys.exit(int(code))
 
 
@@ -442,7 +442,8 @@ def sets(sets_dirs: tuple[Path, ...]) -> None:
     registry = _run_guarded(lambda: GoldenSetRegistry.discover(sets_dirs))
     for set_id in registry.ids():
         golden_set = registry.get(set_id)
-        click.echo(f"{set_id}\t{len(golden_set.questions)} questions\t{registry.source(set_id)}")
+        source = registry.source(set_id)
+        click.echo(f"{printable(set_id)}\t{len(golden_set.questions)} questions\t{printable(source)}")
 
 
 @main.command()

@@ -12,6 +12,12 @@ MAX_QUOTED = 300
 """Longest text an error message quotes from elsewhere (a plug-in's own message)."""
 
 
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``), safe to print to a terminal: a set
+    file or a plug-in can hold an escape sequence that would rewrite the screen."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
 def one_line(text: str, limit: int = MAX_QUOTED) -> str:
     """``text`` on one line, at most ``limit`` characters: what a plug-in says can be anything."""
     line = " ".join(text.split())

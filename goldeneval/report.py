@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from goldeneval.details import QuestionDetail, RateDetail
+from goldeneval.errors import printable
 from goldeneval.regression import RegressionVerdict
 from goldeneval.scoring import TOP_K
 from goldeneval.store import StoredRun
@@ -24,6 +25,7 @@ def _rate(value: float | None) -> str:
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     out = [line.rstrip(), "  ".join("-" * w for w in widths)]

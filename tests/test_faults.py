@@ -205,3 +205,11 @@ def test_an_absurd_purge_duration_is_invalid_input(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["purge", "--older-than", "200000w", "--store", str(tmp_path / "s.duckdb")])
     assert result.exit_code == ExitCode.INVALID_INPUT
     assert result.stderr == "goldeneval: error: duration '200000w': longer than 1000 years; nothing is that old\n"
+
+
+def test_control_characters_from_a_set_file_are_escaped_on_the_terminal(cli_workspace: CliWorkspace) -> None:
+    cli_workspace.write_set([{"id": "q\x1b[2J1", "text": "alpha", "form": "MATCH", "expected": ["a"]}])
+    result = cli_workspace.evaluate({"alpha": ["a"]})
+    assert result.exit_code == ExitCode.OK, result.output
+    assert "\x1b" not in result.output
+    assert "q\\x1b[2J1" in result.output
