@@ -93,6 +93,8 @@ def _set_output(
 def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> Iterator[dg.Output[pa.Table]]:
     spec = goldeneval.run_spec(cell(context.partition_key))
     run = pipeline.evaluate(spec)
+    for warning in run.warnings:
+        context.log.warning(warning)
     rankings = rankings_table(run, spec.privacy, document_id_mapper(spec.chunk_separator), context.run.run_id)
     yield dg.Output(
         rankings,
@@ -107,6 +109,7 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
         metadata={
             **rates(overall),
             "errors": overall.errors,
+            "warnings": dg.MetadataValue.json(list(run.warnings)),
             "privacy": spec.privacy.value,
             **_table_metadata(hits),
             "preview": dg.MetadataValue.md(markdown_preview(hits, columns=HITS_PREVIEW_COLUMNS)),

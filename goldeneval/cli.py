@@ -300,6 +300,11 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
     help="Declare a provenance field FIELD=VALUE for a retriever that cannot say it (repeatable); "
     "overrides the retriever's own declaration.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 3) instead of warning when expected document ids are not in the corpus.",
+)
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second.")
 def retrieval(
     set_ref: str,
@@ -324,6 +329,7 @@ def retrieval(
     hit_k: str,
     privacy: str | None,
     provenance_values: tuple[str, ...],
+    strict: bool,
     progress: bool,
 ) -> None:
     """Run a golden set against a retriever, print and store the run, report the verdict."""
@@ -360,6 +366,7 @@ def retrieval(
                 thresholds=thresholds,
                 baseline=Baseline.parse(baseline_text),
                 provenance=parse_provenance(_parse_options(provenance_values, "--provenance"), "--provenance"),
+                strict=strict,
             )
         except ValidationError as exc:
             error = exc.errors()[0]
@@ -371,8 +378,11 @@ def retrieval(
         return pipeline.run(spec, resolved_store, progress=_progress(progress))
 
     outcome = _run_guarded(evaluate)
+    for warning in outcome.run.warnings:
+        click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
     if output_format == "json":
-        click.echo(json.dumps(outcome_json(outcome.stored, outcome.verdict, resolved_store), indent=2))
+        document = outcome_json(outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings)
+        click.echo(json.dumps(document, indent=2))
     else:
         click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
     if fail_on_regression:

@@ -65,6 +65,8 @@ class RetrievalRun:
     provenance: Provenance = field(default_factory=Provenance)
     label_digest: str | None = None
     hit_cutoffs: tuple[int, ...] = field(default=DEFAULT_HIT_CUTOFFS)
+    warnings: tuple[str, ...] = ()
+    """What the user should know about this run's input (never stored, shown by each door)."""
 
     @property
     def benchmark_fingerprint(self) -> str | None:

@@ -13,12 +13,13 @@ nothing else, so the two never decide differently:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from goldeneval.comparison import compare_with_history, resolve_pinned_baseline
 from goldeneval.corpus import Corpus, load_corpus
-from goldeneval.errors import InputError
+from goldeneval.errors import InputError, one_line
 from goldeneval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.golden import GoldenQuestionSet
 from goldeneval.privacy import PrivacyMode
@@ -70,14 +71,16 @@ def evaluate(
     id); the spec's declared provenance overrides the retriever's own, field by field.
     """
     golden_set = golden_set or load_golden_set(spec)
+    corpus = corpus_for(golden_set, spec.corpus)
+    warnings = labels_outside_corpus(golden_set, corpus, spec)
     context = RetrieverContext(
-        corpus=corpus_for(golden_set, spec.corpus),
+        corpus=corpus,
         cache_dir=spec.cache_dir,
         options=spec.options,
         golden_set=golden_set,
     )
     retriever = build_retriever(spec.retriever_id, context)
-    return evaluate_retrieval(
+    run = evaluate_retrieval(
         golden_set,
         retriever,
         spec.retriever_id,
@@ -88,6 +91,25 @@ def evaluate(
         provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
         progress=progress,
     )
+    return dataclasses.replace(run, warnings=warnings)
+
+
+def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:
+    """A warning when expected ids are not in the corpus: those questions can never be hit,
+    which usually means the labels and the corpus do not belong together.  ``spec.strict``
+    makes it invalid input.  In ``metadata_only`` the ids are counted, never named."""
+    if corpus is None:
+        return ()
+    expected = {doc for question in golden_set.questions for doc in question.expected}
+    missing = sorted(expected - corpus.ids)
+    if not missing:
+        return ()
+    message = f"{len(missing)} of {len(expected)} expected document ids of set {golden_set.id!r} are not in the corpus"
+    if spec.privacy is PrivacyMode.FULL:
+        message += ": " + one_line(", ".join(missing), 200)
+    if spec.strict:
+        raise InputError(f"{message} (--strict)")
+    return (message,)
 
 
 def record(

@@ -147,7 +147,9 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
     }
 
 
-def outcome_json(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> dict[str, Any]:
+def outcome_json(
+    stored: StoredRun, verdict: RegressionVerdict, store_path: Path, *, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
     details = stored.details.to_json()
     return {
         "format_version": JSON_FORMAT_VERSION,
@@ -162,6 +164,7 @@ def outcome_json(stored: StoredRun, verdict: RegressionVerdict, store_path: Path
         "questions": details["questions"],
         "aggregates": details["aggregates"],
         "verdict": verdict.to_dict(),
+        "warnings": list(warnings),
     }
 
 

@@ -71,6 +71,7 @@ class RunSpec(BaseModel):
     provenance: Provenance = Field(
         default_factory=Provenance, description="Declared provenance; overrides the retriever's, field by field."
     )
+    strict: bool = Field(default=False, description="Fail, instead of warning, on expected ids not in the corpus.")
 
     @field_validator("series")
     @classmethod

@@ -223,6 +223,7 @@ class SuiteConfig(BaseModel):
         default_factory=lambda: list(DEFAULT_HIT_CUTOFFS), min_length=1, description="Reported hit@k cutoffs."
     )
     baseline: str = Field(default="previous", description="previous | best | run:<id>, as --baseline.")
+    strict: bool = Field(default=False, description="Fail, as --strict, on expected ids not in the corpus.")
 
     @field_validator("hit_cutoffs")
     @classmethod
@@ -337,6 +338,7 @@ class Suite:
             thresholds=self.thresholds,
             baseline=Baseline.parse(config.baseline),
             provenance=self.declared_provenance(retriever_name),
+            strict=config.strict,
         )
 
 

@@ -4,6 +4,7 @@ nothing hangs, nothing partial is stored (issue 10)."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 import sqlite3
@@ -213,3 +214,38 @@ def test_control_characters_from_a_set_file_are_escaped_on_the_terminal(cli_work
     assert result.exit_code == ExitCode.OK, result.output
     assert "\x1b" not in result.output
     assert "q\\x1b[2J1" in result.output
+
+
+@pytest.fixture
+def half_corpus(cli_workspace: CliWorkspace) -> Path:
+    corpus = cli_workspace.root / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\nalpha")
+    return corpus
+
+
+ALL_HIT = {"alpha": ["a"], "beta": ["b"], "gamma": []}
+
+
+def test_expected_ids_missing_from_the_corpus_are_a_warning(cli_workspace: CliWorkspace, half_corpus: Path) -> None:
+    result = cli_workspace.evaluate(ALL_HIT, "--corpus", str(half_corpus), "--format", "json")
+    assert result.exit_code == ExitCode.OK
+    warning = "1 of 2 expected document ids of set 'tiny' are not in the corpus: b"
+    assert result.stderr == f"goldeneval: warning: {warning}\n"
+    assert json.loads(result.stdout)["warnings"] == [warning]
+
+
+def test_strict_makes_missing_expected_ids_invalid_input(cli_workspace: CliWorkspace, half_corpus: Path) -> None:
+    result = cli_workspace.evaluate(ALL_HIT, "--corpus", str(half_corpus), "--strict")
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert result.stderr == (
+        "goldeneval: error: 1 of 2 expected document ids of set 'tiny' are not in the corpus: b (--strict)\n"
+    )
+    assert not cli_workspace.store.exists()
+
+
+def test_in_metadata_only_the_warning_counts_the_ids_without_naming_them(
+    cli_workspace: CliWorkspace, half_corpus: Path
+) -> None:
+    result = cli_workspace.evaluate(ALL_HIT, "--corpus", str(half_corpus), "--privacy", "metadata_only")
+    assert result.stderr == "goldeneval: warning: 1 of 2 expected document ids of set 'tiny' are not in the corpus\n"
