@@ -13,6 +13,8 @@ question (position and id) and the field.
 from __future__ import annotations
 
 import json
+import reprlib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -22,8 +24,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
-from goldeneval.errors import GoldenSetError
-from goldeneval.yaml_errors import describe_yaml_error
+from goldeneval.errors import GoldenSetError, one_line
+from goldeneval.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
     "KNOWN_HARD_CLASSES",
@@ -94,7 +96,8 @@ class GoldenQuestion(BaseModel):
     @classmethod
     def _no_repeated_ids(cls, value: Any) -> Any:
         if isinstance(value, list | tuple):
-            repeated = sorted({v for v in value if isinstance(v, str) and value.count(v) > 1})
+            counts = Counter(v for v in value if isinstance(v, str))
+            repeated = sorted(v for v, n in counts.items() if n > 1)
             if repeated:
                 raise ValueError(f"document ids listed twice: {', '.join(repeated)}")
         return value
@@ -196,15 +199,25 @@ def _read_document(path: Path) -> Any:
     text = _read_text(path)
     if suffix in (".yaml", ".yml"):
         try:
-            return yaml.safe_load(text)
+            return _unicode_only(path, load_yaml(text))
         except yaml.YAMLError as exc:
             raise GoldenSetError(path, describe_yaml_error(exc)) from None
     if suffix == ".json":
         try:
-            return json.loads(text)
+            return _unicode_only(path, json.loads(text))
         except json.JSONDecodeError as exc:
             raise GoldenSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-    return _read_jsonl(path, text)
+    return _unicode_only(path, _read_jsonl(path, text))
+
+
+def _unicode_only(path: Path, document: Any) -> Any:
+    """Refuse escaped lone surrogates (``"\\ud83d"``): valid escapes, but not text that can be
+    encoded, digested or stored."""
+    try:
+        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        raise GoldenSetError(path, "holds an escaped lone surrogate (such as \\ud83d), which is not text") from None
+    return document
 
 
 def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
@@ -226,8 +239,31 @@ def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
     return {**header, "questions": questions}
 
 
+MAX_QUOTED_FIELD = 60
+"""Longest question id and field path an error quotes (a key of the file can be any length)."""
+MAX_QUOTED_VALUE = 80
+"""Longest excerpt of a bad value an error quotes (``got ...``)."""
+MAX_QUOTED_PROBLEM = 160
+"""Longest problem an error states.  With the file name, an error stays a few hundred characters."""
+
+
+def _clip(text: str, limit: int = MAX_QUOTED_FIELD) -> str:
+    """``text`` cut to ``limit`` characters; errors quote it with ``repr``, which escapes the rest."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _field_name(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc) if loc else "(question)"
+    return _clip(".".join(str(part) for part in loc)) if loc else "(question)"
+
+
+def _short_repr(value: Any) -> str:
+    """A bounded ``repr``: at most a few items, levels and characters of ``value`` are read,
+    so a huge or deeply shared value (a YAML alias) costs nothing to quote."""
+    shortener = reprlib.Repr()
+    shortener.maxlevel, shortener.maxlist, shortener.maxdict = 3, 4, 4
+    shortener.maxtuple = shortener.maxset = shortener.maxfrozenset = 4
+    shortener.maxstring = shortener.maxother = 60
+    return _clip(shortener.repr(value), MAX_QUOTED_VALUE)  # a repr is one line: newlines are escaped
 
 
 _PLAIN_PROBLEMS = {
@@ -238,7 +274,8 @@ _PLAIN_PROBLEMS = {
 
 
 def _problem(error: ErrorDetails) -> str:
-    return _PLAIN_PROBLEMS.get(error["type"], error["msg"].removeprefix("Value error, "))
+    problem = _PLAIN_PROBLEMS.get(error["type"], error["msg"].removeprefix("Value error, "))
+    return one_line(problem, MAX_QUOTED_PROBLEM)
 
 
 def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
@@ -265,7 +302,7 @@ def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[Go
     first_position: dict[str, int] = {}
     for position, item in enumerate(raw_questions, start=1):
         raw_id = item.get("id") if isinstance(item, Mapping) else None
-        question_id = raw_id if isinstance(raw_id, str) else None
+        question_id = _clip(raw_id) if isinstance(raw_id, str) else None
         if not isinstance(item, Mapping):
             raise GoldenSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
         try:
@@ -274,7 +311,7 @@ def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[Go
             error = exc.errors()[0]
             message = _problem(error)
             if "input" in error and error["type"] not in ("missing", "extra_forbidden"):
-                message += f" (got {error['input']!r})"
+                message += f" (got {_short_repr(error['input'])})"
             raise GoldenSetError(
                 path,
                 message,

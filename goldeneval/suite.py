@@ -33,7 +33,7 @@ from goldeneval.retrievers.registry import known_retrievers
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
 from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs
-from goldeneval.yaml_errors import describe_yaml_error
+from goldeneval.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
     "CONFIG_ENV",
@@ -350,7 +350,7 @@ def _read(path: Path) -> Any:
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: {describe_yaml_error(exc)}") from None
 

@@ -6,6 +6,12 @@ parameters, and cached on disk; a later run loads it instead of re-indexing.  Do
 share no term with the question are not returned, so a question nothing matches gets an
 empty ranking.
 
+The cache is trusted only when it verifies: its ``manifest.json``, written last, holds the
+SHA-256 of every other file of the index folder and the document count, and the cached
+document ids must be the corpus's.  A folder without a manifest, with a file that does not
+match it, with a file too many or too few, or with other ids is rebuilt and replaced
+(built beside it, then swapped in by renames), never used.
+
 Options ``k1`` (a finite number >= 0) and ``b`` (a finite number in [0, 1]), read by
 :func:`bm25_parameters`, which hybrid and reranked use for their lexical stage too; any other
 option is an error.
@@ -18,8 +24,10 @@ import json
 import math
 import shutil
 import tempfile
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -38,6 +46,9 @@ INDEX_FORMAT = "bm25s-lucene-v1"
 DEFAULT_K1 = 1.5
 DEFAULT_B = 0.75
 BM25_OPTIONS = ("k1", "b")
+IDS_FILE = "ids.json"
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = "goldeneval.lexical-index-manifest/v1"
 
 
 def bm25_parameters(context: RetrieverContext, retriever_id: str = RETRIEVER_ID) -> tuple[float, float]:
@@ -68,10 +79,11 @@ class LexicalRetriever:
         self.k1, self.b = k1, b
         self._ids = [doc.id for doc in corpus]
         self.index_loaded_from_cache = False
+        self.cache_problem: str | None = None  # why a cached index was rebuilt; None: loaded, or none cached
         index_dir = self._index_dir(cache_dir) if cache_dir is not None else None
-        if index_dir is not None and (index_dir / "ids.json").is_file():
-            self._model = bm25s.BM25.load(str(index_dir), show_progress=False)
-            self._ids = json.loads((index_dir / "ids.json").read_text(encoding="utf-8"))
+        cached = self._load(index_dir) if index_dir is not None else None
+        if cached is not None:
+            self._model = cached
             self.index_loaded_from_cache = True
         else:
             self._model = self._build(corpus)
@@ -99,18 +111,55 @@ class LexicalRetriever:
         model.index(tokens, show_progress=False)
         return model
 
+    def _load(self, index_dir: Path) -> bm25s.BM25 | None:
+        """The cached index when the folder verifies against its manifest, else None."""
+        if not index_dir.exists():
+            return None
+        self.cache_problem = _verify_index(index_dir, self._ids)
+        if self.cache_problem is not None:
+            return None
+        try:
+            model: bm25s.BM25 = bm25s.BM25.load(str(index_dir), show_progress=False)
+        except (OSError, ValueError, KeyError) as exc:  # replaced between verifying and loading
+            self.cache_problem = f"cannot load: {exc}"
+            return None
+        return model
+
     def _save(self, index_dir: Path) -> None:
-        """Write to a sibling temporary folder and rename, so a cache is whole or absent."""
-        index_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(dir=index_dir.parent, prefix=".building-"))
+        """Build the folder beside ``index_dir``, manifest last, then swap it in by renames:
+        the folder is whole or absent, and a corrupted one is replaced only by a whole one."""
+        cache = index_dir.parent
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(dir=cache, prefix=".building-"))
+        except OSError as exc:
+            raise self._unwritable(cache, exc) from None
         try:
             self._model.save(str(staging), show_progress=False)
-            (staging / "ids.json").write_text(json.dumps(self._ids), encoding="utf-8")
-            staging.rename(index_dir)
-        except OSError:
+            (staging / IDS_FILE).write_text(json.dumps(self._ids), encoding="utf-8")
+            _write_manifest(staging, len(self._ids))
+        except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
-            if not (index_dir / "ids.json").is_file():
-                raise
+            raise self._unwritable(cache, exc) from None
+        try:
+            if index_dir.exists():  # a folder that did not verify: move it aside, then drop it
+                stale = cache / f".stale-{uuid.uuid4().hex}"
+                try:
+                    index_dir.rename(stale)
+                except FileNotFoundError:  # another run moved it first
+                    pass
+                else:
+                    shutil.rmtree(stale, ignore_errors=True)
+            staging.rename(index_dir)
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            if _verify_index(index_dir, self._ids) is not None:  # else another run just saved a whole one
+                raise self._unwritable(cache, exc) from None
+
+    @staticmethod
+    def _unwritable(cache: Path, exc: OSError) -> RetrieverError:
+        reason = exc.strerror or str(exc)
+        return RetrieverError(f"retriever {RETRIEVER_ID!r}: cannot write the index cache at {cache}: {reason}")
 
     def _query_tokens(self, question: str) -> list[str]:
         tokenized = bm25_tokenize(question, return_ids=False)
@@ -125,6 +174,42 @@ class LexicalRetriever:
         doc_indices, scores = self._model.retrieve([tokens], k=k, show_progress=False, n_threads=1)
         positive = np.asarray(scores[0]) > 0
         return [self._ids[int(i)] for i in np.asarray(doc_indices[0])[positive]]
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def _write_manifest(folder: Path, documents: int) -> None:
+    """``manifest.json``: the SHA-256 of every other file and the document count, written last."""
+    files = {path.name: _sha256(path) for path in sorted(folder.iterdir()) if path.name != MANIFEST_FILE}
+    manifest = {"format": MANIFEST_FORMAT, "documents": documents, "files": files}
+    (folder / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def _verify_index(folder: Path, ids: list[str]) -> str | None:
+    """What is wrong with a cached index folder, or None when it is whole and holds ``ids``."""
+    try:
+        manifest: Any = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+        files = manifest["files"] if isinstance(manifest, dict) else None
+        if not isinstance(files, dict) or manifest.get("format") != MANIFEST_FORMAT:
+            return "the manifest is not a lexical index manifest"
+        if manifest.get("documents") != len(ids):
+            return f"the manifest counts {manifest.get('documents')!r} documents, the corpus {len(ids)}"
+        present = {path.name for path in folder.iterdir() if path.name != MANIFEST_FILE}
+        if present != set(files):
+            return f"files differ from the manifest: {', '.join(sorted(present ^ set(files)))}"
+        for name in sorted(files):
+            if _sha256(folder / name) != files[name]:
+                return f"{name} does not match its checksum"
+        if json.loads((folder / IDS_FILE).read_text(encoding="utf-8")) != ids:
+            return "the cached document ids are not the corpus's"
+    except FileNotFoundError as exc:
+        return f"{Path(exc.filename or '?').name} is missing"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"unreadable: {exc}"
+    return None
 
 
 def build(context: RetrieverContext) -> LexicalRetriever:
