@@ -43,6 +43,7 @@ from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_series_name
 from goldeneval.store import ResultStore, StoredRun, resolve_store_path
+from goldeneval.supervisor import run_supervised
 from goldeneval.trec import qrels_lines, run_lines, write_lines
 
 __all__ = ["ExitCode", "main"]
@@ -157,6 +158,17 @@ class _Command(click.Group):
         except KeyboardInterrupt:
             click.echo("goldeneval: interrupted", err=True)
             ctx.exit(int(ExitCode.INTERRUPTED))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The console command runs under :mod:`goldeneval.supervisor`, so a plug-in that
+        ends the process with ``os._exit(0)`` cannot make it exit 0.  (Tests that call
+        ``main.main()`` through click's runner stay in one process.)"""
+
+        def command() -> int:
+            self.main(*args, **kwargs)  # standalone mode: always ends in SystemExit
+            return 0
+
+        run_supervised(command)
 
 
 @click.group(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})

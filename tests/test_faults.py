@@ -145,18 +145,26 @@ SLEEPING_PLUGIN = textwrap.dedent(
 )
 
 
-def test_ctrl_c_exits_130_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
+@pytest.mark.parametrize("to_group", [False, True], ids=["kill-the-process", "ctrl-c-in-a-terminal"])
+def test_ctrl_c_exits_130_and_stores_nothing(cli_workspace: CliWorkspace, to_group: bool) -> None:
+    """A terminal's Ctrl-C reaches the whole process group (the supervisor and the command);
+    ``kill -INT`` reaches the supervisor only, which forwards it."""
     (cli_workspace.root / "sleeping_plugin.py").write_text(SLEEPING_PLUGIN)
     started = cli_workspace.root / "started"
     env = {**os.environ, "PYTHONPATH": str(cli_workspace.root), "STARTED": str(started)}
     command = [sys.executable, "-m", "goldeneval.cli", "retrieval", "--set", str(cli_workspace.set_path)]
     command += ["--retriever", "sleeping_plugin:build", "--store", str(cli_workspace.store), "--no-progress"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
     assert started.exists(), process.communicate()
-    process.send_signal(signal.SIGINT)
+    if to_group:
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130
     assert stderr.strip().splitlines()[-1] == "goldeneval: interrupted"
@@ -249,3 +257,71 @@ def test_in_metadata_only_the_warning_counts_the_ids_without_naming_them(
 ) -> None:
     result = cli_workspace.evaluate(ALL_HIT, "--corpus", str(half_corpus), "--privacy", "metadata_only")
     assert result.stderr == "goldeneval: warning: 1 of 2 expected document ids of set 'tiny' are not in the corpus\n"
+
+
+HARD_EXITING_PLUGIN = textwrap.dedent(
+    """
+    import os
+
+
+    class HardExits:
+        def retrieve(self, question, limit):
+            os._exit(int(os.environ.get("EXIT_WITH", "0")))
+
+
+    def build(context):
+        return HardExits()
+
+
+    def build_hard_exits(context):
+        os._exit(0)
+
+
+    class KillsItself:
+        def retrieve(self, question, limit):
+            os.kill(os.getpid(), 9)
+
+
+    def build_killer(context):
+        return KillsItself()
+    """
+)
+
+
+def _console(workspace: CliWorkspace, retriever: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The real console command (the supervisor only runs outside click's test runner)."""
+    (workspace.root / "hard_exiting_plugin.py").write_text(HARD_EXITING_PLUGIN)
+    command = [sys.executable, "-m", "goldeneval.cli", "retrieval", "--set", str(workspace.set_path)]
+    command += ["--retriever", f"hard_exiting_plugin:{retriever}", "--store", str(workspace.store), "--no-progress"]
+    environment = {**os.environ, "PYTHONPATH": str(workspace.root), **env}
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize(("retriever", "exit_with"), [("build", "0"), ("build", "1"), ("build_hard_exits", "0")])
+def test_os_exit_inside_a_plugin_never_exits_zero_or_with_the_regression_code(
+    cli_workspace: CliWorkspace, retriever: str, exit_with: str
+) -> None:
+    result = _console(cli_workspace, retriever, EXIT_WITH=exit_with)
+    assert result.returncode == ExitCode.INVALID_INPUT
+    assert result.stderr.splitlines()[-1].startswith(
+        f"goldeneval: error: goldeneval ended inside a plug-in (os._exit({exit_with}) or a native crash)"
+    )
+    assert not cli_workspace.store.exists()
+
+
+def test_a_plugin_that_kills_its_process_exits_128_plus_the_signal(cli_workspace: CliWorkspace) -> None:
+    result = _console(cli_workspace, "build_killer")
+    assert result.returncode == 128 + signal.SIGKILL
+    assert not cli_workspace.store.exists()
+
+
+def test_the_supervised_command_keeps_its_own_exit_codes_and_output(cli_workspace: CliWorkspace) -> None:
+    command = [sys.executable, "-m", "goldeneval.cli", "retrieval", "--set", "transit-sample", "--no-progress"]
+    command += ["--retriever", "goldeneval.lexical", "--store", str(cli_workspace.store)]
+    command += ["--cache-dir", str(cli_workspace.root / "cache")]
+    first = subprocess.run([*command, "--format", "json"], capture_output=True, text=True, timeout=120, check=False)
+    assert first.returncode == ExitCode.OK, first.stderr
+    assert json.loads(first.stdout)["run"]["status"] == "complete"
+    usage = subprocess.run([*command, "--no-such-option"], capture_output=True, text=True, timeout=60, check=False)
+    assert usage.returncode == ExitCode.USAGE
+    assert "No such option '--no-such-option'" in usage.stderr
