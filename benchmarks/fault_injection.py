@@ -12,7 +12,7 @@ Each scenario drives real processes against a real DuckDB store and then audits 
 * ``full disk`` — a 2 MiB tmpfs (only where this process may mount one): writes fail with a
   store error naming the cause, and what was stored before is intact.
 
-    .venv/bin/python -m benchmarks.fault_injection [--kills 20] [--seed 7]
+    .venv/bin/python -m benchmarks.fault_injection [--kills 20] [--seed 7] [--only readers,disk]
 
 Prints one table: faults injected, runs expected, runs found, partial rows, errors.
 """
@@ -25,6 +25,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -85,8 +86,8 @@ def _audit(store: Path) -> tuple[int, int]:
     return int(runs[0] if runs else 0), int((orphans[0] if orphans else 0) + (bare[0] if bare else 0))
 
 
-def _writer(store: str, count: int) -> None:
-    record = _record()
+def _writer(store: str, count: int, questions: int = 50) -> None:
+    record = _record(questions)
     opened = ResultStore(store)
     print("ready", flush=True)
     for _ in range(count):
@@ -94,8 +95,8 @@ def _writer(store: str, count: int) -> None:
         print(stored.id, flush=True)
 
 
-def _writer_process(store: Path, count: int) -> subprocess.Popen[str]:
-    code = f"from benchmarks.fault_injection import _writer; _writer({str(store)!r}, {count})"
+def _writer_process(store: Path, count: int, questions: int = 50) -> subprocess.Popen[str]:
+    code = f"from benchmarks.fault_injection import _writer; _writer({str(store)!r}, {count}, {questions})"
     return subprocess.Popen(
         [sys.executable, "-c", code],
         stdout=subprocess.PIPE,
@@ -138,31 +139,50 @@ def concurrent_writers(root: Path, writers: int = 8, each: int = 10) -> Row:
     return Row(f"{writers} writers x {each} runs", writers, writers * each, found, partial, errors)
 
 
-def _reader(store: str, seconds: float, queue: multiprocessing.Queue[int]) -> None:
+def _reader(store: str, seconds: float, queue: multiprocessing.Queue[tuple[int, list[float]]]) -> None:
     errors = 0
+    waits: list[float] = []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
+        started = time.monotonic()
         try:
             ResultStore(store).list_runs(limit=5)
         except StoreError:
             errors += 1
-    queue.put(errors)
+        waits.append(time.monotonic() - started)
+    queue.put((errors, waits))
 
 
-def readers_during_writes(root: Path) -> Row:
+def readers_during_writes(root: Path, writers: int = 4, each: int = 10, questions: int = 5000) -> Row:
+    """Readers must not queue behind writers: each read waits at most for the write being
+    committed, never for every writer waiting for the lock (the reads' latency is reported)."""
     store = root / "readers.duckdb"
     ResultStore(store)
-    writers = [_writer_process(store, 10) for _ in range(4)]
-    queue: multiprocessing.Queue[int] = multiprocessing.Queue()
-    readers = [multiprocessing.Process(target=_reader, args=(str(store), 5.0, queue)) for _ in range(3)]
+    processes = [_writer_process(store, each, questions) for _ in range(writers)]
+    queue: multiprocessing.Queue[tuple[int, list[float]]] = multiprocessing.Queue()
+    readers = [multiprocessing.Process(target=_reader, args=(str(store), 10.0, queue)) for _ in range(3)]
     for reader in readers:
         reader.start()
-    failed_writers = sum(1 for w in writers if w.wait(timeout=600) != 0)
+    results = [queue.get() for _ in readers]
     for reader in readers:
         reader.join()
-    reader_errors = sum(queue.get() for _ in readers)
+    failed_writers = sum(1 for w in processes if w.wait(timeout=600) != 0)
+    reader_errors = sum(errors for errors, _ in results)
+    waits = sorted(wait for _, reader_waits in results for wait in reader_waits)
     found, partial = _audit(store)
-    return Row("3 readers during 4 writers", 7, 40, found, partial, failed_writers + reader_errors)
+    note = (
+        f"{len(waits)} reads of {writers * each} runs x {questions} questions being written; "
+        f"read latency median {statistics.median(waits) * 1000:.0f} ms, max {waits[-1]:.2f} s"
+    )
+    return Row(
+        f"3 readers during {writers} writers",
+        writers + 3,
+        writers * each,
+        found,
+        partial,
+        failed_writers + reader_errors,
+        note,
+    )
 
 
 def unusable_lock(root: Path) -> Row:
@@ -213,17 +233,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--only", default=None, help="Comma-separated scenarios: kill,writers,readers,lock,disk.")
     options = parser.parse_args(argv)
     rng = random.Random(options.seed)
     root = Path(tempfile.mkdtemp(prefix="goldeneval-faults-"))
     try:
-        rows = [
-            kill_nine(root, options.kills, rng),
-            concurrent_writers(root),
-            readers_during_writes(root),
-            unusable_lock(root),
-            full_disk(root),
-        ]
+        scenarios = {
+            "kill": lambda: kill_nine(root, options.kills, rng),
+            "writers": lambda: concurrent_writers(root),
+            "readers": lambda: readers_during_writes(root),
+            "lock": lambda: unusable_lock(root),
+            "disk": lambda: full_disk(root),
+        }
+        chosen = options.only.split(",") if options.only else list(scenarios)
+        rows = [scenarios[name]() for name in chosen]
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print("| scenario | faults injected | runs expected | runs found | partial rows | errors | note |")

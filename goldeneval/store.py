@@ -7,8 +7,10 @@ and ``mean_score`` the top-3 hit rate.  ``details`` holds a JSON snapshot per qu
 absent means unknown, never zero.
 
 Every run is written in one transaction, so a killed writer leaves no partial run.  DuckDB
-allows one writing process per file; every connection is taken under a file lock beside
-the database, so concurrent writers wait instead of failing.  The schema is versioned and
+allows one writing process per file; every writing connection is taken under a file lock
+beside the database, so concurrent writers wait instead of failing.  Readers open the file
+read-only without that lock: they wait only for the commit in progress, never for the
+writers queued behind it.  The schema is versioned and
 migrations are additive.
 """
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -288,8 +291,21 @@ class ResultStore:
             raise StoreError(f"{self.path}: cannot create its folder: {exc.strerror}") from None
         self._check_header()
         self._lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_S)
-        with self._connection() as con:
-            self._migrate(con)
+        if self._stored_version() != SCHEMA_VERSION:
+            with self._connection() as con:
+                self._migrate(con)
+
+    def _stored_version(self) -> int | None:
+        """The schema version, read without the writer lock (None: no store there yet), so
+        opening an up-to-date store to read it never queues behind writers."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return None
+        with self._connection(write=False) as con:
+            try:
+                row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+            except duckdb.CatalogException:
+                return None
+        return int(row[0]) if row and row[0] is not None else None
 
     def _check_header(self) -> None:
         """Refuse a file that is not a DuckDB database before DuckDB sees it (given, say, a
@@ -305,10 +321,13 @@ class ResultStore:
             raise StoreError(f"{self.path}: not a DuckDB database (a goldeneval store is one); check --store")
 
     @contextmanager
-    def _connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _connection(self, *, write: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Writers take the file lock, so they queue instead of failing; readers do not take
+        it: a read-only connection waits only while a writer has the file open (one commit),
+        never for the writers queued behind it."""
         try:
-            with self._lock:
-                con = duckdb.connect(str(self.path), config=_OFFLINE)
+            with self._lock if write else nullcontext():
+                con = self._connect(read_only=not write)
                 try:
                     yield con
                 finally:
@@ -319,6 +338,20 @@ class ResultStore:
             raise StoreError(f"{self.path}: {one_line(str(exc))}") from None
         except OSError as exc:  # the lock file cannot be created: a read-only folder, a full disk
             raise StoreError(f"{self.path}: cannot lock the store: {exc.strerror or exc}") from None
+
+    def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+        """Connect, retrying while another process holds DuckDB's own lock on the file (a
+        writer, for a reader; readers, for the writer holding the file lock)."""
+        deadline = time.monotonic() + LOCK_TIMEOUT_S
+        pause = 0.002
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only, config=_OFFLINE)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     # ------------------------------------------------------------------ schema
 
@@ -351,7 +384,7 @@ class ResultStore:
                 raise
 
     def schema_version(self) -> int:
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             row = con.execute("SELECT max(version) FROM schema_version").fetchone()
             return int(row[0]) if row and row[0] is not None else 0
 
@@ -440,7 +473,7 @@ class ResultStore:
     def _one(self, where: str, params: Sequence[Any], order: str = "") -> StoredRun | None:
         """The first run matching ``where``, with its details.  The id is chosen first, over
         the narrow columns only, so the (large) details column is read for one row."""
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             found = con.execute(f"SELECT id FROM runs WHERE {where} {order} LIMIT 1", list(params)).fetchone()
             if found is None:
                 return None
@@ -460,7 +493,7 @@ class ResultStore:
         """
         if not text:
             raise InputError("run id: empty; list runs with: goldeneval runs")
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             rows = con.execute(
                 "SELECT id FROM runs WHERE (id = ? OR id LIKE ? ESCAPE '\\') AND id IS DISTINCT FROM ? "
                 "ORDER BY id LIMIT 6",
@@ -523,7 +556,7 @@ class ResultStore:
         sql = f"SELECT {_select(with_details)} FROM runs {where} ORDER BY created_at DESC, id DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             rows = con.execute(sql, params).fetchall()
         return [_row_to_run(row) for row in rows]
 
@@ -531,7 +564,7 @@ class ResultStore:
         """Every run's row without its details, as a pandas DataFrame (oldest first): for notebooks."""
         columns = _RUN_COLUMNS.replace("details, ", "")
         where, params = _filters(set_id, model)
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             return con.execute(f"SELECT {columns} FROM runs {where} ORDER BY created_at, id", params).df()
 
     def purge(self, older_than: datetime, *, set_id: str | None = None, dry_run: bool = False) -> list[StoredRun]:
@@ -566,7 +599,7 @@ class ResultStore:
         """Which of ``tables_run_ids`` a stored run (other than ``excluding``) was built from."""
         if not tables_run_ids:
             return set()
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             rows = con.execute(
                 f"SELECT DISTINCT {_TABLES_RUN} AS t FROM runs "
                 f"WHERE list_contains(?, {_TABLES_RUN}) AND NOT list_contains(?, id)",
@@ -575,7 +608,7 @@ class ResultStore:
         return {row[0] for row in rows}
 
     def slices(self, run_id: str) -> list[SliceRates]:
-        with self._connection() as con:
+        with self._connection(write=False) as con:
             rows = con.execute(
                 "SELECT slice_kind, slice_value, question_count, scored_count, pass_rate, "
                 "mean_score FROM run_slices WHERE run_id = ? ORDER BY slice_kind, slice_value",

@@ -11,18 +11,21 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
 from click.testing import CliRunner
+from filelock import FileLock
 
 from goldeneval.cli import ExitCode, main
 from goldeneval.errors import StoreError
 from goldeneval.evaluation import evaluate_retrieval
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.privacy import PrivacyMode
 from goldeneval.store import ResultStore, _rollback
 from tests.conftest import CliWorkspace
 
@@ -325,3 +328,53 @@ def test_the_supervised_command_keeps_its_own_exit_codes_and_output(cli_workspac
     usage = subprocess.run([*command, "--no-such-option"], capture_output=True, text=True, timeout=60, check=False)
     assert usage.returncode == ExitCode.USAGE
     assert "No such option '--no-such-option'" in usage.stderr
+
+
+def _finishes_within(seconds: float, action: Callable[[], object]) -> bool:
+    worker = threading.Thread(target=action, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return not worker.is_alive()
+
+
+def test_readers_do_not_queue_behind_the_writer_lock(tmp_path: Path) -> None:
+    """A writer waiting for (or holding) the writer lock does not hold DuckDB's file: reads
+    go ahead at once; a write queues until the lock is free."""
+    store = ResultStore(tmp_path / "results.duckdb")
+    store.save_run(evaluate_retrieval(ONE, _Returns(["a"]), "test").to_record(PrivacyMode.FULL))
+    held = FileLock(f"{store.path}.lock")
+    with held:
+        assert _finishes_within(10, lambda: ResultStore(store.path).list_runs())
+        assert _finishes_within(10, lambda: ResultStore(store.path).find_run(store.list_runs()[0].id[:6]))
+        writing = threading.Thread(
+            target=lambda: store.save_run(evaluate_retrieval(ONE, _Returns(["a"]), "test").to_record(PrivacyMode.FULL)),
+            daemon=True,
+        )
+        writing.start()
+        writing.join(0.5)
+        assert writing.is_alive()
+    writing.join(30)
+    assert not writing.is_alive()
+    assert len(store.list_runs()) == 2
+
+
+def test_a_reader_waits_for_a_commit_in_progress_then_reads(tmp_path: Path) -> None:
+    path = tmp_path / "results.duckdb"
+    ResultStore(path).save_run(evaluate_retrieval(ONE, _Returns(["a"]), "test").to_record(PrivacyMode.FULL))
+    script = textwrap.dedent(
+        f"""
+        import duckdb, sys, time
+        con = duckdb.connect({str(path)!r})
+        print("open", flush=True)
+        time.sleep(1.5)
+        con.close()
+        """
+    )
+    holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    started = time.monotonic()
+    runs = ResultStore(path).list_runs()
+    waited = time.monotonic() - started
+    holder.wait(timeout=30)
+    assert len(runs) == 1
+    assert waited > 0.5  # it waited for the writer's connection to close instead of failing
