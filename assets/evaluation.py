@@ -17,12 +17,13 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.checks import partitioned_check
-from assets.metadata import rates, table_schema, text_or_unknown
+from assets.metadata import rank_metrics, rates, table_schema, text_or_unknown
 from assets.partitions import cell
 from goldeneval import pipeline
 from goldeneval.golden import GoldenQuestion
 from goldeneval.privacy import PrivacyMode
 from goldeneval.provenance import label_digest
+from goldeneval.report import measurement
 from goldeneval.retrievers.base import document_id_mapper
 from goldeneval.scoring import NO_HARD_CLASS
 from goldeneval.tables import (
@@ -159,6 +160,7 @@ def evaluation_summary(
                     "by_hard_class": {k: v.to_dict() for k, v in aggregates.by_hard_class.items()},
                 }
             ),
+            **rank_metrics(measurement(stored.retrieval_details)),
             "label_digest": text_or_unknown(stored.label_digest),
             "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
             "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),

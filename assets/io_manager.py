@@ -18,12 +18,14 @@ from pathlib import Path
 import dagster as dg
 import pyarrow as pa
 
-from assets.partitions import cell
+from assets.partitions import cell, prompt_cell
 from goldeneval.errors import StoreError
 from goldeneval.tables import read_table, write_partition_file
 from resources.goldeneval import GoldenEvalResource
 
 PATH_METADATA_KEY = "path"
+PROMPT_TABLES = frozenset({"golden_prompt_sets", "model_responses", "prompt_gradings"})
+"""Tables of the (prompt set x model) partitions: hive folders prompt_set=/model=."""
 RECENT = 20
 """How many recent materialisations of the upstream partition to search for this run's."""
 
@@ -46,7 +48,7 @@ class PartitionedParquetIOManager(dg.ConfigurableIOManager):
         path = write_partition_file(
             self.goldeneval.suite().tables_root,
             table_name,
-            cell(context.asset_partition_key),
+            (prompt_cell if table_name in PROMPT_TABLES else cell)(context.asset_partition_key),
             obj,
             context.run_id,
             _evaluated_at(obj),

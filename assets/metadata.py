@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import dagster as dg
@@ -23,6 +24,19 @@ def rates(summary: RateSummary, prefix: str = "") -> dict[str, Any]:
         values[f"{prefix}top1_hit_rate"] = dg.MetadataValue.float(summary.top1_rate)
     if summary.top3_rate is not None:
         values[f"{prefix}top3_hit_rate"] = dg.MetadataValue.float(summary.top3_rate)
+    return values
+
+
+def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:
+    """Each reported rank metric as a float (``metric/ndcg@10``, plotted over time by the UI)
+    and the whole measurement (definitions from the registry, depth, relevance level, the
+    questions left out) as JSON: :func:`goldeneval.report.measurement`."""
+    values: dict[str, Any] = {
+        f"metric/{metric['name']}": dg.MetadataValue.float(metric["value"])
+        for metric in measured["metrics"]
+        if metric["value"] is not None
+    }
+    values["measurement"] = dg.MetadataValue.json(dict(measured))
     return values
 
 

@@ -1,6 +1,8 @@
 """Import a golden set from the BEIR layout: ``queries.jsonl`` + ``qrels/<split>.tsv``.
 
-A query's targets are the corpus ids it is judged with a score above 0.  BEIR carries no
+A query's targets are the corpus ids it is judged with a score above 0, and the score is
+the target's grade (graded nDCG's gain).  A query judged only with score 0 is not a
+question of the set; the set lists it as ``unjudged`` and every run reports it.  BEIR carries no
 question forms, so the form is derived, and marked as derived (``form_derived``):
 
     overlap = |T(q) & T(targets)| / |T(q)|
@@ -48,17 +50,19 @@ def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
     return QuestionForm.MATCH if overlap >= FORM_OVERLAP_THRESHOLD else QuestionForm.GAP
 
 
-def _read_qrels(path: Path) -> dict[str, set[str]]:
-    """Relevant corpus ids per query.  A query judged only with score 0 has no target and is
-    left out: an empty target set would declare "no document answers it", which a BEIR
-    judgement does not say."""
+def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], list[str]]:
+    """Relevant corpus ids and their grades per query, and the queries judged only with
+    score 0.  Those have no target and are left out of the set (an empty target set would
+    declare "no document answers it", which a BEIR judgement does not say); the set names
+    them as ``unjudged`` so that every run reports them."""
     if not path.is_file():
         raise GoldenSetError(path, "qrels file not found")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise GoldenSetError(path, f"not valid UTF-8 (byte offset {exc.start})") from None
-    judged: dict[str, set[str]] = defaultdict(set)
+    judged: dict[str, dict[str, int]] = defaultdict(dict)
+    seen: set[str] = set()
     for lineno, row in enumerate(csv.reader(lines, delimiter="\t"), start=1):
         if not row or (lineno == 1 and row[:1] == ["query-id"]):
             continue
@@ -66,14 +70,15 @@ def _read_qrels(path: Path) -> dict[str, set[str]]:
             raise GoldenSetError(path, f"line {lineno}: expected 3 tab-separated columns, found {len(row)}")
         query_id, corpus_id, score = row
         try:
-            relevant = int(score) > 0
+            grade = int(score)
         except ValueError:
             raise GoldenSetError(path, f"line {lineno}: score {score!r} is not an integer") from None
-        if relevant:
-            judged[query_id].add(corpus_id)
+        seen.add(query_id)
+        if grade > 0:
+            judged[query_id][corpus_id] = grade
     if not judged:
         raise GoldenSetError(path, "no relevant judgements (score > 0) in this split")
-    return judged
+    return judged, sorted(seen - judged.keys())
 
 
 def _read_queries(path: Path) -> dict[str, str]:
@@ -96,7 +101,7 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
     """The judged queries of one split as a golden set, with derived forms."""
     folder = Path(folder)
     qrels_path = folder / "qrels" / f"{split}.tsv"
-    judged = _read_qrels(qrels_path)
+    judged, unjudged = _read_qrels(qrels_path)
     queries = _read_queries(folder / "queries.jsonl")
     corpus = corpus or load_beir_corpus(folder / "corpus.jsonl")
     texts = {doc.id: f"{doc.title}\n{doc.text}" for doc in corpus}
@@ -106,7 +111,7 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
             raise GoldenSetError(
                 qrels_path, "query id not found in queries.jsonl", position=position, question_id=query_id
             )
-        missing = sorted(targets - texts.keys())
+        missing = sorted(targets.keys() - texts.keys())
         if missing:
             raise GoldenSetError(
                 qrels_path,
@@ -122,6 +127,7 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
                 text=text,
                 form=derive_form(text, [texts[t] for t in sorted(targets)]),
                 expected=frozenset(targets),
+                grades=targets,
                 form_derived=True,
             )
         )
@@ -130,4 +136,5 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
         description=f"BEIR {folder.name}, split {split!r}: {len(questions)} judged queries, forms derived",
         corpus=str(folder.resolve()),
         questions=tuple(questions),
+        unjudged=tuple(unjudged),
     )

@@ -33,6 +33,7 @@ from goldeneval.comparison import Baseline
 from goldeneval.errors import GoldenEvalError, InputError, StoreError, printable
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.golden import golden_set_json_schema
+from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
 from goldeneval.privacy import PrivacyMode, resolve_privacy
 from goldeneval.provenance import parse_provenance
 from goldeneval.regression import DEFAULT_MAX_DROP, GateDecision, RegressionThresholds, VerdictStatus
@@ -41,7 +42,7 @@ from goldeneval.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
-from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_series_name
+from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_metric_names, check_series_name
 from goldeneval.store import ResultStore, StoredRun, resolve_store_path
 from goldeneval.supervisor import run_supervised
 from goldeneval.trec import qrels_lines, run_lines, write_lines
@@ -296,7 +297,22 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
     "hit_k",
     default=",".join(map(str, DEFAULT_HIT_CUTOFFS)),
     show_default=True,
-    help="Cutoffs of the reported hit@k metrics (comma-separated).",
+    help="Cutoffs of the reported hit@k metrics (comma-separated, 1 to 1000).",
+)
+@click.option(
+    "--metrics",
+    "metric_names",
+    default=",".join(metric.name for metric in DEFAULT_METRICS),
+    show_default=True,
+    help="Rank metrics reported beside hit@k: ndcg@k, recall@k, mrr@k, precision@k (p@k), map@k, hit@k, "
+    "rprec; k from 1 to 1000. The deepest cutoff is the measurement depth (README, Metrics).",
+)
+@click.option(
+    "--relevance-level",
+    type=click.IntRange(min=1),
+    default=DEFAULT_RELEVANCE_LEVEL,
+    show_default=True,
+    help="Grade from which a document counts as relevant for the binary metrics (trec_eval -l).",
 )
 @click.option(
     "--privacy",
@@ -339,6 +355,8 @@ def retrieval(
     chunk_separator: str,
     timeout_s: float,
     hit_k: str,
+    metric_names: str,
+    relevance_level: int,
     privacy: str | None,
     provenance_values: tuple[str, ...],
     strict: bool,
@@ -347,6 +365,10 @@ def retrieval(
     """Run a golden set against a retriever, print and store the run, report the verdict."""
     parsed_options = _parse_options(options)
     cutoffs = _parse_cutoffs(hit_k)
+    try:
+        metrics = check_metric_names(metric_names)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--metrics") from None
     try:
         thresholds = RegressionThresholds(
             max_pass_rate_drop=max_top1_drop,
@@ -374,6 +396,8 @@ def retrieval(
                 chunk_separator=chunk_separator,
                 timeout_s=timeout_s,
                 hit_cutoffs=cutoffs,
+                metrics=metrics,
+                relevance_level=relevance_level,
                 privacy=resolve_privacy(privacy),
                 thresholds=thresholds,
                 baseline=Baseline.parse(baseline_text),
@@ -508,6 +532,8 @@ def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path
     )
     click.echo(f"wrote {count} lines to {out}")
 
+
+import goldeneval.prompt_cli  # noqa: E402, F401  (registers prompts, answers & co. on `main`; it imports the helpers above)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

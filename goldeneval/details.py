@@ -14,6 +14,10 @@ Format versions:
   added ``tables_run_id``).  Read as is.
 * 2 — adds ``format_version``, ``retriever_id`` (the retriever behind the series name) and
   ``tables_run_id`` as declared fields.
+* 3 — measurement depth: ``metrics`` (the names reported), ``relevance_level``,
+  ``measurement_depth``, ``unjudged`` (question ids the set's source left out), and per
+  question ``depth`` (distinct documents reached); ``documents`` keep the ranking to the
+  measurement depth instead of 10.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.errors import StoreError
 from goldeneval.privacy import content_free_error
+from goldeneval.prompts.details import PromptDetails
 
 __all__ = [
     "DETAILS_FORMAT_VERSION",
@@ -31,10 +36,11 @@ __all__ = [
     "QuestionDetail",
     "RateDetail",
     "RetrievalDetails",
+    "RunDetails",
     "parse_details",
 ]
 
-DETAILS_FORMAT_VERSION = 2
+DETAILS_FORMAT_VERSION = 3
 
 
 class _Record(BaseModel):
@@ -48,7 +54,10 @@ class QuestionDetail(_Record):
     form: str
     hard_class: str | None
     documents: list[str] | None = None
-    """Distinct returned document ids, best first, to metric depth; None in ``metadata_only``."""
+    """Distinct returned document ids, best first, to the measurement depth (format 1 and 2:
+    at most 10); None in ``metadata_only``."""
+    depth: int | None = None
+    """Distinct documents the ranking reached; None for an error and before format 3."""
     top1_hit: bool | None
     """None when the question errored (errors have no verdict)."""
     top3_hit: bool | None
@@ -100,6 +109,11 @@ class RetrievalDetails(_Record):
     top_k: int
     overfetch_multiplier: int
     hit_cutoffs: list[int]
+    metrics: list[str] | None = None
+    """Names of the rank metrics reported (format 3); before, hit@k plus the @10 metrics."""
+    relevance_level: int = 1
+    measurement_depth: int | None = None
+    unjudged: list[str] = Field(default_factory=list)
     aggregates: AggregatesDetail
     questions: list[QuestionDetail]
     retriever_id: str | None = None
@@ -135,9 +149,16 @@ class RetrievalDetails(_Record):
         return pd.DataFrame(rows)
 
 
-def parse_details(raw: Any, where: str) -> RetrievalDetails:
-    """Validate stored details; a mismatch names the run and the field."""
+RunDetails = RetrievalDetails | PromptDetails
+"""The details of any stored run: retrieval runs have no ``kind`` key, prompt and answer runs
+have ``kind: prompts`` / ``kind: answers`` (:mod:`goldeneval.prompts.details`)."""
+
+
+def parse_details(raw: Any, where: str) -> RunDetails:
+    """Validate stored details, dispatching on ``kind``; a mismatch names the run and the field."""
     try:
+        if isinstance(raw, dict) and raw.get("kind") in ("prompts", "answers"):
+            return PromptDetails.model_validate(raw)
         return RetrievalDetails.model_validate(raw)
     except ValidationError as exc:
         error = exc.errors()[0]

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from goldeneval.details import DETAILS_FORMAT_VERSION, AggregatesDetail, QuestionDetail, RetrievalDetails
 from goldeneval.errors import one_line
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
-from goldeneval.metrics import METRIC_DEPTH
+from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, measurement_depth, parse_metrics
 from goldeneval.privacy import PrivacyMode
 from goldeneval.provenance import (
     Provenance,
@@ -37,8 +37,10 @@ from goldeneval.scoring import (
     QuestionResult,
     RateSummary,
     aggregate,
+    collapse_to_documents,
     error_result,
     raw_limit,
+    run_metrics,
     score_question,
 )
 from goldeneval.store import RunRecord, SliceRates
@@ -65,8 +67,34 @@ class RetrievalRun:
     provenance: Provenance = field(default_factory=Provenance)
     label_digest: str | None = None
     hit_cutoffs: tuple[int, ...] = field(default=DEFAULT_HIT_CUTOFFS)
+    metric_names: tuple[str, ...] = field(default_factory=lambda: tuple(m.name for m in run_metrics()))
+    """Every rank metric the run reports (hit@k for the hit cutoffs first), by name."""
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL
+    unjudged: tuple[str, ...] = ()
+    """Ids of questions the set's source left out for want of a relevant judgement."""
     warnings: tuple[str, ...] = ()
     """What the user should know about this run's input (never stored, shown by each door)."""
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        return parse_metrics(self.metric_names)
+
+    @property
+    def depth(self) -> int:
+        """The measurement depth: distinct documents kept per question (the deepest cutoff)."""
+        return measurement_depth(self.metrics, TOP_K)
+
+    @property
+    def unmeasured(self) -> tuple[str, ...]:
+        """Scored questions without expected documents: no-answer questions, which count in
+        top-1/top-3 but have no rank metrics (trec_eval has no qrels for them)."""
+        return tuple(r.question_id for r in self.results if r.scored and not r.judged)
+
+    @property
+    def short(self) -> tuple[str, ...]:
+        """Scored questions whose ranking ended before the measurement depth: their deepest
+        metrics count the missing ranks as misses."""
+        return tuple(r.question_id for r in self.results if r.scored and r.depth < self.depth)
 
     @property
     def benchmark_fingerprint(self) -> str | None:
@@ -93,7 +121,8 @@ class RetrievalRun:
                 id=r.question_id,
                 form=r.form,
                 hard_class=r.hard_class,
-                documents=list(r.documents[:METRIC_DEPTH]),
+                documents=list(r.documents[: self.depth]),
+                depth=r.depth if r.scored else None,
                 top1_hit=r.top1_hit if r.scored else None,
                 top3_hit=r.top3_hit if r.scored else None,
                 latency_ms=round(r.latency_ms, 3),
@@ -111,6 +140,10 @@ class RetrievalRun:
             top_k=TOP_K,
             overfetch_multiplier=OVERFETCH_MULTIPLIER,
             hit_cutoffs=list(self.hit_cutoffs),
+            metrics=list(self.metric_names),
+            relevance_level=self.relevance_level,
+            measurement_depth=self.depth,
+            unjudged=list(self.unjudged),
             aggregates=AggregatesDetail.model_validate(self.aggregates.to_dict()),
             questions=questions,
             retriever_id=self.retriever_id,
@@ -157,7 +190,39 @@ class _Timeout(Exception):
     pass
 
 
-def _call_with_timeout(retriever: Retriever, text: str, limit: int, timeout_s: float | None) -> tuple[str, ...]:
+def _retrieve_to_depth(
+    retriever: Retriever,
+    text: str,
+    depth: int,
+    timeout_s: float | None,
+    to_document: Callable[[str], str],
+) -> tuple[str, ...]:
+    """The raw ranking, long enough for the protocol and for ``depth`` distinct documents.
+
+    The first call asks for ``max(TOP_K * OVERFETCH_MULTIPLIER, depth)`` ids.  While the
+    ranking collapses to fewer than ``depth`` documents and the retriever returned all it
+    was asked for (so it may have more), it is asked again for ``OVERFETCH_MULTIPLIER``
+    times as many, up to ``depth * OVERFETCH_MULTIPLIER`` ids.  ``timeout_s`` bounds all
+    calls of the question together.
+    """
+    limit = max(raw_limit(), depth)
+    ceiling = max(limit, depth * OVERFETCH_MULTIPLIER)
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise _Timeout(f"timed out after {timeout_s:g} s")
+        returned = _call_with_timeout(retriever, text, limit, remaining, timeout_s)
+        if len(returned) < limit or limit >= ceiling:
+            return returned
+        if len(collapse_to_documents(returned, to_document)) >= depth:
+            return returned
+        limit = min(limit * OVERFETCH_MULTIPLIER, ceiling)
+
+
+def _call_with_timeout(
+    retriever: Retriever, text: str, limit: int, timeout_s: float | None, reported_s: float | None = None
+) -> tuple[str, ...]:
     """The first ``limit`` ids, materialised within the timeout: a generator that yields
     slowly times out instead of being drained afterwards, and an endless one is cut at
     ``limit`` instead of filling memory."""
@@ -175,7 +240,7 @@ def _call_with_timeout(retriever: Retriever, text: str, limit: int, timeout_s: f
     worker.start()
     worker.join(timeout_s)
     if worker.is_alive():
-        raise _Timeout(f"timed out after {timeout_s:g} s")
+        raise _Timeout(f"timed out after {reported_s if reported_s is not None else timeout_s:g} s")
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["value"]  # type: ignore[return-value]
@@ -204,31 +269,38 @@ def evaluate_retrieval(
     to_document: Callable[[str], str] | None = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
+    metrics: Sequence[Metric] = DEFAULT_METRICS,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     provenance: Provenance | None = None,
     progress: Progress | None = None,
 ) -> RetrievalRun:
     """Ask ``retriever`` every question of ``golden_set`` and score the answers.
 
     ``series`` is the name the run is stored under (default: ``retriever_id``).
-    ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
+    ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
+    them is the measurement depth (see :func:`_retrieve_to_depth`).  ``provenance``
+    defaults to what the retriever declares (unknown when it cannot say).
     """
     declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
     mapper = to_document or document_id_mapper()
-    limit = raw_limit()
+    reported = run_metrics(hit_cutoffs, metrics)
+    depth = measurement_depth(reported, TOP_K)
     started_at = datetime.now(UTC)
     questions: Iterable[GoldenQuestion] = golden_set.questions if progress is None else progress(golden_set.questions)
     results: list[QuestionResult] = []
     for question in questions:
         start = time.perf_counter()
         try:
-            returned = _call_with_timeout(retriever, question.text, limit, timeout_s)
+            returned = _retrieve_to_depth(retriever, question.text, depth, timeout_s, mapper)
         except (Exception, SystemExit) as exc:  # sys.exit() in a plug-in is its error, not ours
             elapsed = (time.perf_counter() - start) * 1000.0
             message = str(exc) if isinstance(exc, _Timeout) else f"{type(exc).__name__}: {one_line(str(exc))}"
             results.append(error_result(question, message, elapsed))
             continue
         elapsed = (time.perf_counter() - start) * 1000.0
-        results.append(score_question(question, returned, elapsed, mapper, hit_cutoffs))
+        results.append(
+            score_question(question, returned, elapsed, mapper, reported, depth=depth, relevance_level=relevance_level)
+        )
     return RetrievalRun(
         set_id=golden_set.id,
         series=series or retriever_id,
@@ -239,4 +311,7 @@ def evaluate_retrieval(
         provenance=declared,
         label_digest=label_digest(golden_set),
         hit_cutoffs=tuple(hit_cutoffs),
+        metric_names=tuple(metric.name for metric in reported),
+        relevance_level=relevance_level,
+        unjudged=golden_set.unjudged,
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 
 from goldeneval.errors import GoldenSetError, one_line
@@ -81,6 +81,14 @@ class GoldenQuestion(BaseModel):
         default=None,
         description="Known-difficult retrieval class, e.g. " + ", ".join(KNOWN_HARD_CLASSES) + ".",
     )
+    grades: dict[str, StrictInt] = Field(
+        default_factory=dict,
+        description=(
+            "Graded relevance of expected documents (an integer >= 1; a document not listed "
+            "here has grade 1). Graded nDCG uses the grade as its gain; the binary metrics "
+            "count a document relevant when its grade reaches the run's relevance level."
+        ),
+    )
     answer_gist: str | None = Field(default=None, description="Label documentation for humans; never scored.")
     form_derived: bool = Field(
         default=False,
@@ -115,6 +123,28 @@ class GoldenQuestion(BaseModel):
     def _require_class(cls, value: str | None) -> str | None:
         return None if value is None else _non_blank(value)
 
+    @field_validator("grades")
+    @classmethod
+    def _grades_of_expected_documents(cls, value: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        expected = info.data.get("expected", frozenset())
+        strays = sorted(set(value) - expected)
+        if strays:
+            raise ValueError(f"names documents that are not expected: {', '.join(strays[:5])}")
+        for doc_id, grade in value.items():
+            if grade < 1:
+                raise ValueError(f"grade of {doc_id!r} must be at least 1 (expected means relevant), got {grade}")
+        # Grade 1 is the default: dropping it keeps one form per meaning (and the label digest).
+        return {doc_id: grade for doc_id, grade in sorted(value.items()) if grade != 1}
+
+    def grade(self, doc_id: str) -> int:
+        """The relevance grade of ``doc_id``: 0 when it is not expected."""
+        return self.grades.get(doc_id, 1) if doc_id in self.expected else 0
+
+    @property
+    def judgements(self) -> dict[str, int]:
+        """Every expected document with its grade (trec_eval's qrels of this question)."""
+        return {doc_id: self.grades.get(doc_id, 1) for doc_id in sorted(self.expected)}
+
 
 class GoldenQuestionSet(BaseModel):
     """A named list of golden questions, labelled against one corpus."""
@@ -131,6 +161,13 @@ class GoldenQuestionSet(BaseModel):
         ),
     )
     questions: tuple[GoldenQuestion, ...] = Field(min_length=1)
+    unjudged: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Ids of source questions left out because they have no relevant judgement "
+            "(a BEIR/TREC query judged only with grade 0); reported with every run, never scored."
+        ),
+    )
 
     @field_validator("id")
     @classmethod

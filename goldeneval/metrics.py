@@ -1,49 +1,243 @@
-"""Rank metrics over one question's distinct document ranking, with binary relevance.
+"""Rank metrics, declared as data: one registry that the CLI, the JSON output, the README
+table and the Dagster metadata all read.
 
-Beyond ADR-072 (reported, not gated): hit@k, MRR@k, Recall@k and nDCG@k.  Their
-definitions are trec_eval's (``success``, ``recip_rank`` on a depth-k run, ``recall``,
-``ndcg_cut``); ``tests/test_metrics_crosscheck.py`` holds them equal to pytrec-eval to 1e-9.
-They are undefined for a question without relevant documents, as in trec_eval.
+Beyond ADR-072 (reported, never gated): hit@k, MRR@k, Recall@k, Precision@k, nDCG@k,
+MAP@k and R-precision, at any cutoff from 1 to :data:`MAX_CUTOFF`.  Each is trec_eval's
+measure of the same name, computed on one question's *distinct-document* ranking (chunk ids
+collapsed to their document's first occurrence), and ``tests/test_metrics_crosscheck.py``
+holds every one equal to pytrec-eval-terrier per question to 1e-9, on SciFact and on a
+generated graded collection.
+
+Relevance, as in trec_eval:
+
+* a question's judgements are its expected documents with their grades (1 unless the set
+  grades them); a question without any (a no-answer question) has no rank metrics at all
+  (trec_eval never sees a query that has no qrels), and every run says how many such
+  questions it left out;
+* the binary metrics count a document relevant when its grade reaches the *relevance
+  level* (default 1, trec_eval's ``-l``); a judged question with nothing at that level
+  scores 0 on them, as trec_eval does;
+* nDCG is graded whatever the level: the gain of a document is its grade, the ideal ranking
+  orders the judged grades from high to low, and the discount is ``log2(rank + 1)``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-__all__ = ["METRIC_DEPTH", "rank_metrics"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "DEFAULT_RELEVANCE_LEVEL",
+    "MAX_CUTOFF",
+    "METRIC_KINDS",
+    "Metric",
+    "MetricKind",
+    "measurement_depth",
+    "parse_metrics",
+    "question_metrics",
+]
 
-METRIC_DEPTH = 10
-"""Cutoff of MRR, Recall and nDCG."""
-
-
-def hit_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
-    return 1.0 if any(doc in relevant for doc in ranking[:k]) else 0.0
-
-
-def reciprocal_rank_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
-    for rank, doc in enumerate(ranking[:k], start=1):
-        if doc in relevant:
-            return 1.0 / rank
-    return 0.0
-
-
-def recall_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
-    return sum(1 for doc in ranking[:k] if doc in relevant) / len(relevant)
+MAX_CUTOFF = 1000
+"""The deepest cutoff a metric may ask for (trec_eval's default run depth)."""
+DEFAULT_RELEVANCE_LEVEL = 1
+"""The grade from which a document counts as relevant for the binary metrics (trec_eval -l)."""
 
 
-def ndcg_at(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
-    dcg = sum(1.0 / math.log2(rank + 1) for rank, doc in enumerate(ranking[:k], 1) if doc in relevant)
-    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(relevant), k) + 1))
-    return dcg / ideal
+@dataclass(frozen=True)
+class MetricKind:
+    """One family of rank metrics: what the registry knows about it."""
+
+    key: str
+    """The name used on the command line and in stored results (``ndcg`` in ``ndcg@10``)."""
+    label: str
+    graded: bool
+    """True when it uses the grades; False when it counts relevant documents (level-based)."""
+    takes_cutoff: bool
+    definition: str
+    """One line: what the value means for one question."""
+    trec_eval: str
+    """The trec_eval measure it equals (``{k}`` stands for the cutoff)."""
+    citation: str
 
 
-def rank_metrics(ranking: Sequence[str], relevant: frozenset[str], hit_cutoffs: Sequence[int]) -> dict[str, float]:
-    """All metrics of one question; empty when ``relevant`` is empty (undefined)."""
-    if not relevant:
+METRIC_KINDS: dict[str, MetricKind] = {
+    kind.key: kind
+    for kind in (
+        MetricKind(
+            "hit",
+            "Hit",
+            False,
+            True,
+            "1 when a relevant document is among the first k distinct documents, else 0",
+            "success_{k}",
+            "trec_eval `success` (Buckley & Voorhees, TREC)",
+        ),
+        MetricKind(
+            "mrr",
+            "MRR",
+            False,
+            True,
+            "1 / rank of the first relevant document within the first k, 0 if there is none",
+            "recip_rank (on the first k documents)",
+            "Voorhees, The TREC-8 Question Answering Track Report, 1999",
+        ),
+        MetricKind(
+            "recall",
+            "Recall",
+            False,
+            True,
+            "relevant documents among the first k / all relevant documents of the question",
+            "recall_{k}",
+            "trec_eval `recall` (Manning, Raghavan & Schütze, IIR §8.3)",
+        ),
+        MetricKind(
+            "precision",
+            "Precision",
+            False,
+            True,
+            "relevant documents among the first k / k (a shorter ranking still divides by k)",
+            "P_{k}",
+            "trec_eval `P` (Manning, Raghavan & Schütze, IIR §8.3)",
+        ),
+        MetricKind(
+            "ndcg",
+            "nDCG",
+            True,
+            True,
+            "sum of grade / log2(rank + 1) over the first k, divided by the same sum for the ideal ordering",
+            "ndcg_cut_{k}",
+            "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002",
+        ),
+        MetricKind(
+            "map",
+            "MAP",
+            False,
+            True,
+            "sum of precision at the rank of each relevant document within the first k / all relevant documents",
+            "map_cut_{k}",
+            "trec_eval `map_cut` (Buckley & Voorhees, Retrieval system evaluation, TREC 2005)",
+        ),
+        MetricKind(
+            "rprec",
+            "R-precision",
+            False,
+            False,
+            "relevant documents among the first R / R, where R is the number of relevant documents",
+            "Rprec",
+            "trec_eval `Rprec` (Buckley & Voorhees, TREC 2005)",
+        ),
+    )
+}
+"""Every metric family goldeneval computes, in the order reports list them."""
+
+_ALIASES = {"p": "precision", "r-precision": "rprec", "r_precision": "rprec", "success": "hit"}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric at one cutoff, such as ``ndcg@10``."""
+
+    kind: MetricKind
+    k: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.kind.key if self.k is None else f"{self.kind.key}@{self.k}"
+
+    @property
+    def trec_eval(self) -> str:
+        return self.kind.trec_eval.format(k=self.k)
+
+    def value(self, ranking: Sequence[str], judgements: Mapping[str, int], relevance_level: int) -> float:
+        """This metric of one question (``judgements`` non-empty: expected id -> grade)."""
+        relevant = {doc for doc, grade in judgements.items() if grade >= relevance_level}
+        key = self.kind.key
+        if key == "ndcg":
+            return _ndcg(ranking, judgements, _cutoff(self))
+        if key == "rprec":
+            return len(relevant.intersection(ranking[: len(relevant)])) / len(relevant) if relevant else 0.0
+        k = _cutoff(self)
+        top = ranking[:k]
+        ranks = [rank for rank, doc in enumerate(top, start=1) if doc in relevant]
+        if key == "hit":
+            return 1.0 if ranks else 0.0
+        if key == "mrr":
+            return 1.0 / ranks[0] if ranks else 0.0
+        if key == "precision":
+            return len(ranks) / k
+        if not relevant:
+            return 0.0
+        if key == "recall":
+            return len(ranks) / len(relevant)
+        if key == "map":
+            return sum(found / rank for found, rank in enumerate(ranks, start=1)) / len(relevant)
+        raise AssertionError(f"unknown metric kind {key!r}")  # pragma: no cover - the registry is closed
+
+
+def _cutoff(metric: Metric) -> int:
+    assert metric.k is not None
+    return metric.k
+
+
+def _ndcg(ranking: Sequence[str], judgements: Mapping[str, int], k: int) -> float:
+    dcg = sum(judgements.get(doc, 0) / math.log2(rank + 1) for rank, doc in enumerate(ranking[:k], start=1))
+    ideal_grades = sorted((grade for grade in judgements.values() if grade > 0), reverse=True)[:k]
+    ideal = sum(grade / math.log2(rank + 1) for rank, grade in enumerate(ideal_grades, start=1))
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+def parse_metric(text: str) -> Metric:
+    """``ndcg@10``, ``recall@100``, ``p@5``, ``rprec``: a metric of the registry, or ValueError."""
+    key, at, cutoff = text.strip().lower().partition("@")
+    key = _ALIASES.get(key, key)
+    kind = METRIC_KINDS.get(key)
+    if kind is None:
+        known = ", ".join(f"{k.key}@k" if k.takes_cutoff else k.key for k in METRIC_KINDS.values())
+        raise ValueError(f"unknown metric {text.strip()!r}; known: {known}")
+    if not kind.takes_cutoff:
+        if at:
+            raise ValueError(f"metric {kind.key!r} takes no cutoff (got {text.strip()!r})")
+        return Metric(kind)
+    if not at:
+        raise ValueError(f"metric {kind.key!r} needs a cutoff, such as {kind.key}@10")
+    if not cutoff.isdigit() or not 1 <= int(cutoff) <= MAX_CUTOFF:
+        raise ValueError(f"cutoff of {text.strip()!r} must be a whole number from 1 to {MAX_CUTOFF}")
+    return Metric(kind, int(cutoff))
+
+
+def parse_metrics(value: str | Iterable[str]) -> tuple[Metric, ...]:
+    """A comma-separated list (or a list) of metric names; duplicates kept once, in order."""
+    items = value.split(",") if isinstance(value, str) else list(value)
+    metrics: dict[str, Metric] = {}
+    for item in items:
+        if not str(item).strip():
+            continue
+        metric = parse_metric(str(item))
+        metrics.setdefault(metric.name, metric)
+    if not metrics:
+        raise ValueError("name at least one metric")
+    return tuple(metrics.values())
+
+
+DEFAULT_METRICS: tuple[Metric, ...] = parse_metrics("mrr@10,recall@10,ndcg@10,recall@100")
+"""Reported beside the hit cutoffs unless ``--metrics`` says otherwise."""
+
+
+def measurement_depth(metrics: Iterable[Metric], floor: int = 1) -> int:
+    """How many distinct documents the deepest metric looks at (R-precision looks as deep as
+    the ranking goes, so it does not raise the depth by itself)."""
+    return max([floor, *(m.k for m in metrics if m.k is not None)])
+
+
+def question_metrics(
+    ranking: Sequence[str],
+    judgements: Mapping[str, int],
+    metrics: Iterable[Metric],
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+) -> dict[str, float]:
+    """Every metric of one question; empty when it has no judgements (undefined)."""
+    if not judgements:
         return {}
-    values = {f"hit@{k}": hit_at(ranking, relevant, k) for k in hit_cutoffs}
-    values[f"mrr@{METRIC_DEPTH}"] = reciprocal_rank_at(ranking, relevant, METRIC_DEPTH)
-    values[f"recall@{METRIC_DEPTH}"] = recall_at(ranking, relevant, METRIC_DEPTH)
-    values[f"ndcg@{METRIC_DEPTH}"] = ndcg_at(ranking, relevant, METRIC_DEPTH)
-    return values
+    return {metric.name: metric.value(ranking, judgements, relevance_level) for metric in metrics}

@@ -16,23 +16,51 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from goldeneval.comparison import compare_with_history, resolve_pinned_baseline
+from goldeneval.comparison import Baseline, compare_with_history, resolve_pinned_baseline
 from goldeneval.corpus import Corpus, load_corpus
 from goldeneval.errors import InputError, one_line
 from goldeneval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.golden import GoldenQuestionSet
 from goldeneval.privacy import PrivacyMode
 from goldeneval.provenance import retriever_provenance
-from goldeneval.regression import GateDecision, RegressionVerdict
+from goldeneval.regression import GateDecision, RegressionThresholds, RegressionVerdict
 from goldeneval.retrievers.base import RetrieverContext, document_id_mapper
 from goldeneval.retrievers.registry import build_retriever
 from goldeneval.scoring import GRADER_ID
 from goldeneval.sets import resolve_golden_set
 from goldeneval.spec import RunSpec
-from goldeneval.store import ResultStore, StoredRun
+from goldeneval.store import ResultStore, RunRecord, StoredRun
 
-__all__ = ["Outcome", "corpus_for", "evaluate", "judge", "load_golden_set", "pinned_baseline", "record", "run"]
+__all__ = [
+    "JudgedSpec",
+    "Outcome",
+    "RecordableRun",
+    "corpus_for",
+    "evaluate",
+    "judge",
+    "load_golden_set",
+    "pinned_baseline",
+    "record",
+    "run",
+]
+
+
+class RecordableRun(Protocol):
+    """An evaluated run of any kind: a retrieval run, or a prompt or answer run (ADR-060)."""
+
+    def to_record(self, privacy: PrivacyMode, *, tables_run_id: str | None = None) -> RunRecord: ...
+
+
+class JudgedSpec(Protocol):
+    """What :func:`judge` reads from a run specification of any kind."""
+
+    @property
+    def thresholds(self) -> RegressionThresholds: ...
+
+    @property
+    def baseline(self) -> Baseline: ...
 
 
 @dataclass(frozen=True)
@@ -88,6 +116,8 @@ def evaluate(
         to_document=document_id_mapper(spec.chunk_separator),
         timeout_s=spec.timeout_s,
         hit_cutoffs=spec.hit_cutoffs,
+        metrics=spec.parsed_metrics,
+        relevance_level=spec.relevance_level,
         provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
         progress=progress,
     )
@@ -114,7 +144,7 @@ def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, 
 
 def record(
     store: ResultStore,
-    run: RetrievalRun,
+    run: RecordableRun,
     privacy: PrivacyMode,
     *,
     run_id: str | None = None,
@@ -126,16 +156,16 @@ def record(
 
 
 def judge(
-    store: ResultStore, stored: StoredRun, spec: RunSpec, *, pinned: StoredRun | None = None
+    store: ResultStore, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None
 ) -> RegressionVerdict:
     """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
     return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
 
 
-def pinned_baseline(store: ResultStore, spec: RunSpec, set_id: str) -> StoredRun | None:
+def pinned_baseline(store: ResultStore, spec: JudgedSpec, set_id: str, grader: str = GRADER_ID) -> StoredRun | None:
     """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
     record, so a pinned baseline that cannot be used stores nothing."""
-    return resolve_pinned_baseline(store, spec.baseline, set_id, GRADER_ID)
+    return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
 
 
 def run(spec: RunSpec, store_path: Path, *, progress: Progress | None = None) -> Outcome:

@@ -259,13 +259,16 @@ def _nfc(value: str) -> str:
 
 
 def _question_record(question: GoldenQuestion) -> list[Any]:
-    return [
+    record: list[Any] = [
         _nfc(question.id),
         _nfc(question.text),
         question.form.value,
         None if question.hard_class is None else _nfc(question.hard_class),
         sorted(_nfc(doc) for doc in question.expected),
     ]
+    if question.grades:  # only grades other than the default 1: binary sets keep their digest
+        record.append({_nfc(doc): grade for doc, grade in sorted(question.grades.items())})
+    return record
 
 
 def _canonical_json(value: Any) -> bytes:
@@ -279,8 +282,8 @@ def canonical_label_encoding(questions: Iterable[GoldenQuestion]) -> bytes:
 
 
 def label_digest(golden_set: GoldenQuestionSet) -> str:
-    """``labels-v1:sha256:<hex>`` over id, text, form, hard class and expected ids of every
-    question; independent of question and target order; blind to ``answer_gist``."""
+    """``labels-v1:sha256:<hex>`` over id, text, form, hard class, expected ids and grades
+    of every question; independent of question and target order; blind to ``answer_gist``."""
     digest = hashlib.sha256(canonical_label_encoding(golden_set.questions)).hexdigest()
     return f"{LABEL_DIGEST_VERSION}:sha256:{digest}"
 

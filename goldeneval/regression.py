@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from goldeneval.details import RunDetails
 from goldeneval.golden import QuestionForm
+from goldeneval.prompts.details import PromptDetails
 from goldeneval.stats import PairedComparison, paired_comparison
 from goldeneval.store import SliceRates, StoredRun
 
@@ -38,7 +40,21 @@ _EPSILON = 1e-12
 """Float slack, so that a drop of exactly the threshold (0.5 - 0.4) is not a regression."""
 
 RATE_NAMES = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
+PROMPT_RATE_NAMES = {"pass_rate": "pass rate", "mean_score": "mean score"}
+"""Prompt and answer runs (ADR-060): the same two columns, the same thresholds."""
 _HIT_KEYS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
+
+
+def rate_names(details: RunDetails) -> Mapping[str, str]:
+    """What ``pass_rate`` and ``mean_score`` mean for this kind of run."""
+    return PROMPT_RATE_NAMES if isinstance(details, PromptDetails) else RATE_NAMES
+
+
+def _paired_outcomes(details: RunDetails, column: str) -> dict[str, bool] | None:
+    """Per question (prompt) id, the binary outcome behind a rate; None for a mean score."""
+    if isinstance(details, PromptDetails):
+        return details.passes() if column == "pass_rate" else None
+    return details.hits(_HIT_KEYS[column])
 
 
 def check_slice_key(key: str) -> str:
@@ -225,7 +241,10 @@ class RegressionVerdict:
 
 
 def _slice_changes(
-    previous: Sequence[SliceRates], current: Sequence[SliceRates], thresholds: RegressionThresholds
+    previous: Sequence[SliceRates],
+    current: Sequence[SliceRates],
+    thresholds: RegressionThresholds,
+    names: Mapping[str, str] = RATE_NAMES,
 ) -> list[RateChange]:
     earlier = {(s.kind, s.value): s for s in previous}
     changes = []
@@ -241,7 +260,7 @@ def _slice_changes(
             ("mean_score", before.mean_score, now.mean_score),
         ):
             if prev is not None and cur is not None:
-                name = f"{now.kind} {now.value}: {RATE_NAMES[column]}"
+                name = f"{now.kind} {now.value}: {names[column]}"
                 changes.append(RateChange(name, column, prev, cur, limit))
     return changes
 
@@ -259,10 +278,12 @@ def detect_regression(
     """The numeric verdict of a comparable pair: rate drops, significance, slices."""
     paired: list[PairedComparison] = []
     changes: list[RateChange] = []
-    for column, key in _HIT_KEYS.items():
+    names = rate_names(current.details)
+    for column in _HIT_KEYS:
         prev, cur = getattr(previous, column), getattr(current, column)
-        comparison = paired_comparison(
-            RATE_NAMES[column], previous.details.hits(key), current.details.hits(key), seed=seed
+        before, now = _paired_outcomes(previous.details, column), _paired_outcomes(current.details, column)
+        comparison = (
+            paired_comparison(names[column], before, now, seed=seed) if before is not None and now is not None else None
         )
         if comparison is not None:
             paired.append(comparison)
@@ -270,9 +291,9 @@ def detect_regression(
             continue
         p_value = comparison.p_value if comparison is not None else None
         changes.append(
-            RateChange(RATE_NAMES[column], column, prev, cur, thresholds.overall(column), p_value, thresholds.max_p)
+            RateChange(names[column], column, prev, cur, thresholds.overall(column), p_value, thresholds.max_p)
         )
-    slices = _slice_changes(previous_slices, current_slices, thresholds)
+    slices = _slice_changes(previous_slices, current_slices, thresholds, names)
     fallen = [c for c in (*changes, *slices) if c.regressed]
     if fallen:
         reason = "; ".join(c.describe() for c in fallen)

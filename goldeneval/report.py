@@ -9,13 +9,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from goldeneval.details import QuestionDetail, RateDetail
+from goldeneval.details import QuestionDetail, RateDetail, RetrievalDetails
 from goldeneval.errors import printable
+from goldeneval.metrics import parse_metric
 from goldeneval.regression import RegressionVerdict
 from goldeneval.scoring import TOP_K
 from goldeneval.store import StoredRun
 
-__all__ = ["JSON_FORMAT_VERSION", "outcome_json", "render_outcome", "render_runs", "runs_json"]
+__all__ = [
+    "JSON_FORMAT_VERSION",
+    "measurement",
+    "outcome_json",
+    "render_outcome",
+    "render_runs",
+    "runs_json",
+    "verdict_lines",
+]
 
 JSON_FORMAT_VERSION = 1
 
@@ -46,7 +55,7 @@ def _mark(hit: bool | None) -> str:
 
 def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> str:
     """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
-    details = stored.details
+    details = stored.retrieval_details
     aggregates = details.aggregates
     lines = [f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}", ""]
     rows = [
@@ -70,12 +79,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Pa
     ):
         lines += ["", f"{title}:"]
         lines += _table(headers, _summary_rows(groups))
-    metrics = aggregates.metrics
-    if metrics:
-        lines += [
-            "",
-            "Rank metrics (reported, not gated): " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()),
-        ]
+    lines += _measurement_lines(details)
     lines += [
         "",
         f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
@@ -85,6 +89,87 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Pa
         *_verdict_details(verdict),
     ]
     return "\n".join(lines)
+
+
+def _listed(ids: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
+
+
+def measurement(details: RetrievalDetails) -> dict[str, Any]:
+    """What the rank metrics measured and what they left out, from a run's details: the
+    metrics with their definitions, the depth and relevance level, and the questions that
+    are not in them (no-answer questions, questions the set's source left unjudged) or whose
+    ranking ended before the depth."""
+    scored = [q for q in details.questions if q.scored]
+    depth = details.measurement_depth
+    names = details.metrics or list(details.aggregates.metrics)
+    metrics = []
+    for name in names:
+        metric = parse_metric(name)
+        metrics.append(
+            {
+                "name": metric.name,
+                "value": details.aggregates.metrics.get(metric.name),
+                "graded": metric.kind.graded,
+                "definition": metric.kind.definition,
+                "trec_eval": metric.trec_eval,
+            }
+        )
+    no_answer = [q.id for q in scored if not q.metrics]
+    short = [q.id for q in scored if depth is not None and q.depth is not None and q.depth < depth]
+    return {
+        "metrics": metrics,
+        "depth": depth,
+        "relevance_level": details.relevance_level,
+        "questions": len(scored) - len(no_answer),
+        "no_answer": {"count": len(no_answer), "ids": no_answer},
+        "unjudged": {"count": len(details.unjudged), "ids": list(details.unjudged)},
+        "short_rankings": {
+            "count": len(short),
+            "ids": short,
+            "shortest": min((q.depth for q in scored if q.id in set(short) and q.depth is not None), default=None),
+        },
+    }
+
+
+def _measurement_lines(details: RetrievalDetails) -> list[str]:
+    summary = measurement(details)
+    if not summary["metrics"]:
+        return []
+    depth = summary["depth"]
+    lines = [
+        "",
+        f"Rank metrics (reported, not gated) over {summary['questions']} judged questions"
+        + (f", depth {depth}" if depth is not None else "")
+        + f", relevance level {summary['relevance_level']}:",
+    ]
+    rows = [
+        [m["name"], "n/a" if m["value"] is None else f"{m['value']:.4f}", m["definition"]] for m in summary["metrics"]
+    ]
+    lines += ["  " + line for line in _table(["metric", "value", "definition"], rows)]
+    no_answer, unjudged, short = summary["no_answer"], summary["unjudged"], summary["short_rankings"]
+    if no_answer["count"]:
+        lines.append(
+            f"  Not in the rank metrics: {no_answer['count']} no-answer questions (no expected document; "
+            f"top-1/top-3 count them): {_listed(no_answer['ids'])}"
+        )
+    if unjudged["count"]:
+        lines.append(
+            f"  Left out of the set: {unjudged['count']} questions of its source without a relevant judgement: "
+            f"{_listed(unjudged['ids'])}"
+        )
+    if short["count"]:
+        lines.append(
+            f"  Shorter than the depth {depth}: {short['count']} rankings (shortest {short['shortest']} documents; "
+            f"missing ranks count as misses): {_listed(short['ids'])}"
+        )
+    return lines
+
+
+def verdict_lines(verdict: RegressionVerdict) -> list[str]:
+    """The verdict's details under its one-line summary (also for prompt and answer runs)."""
+    return _verdict_details(verdict)
 
 
 def _verdict_details(verdict: RegressionVerdict) -> list[str]:
@@ -150,7 +235,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
 def outcome_json(
     stored: StoredRun, verdict: RegressionVerdict, store_path: Path, *, warnings: Sequence[str] = ()
 ) -> dict[str, Any]:
-    details = stored.details.to_json()
+    details = stored.retrieval_details.to_json()
     return {
         "format_version": JSON_FORMAT_VERSION,
         "store": str(store_path),
@@ -161,6 +246,7 @@ def outcome_json(
             "overfetch_multiplier": details["overfetch_multiplier"],
             "hit_cutoffs": details["hit_cutoffs"],
         },
+        "measurement": measurement(stored.retrieval_details),
         "questions": details["questions"],
         "aggregates": details["aggregates"],
         "verdict": verdict.to_dict(),

@@ -11,6 +11,13 @@ The protocol, exactly:
    and makes the run ``incomplete``.
 
 Rates are aggregated overall, by form and by hard class, each with its question count.
+
+Separately from the protocol, the reported rank metrics (:mod:`goldeneval.metrics`) look at
+the question's distinct documents to the run's *measurement depth*: the evaluator asks for
+``max(TOP_K * OVERFETCH_MULTIPLIER, depth)`` raw ids and over-fetches again while fewer
+distinct documents than the depth come back and the retriever has more.  The protocol's
+hits are still taken from the first ``TOP_K * OVERFETCH_MULTIPLIER`` raw ids of that
+ranking (a ranking must not change its head when asked for more, as any top-k ranking does).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from enum import StrEnum
 from statistics import fmean
 
 from goldeneval.golden import GoldenQuestion
-from goldeneval.metrics import rank_metrics
+from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics, question_metrics
 
 __all__ = [
     "DEFAULT_HIT_CUTOFFS",
@@ -37,6 +44,7 @@ __all__ = [
     "aggregate",
     "collapse_to_documents",
     "error_result",
+    "run_metrics",
     "score_question",
 ]
 
@@ -73,13 +81,18 @@ class QuestionResult:
     returned_ids: tuple[str, ...]
     """The raw overfetched ranking, as the retriever returned it."""
     documents: tuple[str, ...]
-    """Distinct document ids in rank order (first occurrences)."""
+    """Distinct document ids in rank order (first occurrences), to the measurement depth."""
     top1_hit: bool
     top3_hit: bool
     latency_ms: float
     status: QuestionStatus = QuestionStatus.OK
     error: str | None = None
     metrics: Mapping[str, float] = field(default_factory=dict)
+    judged: bool = True
+    """Whether it has rank metrics: a question without expected documents has none."""
+    reached: int | None = None
+    """Distinct documents reached, when the documents themselves are withheld (tables
+    written in ``metadata_only``); otherwise :attr:`depth` counts :attr:`documents`."""
 
     @property
     def top_documents(self) -> tuple[str, ...]:
@@ -89,6 +102,20 @@ class QuestionResult:
     @property
     def scored(self) -> bool:
         return self.status is QuestionStatus.OK
+
+    @property
+    def depth(self) -> int:
+        """How many distinct documents the ranking reached (the rank metrics saw these)."""
+        return self.reached if self.reached is not None else len(self.documents)
+
+
+def run_metrics(
+    hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS, metrics: Sequence[Metric] = DEFAULT_METRICS
+) -> tuple[Metric, ...]:
+    """The metrics a run reports: ``hit@k`` for each hit cutoff (``--hit-k``), then
+    ``metrics`` (``--metrics``), each once."""
+    names = [f"hit@{k}" for k in hit_cutoffs] + [metric.name for metric in metrics]
+    return parse_metrics(names)
 
 
 def collapse_to_documents(returned_ids: Iterable[str], to_document: Callable[[str], str]) -> tuple[str, ...]:
@@ -104,15 +131,22 @@ def score_question(
     returned_ids: Sequence[str],
     latency_ms: float,
     to_document: Callable[[str], str],
-    hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
+    metrics: Sequence[Metric] | None = None,
+    *,
+    depth: int | None = None,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
 ) -> QuestionResult:
-    """Apply the protocol to one question's raw ranking."""
-    documents = collapse_to_documents(returned_ids, to_document)
+    """Apply the protocol to the head of one question's raw ranking, and the rank
+    ``metrics`` (default: :func:`run_metrics`) to its distinct documents, kept to ``depth``
+    (default: all of them)."""
+    metrics = run_metrics() if metrics is None else metrics
+    head = collapse_to_documents(returned_ids[: raw_limit()], to_document)
+    documents = collapse_to_documents(returned_ids, to_document)[:depth]
     if question.expected:
-        top1 = bool(documents) and documents[0] in question.expected
-        top3 = any(doc in question.expected for doc in documents[:TOP_K])
+        top1 = bool(head) and head[0] in question.expected
+        top3 = any(doc in question.expected for doc in head[:TOP_K])
     else:
-        top1 = top3 = not documents
+        top1 = top3 = not head
     return QuestionResult(
         question_id=question.id,
         form=question.form.value,
@@ -123,7 +157,8 @@ def score_question(
         top1_hit=top1,
         top3_hit=top3,
         latency_ms=latency_ms,
-        metrics=rank_metrics(documents, question.expected, hit_cutoffs),
+        metrics=question_metrics(documents, question.judgements, metrics, relevance_level),
+        judged=bool(question.expected),
     )
 
 
@@ -141,6 +176,7 @@ def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> Q
         latency_ms=latency_ms,
         status=QuestionStatus.ERROR,
         error=message,
+        judged=bool(question.expected),
     )
 
 

@@ -15,13 +15,21 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from goldeneval.comparison import PREVIOUS, Baseline
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, MAX_CUTOFF, Metric, parse_metrics
 from goldeneval.privacy import PrivacyMode
 from goldeneval.provenance import Provenance
 from goldeneval.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 
-__all__ = ["MAX_SERIES_LENGTH", "MAX_TIMEOUT_S", "RunSpec", "check_hit_cutoffs", "check_series_name"]
+__all__ = [
+    "MAX_SERIES_LENGTH",
+    "MAX_TIMEOUT_S",
+    "RunSpec",
+    "check_hit_cutoffs",
+    "check_metric_names",
+    "check_series_name",
+]
 
 MAX_SERIES_LENGTH = 200
 MAX_TIMEOUT_S = 86400.0
@@ -29,10 +37,15 @@ MAX_TIMEOUT_S = 86400.0
 
 
 def check_hit_cutoffs(cutoffs: Sequence[int]) -> tuple[int, ...]:
-    """Reported hit@k cutoffs: positive integers, sorted, each once."""
-    if not cutoffs or min(cutoffs) < 1:
-        raise ValueError("hit cutoffs must be positive integers")
+    """Reported hit@k cutoffs: whole numbers from 1 to 1000, sorted, each once."""
+    if not cutoffs or min(cutoffs) < 1 or max(cutoffs) > MAX_CUTOFF:
+        raise ValueError(f"hit cutoffs must be whole numbers from 1 to {MAX_CUTOFF}")
     return tuple(sorted(set(cutoffs)))
+
+
+def check_metric_names(names: str | Sequence[str]) -> tuple[str, ...]:
+    """Metric names of the registry (``ndcg@10,recall@100``), canonical, each once."""
+    return tuple(metric.name for metric in parse_metrics(names))
 
 
 def check_series_name(name: str) -> str:
@@ -65,6 +78,13 @@ class RunSpec(BaseModel):
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     hit_cutoffs: tuple[int, ...] = DEFAULT_HIT_CUTOFFS
+    metrics: tuple[str, ...] = Field(
+        default=tuple(metric.name for metric in DEFAULT_METRICS),
+        description="Rank metrics reported beside hit@k (goldeneval.metrics); the deepest sets the depth.",
+    )
+    relevance_level: int = Field(
+        default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
+    )
     privacy: PrivacyMode = PrivacyMode.FULL
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
     baseline: Baseline = PREVIOUS
@@ -89,6 +109,15 @@ class RunSpec(BaseModel):
     @classmethod
     def _cutoffs(cls, value: tuple[int, ...]) -> tuple[int, ...]:
         return check_hit_cutoffs(value)
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _metrics(cls, value: str | Sequence[str]) -> tuple[str, ...]:
+        return check_metric_names(value)
+
+    @property
+    def parsed_metrics(self) -> tuple[Metric, ...]:
+        return parse_metrics(self.metrics)
 
     @field_validator("chunk_separator")
     @classmethod

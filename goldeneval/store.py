@@ -31,7 +31,7 @@ from typing import Any
 import duckdb
 from filelock import FileLock, Timeout
 
-from goldeneval.details import RetrievalDetails, parse_details
+from goldeneval.details import RetrievalDetails, RunDetails, parse_details
 from goldeneval.errors import InputError, StoreError, one_line
 from goldeneval.provenance import PROVENANCE_FIELDS
 
@@ -156,7 +156,8 @@ class RunRecord:
     question_count: int
     scored_count: int
     error_count: int
-    details: RetrievalDetails
+    details: RunDetails
+    """Retrieval details, or prompt/answer details (``kind``) for prompt and answer runs."""
     slices: Sequence[SliceRates] = ()
     provenance: Mapping[str, str | None] = field(default_factory=dict)
     created_at: datetime | None = None
@@ -200,10 +201,18 @@ class StoredRun:
         return self.status == "complete"
 
     @cached_property
-    def details(self) -> RetrievalDetails:
+    def details(self) -> RunDetails:
         if self.details_json is None:
             raise StoreError(f"run {self.id}: its details were not loaded (use get_run)")
         return parse_details(json.loads(self.details_json), f"run {self.id}")
+
+    @property
+    def retrieval_details(self) -> RetrievalDetails:
+        """The details of a retrieval run; a prompt or answer run is invalid input here."""
+        details = self.details
+        if not isinstance(details, RetrievalDetails):
+            raise InputError(f"run {self.id} is a {details.kind} run (grader {self.grader!r}), not a retrieval run")
+        return details
 
 
 _RUN_COLUMNS = (

@@ -12,6 +12,7 @@ paths are relative to the file.  Nothing here knows about Dagster.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zoneinfo
 from collections.abc import Mapping
@@ -25,14 +26,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from goldeneval.comparison import Baseline
 from goldeneval.errors import InputError
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
 from goldeneval.privacy import PrivacyMode, resolve_privacy
+from goldeneval.prompts.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
+from goldeneval.prompts.models import known_models
+from goldeneval.prompts.registry import resolve_prompt_set
+from goldeneval.prompts.spec import JudgeSpec, PromptRunSpec
 from goldeneval.provenance import Provenance, parse_provenance
 from goldeneval.regression import RegressionThresholds, check_slice_key
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrievers.registry import known_retrievers
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
-from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs
+from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_metric_names
 from goldeneval.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
@@ -202,6 +208,50 @@ class AlertsConfig(BaseModel):
     timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
 
 
+class ModelConfig(BaseModel):
+    """One named model of prompt evaluation (ADR-060): a model id, its options, an optional corpus."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, description="Registered model id (goldeneval models) or package.module:factory.")
+    options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Model options, as --model-option KEY=VALUE."
+    )
+    corpus: str | None = Field(default=None, description="Corpus of a retrieval-augmented model; default: the set's.")
+    provenance: dict[str, str] = Field(default_factory=dict, description="Declared provenance fields.")
+
+    @field_validator("id")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if ":" not in value and value not in (known := known_models()):
+            raise ValueError(f"unknown model {value!r} (registered: {', '.join(known) or 'none'})")
+        return value
+
+    def string_options(self) -> dict[str, str]:
+        return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in self.options.items()}
+
+
+class JudgeConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, description="The judge's model id.")
+    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
+
+
+class PromptGradingConfig(BaseModel):
+    """How prompt runs are graded and gated: ``goldeneval prompts``' options."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    grader: str = Field(default=DETERMINISTIC, min_length=1, description="deterministic | llm_judge.")
+    judge: JudgeConfig | None = Field(default=None, description="The judge model of llm_judge.")
+    pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
+    max_pass_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
+    max_score_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
+    max_p: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+
+
 class SuiteConfig(BaseModel):
     """The file as written.  See README.md, "Dagster"."""
 
@@ -222,13 +272,29 @@ class SuiteConfig(BaseModel):
     hit_cutoffs: list[int] = Field(
         default_factory=lambda: list(DEFAULT_HIT_CUTOFFS), min_length=1, description="Reported hit@k cutoffs."
     )
+    metrics: list[str] = Field(
+        default_factory=lambda: [metric.name for metric in DEFAULT_METRICS],
+        min_length=1,
+        description="Rank metrics reported beside hit@k, as --metrics (ndcg@10, recall@100, ...).",
+    )
+    relevance_level: int = Field(
+        default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
+    )
     baseline: str = Field(default="previous", description="previous | best | run:<id>, as --baseline.")
     strict: bool = Field(default=False, description="Fail, as --strict, on expected ids not in the corpus.")
+    prompt_sets: list[str] = Field(default_factory=list, description="Golden prompt set ids or files (ADR-060).")
+    models: dict[str, ModelConfig] = Field(default_factory=dict, description="Named models for the prompt sets.")
+    prompts: PromptGradingConfig = Field(default_factory=PromptGradingConfig)
 
     @field_validator("hit_cutoffs")
     @classmethod
     def _cutoffs(cls, value: list[int]) -> list[int]:
         return list(check_hit_cutoffs(value))
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, value: list[str]) -> list[str]:
+        return list(check_metric_names(value))
 
     @field_validator("baseline")
     @classmethod
@@ -246,6 +312,13 @@ class SuiteConfig(BaseModel):
             _check_key("retriever name", name)
         return value
 
+    @field_validator("models")
+    @classmethod
+    def _model_names_are_keys(cls, value: dict[str, ModelConfig]) -> dict[str, ModelConfig]:
+        for name in value:
+            _check_key("model name", name)
+        return value
+
 
 @dataclass(frozen=True)
 class Suite:
@@ -255,6 +328,8 @@ class Suite:
     config: SuiteConfig
     set_refs: Mapping[str, str]
     """Set id -> the reference it was loaded from (absolute path or registered id)."""
+    prompt_set_refs: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Prompt set id -> the reference it was loaded from."""
 
     @property
     def folder(self) -> Path:
@@ -334,11 +409,75 @@ class Suite:
             chunk_separator=config.chunk_separator,
             timeout_s=config.timeout_s,
             hit_cutoffs=tuple(config.hit_cutoffs),
+            metrics=tuple(config.metrics),
+            relevance_level=config.relevance_level,
             privacy=self.privacy,
             thresholds=self.thresholds,
             baseline=Baseline.parse(config.baseline),
             provenance=self.declared_provenance(retriever_name),
             strict=config.strict,
+        )
+
+    @property
+    def prompt_set_ids(self) -> list[str]:
+        return list(self.prompt_set_refs)
+
+    @property
+    def model_names(self) -> list[str]:
+        return list(self.config.models)
+
+    def prompt_run_spec(self, set_id: str, model_name: str) -> PromptRunSpec:
+        """The run specification of one (prompt set x model) cell; its series is the model's name."""
+        try:
+            reference = self.prompt_set_refs[set_id]
+        except KeyError:
+            raise InputError(
+                f"{self.path}: no prompt set with id {set_id!r} (configured: {', '.join(self.prompt_set_ids)})"
+            ) from None
+        try:
+            model = self.config.models[model_name]
+        except KeyError:
+            raise InputError(
+                f"{self.path}: no model named {model_name!r} (configured: {', '.join(self.model_names)})"
+            ) from None
+        grading = self.config.prompts
+        judge = grading.judge
+        return PromptRunSpec(
+            set_ref=reference,
+            expected_set_id=set_id,
+            model_id=model.id,
+            model_options=model.string_options(),
+            corpus=self._resolve(model.corpus) if model.corpus else None,
+            series=model_name,
+            grader=grading.grader,
+            judge=JudgeSpec(
+                model_id=judge.id,
+                options={k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in judge.options.items()},
+                samples=judge.samples,
+            )
+            if judge is not None
+            else None,
+            pass_threshold=grading.pass_threshold,
+            cache_dir=self.cache_dir,
+            timeout_s=self.config.timeout_s,
+            privacy=self.privacy,
+            thresholds=RegressionThresholds(
+                max_pass_rate_drop=grading.max_pass_drop,
+                max_mean_score_drop=grading.max_score_drop,
+                max_p=grading.max_p,
+            ),
+            baseline=Baseline.parse(self.config.baseline),
+            provenance=parse_provenance(model.provenance, f"{self.path}: model {model_name!r}"),
+        )
+
+
+def _prompt_cells(suite: Suite) -> None:
+    """Prompt sets and models come together: one without the other is a mistake, not a no-op."""
+    config = suite.config
+    if bool(config.prompt_sets) != bool(config.models):
+        missing = "models" if config.prompt_sets else "prompt_sets"
+        raise InputError(
+            f"{suite.path}: field {missing!r}: prompt_sets and models are evaluated together; add {missing}"
         )
 
 
@@ -392,4 +531,24 @@ def load_suite(path: str | Path) -> Suite:
                 f"{path}: sets: {reference!r} and {set_refs[golden_set.id]!r} are both set {golden_set.id!r}"
             )
         set_refs[golden_set.id] = resolved
-    return Suite(path=path, config=config, set_refs=set_refs)
+    prompt_set_refs: dict[str, str] = {}
+    for reference in config.prompt_sets:
+        candidate = Path(reference).expanduser()
+        if not candidate.is_absolute() and (path.parent / candidate).exists():
+            candidate = path.parent / candidate
+        resolved = str(candidate) if candidate.exists() else reference
+        prompt_set = resolve_prompt_set(resolved)
+        try:
+            _check_key("prompt set id", prompt_set.id)
+        except ValueError as exc:
+            raise InputError(f"{path}: prompt_sets: {reference}: {exc}") from None
+        if prompt_set.id in prompt_set_refs:
+            raise InputError(
+                f"{path}: prompt_sets: {reference!r} and {prompt_set_refs[prompt_set.id]!r} are both {prompt_set.id!r}"
+            )
+        prompt_set_refs[prompt_set.id] = resolved
+    for name, model in config.models.items():
+        parse_provenance(model.provenance, f"{path}: model {name!r}")
+    suite = Suite(path=path, config=config, set_refs=set_refs, prompt_set_refs=prompt_set_refs)
+    _prompt_cells(suite)
+    return suite

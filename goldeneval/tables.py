@@ -34,7 +34,6 @@ import pyarrow.parquet as pq
 from goldeneval.errors import StoreError
 from goldeneval.evaluation import RetrievalRun
 from goldeneval.golden import GoldenQuestionSet
-from goldeneval.metrics import METRIC_DEPTH
 from goldeneval.privacy import PrivacyMode, content_free_error
 from goldeneval.provenance import Provenance
 from goldeneval.scoring import QuestionResult, QuestionStatus, aggregate
@@ -136,6 +135,9 @@ def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[
         "provenance": run.provenance.as_columns(),
         "label_digest": run.label_digest,
         "hit_cutoffs": list(run.hit_cutoffs),
+        "metrics": list(run.metric_names),
+        "relevance_level": run.relevance_level,
+        "unjudged": list(run.unjudged),
         "privacy": privacy.value,
     }
 
@@ -153,12 +155,14 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
         "top3_hit": pa.array([r.top3_hit if r.scored else None for r in results], pa.bool_()),
         "latency_ms": pa.array([r.latency_ms for r in results], pa.float64()),
         "metrics": pa.array([list(r.metrics.items()) for r in results], pa.map_(pa.string(), pa.float64())),
+        "judged": pa.array([r.judged for r in results], pa.bool_()),
+        "depth": pa.array([r.depth if r.scored else None for r in results], pa.int32()),
         # In metadata_only an error keeps only its class, as in the store (it can quote content).
         "error": pa.array([r.error if full else content_free_error(r.error) for r in results], pa.string()),
     }
     if full:
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
-        columns["documents"] = pa.array([list(r.documents[:METRIC_DEPTH]) for r in results], pa.list_(pa.string()))
+        columns["documents"] = pa.array([list(r.documents) for r in results], pa.list_(pa.string()))
     table = _stamp_columns(pa.table(columns), run_id, run.started_at)
     identity = json.dumps(_run_identity(run, privacy, run_id)).encode("utf-8")
     return table.replace_schema_metadata({RUN_METADATA_KEY: identity})
@@ -183,6 +187,8 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
             status=QuestionStatus(row["status"]),
             error=row.get("error"),
             metrics=dict(row["metrics"] or []),
+            judged=row.get("judged", True) is not False,
+            reached=row.get("depth"),
         )
         for row in rows
     )
@@ -196,7 +202,21 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
         provenance=Provenance.model_validate(identity["provenance"]),
         label_digest=identity["label_digest"],
         hit_cutoffs=tuple(identity["hit_cutoffs"]),
+        **_measurement(identity),
     )
+
+
+def _measurement(identity: Mapping[str, Any]) -> dict[str, Any]:
+    """The measurement settings of a hits table (tables written before they were recorded
+    reported hit@k and the @10 metrics, at relevance level 1)."""
+    if "metrics" not in identity:
+        legacy = [f"hit@{k}" for k in identity["hit_cutoffs"]] + ["mrr@10", "recall@10", "ndcg@10"]
+        return {"metric_names": tuple(legacy)}
+    return {
+        "metric_names": tuple(identity["metrics"]),
+        "relevance_level": int(identity["relevance_level"]),
+        "unjudged": tuple(identity["unjudged"]),
+    }
 
 
 def _identity(table: pa.Table) -> dict[str, Any]:

@@ -8,12 +8,12 @@ and TREC qrels one line per judgement::
 
     <query id> 0 <document id> <relevance>
 
-An exported run lists, per question, the distinct documents the stored run kept (up to 10,
-best first), with rank 1, 2, ... and score ``n - rank + 1`` so that every tool orders them
-the same way; errored questions have no lines.  The tag is the retriever id.  Qrels give
-every expected document relevance 1; a question with no expected document has no line
-(qrels cannot say "nothing answers this").  Both are sorted, so the files are
-deterministic.
+An exported run lists, per question, every distinct document the stored run kept (to its
+measurement depth, best first), with rank 1, 2, ... and score ``n - rank + 1`` so that every
+tool orders them the same way; errored questions have no lines.  The tag is the retriever
+id.  Qrels give every expected document its grade (1 unless the set grades it); a question
+with no expected document has no line (qrels cannot say "nothing answers this").  Both are
+sorted, so the files are deterministic.
 
 Reading a run file orders each query's documents by score, highest first, ties by rank.
 """
@@ -43,7 +43,7 @@ def _check_token(value: str, what: str) -> str:
 
 def run_lines(stored: StoredRun) -> list[str]:
     """The TREC run lines of a stored run (the documents of each question of its details)."""
-    questions = stored.details.questions
+    questions = stored.retrieval_details.questions
     if stored.privacy == "metadata_only" or any(q.documents is None for q in questions if q.scored):
         raise TrecRunError(
             f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids "
@@ -61,12 +61,12 @@ def run_lines(stored: StoredRun) -> list[str]:
 
 
 def qrels_lines(golden_set: GoldenQuestionSet) -> list[str]:
-    """TREC qrels of a golden set: relevance 1 for every expected document."""
+    """TREC qrels of a golden set: every expected document with its grade."""
     lines: list[str] = []
     for question in sorted(golden_set.questions, key=lambda q: q.id):
         query_id = _check_token(question.id, "question id")
-        for doc_id in sorted(question.expected):
-            lines.append(f"{query_id} 0 {_check_token(doc_id, f'question {query_id!r}: document id')} 1")
+        for doc_id, grade in question.judgements.items():
+            lines.append(f"{query_id} 0 {_check_token(doc_id, f'question {query_id!r}: document id')} {grade}")
     return lines
 
 

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
 from assets import build_assets, evaluation_partitions
 from assets.evaluation import TABLES_IO_MANAGER
 from assets.io_manager import PartitionedParquetIOManager
-from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, load_suite
-from pipelines.jobs import build_jobs
-from pipelines.schedules import build_nightly_schedule
-from pipelines.sensors import build_alert_sensor, build_regression_sensor
+from assets.partitions import prompt_partitions
+from assets.prompts import PROMPT_SUMMARY_KEY, build_prompt_assets
+from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, Suite, load_suite
+from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_jobs, build_prompt_jobs
+from pipelines.schedules import PROMPT_SCHEDULE, build_nightly_schedule
+from pipelines.sensors import PROMPT_REGRESSION_SENSOR, build_alert_sensor, build_regression_sensor
 from resources import AlertsResource, GoldenEvalResource
 
 SLACK_TOKEN_ENV = "SLACK_TOKEN"
@@ -25,17 +28,50 @@ def _secret(name: str, fallback: str | None) -> str | dg.EnvVar | None:
     return dg.EnvVar(name) if os.environ.get(name) else fallback
 
 
+def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """Assets, jobs, schedules and sensors of the (prompt set x model) partitions; none when the
+    suite file declares no prompt sets (ADR-060)."""
+    if not suite.prompt_set_ids:
+        return [], [], [], []
+    partitions = prompt_partitions(suite.prompt_set_ids, suite.model_names)
+    schedule = suite.config.schedule
+    return (
+        build_prompt_assets(partitions),
+        list(build_prompt_jobs()),
+        [
+            build_nightly_schedule(
+                partitions,
+                schedule.cron,
+                schedule.timezone,
+                name=PROMPT_SCHEDULE,
+                job_name=PROMPT_JOB,
+                what="golden prompt set x model",
+            )
+        ],
+        [
+            build_regression_sensor(
+                partitions,
+                name=PROMPT_REGRESSION_SENSOR,
+                job_name=PROMPT_REGRESSION_JOB,
+                summary_key=PROMPT_SUMMARY_KEY,
+                check_asset="prompt_regression_check",
+            )
+        ],
+    )
+
+
 def build_definitions(config_path: str | Path) -> dg.Definitions:
     suite = load_suite(config_path)
     partitions = evaluation_partitions(suite.set_ids, suite.retriever_names)
     alerts = suite.config.alerts
     schedule = suite.config.schedule
     goldeneval = GoldenEvalResource(config_path=str(suite.path))
+    prompt_assets, prompt_jobs, prompt_schedules, prompt_sensors = _prompt_definitions(suite)
     return dg.Definitions(
-        assets=build_assets(partitions),
-        jobs=list(build_jobs()),
-        schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone)],
-        sensors=[build_regression_sensor(partitions), build_alert_sensor()],
+        assets=[*build_assets(partitions), *prompt_assets],
+        jobs=[*build_jobs(), *prompt_jobs],
+        schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone), *prompt_schedules],
+        sensors=[build_regression_sensor(partitions), *prompt_sensors, build_alert_sensor()],
         resources={
             "goldeneval": goldeneval,
             TABLES_IO_MANAGER: PartitionedParquetIOManager(goldeneval=goldeneval),

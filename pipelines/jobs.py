@@ -9,6 +9,26 @@ REGRESSION_JOB = "regression_check_job"
 EVALUATION_ASSETS = ("golden_question_sets", "retriever_rankings", "question_hits", "evaluation_summary")
 
 
+PROMPT_JOB = "nightly_prompt_evaluation"
+PROMPT_REGRESSION_JOB = "prompt_regression_check_job"
+PROMPT_ASSETS = ("golden_prompt_sets", "model_responses", "prompt_gradings", "prompt_summary")
+
+
+def build_prompt_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
+    """Partitioned like the prompt assets: (prompt set x model), ADR-060."""
+    nightly = dg.define_asset_job(
+        PROMPT_JOB,
+        selection=dg.AssetSelection.assets(*PROMPT_ASSETS),
+        description="Evaluate one (golden prompt set x model) partition and store the run.",
+    )
+    regression = dg.define_asset_job(
+        PROMPT_REGRESSION_JOB,
+        selection=dg.AssetSelection.assets("prompt_regression_check"),
+        description="Judge one stored prompt run against the previous run of its series.",
+    )
+    return nightly, regression
+
+
 def build_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
     """Both jobs are partitioned like their assets: (set x retriever)."""
     nightly = dg.define_asset_job(

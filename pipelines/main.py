@@ -28,17 +28,19 @@ from typing import Any
 import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE, cell
+from assets.partitions import prompt_cell
 from goldeneval.suite import load_suite
 from pipelines.build import build_definitions
 from pipelines.config import PROJECT_DIR, suite_path
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG, PartitionKeyFilter
-from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
-from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
+from pipelines.jobs import NIGHTLY_JOB, PROMPT_JOB, PROMPT_REGRESSION_JOB, REGRESSION_JOB
+from pipelines.sensors import ALERT_SENSOR, PROMPT_REGRESSION_SENSOR, REGRESSION_SENSOR
 
 DAGSTER_HOME_ENV = "DAGSTER_HOME"
 DEFAULT_DAGSTER_HOME = PROJECT_DIR / ".dagster_home"
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 REGRESSION_CURSOR_KEY = "goldeneval/main/regression_check_sensor_cursor"
+PROMPT_REGRESSION_CURSOR_KEY = "goldeneval/main/prompt_regression_check_sensor_cursor"
 QUIET: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -62,8 +64,15 @@ def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def run_nightly(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[dg.ExecuteInProcessResult]:
-    job = defs.resolve_job_def(NIGHTLY_JOB)
+def has_prompt_partitions(defs: dg.Definitions) -> bool:
+    """Whether the suite file declares prompt sets and models (ADR-060)."""
+    return any(job.name == PROMPT_JOB for job in defs.jobs or [])
+
+
+def run_nightly(
+    defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str = NIGHTLY_JOB
+) -> list[dg.ExecuteInProcessResult]:
+    job = defs.resolve_job_def(job_name)
     partitions = job.partitions_def
     assert partitions is not None
     return [
@@ -72,18 +81,24 @@ def run_nightly(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[dg.E
     ]
 
 
-def run_regression_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[dg.ExecuteInProcessResult]:
-    """Tick the regression sensor until it has nothing new; run what it asks for, once."""
-    sensor = defs.resolve_sensor_def(REGRESSION_SENSOR)
-    job = defs.resolve_job_def(REGRESSION_JOB)
-    cursor = instance.run_storage.get_cursor_values({REGRESSION_CURSOR_KEY}).get(REGRESSION_CURSOR_KEY)
+def run_regression_sensor(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    sensor_name: str = REGRESSION_SENSOR,
+    job_name: str = REGRESSION_JOB,
+    cursor_key: str = REGRESSION_CURSOR_KEY,
+) -> list[dg.ExecuteInProcessResult]:
+    """Tick a regression sensor until it has nothing new; run what it asks for, once."""
+    sensor = defs.resolve_sensor_def(sensor_name)
+    job = defs.resolve_job_def(job_name)
+    cursor = instance.run_storage.get_cursor_values({cursor_key}).get(cursor_key)
     results = []
     while True:
         tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs))
         for request in tick.run_requests or []:
             key = request.run_key or ""
             done = instance.get_runs(
-                filters=dg.RunsFilter(tags={RUN_KEY_TAG: key, SENSOR_NAME_TAG: REGRESSION_SENSOR}), limit=1
+                filters=dg.RunsFilter(tags={RUN_KEY_TAG: key, SENSOR_NAME_TAG: sensor_name}), limit=1
             )
             if done:
                 continue
@@ -91,7 +106,7 @@ def run_regression_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) ->
                 job.execute_in_process(
                     partition_key=request.partition_key,
                     run_config=_merge(request.run_config, QUIET),
-                    tags={**request.tags, RUN_KEY_TAG: key, SENSOR_NAME_TAG: REGRESSION_SENSOR},
+                    tags={**request.tags, RUN_KEY_TAG: key, SENSOR_NAME_TAG: sensor_name},
                     instance=instance,
                     raise_on_error=False,
                 )
@@ -99,7 +114,7 @@ def run_regression_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) ->
         if tick.cursor is None or tick.cursor == cursor:
             return results
         cursor = tick.cursor
-        instance.run_storage.set_cursor_values({REGRESSION_CURSOR_KEY: cursor})
+        instance.run_storage.set_cursor_values({cursor_key: cursor})
 
 
 def run_alert_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) -> str:
@@ -119,9 +134,13 @@ def _latest(instance: dg.DagsterInstance, asset: str, partition: str) -> dict[st
     return {k: v.value for k, v in records[0].asset_materialization.metadata.items()}
 
 
-def _checks(instance: dg.DagsterInstance, partition: str) -> list[str]:
+def _checks(
+    instance: dg.DagsterInstance,
+    partition: str,
+    assets: tuple[str, str] = ("evaluation_summary", "regression_check"),
+) -> list[str]:
     lines = []
-    for asset, check in (("evaluation_summary", RUN_COMPLETE), ("regression_check", NO_REGRESSION)):
+    for asset, check in ((assets[0], RUN_COMPLETE), (assets[1], NO_REGRESSION)):
         key = dg.AssetCheckKey(dg.AssetKey(asset), check)
         history = instance.event_log_storage.get_asset_check_execution_history(
             key, limit=1, partition_filter=PartitionKeyFilter(key=partition)
@@ -150,6 +169,8 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> s
             f"{where['set']:<24} {where['retriever']:<20} {_rate(summary_md.get('top1_hit_rate')):>6} "
             f"{_rate(summary_md.get('top3_hit_rate')):>6}  {verdict:<12} {', '.join(_checks(instance, key))}"
         )
+    if has_prompt_partitions(defs):
+        lines += _prompt_summary(defs, instance)
     lines += [
         "",
         f"Result store:    {suite.store_path}",
@@ -162,6 +183,24 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> s
         "  then http://127.0.0.1:3000 — the daemon it starts also runs the nightly schedule and the sensors.",
     ]
     return "\n".join(lines)
+
+
+def _prompt_summary(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[str]:
+    """The (prompt set x model) partitions: pass rate, mean score, verdict, checks."""
+    job = defs.resolve_job_def(PROMPT_JOB)
+    assert job.partitions_def is not None
+    header = f"{'prompt set':<24} {'model':<20} {'pass':>6} {'mean':>6}  verdict      checks"
+    lines = ["", "goldeneval: nightly prompt evaluation (ADR-060)", "", header, "-" * len(header)]
+    for key in job.partitions_def.get_partition_keys():
+        where = prompt_cell(key)
+        summary_md = _latest(instance, "prompt_summary", key)
+        verdict = _latest(instance, "prompt_regression_check", key).get("verdict", "-")
+        checks = _checks(instance, key, ("prompt_summary", "prompt_regression_check"))
+        lines.append(
+            f"{where['prompt_set']:<24} {where['model']:<20} {_rate(summary_md.get('pass_rate')):>6} "
+            f"{_rate(summary_md.get('mean_score')):>6}  {verdict:<12} {', '.join(checks)}"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     with dg.DagsterInstance.get() as instance:
         runs = run_nightly(defs, instance)
         runs += run_regression_sensor(defs, instance)
+        if has_prompt_partitions(defs):
+            runs += run_nightly(defs, instance, PROMPT_JOB)
+            runs += run_regression_sensor(
+                defs, instance, PROMPT_REGRESSION_SENSOR, PROMPT_REGRESSION_JOB, PROMPT_REGRESSION_CURSOR_KEY
+            )
         alerts = run_alert_sensor(defs, instance)
         print(summary(defs, instance, home))
         print(f"Alerts:          {alerts}")

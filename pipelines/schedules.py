@@ -7,18 +7,25 @@ import dagster as dg
 from pipelines.jobs import NIGHTLY_JOB
 
 NIGHTLY_SCHEDULE = "nightly_evaluation_schedule"
+PROMPT_SCHEDULE = "nightly_prompt_evaluation_schedule"
 
 
 def build_nightly_schedule(
-    partitions_def: dg.MultiPartitionsDefinition, cron: str, timezone: str
+    partitions_def: dg.MultiPartitionsDefinition,
+    cron: str,
+    timezone: str,
+    *,
+    name: str = NIGHTLY_SCHEDULE,
+    job_name: str = NIGHTLY_JOB,
+    what: str = "golden set x retriever",
 ) -> dg.ScheduleDefinition:
     @dg.schedule(
-        name=NIGHTLY_SCHEDULE,
-        job_name=NIGHTLY_JOB,
+        name=name,
+        job_name=job_name,
         cron_schedule=cron,
         execution_timezone=timezone,
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        description="Every night, evaluate every (golden set x retriever) partition.",
+        description=f"Every night, evaluate every ({what}) partition.",
     )
     def nightly_evaluation_schedule(context: dg.ScheduleEvaluationContext) -> list[dg.RunRequest]:
         tick = context.scheduled_execution_time

@@ -27,6 +27,7 @@ from pipelines.jobs import REGRESSION_JOB
 from resources.alerts import AlertsResource
 
 REGRESSION_SENSOR = "regression_check_sensor"
+PROMPT_REGRESSION_SENSOR = "prompt_regression_check_sensor"
 ALERT_SENSOR = "check_alert_sensor"
 ALERT_PROGRESS_KEY = "goldeneval/check_alert_sensor/last_storage_id"
 SUMMARY_KEY = dg.AssetKey("evaluation_summary")
@@ -42,17 +43,26 @@ def stored_run_key(stored_run_id: str) -> str:
     return f"regression_check:{stored_run_id}"
 
 
-def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.SensorDefinition:
+def build_regression_sensor(
+    partitions_def: dg.MultiPartitionsDefinition,
+    *,
+    name: str = REGRESSION_SENSOR,
+    job_name: str = REGRESSION_JOB,
+    summary_key: dg.AssetKey = SUMMARY_KEY,
+    check_asset: str = "regression_check",
+) -> dg.SensorDefinition:
+    """The regression sensor of retrieval runs (the defaults) or of prompt runs (ADR-060)."""
+
     @dg.sensor(
-        name=REGRESSION_SENSOR,
-        job_name=REGRESSION_JOB,
+        name=name,
+        job_name=job_name,
         minimum_interval_seconds=sensor_interval_s(),
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Materialise regression_check once for every run evaluation_summary stores.",
+        description=f"Materialise {check_asset} once for every run {summary_key.to_user_string()} stores.",
     )
     def regression_check_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
         result = context.instance.fetch_materializations(
-            SUMMARY_KEY, limit=BATCH, cursor=context.cursor, ascending=True
+            summary_key, limit=BATCH, cursor=context.cursor, ascending=True
         )
         known = set(partitions_def.get_partition_keys())
         requests = []
@@ -66,7 +76,7 @@ def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.
                 dg.RunRequest(
                     run_key=stored_run_key(str(stored_run_id)),
                     partition_key=record.partition_key,
-                    run_config={"ops": {"regression_check": {"config": {"stored_run_id": stored_run_id}}}},
+                    run_config={"ops": {check_asset: {"config": {"stored_run_id": stored_run_id}}}},
                     tags={"goldeneval/summary_storage_id": str(record.storage_id)},
                 )
             )
@@ -79,6 +89,8 @@ def build_regression_sensor(partitions_def: dg.MultiPartitionsDefinition) -> dg.
 ALERTED_CHECKS = (
     dg.AssetCheckKey(dg.AssetKey("evaluation_summary"), RUN_COMPLETE),
     dg.AssetCheckKey(dg.AssetKey("regression_check"), NO_REGRESSION),
+    dg.AssetCheckKey(dg.AssetKey("prompt_summary"), RUN_COMPLETE),
+    dg.AssetCheckKey(dg.AssetKey("prompt_regression_check"), NO_REGRESSION),
 )
 
 
@@ -146,7 +158,10 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
         run_id=record.run_id,
         run_url=alerts.run_url(record.run_id),
         stored_run_id=_value(metadata, "stored_run_id"),
-        extra={"partition": record.partition},
+        extra={
+            "partition": record.partition,
+            **{k: _value(metadata, k) for k in ("model", "pass_rate", "mean_score") if k in metadata},
+        },
     )
 
 

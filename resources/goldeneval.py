@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import dagster as dg
 from pydantic import PrivateAttr
 
+from goldeneval.prompts.spec import PromptRunSpec
 from goldeneval.spec import RunSpec
 from goldeneval.store import ResultStore
 from goldeneval.suite import Suite, load_suite
@@ -30,6 +31,10 @@ class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     def run_spec(self, where: Mapping[str, str]) -> RunSpec:
         """The run specification of one (set x retriever) partition, ``assets.partitions.cell``."""
         return self.suite().run_spec(where["set"], where["retriever"])
+
+    def prompt_run_spec(self, where: Mapping[str, str]) -> PromptRunSpec:
+        """The run specification of one (prompt set x model) partition, ``assets.partitions.prompt_cell``."""
+        return self.suite().prompt_run_spec(where["prompt_set"], where["model"])
 
     def open_store(self) -> ResultStore:
         return ResultStore(self.suite().store_path)

@@ -253,10 +253,47 @@ def test_a_non_finite_or_absurd_number_is_a_usage_error_naming_its_option(
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("0,3", "hit cutoffs must be positive integers"), ("1,x", "expected comma-separated integers, got '1,x'")],
-    ids=["zero", "not-a-number"],
+    [
+        ("0,3", "hit cutoffs must be whole numbers from 1 to 1000"),
+        ("1,1001", "hit cutoffs must be whole numbers from 1 to 1000"),
+        ("1,x", "expected comma-separated integers, got '1,x'"),
+    ],
+    ids=["zero", "too-deep", "not-a-number"],
 )
 def test_a_bad_hit_cutoff_is_a_usage_error(workspace: CliWorkspace, value: str, message: str) -> None:
     result = evaluate(workspace, GOOD, "--hit-k", value)
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--metrics", "ndcg@10,bpref", "unknown metric 'bpref'"),
+        ("--metrics", "recall@0", "cutoff of 'recall@0' must be a whole number from 1 to 1000"),
+        ("--metrics", "ndcg", "metric 'ndcg' needs a cutoff"),
+        ("--relevance-level", "0", "0 is not in the range x>=1"),
+    ],
+)
+def test_a_bad_metric_or_relevance_level_is_a_usage_error(
+    workspace: CliWorkspace, option: str, value: str, message: str
+) -> None:
+    result = evaluate(workspace, GOOD, option, value)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert not workspace.store.exists()
+
+
+def test_hit_at_100_is_exact_and_every_requested_metric_is_reported(workspace: CliWorkspace) -> None:
+    """The target at rank 60 of 150: hit@50 misses and hit@100 hits (the evaluator asks deep
+    enough instead of reporting hit@30 under those names)."""
+    deep = [f"x{i}" for i in range(59)] + ["a"] + [f"y{i}" for i in range(90)]
+    rankings = {"alpha": deep, "beta": ["b"], "gamma": []}
+    result = evaluate(workspace, rankings, "--hit-k", "50,100", "--metrics", "map@100,rprec", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    measurement = json.loads(result.stdout)["measurement"]
+    measured = {m["name"]: m["value"] for m in measurement["metrics"]}
+    assert measured == {"hit@50": 0.5, "hit@100": 1.0, "map@100": (1 / 60 + 1) / 2, "rprec": 0.5}
+    assert (measurement["depth"], measurement["questions"]) == (100, 2)
+    assert measurement["no_answer"] == {"count": 1, "ids": ["q3"]}
+    assert measurement["short_rankings"] == {"count": 2, "ids": ["q2", "q3"], "shortest": 0}

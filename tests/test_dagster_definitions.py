@@ -100,7 +100,12 @@ def test_the_dev_server_shows_the_asset_graph(command: list[str], tmp_path: Path
             keys = _asset_keys(f"http://127.0.0.1:{port}")
         assert keys == [
             "evaluation_summary",
+            "golden_prompt_sets",
             "golden_question_sets",
+            "model_responses",
+            "prompt_gradings",
+            "prompt_regression_check",
+            "prompt_summary",
             "question_hits",
             "regression_check",
             "retriever_rankings",

@@ -13,6 +13,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from goldeneval.metrics import METRIC_KINDS
 from goldeneval.store import ResultStore, StoredRun
 from tests.dagster_support import (
     ASSETS,
@@ -162,6 +163,18 @@ def test_summary_metadata_names_the_stored_run_and_its_fingerprints(graph: Graph
     assert str(metadata["benchmark_fingerprint"].value).startswith("benchmark-v1:sha256:")
     assert str(metadata["variant_fingerprint"].value).startswith("variant-v1:sha256:")
     assert metadata["label_digest"].value == stored.label_digest
+
+
+def test_summary_metadata_reports_every_rank_metric_the_registry_declares(graph: Graph) -> None:
+    metadata = latest_metadata(graph.instance, "evaluation_summary", "lexical|alpha-set")
+    stored = ResultStore(graph.project.store).get_run(str(metadata["stored_run_id"].value))
+    assert stored is not None
+    aggregates = stored.retrieval_details.aggregates.metrics
+    assert {name: _float(metadata, f"metric/{name}") for name in aggregates} == aggregates
+    measured = metadata["measurement"].value
+    assert [m["name"] for m in measured["metrics"]] == stored.retrieval_details.metrics
+    assert {m["definition"] for m in measured["metrics"]} <= {k.definition for k in METRIC_KINDS.values()}
+    assert measured["depth"] == 100
 
 
 def test_provenance_declared_in_the_suite_file_gives_known_fingerprints(graph: Graph) -> None:

@@ -26,7 +26,7 @@ from goldeneval.errors import StoreError
 from goldeneval.evaluation import evaluate_retrieval
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.privacy import PrivacyMode
-from goldeneval.store import ResultStore, _rollback
+from goldeneval.store import ResultStore, RunRecord, _rollback
 from tests.conftest import CliWorkspace
 
 ONE = GoldenQuestionSet(
@@ -60,10 +60,17 @@ def test_a_generator_slower_than_the_timeout_is_a_timeout_not_an_answer() -> Non
 
 
 @pytest.mark.parametrize("timeout_s", [5.0, None], ids=["with-timeout", "without-timeout"])
-def test_an_endless_generator_is_cut_at_the_overfetch_depth(timeout_s: float | None) -> None:
-    run = evaluate_retrieval(ONE, _Returns(lambda: (str(i) for i in itertools.count())), "t", timeout_s=timeout_s)  # type: ignore[arg-type]
+def test_an_endless_generator_is_cut_at_the_measurement_depth(timeout_s: float | None) -> None:
+    endless = _Returns(lambda: (str(i) for i in itertools.count()))
+    run = evaluate_retrieval(ONE, endless, "t", timeout_s=timeout_s)  # type: ignore[arg-type]
     [result] = run.results
-    assert (result.error, len(result.returned_ids)) == (None, 30)
+    assert (result.error, len(result.returned_ids), run.depth) == (None, 100, 100)
+
+
+def test_an_endless_generator_of_one_document_is_cut_at_ten_times_the_depth() -> None:
+    endless = _Returns(lambda: itertools.repeat("a#0"))
+    [result] = evaluate_retrieval(ONE, endless, "t", timeout_s=5.0).results  # type: ignore[arg-type]
+    assert (result.error, len(result.returned_ids), result.depth) == (None, 1000, 1)
 
 
 @pytest.mark.parametrize(
@@ -337,17 +344,25 @@ def _finishes_within(seconds: float, action: Callable[[], object]) -> bool:
     return not worker.is_alive()
 
 
+def _one_run() -> RunRecord:
+    class Answers:
+        def retrieve(self, question: str, limit: int) -> list[str]:
+            return ["a"]
+
+    return evaluate_retrieval(ONE, Answers(), "test").to_record(PrivacyMode.FULL)
+
+
 def test_readers_do_not_queue_behind_the_writer_lock(tmp_path: Path) -> None:
     """A writer waiting for (or holding) the writer lock does not hold DuckDB's file: reads
     go ahead at once; a write queues until the lock is free."""
     store = ResultStore(tmp_path / "results.duckdb")
-    store.save_run(evaluate_retrieval(ONE, _Returns(["a"]), "test").to_record(PrivacyMode.FULL))
+    store.save_run(_one_run())
     held = FileLock(f"{store.path}.lock")
     with held:
         assert _finishes_within(10, lambda: ResultStore(store.path).list_runs())
         assert _finishes_within(10, lambda: ResultStore(store.path).find_run(store.list_runs()[0].id[:6]))
         writing = threading.Thread(
-            target=lambda: store.save_run(evaluate_retrieval(ONE, _Returns(["a"]), "test").to_record(PrivacyMode.FULL)),
+            target=lambda: store.save_run(_one_run()),
             daemon=True,
         )
         writing.start()
@@ -360,7 +375,7 @@ def test_readers_do_not_queue_behind_the_writer_lock(tmp_path: Path) -> None:
 
 def test_a_reader_waits_for_a_commit_in_progress_then_reads(tmp_path: Path) -> None:
     path = tmp_path / "results.duckdb"
-    ResultStore(path).save_run(evaluate_retrieval(ONE, _Returns(["a"]), "test").to_record(PrivacyMode.FULL))
+    ResultStore(path).save_run(_one_run())
     script = textwrap.dedent(
         f"""
         import duckdb, sys, time

@@ -1,31 +1,81 @@
-"""Per-question metrics against pytrec-eval-terrier (trec_eval) on a real run: SciFact test
-split, 300 queries, the built-in lexical retriever.  Equal to 1e-9, question by question.
+"""Every declared metric against pytrec-eval-terrier (trec_eval), question by question, to
+1e-9: on a real run (SciFact test split, 300 queries, the built-in lexical retriever), on a
+generated graded collection at two relevance levels, and on random rankings with duplicate
+chunks and tied grades (hypothesis).
 
 trec_eval sorts a run by score, then by document id, so the distinct ranking is handed over
-with strictly decreasing scores to keep its order.  MRR@10 is trec_eval's ``recip_rank`` on
-the ranking cut at depth 10; hit@k is ``success_k``.
+with strictly decreasing scores to keep its order.  MRR@k is trec_eval's ``recip_rank`` on
+the ranking cut at depth k.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from goldeneval.beir import load_beir_set
 from goldeneval.corpus import load_corpus
 from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
-from goldeneval.metrics import METRIC_DEPTH
+from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.metrics import METRIC_KINDS, Metric, parse_metrics
+from goldeneval.retrievers.base import document_id_mapper
 from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.scoring import score_question
 
-HIT_CUTOFFS = (1, 3, 5, 10)
-TREC_NAMES = {
-    **{f"hit@{k}": f"success_{k}" for k in HIT_CUTOFFS},
-    "mrr@10": "recip_rank",
-    "recall@10": "recall_10",
-    "ndcg@10": "ndcg_cut_10",
-}
+CUTOFFS = (1, 3, 5, 10, 100)
+EVERY_METRIC = parse_metrics(
+    [f"{kind.key}@{k}" for kind in METRIC_KINDS.values() if kind.takes_cutoff for k in CUTOFFS]
+    + [kind.key for kind in METRIC_KINDS.values() if not kind.takes_cutoff]
+)
+TOLERANCE = 1e-9
+
+
+def _trec_measure(metric: Metric) -> str:
+    return "recip_rank" if metric.kind.key == "mrr" else metric.trec_eval
+
+
+def trec_eval_values(
+    rankings: Mapping[str, Sequence[str]], qrels: dict[str, dict[str, int]], metric: Metric, level: int = 1
+) -> dict[str, float]:
+    """trec_eval's value of ``metric`` per query, for the distinct rankings as given."""
+    depth = metric.k if metric.kind.key == "mrr" else None  # recip_rank has no cutoff of its own
+    run = {
+        qid: {doc: float(len(ranking) - rank) for rank, doc in enumerate(ranking[:depth])}
+        for qid, ranking in rankings.items()
+    }
+    measure = _trec_measure(metric)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {measure}, relevance_level=level)
+    results = evaluator.evaluate({qid: docs for qid, docs in run.items() if docs})
+    # trec_eval leaves out a query with an empty ranking; every measure of it is 0
+    return {qid: results.get(qid, {}).get(measure, 0.0) for qid in qrels}
+
+
+def differences(run: RetrievalRun, qrels: dict[str, dict[str, int]], level: int = 1) -> dict[str, object]:
+    rankings = {r.question_id: r.documents for r in run.results if r.question_id in qrels}
+    found: dict[str, object] = {}
+    for metric in run.metrics:
+        expected = trec_eval_values(rankings, qrels, metric, level)
+        for r in run.results:
+            if r.question_id in qrels and abs(r.metrics[metric.name] - expected[r.question_id]) > TOLERANCE:
+                found[f"{metric.name} {r.question_id}"] = (r.metrics[metric.name], expected[r.question_id])
+    return found
+
+
+class _Replay:
+    def __init__(self, rankings: dict[str, list[str]]) -> None:
+        self.rankings = rankings
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        return self.rankings[question][:limit]
+
+
+# --------------------------------------------------------------------------- SciFact
 
 
 @pytest.fixture(scope="module")
@@ -33,48 +83,90 @@ def scifact_run(scifact_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     corpus = load_corpus(scifact_dir)
     golden = load_beir_set(scifact_dir, "test", corpus)
     retriever = LexicalRetriever(corpus, tmp_path_factory.mktemp("cache"))
-    return evaluate_retrieval(golden, retriever, "goldeneval.lexical", hit_cutoffs=HIT_CUTOFFS)
+    return evaluate_retrieval(golden, retriever, "goldeneval.lexical", hit_cutoffs=(), metrics=EVERY_METRIC)
 
 
-@pytest.fixture(scope="module")
-def trec_values(scifact_run: RetrievalRun) -> dict[str, dict[str, float]]:
-    qrels = {r.question_id: dict.fromkeys(r.expected, 1) for r in scifact_run.results}
-    run = {
-        r.question_id: {doc: float(METRIC_DEPTH - rank) for rank, doc in enumerate(r.documents[:METRIC_DEPTH])}
-        for r in scifact_run.results
-    }
-    measures = {"success.1,3,5,10", "recip_rank", "recall.10", "ndcg_cut.10"}
-    values: dict[str, dict[str, float]] = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
-    return values
-
-
-def test_the_real_run_scores_every_scifact_question(scifact_run: RetrievalRun) -> None:
+def test_the_real_run_scores_every_scifact_question_to_depth_100(scifact_run: RetrievalRun) -> None:
     assert len(scifact_run.results) == 300
     assert scifact_run.complete
+    assert scifact_run.depth == 100
+    depths = [r.depth for r in scifact_run.results]
+    assert max(depths) == 100
+    # BM25 ranks only documents sharing a term with the query: a few rankings end early
+    assert sum(depth == 100 for depth in depths) >= 290
+    assert set(scifact_run.short) == {r.question_id for r in scifact_run.results if r.depth < 100}
 
 
-@pytest.mark.parametrize("metric", sorted(TREC_NAMES))
-def test_each_metric_equals_trec_eval_per_question(
-    metric: str, scifact_run: RetrievalRun, trec_values: dict[str, dict[str, float]]
-) -> None:
-    differences = {
-        r.question_id: (r.metrics[metric], trec_values[r.question_id][TREC_NAMES[metric]])
-        for r in scifact_run.results
-        if abs(r.metrics[metric] - trec_values[r.question_id][TREC_NAMES[metric]]) > 1e-9
-    }
-    assert differences == {}
+def test_every_metric_equals_trec_eval_per_question_on_scifact(scifact_run: RetrievalRun) -> None:
+    qrels = {r.question_id: dict.fromkeys(r.expected, 1) for r in scifact_run.results}
+    assert len(scifact_run.metrics) == len(METRIC_KINDS) * len(CUTOFFS) - len(CUTOFFS) + 1
+    assert differences(scifact_run, qrels) == {}
 
 
-def test_top1_and_top3_hits_equal_trec_eval_success(
-    scifact_run: RetrievalRun, trec_values: dict[str, dict[str, float]]
-) -> None:
+def test_top1_and_top3_hits_equal_trec_eval_success(scifact_run: RetrievalRun) -> None:
     for r in scifact_run.results:
-        assert (float(r.top1_hit), float(r.top3_hit)) == (
-            trec_values[r.question_id]["success_1"],
-            trec_values[r.question_id]["success_3"],
-        ), r.question_id
+        assert (float(r.top1_hit), float(r.top3_hit)) == (r.metrics["hit@1"], r.metrics["hit@3"]), r.question_id
 
 
-def test_lexical_ndcg_at_10_lands_on_the_published_bm25s_figure(scifact_run: RetrievalRun) -> None:
-    # ../shared/datasets/README.md: bm25s title+text, stopwords + Snowball, k1=1.5 b=0.75: 0.6863.
-    assert scifact_run.aggregates.metrics["ndcg@10"] == pytest.approx(0.6863, abs=0.002)
+def test_lexical_lands_on_the_published_bm25s_figures(scifact_run: RetrievalRun) -> None:
+    # ../shared/datasets/README.md: bm25s title+text, stopwords + Snowball, k1=1.5 b=0.75.
+    assert round(scifact_run.aggregates.metrics["ndcg@10"], 4) == 0.6863
+    assert round(scifact_run.aggregates.metrics["recall@100"], 4) == 0.9127
+
+
+# --------------------------------------------------------------------------- graded
+
+
+def graded_collection(seed: int, questions: int = 60, documents: int = 400) -> tuple[GoldenQuestionSet, _Replay]:
+    """Questions with 1-8 judged documents graded 1-3 (ties common), rankings of 0-150 raw
+    chunk ids over the documents (duplicates after collapse), some without any judged one."""
+    rng = random.Random(seed)
+    items, rankings = [], {}
+    for i in range(questions):
+        judged = rng.sample(range(documents), rng.randint(1, 8))
+        grades = {f"d{d}": rng.choice((1, 1, 2, 3)) for d in judged}
+        text = f"question {i}"
+        items.append(
+            GoldenQuestion(id=f"q{i}", text=text, form=QuestionForm.MATCH, expected=list(grades), grades=grades)
+        )
+        pool = judged + rng.sample(range(documents), 60)
+        rankings[text] = [f"d{rng.choice(pool)}#{rng.randint(0, 2)}" for _ in range(rng.randint(0, 150))]
+    return GoldenQuestionSet(id=f"graded-{seed}", questions=tuple(items)), _Replay(rankings)
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_metric_equals_trec_eval_on_a_graded_collection(seed: int, level: int) -> None:
+    golden, retriever = graded_collection(seed)
+    run = evaluate_retrieval(
+        golden, retriever, "replay", hit_cutoffs=(), metrics=EVERY_METRIC, relevance_level=level, timeout_s=None
+    )
+    qrels = {q.id: q.judgements for q in golden.questions}
+    assert any(q.grades for q in golden.questions)
+    assert differences(run, qrels, level) == {}
+
+
+# --------------------------------------------------------------------------- properties
+
+_documents = st.sampled_from([f"d{i}" for i in range(12)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    raw=st.lists(st.builds(lambda d, c: f"{d}#{c}", _documents, st.integers(0, 3)), max_size=40),
+    grades=st.dictionaries(_documents, st.integers(1, 3), min_size=1, max_size=6),
+    level=st.integers(1, 3),
+)
+def test_random_rankings_with_duplicates_and_tied_grades_agree_with_trec_eval(
+    raw: list[str], grades: dict[str, int], level: int
+) -> None:
+    question = GoldenQuestion(id="q", text="t", form=QuestionForm.MATCH, expected=list(grades), grades=grades)
+    metrics = parse_metrics(
+        [f"{k}@{c}" for k in ("hit", "mrr", "recall", "precision", "ndcg", "map") for c in (1, 4, 20)]
+    )
+    metrics += parse_metrics("rprec")
+    result = score_question(question, raw, 1.0, document_id_mapper(), metrics, relevance_level=level)
+    assert len(set(result.documents)) == len(result.documents)
+    for metric in metrics:
+        expected = trec_eval_values({"q": result.documents}, {"q": question.judgements}, metric, level)["q"]
+        assert abs(result.metrics[metric.name] - expected) <= TOLERANCE, (metric.name, result.documents)

@@ -8,6 +8,7 @@ import pytest
 
 from goldeneval.evaluation import evaluate_retrieval
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.metrics import parse_metrics
 from goldeneval.retrievers.base import document_id_mapper
 from goldeneval.scoring import (
     NO_HARD_CLASS,
@@ -101,10 +102,45 @@ def test_an_empty_ranking_misses_a_question_with_targets() -> None:
     assert (result.top1_hit, result.top3_hit) == (False, False)
 
 
-def test_the_evaluator_asks_for_the_overfetched_depth() -> None:
+ONE_QUESTION = GoldenQuestionSet(id="s", questions=(question(["a"]),))
+
+
+def test_the_evaluator_asks_for_the_overfetched_depth_when_the_metrics_are_shallower() -> None:
     retriever = ScriptedRetriever({"text of q": ["a"]})
-    evaluate_retrieval(GoldenQuestionSet(id="s", questions=(question(["a"]),)), retriever, "scripted")
+    evaluate_retrieval(ONE_QUESTION, retriever, "scripted", hit_cutoffs=(1, 3), metrics=parse_metrics("ndcg@10"))
     assert retriever.limits == [TOP_K * OVERFETCH_MULTIPLIER]
+
+
+def test_the_evaluator_asks_for_the_deepest_cutoff() -> None:
+    retriever = ScriptedRetriever({"text of q": [f"d{i}" for i in range(250)]})
+    run = evaluate_retrieval(ONE_QUESTION, retriever, "scripted", hit_cutoffs=(1,), metrics=parse_metrics("recall@250"))
+    assert retriever.limits == [250]
+    assert (run.depth, run.results[0].depth, run.short) == (250, 250, ())
+
+
+def test_chunks_that_collapse_below_the_depth_are_overfetched_again() -> None:
+    """Each document three times in a row: 100 raw ids hold 34 documents, so the evaluator
+    asks for 10x as many, and @100 metrics see 100 distinct documents."""
+    chunks = [f"d{i}#{c}" for i in range(400) for c in range(3)]
+    retriever = ScriptedRetriever({"text of q": chunks})
+    run = evaluate_retrieval(ONE_QUESTION, retriever, "scripted", metrics=parse_metrics("recall@100"))
+    assert retriever.limits == [100, 1000]
+    assert run.results[0].documents == tuple(f"d{i}" for i in range(100))
+
+
+def test_a_ranking_that_runs_out_is_not_asked_again_and_is_flagged_short() -> None:
+    retriever = ScriptedRetriever({"text of q": ["a#0", "a#1", "b"]})
+    run = evaluate_retrieval(ONE_QUESTION, retriever, "scripted", metrics=parse_metrics("ndcg@10,recall@100"))
+    assert retriever.limits == [100]
+    assert (run.results[0].depth, run.short) == (2, ("q",))
+
+
+def test_the_protocol_looks_only_at_the_first_overfetched_ids() -> None:
+    """ADR-072 asks for TOP_K x 10 raw ids: a target first seen past them is no top-3 hit,
+    though the deeper ranking reaches it (and the rank metrics count it)."""
+    raw = ["x#0"] * (TOP_K * OVERFETCH_MULTIPLIER) + ["a"]
+    result = score_question(question(["a"]), raw, 1.0, to_doc, parse_metrics("hit@3"))
+    assert (result.top3_hit, result.documents, result.metrics["hit@3"]) == (False, ("x", "a"), 1.0)
 
 
 def test_a_retriever_error_is_an_error_not_a_miss() -> None:

@@ -176,7 +176,7 @@ def _suite_error(tmp_path: Path, **fields: object) -> str:
         ),
         pytest.param(
             {"hit_cutoffs": [0, 3]},
-            "field 'hit_cutoffs': hit cutoffs must be positive integers",
+            "field 'hit_cutoffs': hit cutoffs must be whole numbers from 1 to 1000",
             id="cutoffs",
         ),
         pytest.param(

@@ -179,3 +179,15 @@ def test_trec_run_needs_the_golden_set(tmp_path: Path) -> None:
 def test_trec_run_needs_the_run_option(tmp_path: Path) -> None:
     with pytest.raises(RetrieverError, match="needs option run=PATH"):
         build_retriever("goldeneval.trec_run", RetrieverContext(None, tmp_path, golden_set=SET))
+
+
+def test_the_run_file_holds_every_stored_document_to_the_measurement_depth(tmp_path: Path) -> None:
+    store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
+    original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical", "--metrics", "recall@50")
+    cli("export-run", original["run"]["id"], "--trec", str(run_file), "--store", str(store))
+    per_query: dict[str, int] = {}
+    for line in run_file.read_text().splitlines():
+        per_query[line.split()[0]] = per_query.get(line.split()[0], 0) + 1
+    depths = {q["id"]: q["depth"] for q in original["questions"] if q["depth"]}
+    assert per_query == depths
+    assert max(depths.values()) == 50

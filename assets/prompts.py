@@ -1,0 +1,301 @@
+"""The prompt assets (ADR-060): prompt sets -> model responses -> gradings -> stored summary,
+and the regression check of each stored summary, over (prompt set x model) partitions.
+
+The same shape as the retrieval assets, and thin in the same way: each body builds the
+partition's run specification and calls one verb — :func:`goldeneval.prompts.pipeline.evaluate`,
+then :func:`goldeneval.pipeline.record` and :func:`goldeneval.pipeline.judge`, the verbs
+every run kind shares.  The checks are named as the retrieval ones (``run_complete`` on
+``prompt_summary``, ``no_regression`` on ``prompt_regression_check``), so the alert sensor
+treats them alike.
+"""
+
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import dagster as dg
+import pyarrow as pa
+
+from assets.checks import partitioned_check
+from assets.evaluation import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
+from assets.metadata import table_schema, text_or_unknown
+from assets.partitions import prompt_cell
+from assets.regression import NO_REGRESSION, RegressionCheckConfig
+from goldeneval import pipeline
+from goldeneval.errors import StoreError
+from goldeneval.privacy import PrivacyMode
+from goldeneval.prompts import pipeline as prompt_pipeline
+from goldeneval.prompts.details import PromptRate
+from goldeneval.prompts.golden import prompt_set_digest
+from goldeneval.prompts.tables import (
+    gradings_privacy,
+    gradings_table,
+    gradings_tables_run_id,
+    prompt_set_table,
+    responses_table,
+    run_from_gradings,
+)
+from goldeneval.regression import GateDecision
+from goldeneval.tables import markdown_preview, stored_run_id_for
+from resources.goldeneval import GoldenEvalResource
+
+PROMPT_GROUP = "goldeneval_prompts"
+PROMPT_SUMMARY_KEY = dg.AssetKey("prompt_summary")
+PROMPT_ASSETS = ("golden_prompt_sets", "model_responses", "prompt_gradings", "prompt_summary")
+GRADINGS_PREVIEW_COLUMNS = ("prompt_id", "status", "passed", "score", "unstable", "assertions_passed", "latency_ms")
+
+__all__ = ["PROMPT_ASSETS", "PROMPT_GROUP", "PROMPT_SUMMARY_KEY", "build_prompt_assets"]
+
+
+def _table_metadata(table: pa.Table) -> dict[str, Any]:
+    return {"dagster/row_count": table.num_rows, "dagster/column_schema": table_schema(table.schema)}
+
+
+def prompt_rates(rate: PromptRate) -> dict[str, Any]:
+    """Float rates (the UI plots them over time); absent when nothing was graded."""
+    values: dict[str, Any] = {}
+    if rate.pass_rate is not None:
+        values["pass_rate"] = dg.MetadataValue.float(rate.pass_rate)
+    if rate.mean_score is not None:
+        values["mean_score"] = dg.MetadataValue.float(rate.mean_score)
+    return values
+
+
+def golden_prompt_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> dg.Output[pa.Table]:
+    spec = goldeneval.prompt_run_spec(prompt_cell(context.partition_key))
+    prompt_set = prompt_pipeline.load_prompt_set(spec)
+    digest = prompt_set_digest(prompt_set)
+    table = prompt_set_table(prompt_set, spec.privacy, context.run.run_id, datetime.now(UTC))
+    types = Counter(a.type.value for p in prompt_set.prompts for a in p.assertions)
+    with warnings.catch_warnings():  # Output's data_version is a beta parameter of Dagster 1.13
+        warnings.filterwarnings("ignore", category=dg.BetaWarning)
+        return dg.Output(
+            table,
+            metadata={
+                "prompt_count": len(prompt_set.prompts),
+                "assertions_by_type": dg.MetadataValue.json(dict(sorted(types.items()))),
+                "label_digest": digest,
+                "privacy": spec.privacy.value,
+                **_table_metadata(table),
+            },
+            data_version=dg.DataVersion(digest),
+        )
+
+
+def prompt_evaluation(
+    context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource
+) -> Iterator[dg.Output[pa.Table]]:
+    """Ask the model every prompt and grade the answers (one step: in ``metadata_only`` the
+    answers are never written, so grading cannot read them back from a table)."""
+    spec = goldeneval.prompt_run_spec(prompt_cell(context.partition_key))
+    run = prompt_pipeline.evaluate(spec)
+    for notice in run.notices:
+        context.log.warning(notice)
+    responses = responses_table(run, spec.privacy, context.run.run_id)
+    yield dg.Output(
+        responses,
+        output_name="model_responses",
+        metadata={
+            "prompt_count": len(run.results),
+            "model_errors": sum(1 for r in run.results if r.stage == "model"),
+            "privacy": spec.privacy.value,
+            **_table_metadata(responses),
+        },
+    )
+    gradings = gradings_table(run, spec.privacy, context.run.run_id)
+    overall = run.aggregates.overall
+    yield dg.Output(
+        gradings,
+        output_name="prompt_gradings",
+        metadata={
+            **prompt_rates(overall),
+            "errors": overall.errors,
+            "unstable": run.aggregates.unstable,
+            "grader": run.grader,
+            "notices": dg.MetadataValue.json(list(run.notices)),
+            "privacy": spec.privacy.value,
+            **_table_metadata(gradings),
+            "preview": dg.MetadataValue.md(markdown_preview(gradings, columns=GRADINGS_PREVIEW_COLUMNS)),
+        },
+    )
+
+
+def prompt_summary(
+    context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource, prompt_gradings: pa.Table
+) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    """Record the run the gradings describe; its id is derived from the Dagster run that wrote
+    them, so re-materialising the summary stores nothing new."""
+    where = prompt_cell(context.partition_key)
+    spec = goldeneval.prompt_run_spec(where)
+    run = run_from_gradings(prompt_gradings)
+    strict = PrivacyMode.METADATA_ONLY in (spec.privacy, gradings_privacy(prompt_gradings))
+    privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL
+    tables_run = gradings_tables_run_id(prompt_gradings)
+    store = goldeneval.open_store()
+    pipeline.pinned_baseline(store, spec, run.set_id, run.grader)
+    stored = pipeline.record(
+        store,
+        run,
+        privacy,
+        run_id=stored_run_id_for(tables_run, run.set_id, run.series),
+        tables_run_id=tables_run,
+    )
+    overall = run.aggregates.overall
+    identity = {
+        "set": where["prompt_set"],
+        "retriever": where["model"],
+        "model": where["model"],
+        "stored_run_id": stored.id,
+        **prompt_rates(overall),
+    }
+    complete = overall.errors == 0
+    return dg.MaterializeResult(
+        metadata={
+            **identity,
+            "prompt_count": overall.prompts,
+            "graded_count": overall.graded,
+            "error_count": overall.errors,
+            "unstable_count": run.aggregates.unstable,
+            "status": stored.status,
+            "grader": stored.grader,
+            "label_digest": text_or_unknown(stored.label_digest),
+            "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
+            "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),
+            "privacy": privacy.value,
+            "store": dg.MetadataValue.path(str(store.path)),
+            "tables_run_id": tables_run,
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=RUN_COMPLETE,
+                passed=complete,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata={
+                    **identity,
+                    "verdict": "complete" if complete else "incomplete",
+                    "reason": (
+                        f"all {overall.prompts} prompts answered and graded"
+                        if complete
+                        else f"{overall.errors} of {overall.prompts} prompts failed (model call or grading)"
+                    ),
+                },
+            )
+        ],
+    )
+
+
+def _latest_summary_run_id(context: dg.AssetExecutionContext) -> str:
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=PROMPT_SUMMARY_KEY, asset_partitions=[context.partition_key]), limit=1
+    ).records
+    if not records or records[0].asset_materialization is None:
+        raise StoreError(f"partition {context.partition_key}: no prompt_summary yet; materialise it first")
+    return str(records[0].asset_materialization.metadata["stored_run_id"].value)
+
+
+def prompt_regression_check(
+    context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
+) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    spec = goldeneval.prompt_run_spec(prompt_cell(context.partition_key))
+    store = goldeneval.open_store()
+    stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
+    verdict = pipeline.judge(store, stored, spec)
+    gate = verdict.gate(stored.complete)
+    identity: dict[str, Any] = {
+        "set": stored.set_id,
+        "retriever": stored.model,
+        "model": stored.model,
+        "stored_run_id": stored.id,
+        "verdict": verdict.status.value,
+        "state": verdict.state.value,
+        "reason": verdict.reason,
+        "gate": gate.value,
+        "previous_run_id": verdict.previous_run_id or "none",
+    }
+    for name, value in (("pass_rate", stored.pass_rate), ("mean_score", stored.mean_score)):
+        if value is not None:
+            identity[name] = dg.MetadataValue.float(value)
+    return dg.MaterializeResult(
+        metadata={
+            **identity,
+            "regressed": verdict.regressed,
+            "verdict_details": dg.MetadataValue.json(verdict.to_dict()),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=NO_REGRESSION,
+                passed=gate is GateDecision.PASS,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata=identity,
+            )
+        ],
+    )
+
+
+def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
+    """The prompt assets and the prompt regression check over (prompt set x model) partitions."""
+    sets_asset = dg.asset(
+        name="golden_prompt_sets",
+        partitions_def=partitions_def,
+        group_name=PROMPT_GROUP,
+        kinds={"parquet"},
+        io_manager_key=TABLES_IO_MANAGER,
+        description="The validated golden prompt set, one row per prompt (Parquet, hive layout).",
+    )(golden_prompt_sets)
+    evaluation_asset = dg.multi_asset(
+        name="prompt_evaluation",
+        specs=[
+            dg.AssetSpec(
+                "model_responses",
+                deps=["golden_prompt_sets"],
+                group_name=PROMPT_GROUP,
+                kinds={"parquet"},
+                description="Per prompt: the model's answer (full privacy only), latency, status.",
+            ).with_io_manager_key(TABLES_IO_MANAGER),
+            dg.AssetSpec(
+                "prompt_gradings",
+                deps=["model_responses"],
+                group_name=PROMPT_GROUP,
+                kinds={"parquet"},
+                description="Per prompt: passed, score, assertions, judge samples and spread, unstable, status.",
+            ).with_io_manager_key(TABLES_IO_MANAGER),
+        ],
+        partitions_def=partitions_def,
+    )(prompt_evaluation)
+    summary_asset = dg.asset(
+        name="prompt_summary",
+        partitions_def=partitions_def,
+        group_name=PROMPT_GROUP,
+        kinds={"duckdb"},
+        ins={"prompt_gradings": dg.AssetIn(input_manager_key=TABLES_IO_MANAGER)},
+        pool=STORE_POOL,
+        check_specs=[
+            partitioned_check(
+                RUN_COMPLETE,
+                "prompt_summary",
+                partitions_def,
+                "Every prompt was answered and graded: the run is complete.",
+            )
+        ],
+        description="Pass rate and mean score, stored as one run in the DuckDB result store.",
+    )(prompt_summary)
+    check_asset = dg.asset(
+        name="prompt_regression_check",
+        partitions_def=partitions_def,
+        group_name=PROMPT_GROUP,
+        deps=[PROMPT_SUMMARY_KEY],
+        pool=STORE_POOL,
+        check_specs=[
+            partitioned_check(
+                NO_REGRESSION,
+                "prompt_regression_check",
+                partitions_def,
+                "The gate passes: a baseline, or a run comparable with the previous one within every threshold.",
+            )
+        ],
+        description="The regression verdict of one stored prompt run against the previous run of its series; "
+        "materialised by a sensor after each prompt_summary.",
+    )(prompt_regression_check)
+    return [sets_asset, evaluation_asset, summary_asset, check_asset]
