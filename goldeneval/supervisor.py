@@ -37,6 +37,7 @@ UNFINISHED_EXIT = 3
 DISABLE_ENV = "GOLDENEVAL_NO_SUPERVISOR"
 """Set to 1 to run in one process (a debugger, a profiler)."""
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_SIGINT_GRACE_S = 0.5
 
 
 def run_supervised(command: Callable[[], int], describe: str = "goldeneval") -> NoReturn:
@@ -83,11 +84,22 @@ def _parent(pid: int, read_end: int, describe: str) -> int:
 
     def forward(signum: int, _frame: FrameType | None) -> None:
         interrupted.append(signum)
+        if signum == signal.SIGINT:
+            # A terminal's Ctrl-C reaches the child too; forward only if it is still running
+            # a moment later (the signal was sent to this process alone), so that the child
+            # is not interrupted a second time while it winds down.
+            signal.setitimer(signal.ITIMER_REAL, _SIGINT_GRACE_S)
+            return
         with suppress(ProcessLookupError):
             os.kill(pid, signum)
 
+    def forward_late_sigint(_signum: int, _frame: FrameType | None) -> None:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGINT)
+
     for signum in _FORWARDED:
         signal.signal(signum, forward)
+    signal.signal(signal.SIGALRM, forward_late_sigint)
     report = b""
     while chunk := _read(read_end):
         report += chunk
