@@ -94,7 +94,8 @@ class RetrievalRun:
     def short(self) -> tuple[str, ...]:
         """Scored questions whose ranking ended before the measurement depth: their deepest
         metrics count the missing ranks as misses."""
-        return tuple(r.question_id for r in self.results if r.scored and r.depth < self.depth)
+        depth = self.depth
+        return tuple(r.question_id for r in self.results if r.scored and r.depth < depth)
 
     @property
     def benchmark_fingerprint(self) -> str | None:
@@ -116,12 +117,13 @@ class RetrievalRun:
 
     def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RetrievalDetails:
         """The typed details record the store keeps, filtered by the privacy mode."""
+        depth = self.depth  # parsed from the metric names once, not per question
         questions = [
             QuestionDetail(
                 id=r.question_id,
                 form=r.form,
                 hard_class=r.hard_class,
-                documents=list(r.documents[: self.depth]),
+                documents=list(r.documents[:depth]),
                 depth=r.depth if r.scored else None,
                 top1_hit=r.top1_hit if r.scored else None,
                 top3_hit=r.top3_hit if r.scored else None,

@@ -105,6 +105,7 @@ def _parent(pid: int, read_end: int, describe: str) -> int:
         report += chunk
     os.close(read_end)
     status = _wait(pid)
+    signal.setitimer(signal.ITIMER_REAL, 0)  # a pending late SIGINT must not outlive the child
     if report:
         code = int(report)
         if interrupted and code != 0:
