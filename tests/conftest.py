@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from goldeneval.cli import main
+from tests.postgres_cluster import PostgresCluster, find_server_binaries, start_cluster
 
 GOLDENEVAL_ENV_VARS = (
     "GOLDENEVAL_SETS_PATH",
@@ -87,6 +88,29 @@ def scifact_dir() -> Path:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}; CI must provide it")
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """A throwaway PostgreSQL cluster on 127.0.0.1 for the whole session (tests/postgres_cluster.py):
+    required in CI (``.ci/run`` installs Debian's postgresql), optional elsewhere."""
+    bin_dir = find_server_binaries()
+    if bin_dir is None:
+        reason = "PostgreSQL server binaries (initdb, pg_ctl) not found: install Debian's postgresql package"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must provide them (.ci/run installs them)")
+        pytest.skip(reason)
+    cluster = start_cluster(bin_dir)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: PostgresCluster) -> str:
+    """The URL of a new, empty database in the throwaway cluster (one per test)."""
+    return postgres_cluster.new_database()
 
 
 FIXED_RANKINGS_PLUGIN = textwrap.dedent(
