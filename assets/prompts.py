@@ -164,7 +164,7 @@ def prompt_summary(
             "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
             "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),
             "privacy": privacy.value,
-            "store": dg.MetadataValue.path(str(store.path)),
+            "store": dg.MetadataValue.path(str(store.location)),
             "tables_run_id": tables_run,
         },
         check_results=[

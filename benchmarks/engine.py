@@ -25,8 +25,9 @@ is timed three times and the median reported, next to what building the engine's
 
 A peer is skipped, with the reason printed, when its time (build + 3 evaluations) or memory,
 extrapolated linearly from the largest size it ran at, would exceed ``--max-seconds`` (600)
-or half of this machine's memory (it is shared).  The columnar core's peak RSS at each size is measured in a
-fresh subprocess (``resource.getrusage().ru_maxrss``), inputs included.
+or half of this machine's memory (it is shared; ``--memory-share``).  The columnar core's peak
+RSS at each size is measured in a fresh subprocess (``resource.getrusage().ru_maxrss``), inputs
+included.
 
     .venv/bin/python -m benchmarks.engine [--sizes 10000,100000,1000000] [--json PATH]
 
@@ -206,8 +207,9 @@ def means_of(values: dict[str, Any]) -> dict[str, float]:
 class Peers:
     """Runs each slow peer at increasing sizes, skipping one whose extrapolated cost is too high."""
 
-    def __init__(self, max_seconds: float) -> None:
+    def __init__(self, max_seconds: float, memory_share: float = MEMORY_SHARE) -> None:
         self.max_seconds = max_seconds
+        self.memory_share = memory_share
         self.last: dict[str, Measure] = {}
         self.ranx_compiled = False
 
@@ -218,10 +220,10 @@ class Peers:
         scale = n / previous.n
         seconds = previous.total * scale
         memory = (previous.memory_bytes or 0) * scale
-        if memory > MEMORY_SHARE * machine_memory():
+        if memory > self.memory_share * machine_memory():
             return (
                 f"skipped: would need about {memory / 2**30:.0f} GiB (from {previous.n:,} questions), "
-                f"over {MEMORY_SHARE:.0%} of this shared machine's {machine_memory() / 2**30:.0f} GiB"
+                f"over {self.memory_share:.0%} of this shared machine's {machine_memory() / 2**30:.0f} GiB"
             )
         if seconds > self.max_seconds:
             return (
@@ -308,9 +310,10 @@ def ranx_peer(run: Synthetic, measure: Measure, peers: Peers) -> None:
 
     ranx_metrics = ["hit_rate@1", "hit_rate@3", "mrr@10", "ndcg@10"]
     if not peers.ranx_compiled:
+        # First calls compile ranx's numba kernels: building Qrels/Run as well as evaluating.
+        start = time.perf_counter()
         tiny_qrels = ranx.Qrels.from_dict({"q": {"a": 1}})
         tiny_run = ranx.Run.from_dict({"q": {"a": 2.0, "b": 1.0}})
-        start = time.perf_counter()
         ranx.evaluate(tiny_qrels, tiny_run, ranx_metrics, save_results_in_run=False)
         measure.jit_s = time.perf_counter() - start
         peers.ranx_compiled = True
@@ -431,6 +434,12 @@ def main() -> None:
     parser.add_argument("--json", dest="json_path", help="also write the results as JSON to this path")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="skip a peer expected to take longer")
     parser.add_argument("--peers", default="per-question,pytrec-eval,ranx", help="peers to run, comma-separated")
+    parser.add_argument(
+        "--memory-share",
+        type=float,
+        default=MEMORY_SHARE,
+        help="skip a peer expected to need more than this fraction of the machine's memory",
+    )
     parser.add_argument("--rss-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-depth-limit", default="10", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -440,7 +449,7 @@ def main() -> None:
 
     sizes = [int(s) for s in args.sizes.split(",")]
     wanted_peers = {p.strip() for p in args.peers.split(",") if p.strip()}
-    peers = Peers(args.max_seconds)
+    peers = Peers(args.max_seconds, args.memory_share)
     threads = {name: os.environ.get(name, "unset") for name in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS")}
     machine = {
         "cpus": os.cpu_count(),

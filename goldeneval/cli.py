@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from tqdm import tqdm
 
 from goldeneval import pipeline
+from goldeneval.asking import DEFAULT_BATCH_SIZE
 from goldeneval.comparison import Baseline
 from goldeneval.errors import GoldenEvalError, InputError, StoreError, printable
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
@@ -42,8 +43,16 @@ from goldeneval.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import GoldenSetRegistry, resolve_golden_set
-from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_metric_names, check_series_name
-from goldeneval.store import ResultStore, StoredRun, resolve_store_path
+from goldeneval.spec import (
+    MAX_BATCH_SIZE,
+    MAX_TIMEOUT_S,
+    MAX_WORKERS,
+    RunSpec,
+    check_hit_cutoffs,
+    check_metric_names,
+    check_series_name,
+)
+from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, resolve_store
 from goldeneval.supervisor import run_supervised
 from goldeneval.trec import qrels_lines, run_lines, write_lines
 
@@ -130,12 +139,30 @@ def _progress(enabled: bool) -> Callable[[Sequence[T]], Iterable[T]] | None:
     return wrap
 
 
+class StoreParam(click.ParamType[StoreLocation, Any]):
+    """A result store: a DuckDB file path, or a ``postgresql://`` URL (shown without its password)."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> StoreLocation:
+        if isinstance(value, StoreLocation):
+            return value
+        try:
+            location = StoreLocation.parse(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+        if location.path is None:
+            return location
+        return StoreLocation(path=click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx))
+
+
 store_option = click.option(
     "--store",
     "store_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=StoreParam(),
     default=None,
-    help="DuckDB result store. Default: $GOLDENEVAL_STORE, else .goldeneval/results.duckdb.",
+    help="Result store: a DuckDB file, or a postgresql:// URL for a shared store. "
+    "Default: $GOLDENEVAL_STORE, else .goldeneval/results.duckdb.",
 )
 sets_dir_option = click.option(
     "--sets-dir",
@@ -293,6 +320,19 @@ def _series_name(_ctx: click.Context, _param: click.Parameter, value: str | None
     help="Per-question timeout in seconds; a timed-out question is an error, not a miss.",
 )
 @click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=1,
+    show_default=True,
+    help="Retrieval calls in flight at once, for retrievers that wait on a network service.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, MAX_BATCH_SIZE),
+    default=None,
+    help=f"Questions per retrieve_batch call, for retrievers that have one [default: {DEFAULT_BATCH_SIZE}; 1: never].",
+)
+@click.option(
     "--hit-k",
     "hit_k",
     default=",".join(map(str, DEFAULT_HIT_CUTOFFS)),
@@ -349,11 +389,13 @@ def retrieval(
     baseline_text: str,
     fail_on_regression: bool,
     output_format: str,
-    store_path: Path | None,
+    store_path: StoreLocation | None,
     sets_dirs: tuple[Path, ...],
     cache_dir: Path | None,
     chunk_separator: str,
     timeout_s: float,
+    workers: int,
+    batch_size: int | None,
     hit_k: str,
     metric_names: str,
     relevance_level: int,
@@ -379,7 +421,7 @@ def retrieval(
         )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
-    resolved_store = resolve_store_path(store_path)
+    resolved_store = resolve_store(store_path)
     resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
 
     def specification() -> RunSpec:
@@ -395,6 +437,8 @@ def retrieval(
                 cache_dir=resolved_cache,
                 chunk_separator=chunk_separator,
                 timeout_s=timeout_s,
+                workers=workers,
+                batch_size=batch_size,
                 hit_cutoffs=cutoffs,
                 metrics=metrics,
                 relevance_level=relevance_level,
@@ -433,14 +477,16 @@ def retrieval(
 @click.option("--model", "--retriever", "model", default=None, help="Only runs of this series name or retriever id.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (newest first).")
 @format_option
-def runs(store_path: Path | None, set_id: str | None, model: str | None, limit: int | None, output_format: str) -> None:
+def runs(
+    store_path: StoreLocation | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
+) -> None:
     """List stored runs, newest first."""
-    resolved = resolve_store_path(store_path)
+    resolved = resolve_store(store_path)
 
     def listed() -> list[StoredRun]:
         if not resolved.exists():  # nothing stored yet: say so, create nothing
             return []
-        return ResultStore(resolved).list_runs(set_id=set_id, retriever=model, limit=limit)
+        return open_store(resolved).list_runs(set_id=set_id, retriever=model, limit=limit)
 
     stored = _run_guarded(listed)
     if output_format == "json":
@@ -462,17 +508,17 @@ def runs(store_path: Path | None, set_id: str | None, model: str | None, limit: 
 )
 @store_option
 def purge(
-    older_than: str, set_id: str | None, dry_run: bool, tables_root: Path | None, store_path: Path | None
+    older_than: str, set_id: str | None, dry_run: bool, tables_root: Path | None, store_path: StoreLocation | None
 ) -> None:
     """Delete whole runs (store rows and their Parquet table files) older than a duration."""
-    resolved = resolve_store_path(store_path)
+    resolved = resolve_store(store_path)
     root = tables_root or Path(os.environ.get(TABLES_ENV) or DEFAULT_TABLES_ROOT)
 
     def run() -> PurgeReport:
         duration = parse_duration(older_than)
         if not resolved.exists():  # nothing stored yet: nothing to delete, nothing created
             return PurgeReport((), (), dry_run)
-        return purge_runs(ResultStore(resolved), duration, set_id=set_id, tables_root=root, dry_run=dry_run)
+        return purge_runs(open_store(resolved), duration, set_id=set_id, tables_root=root, dry_run=dry_run)
 
     report = _run_guarded(run)
     verb = "Would delete" if report.dry_run else "Deleted"
@@ -501,21 +547,21 @@ def schema() -> None:
 # --------------------------------------------------------------------------- TREC export
 
 
-def _export_run(store_path: Path, run_id: str, out: Path) -> int:
+def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> int:
     if not store_path.exists():
         raise InputError(f"run {run_id!r} not found: the store {store_path} does not exist")
-    return write_lines(run_lines(ResultStore(store_path).find_run(run_id)), out)
+    return write_lines(run_lines(open_store(store_path).find_run(run_id)), out)
 
 
 @main.command("export-run")
 @click.argument("run_id", metavar="RUN_ID")
 @click.option("--trec", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC run file.")
 @store_option
-def export_run(run_id: str, out: Path, store_path: Path | None) -> None:
+def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None:
     """Write a stored run as a TREC run file (qid Q0 docid rank score tag).
 
     RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
-    resolved = resolve_store_path(store_path)
+    resolved = resolve_store(store_path)
     count = _run_guarded(lambda: _export_run(resolved, run_id, out))
     click.echo(f"wrote {count} lines to {out}")
 
@@ -531,6 +577,33 @@ def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path
         lambda: write_lines(qrels_lines(resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)), out)
     )
     click.echo(f"wrote {count} lines to {out}")
+
+
+# --------------------------------------------------------------------------- store maintenance
+
+
+@main.group("store")
+def store_group() -> None:
+    """Maintain result stores: move history between DuckDB files and PostgreSQL databases."""
+
+
+@store_group.command("copy")
+@click.option("--from", "source", required=True, type=StoreParam(), help="Store to copy from: DuckDB path or URL.")
+@click.option("--to", "target", required=True, type=StoreParam(), help="Store to copy into (created if new).")
+def store_copy(source: StoreLocation, target: StoreLocation) -> None:
+    """Copy every run (ids, fingerprints, privacy, details, slices, as stored) into another store.
+
+    Copying again copies nothing new; a run id the target holds with different content
+    refuses the whole copy (exit 5)."""
+
+    def copy() -> tuple[int, int]:
+        if not source.exists():
+            raise InputError(f"store copy: the source store {source} does not exist")
+        report = copy_runs(open_store(source), open_store(target))
+        return report.copied, report.already_there
+
+    copied, already = _run_guarded(copy)
+    click.echo(f"Copied {copied} run(s) from {source} to {target}; {already} already there.")
 
 
 import goldeneval.prompt_cli  # noqa: E402, F401  (registers prompts, answers & co. on `main`; it imports the helpers above)

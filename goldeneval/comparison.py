@@ -29,7 +29,7 @@ from goldeneval.regression import (
     RegressionVerdict,
     detect_regression,
 )
-from goldeneval.store import ResultStore, StoredRun
+from goldeneval.store import Store, StoredRun
 
 __all__ = ["PREVIOUS", "Baseline", "compare_with_history", "resolve_pinned_baseline", "treatment_change"]
 
@@ -97,7 +97,7 @@ def _why_unknown(run: StoredRun, who: str) -> str:
 
 
 def resolve_pinned_baseline(
-    store: ResultStore, baseline: Baseline, set_id: str, grader: str, *, judged: str | None = None
+    store: Store, baseline: Baseline, set_id: str, grader: str, *, judged: str | None = None
 ) -> StoredRun | None:
     """The run ``run:<id>`` names (full id or unique prefix), checked before anything is stored.
 
@@ -121,9 +121,7 @@ def resolve_pinned_baseline(
     return pinned
 
 
-def _earlier_run(
-    store: ResultStore, current: StoredRun, baseline: Baseline, pinned: StoredRun | None
-) -> StoredRun | None:
+def _earlier_run(store: Store, current: StoredRun, baseline: Baseline, pinned: StoredRun | None) -> StoredRun | None:
     if baseline.kind == "run":
         return (
             pinned
@@ -138,7 +136,7 @@ def _earlier_run(
 
 
 def compare_with_history(
-    store: ResultStore,
+    store: Store,
     current: StoredRun,
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
     baseline: Baseline = PREVIOUS,

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.errors import StoreError
-from goldeneval.privacy import content_free_error
+from goldeneval.privacy import content_free_error, withheld
 from goldeneval.prompts.details import PromptDetails
 
 __all__ = [
@@ -53,7 +53,7 @@ class QuestionDetail(_Record):
     id: str
     form: str
     hard_class: str | None
-    documents: list[str] | None = None
+    documents: list[str] | None = Field(default=None, exclude_if=withheld)
     """Distinct returned document ids, best first, to the measurement depth (format 1 and 2:
     at most 10); None in ``metadata_only``."""
     depth: int | None = None
@@ -76,10 +76,7 @@ class QuestionDetail(_Record):
 
     def to_json(self) -> dict[str, Any]:
         """As the store and ``--format json`` hold it: ``documents`` absent when withheld."""
-        data = self.model_dump(mode="json")
-        if self.documents is None:
-            del data["documents"]
-        return data
+        return self.model_dump(mode="json")
 
 
 class RateDetail(_Record):
@@ -133,9 +130,12 @@ class RetrievalDetails(_Record):
         return found
 
     def to_json(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json", exclude={"questions"})
-        data["questions"] = [q.to_json() for q in self.questions]
-        return data
+        return self.model_dump(mode="json")
+
+    def to_json_text(self) -> str:
+        """:meth:`to_json` as one JSON string, serialised without a Python object per value
+        (what the store writes: a 100,000-question run is not held as dicts and a string)."""
+        return self.model_dump_json()
 
     def to_dataframe(self) -> Any:
         """One row per question (pandas), metrics as ``metric:<name>`` columns: for notebooks."""

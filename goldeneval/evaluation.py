@@ -7,15 +7,12 @@ exception or a per-question timeout makes that question an ``error`` and the run
 
 from __future__ import annotations
 
-import itertools
-import threading
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from goldeneval.asking import ask_all
 from goldeneval.details import DETAILS_FORMAT_VERSION, AggregatesDetail, QuestionDetail, RetrievalDetails
-from goldeneval.errors import one_line
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, measurement_depth, parse_metrics
 from goldeneval.privacy import PrivacyMode
@@ -36,12 +33,8 @@ from goldeneval.scoring import (
     Aggregates,
     QuestionResult,
     RateSummary,
-    aggregate,
-    collapse_to_documents,
-    error_result,
-    raw_limit,
     run_metrics,
-    score_question,
+    score_answers,
 )
 from goldeneval.store import RunRecord, SliceRates
 
@@ -118,8 +111,10 @@ class RetrievalRun:
     def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RetrievalDetails:
         """The typed details record the store keeps, filtered by the privacy mode."""
         depth = self.depth  # parsed from the metric names once, not per question
+        # The evaluator's own values, already typed: constructed without re-validation, which
+        # would cost more than scoring them (tests/test_details.py checks they validate).
         questions = [
-            QuestionDetail(
+            QuestionDetail.model_construct(
                 id=r.question_id,
                 form=r.form,
                 hard_class=r.hard_class,
@@ -188,80 +183,6 @@ def _slice(kind: str, value: str, summary: RateSummary) -> SliceRates:
     return SliceRates(kind, value, summary.questions, summary.scored, summary.top1_rate, summary.top3_rate)
 
 
-class _Timeout(Exception):
-    pass
-
-
-def _retrieve_to_depth(
-    retriever: Retriever,
-    text: str,
-    depth: int,
-    timeout_s: float | None,
-    to_document: Callable[[str], str],
-) -> tuple[str, ...]:
-    """The raw ranking, long enough for the protocol and for ``depth`` distinct documents.
-
-    The first call asks for ``max(TOP_K * OVERFETCH_MULTIPLIER, depth)`` ids.  While the
-    ranking collapses to fewer than ``depth`` documents and the retriever returned all it
-    was asked for (so it may have more), it is asked again for ``OVERFETCH_MULTIPLIER``
-    times as many, up to ``depth * OVERFETCH_MULTIPLIER`` ids.  ``timeout_s`` bounds all
-    calls of the question together.
-    """
-    limit = max(raw_limit(), depth)
-    ceiling = max(limit, depth * OVERFETCH_MULTIPLIER)
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
-    while True:
-        remaining = None if deadline is None else deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
-            raise _Timeout(f"timed out after {timeout_s:g} s")
-        returned = _call_with_timeout(retriever, text, limit, remaining, timeout_s)
-        if len(returned) < limit or limit >= ceiling:
-            return returned
-        if len(collapse_to_documents(returned, to_document)) >= depth:
-            return returned
-        limit = min(limit * OVERFETCH_MULTIPLIER, ceiling)
-
-
-def _call_with_timeout(
-    retriever: Retriever, text: str, limit: int, timeout_s: float | None, reported_s: float | None = None
-) -> tuple[str, ...]:
-    """The first ``limit`` ids, materialised within the timeout: a generator that yields
-    slowly times out instead of being drained afterwards, and an endless one is cut at
-    ``limit`` instead of filling memory."""
-    if timeout_s is None:
-        return _checked_ids(retriever.retrieve(text, limit), limit)
-    outcome: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = _checked_ids(retriever.retrieve(text, limit), limit)
-        except BaseException as exc:  # reported as the question's error
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True, name="goldeneval-retrieve")
-    worker.start()
-    worker.join(timeout_s)
-    if worker.is_alive():
-        raise _Timeout(f"timed out after {reported_s if reported_s is not None else timeout_s:g} s")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]  # type: ignore[return-value]
-
-
-_UNORDERED = (str, bytes, set, frozenset, Mapping)
-"""What ``retrieve`` must not return: no ranking (a set's order changes from run to run)."""
-
-
-def _checked_ids(value: object, limit: int) -> tuple[str, ...]:
-    if isinstance(value, _UNORDERED) or not isinstance(value, Iterable):
-        raise TypeError(f"retrieve() must return ranked ids (a list, tuple or iterator), got {type(value).__name__}")
-    ids = tuple(itertools.islice(value, max(limit, 0)))
-    for item in ids:
-        if not isinstance(item, str):
-            raise TypeError(f"retrieve() returned a non-string id {one_line(repr(item), 80)}")
-    return ids
-
-
 def evaluate_retrieval(
     golden_set: GoldenQuestionSet,
     retriever: Retriever,
@@ -275,40 +196,50 @@ def evaluate_retrieval(
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     provenance: Provenance | None = None,
     progress: Progress | None = None,
+    workers: int = 1,
+    batch_size: int | None = None,
 ) -> RetrievalRun:
     """Ask ``retriever`` every question of ``golden_set`` and score the answers.
 
     ``series`` is the name the run is stored under (default: ``retriever_id``).
     ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
-    them is the measurement depth (see :func:`_retrieve_to_depth`).  ``provenance``
-    defaults to what the retriever declares (unknown when it cannot say).
+    them is the measurement depth (:func:`goldeneval.asking.retrieve_to_depth`).
+    ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
+    ``workers`` calls run at once and ``batch_size`` questions go to one ``retrieve_batch``
+    call when the retriever has one (:mod:`goldeneval.asking`); neither changes a result.
     """
     declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
     mapper = to_document or document_id_mapper()
     reported = run_metrics(hit_cutoffs, metrics)
     depth = measurement_depth(reported, TOP_K)
     started_at = datetime.now(UTC)
-    questions: Iterable[GoldenQuestion] = golden_set.questions if progress is None else progress(golden_set.questions)
-    results: list[QuestionResult] = []
-    for question in questions:
-        start = time.perf_counter()
-        try:
-            returned = _retrieve_to_depth(retriever, question.text, depth, timeout_s, mapper)
-        except (Exception, SystemExit) as exc:  # sys.exit() in a plug-in is its error, not ours
-            elapsed = (time.perf_counter() - start) * 1000.0
-            message = str(exc) if isinstance(exc, _Timeout) else f"{type(exc).__name__}: {one_line(str(exc))}"
-            results.append(error_result(question, message, elapsed))
-            continue
-        elapsed = (time.perf_counter() - start) * 1000.0
-        results.append(
-            score_question(question, returned, elapsed, mapper, reported, depth=depth, relevance_level=relevance_level)
-        )
+    questions = golden_set.questions
+    answers = ask_all(
+        retriever,
+        [question.text for question in questions],
+        depth,
+        mapper,
+        timeout_s=timeout_s,
+        workers=workers,
+        batch_size=batch_size,
+        progress=_ticker(progress, questions),
+    )
+    scored = score_answers(
+        questions,
+        answers.returned,
+        answers.errors,
+        answers.latency_ms,
+        mapper,
+        reported,
+        depth=depth,
+        relevance_level=relevance_level,
+    )
     return RetrievalRun(
         set_id=golden_set.id,
         series=series or retriever_id,
         retriever_id=retriever_id,
-        results=tuple(results),
-        aggregates=aggregate(results),
+        results=tuple(scored.results),
+        aggregates=scored.aggregates,
         started_at=started_at,
         provenance=declared,
         label_digest=label_digest(golden_set),
@@ -317,3 +248,23 @@ def evaluate_retrieval(
         relevance_level=relevance_level,
         unjudged=golden_set.unjudged,
     )
+
+
+def _ticker(progress: Progress | None, questions: Sequence[GoldenQuestion]) -> Callable[[int], None] | None:
+    """``progress`` (which wraps the question list, like tqdm) as a callback told how many
+    more questions were answered; the wrapped iterator is drained at the last question."""
+    if progress is None:
+        return None
+    steps = iter(progress(questions))
+    left = len(questions)
+
+    def tick(n: int) -> None:
+        nonlocal left
+        for _ in range(n):
+            next(steps, None)
+        left -= n
+        if left <= 0:
+            for _ in steps:  # let the wrapper see the end (tqdm closes its bar there)
+                pass
+
+    return tick

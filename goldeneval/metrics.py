@@ -23,7 +23,6 @@ Relevance, as in trec_eval:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -150,43 +149,6 @@ class Metric:
     def trec_eval(self) -> str:
         return self.kind.trec_eval.format(k=self.k)
 
-    def value(self, ranking: Sequence[str], judgements: Mapping[str, int], relevance_level: int) -> float:
-        """This metric of one question (``judgements`` non-empty: expected id -> grade)."""
-        relevant = {doc for doc, grade in judgements.items() if grade >= relevance_level}
-        key = self.kind.key
-        if key == "ndcg":
-            return _ndcg(ranking, judgements, _cutoff(self))
-        if key == "rprec":
-            return len(relevant.intersection(ranking[: len(relevant)])) / len(relevant) if relevant else 0.0
-        k = _cutoff(self)
-        top = ranking[:k]
-        ranks = [rank for rank, doc in enumerate(top, start=1) if doc in relevant]
-        if key == "hit":
-            return 1.0 if ranks else 0.0
-        if key == "mrr":
-            return 1.0 / ranks[0] if ranks else 0.0
-        if key == "precision":
-            return len(ranks) / k
-        if not relevant:
-            return 0.0
-        if key == "recall":
-            return len(ranks) / len(relevant)
-        if key == "map":
-            return sum(found / rank for found, rank in enumerate(ranks, start=1)) / len(relevant)
-        raise AssertionError(f"unknown metric kind {key!r}")  # pragma: no cover - the registry is closed
-
-
-def _cutoff(metric: Metric) -> int:
-    assert metric.k is not None
-    return metric.k
-
-
-def _ndcg(ranking: Sequence[str], judgements: Mapping[str, int], k: int) -> float:
-    dcg = sum(judgements.get(doc, 0) / math.log2(rank + 1) for rank, doc in enumerate(ranking[:k], start=1))
-    ideal_grades = sorted((grade for grade in judgements.values() if grade > 0), reverse=True)[:k]
-    ideal = sum(grade / math.log2(rank + 1) for rank, grade in enumerate(ideal_grades, start=1))
-    return dcg / ideal if ideal > 0 else 0.0
-
 
 def parse_metric(text: str) -> Metric:
     """``ndcg@10``, ``recall@100``, ``p@5``, ``rprec``: a metric of the registry, or ValueError."""
@@ -237,7 +199,14 @@ def question_metrics(
     metrics: Iterable[Metric],
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
 ) -> dict[str, float]:
-    """Every metric of one question; empty when it has no judgements (undefined)."""
+    """Every metric of one question's distinct-document ``ranking``; empty when it has no
+    judgements (undefined).  Computed by the one implementation, :func:`goldeneval.columnar.score`."""
     if not judgements:
         return {}
-    return {metric.name: metric.value(ranking, judgements, relevance_level) for metric in metrics}
+    from goldeneval import columnar  # columnar reads this registry; import it only when used
+
+    coded = columnar.encode([list(ranking)], [list(judgements)], [list(judgements.values())])
+    scores = columnar.score(
+        coded.rankings, coded.judgements, list(metrics), rel_level=relevance_level, defined="judged"
+    )
+    return {name: float(values[0]) for name, values in scores.metrics.items()}

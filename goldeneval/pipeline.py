@@ -31,7 +31,7 @@ from goldeneval.retrievers.registry import build_retriever
 from goldeneval.scoring import GRADER_ID
 from goldeneval.sets import resolve_golden_set
 from goldeneval.spec import RunSpec
-from goldeneval.store import ResultStore, RunRecord, StoredRun
+from goldeneval.store import RunRecord, Store, StoredRun, StoreLocation, open_store
 
 __all__ = [
     "JudgedSpec",
@@ -115,6 +115,8 @@ def evaluate(
         series=spec.series,
         to_document=document_id_mapper(spec.chunk_separator),
         timeout_s=spec.timeout_s,
+        workers=spec.workers,
+        batch_size=spec.batch_size,
         hit_cutoffs=spec.hit_cutoffs,
         metrics=spec.parsed_metrics,
         relevance_level=spec.relevance_level,
@@ -143,7 +145,7 @@ def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, 
 
 
 def record(
-    store: ResultStore,
+    store: Store,
     run: RecordableRun,
     privacy: PrivacyMode,
     *,
@@ -155,33 +157,32 @@ def record(
     return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
 
 
-def judge(
-    store: ResultStore, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None
-) -> RegressionVerdict:
+def judge(store: Store, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> RegressionVerdict:
     """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
     return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
 
 
-def pinned_baseline(store: ResultStore, spec: JudgedSpec, set_id: str, grader: str = GRADER_ID) -> StoredRun | None:
+def pinned_baseline(store: Store, spec: JudgedSpec, set_id: str, grader: str = GRADER_ID) -> StoredRun | None:
     """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
     record, so a pinned baseline that cannot be used stores nothing."""
     return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
 
 
-def run(spec: RunSpec, store_path: Path, *, progress: Progress | None = None) -> Outcome:
+def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> Outcome:
     """Evaluate, record and judge one spec: the CLI's door.
 
     Everything that can be refused is checked before anything is written: the set, corpus
     and retriever by evaluating, a pinned baseline before the evaluation starts, so invalid
     input leaves the store as it was (not even an empty store file is created).
     """
+    location = StoreLocation.parse(store_path)
     golden_set = load_golden_set(spec)
     pinned = None
     if spec.baseline.kind == "run":
-        if not store_path.exists():
-            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {store_path} does not exist")
-        pinned = pinned_baseline(ResultStore(store_path), spec, golden_set.id)
+        if not location.exists():
+            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {location} does not exist")
+        pinned = pinned_baseline(open_store(location), spec, golden_set.id)
     evaluated = evaluate(spec, golden_set=golden_set, progress=progress)
-    store = ResultStore(store_path)
+    store = open_store(location)
     stored = record(store, evaluated, spec.privacy)
     return Outcome(evaluated, stored, judge(store, stored, spec, pinned=pinned))

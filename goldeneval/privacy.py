@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from goldeneval.errors import InputError
 
-__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "resolve_privacy"]
+__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "resolve_privacy", "withheld"]
 
 PRIVACY_ENV = "GOLDENEVAL_PRIVACY"
 
@@ -41,3 +41,9 @@ def content_free_error(message: str | None) -> str | None:
         return None
     head, sep, _ = message.partition(":")
     return head if sep else message if message.startswith("timed out after ") else "error"
+
+
+def withheld(value: object) -> bool:
+    """Whether a content field was withheld (``None``): such a field is left out of the stored
+    JSON altogether (a pydantic ``exclude_if``), not written as ``null``."""
+    return value is None

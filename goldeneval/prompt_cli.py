@@ -50,7 +50,7 @@ from goldeneval.prompts.spec import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, JudgeS
 from goldeneval.provenance import parse_provenance
 from goldeneval.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
 from goldeneval.spec import MAX_TIMEOUT_S, RunSpec
-from goldeneval.store import ResultStore, resolve_store_path
+from goldeneval.store import StoreLocation, open_store, resolve_store
 
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 
@@ -230,7 +230,7 @@ def prompts(
     baseline_text: str,
     fail_on_regression: bool,
     output_format: str,
-    store_path: Path | None,
+    store_path: StoreLocation | None,
     cache_dir: Path | None,
     timeout_s: float,
     privacy: str | None,
@@ -241,7 +241,7 @@ def prompts(
     parsed_model_options = _parse_options(model_options, "--model-option")
     judge = _judge(judge_model, judge_options, judge_samples)
     thresholds = _thresholds(max_pass_drop, max_score_drop, max_p)
-    resolved_store = resolve_store_path(store_path)
+    resolved_store = resolve_store(store_path)
 
     def evaluate() -> PromptOutcome:
         spec = _validated(
@@ -332,7 +332,7 @@ def answers(
     baseline_text: str,
     fail_on_regression: bool,
     output_format: str,
-    store_path: Path | None,
+    store_path: StoreLocation | None,
     cache_dir: Path | None,
     timeout_s: float,
     privacy: str | None,
@@ -345,7 +345,7 @@ def answers(
     parsed_model_options = _parse_options(model_options, "--model-option")
     judge = _judge(judge_model, judge_options, judge_samples)
     thresholds = _thresholds(max_pass_drop, max_score_drop, max_p)
-    resolved_store = resolve_store_path(store_path)
+    resolved_store = resolve_store(store_path)
 
     def evaluate() -> AnswersOutcome:
         mode = resolve_privacy(privacy)
@@ -432,17 +432,17 @@ def models() -> None:
 @click.argument("candidates", nargs=-1, required=True, metavar="MODEL...")
 @store_option
 @format_option
-def quality(candidates: tuple[str, ...], store_path: Path | None, output_format: str) -> None:
+def quality(candidates: tuple[str, ...], store_path: StoreLocation | None, output_format: str) -> None:
     """Re-rank candidate models (series names) by their stored quality score, best first.
 
     The score is the mean of each model's latest complete prompt or answer run per set;
     models without one keep their order after the scored ones."""
-    resolved = resolve_store_path(store_path)
+    resolved = resolve_store(store_path)
 
     def ranked() -> list[tuple[str, float | None]]:
         if not resolved.exists():
             return [(model, None) for model in candidates]
-        selector = QualityAwareModelSelector(EvaluationQualityScoreProvider(ResultStore(resolved)))
+        selector = QualityAwareModelSelector(EvaluationQualityScoreProvider(open_store(resolved)))
         return [(entry.model, entry.score) for entry in selector.ranked(candidates)]
 
     order = _run_guarded(ranked)

@@ -14,7 +14,7 @@ from goldeneval.errors import printable
 from goldeneval.metrics import parse_metric
 from goldeneval.regression import RegressionVerdict
 from goldeneval.scoring import TOP_K
-from goldeneval.store import StoredRun
+from goldeneval.store import StoredRun, StoreLocation
 
 __all__ = [
     "JSON_FORMAT_VERSION",
@@ -53,7 +53,7 @@ def _mark(hit: bool | None) -> str:
     return "-" if hit is None else ("yes" if hit else "no")
 
 
-def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: Path) -> str:
+def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path) -> str:
     """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
     details = stored.retrieval_details
     aggregates = details.aggregates
@@ -233,7 +233,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
 
 
 def outcome_json(
-    stored: StoredRun, verdict: RegressionVerdict, store_path: Path, *, warnings: Sequence[str] = ()
+    stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path, *, warnings: Sequence[str] = ()
 ) -> dict[str, Any]:
     details = stored.retrieval_details.to_json()
     return {

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from goldeneval.errors import InputError
-from goldeneval.store import ResultStore, StoredRun
+from goldeneval.store import Store, StoredRun
 from goldeneval.tables import run_files
 
 __all__ = ["PurgeReport", "parse_duration", "purge_runs"]
@@ -43,7 +43,7 @@ class PurgeReport:
 
 
 def purge_runs(
-    store: ResultStore,
+    store: Store,
     older_than: timedelta,
     *,
     set_id: str | None = None,

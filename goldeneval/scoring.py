@@ -18,17 +18,26 @@ the question's distinct documents to the run's *measurement depth*: the evaluato
 distinct documents than the depth come back and the retriever has more.  The protocol's
 hits are still taken from the first ``TOP_K * OVERFETCH_MULTIPLIER`` raw ids of that
 ranking (a ranking must not change its head when asked for more, as any top-k ranking does).
+
+Both the protocol and the metrics are computed for a whole run at once by the columnar core
+(:mod:`goldeneval.columnar`): :func:`score_answers` codes the run's ids into arrays, scores
+them in one pass and hands back the per-question results the store, the report and the
+Dagster tables read.  :func:`score_question` is the same computation for one question.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from statistics import fmean
 
+import numpy as np
+
+from goldeneval import columnar
 from goldeneval.golden import GoldenQuestion
-from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics, question_metrics
+from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics
 
 __all__ = [
     "DEFAULT_HIT_CUTOFFS",
@@ -45,6 +54,7 @@ __all__ = [
     "collapse_to_documents",
     "error_result",
     "run_metrics",
+    "score_answers",
     "score_question",
 ]
 
@@ -138,28 +148,132 @@ def score_question(
 ) -> QuestionResult:
     """Apply the protocol to the head of one question's raw ranking, and the rank
     ``metrics`` (default: :func:`run_metrics`) to its distinct documents, kept to ``depth``
-    (default: all of them)."""
+    (default: all of them): :func:`score_answers` for a run of one."""
+    (result,) = score_answers(
+        [question],
+        [returned_ids],
+        [None],
+        [latency_ms],
+        to_document,
+        metrics,
+        depth=depth,
+        relevance_level=relevance_level,
+    ).results
+    return result
+
+
+@dataclass(frozen=True)
+class ScoredAnswers:
+    """A scored run: one result per question, and the aggregates taken from the same arrays."""
+
+    results: list[QuestionResult]
+    aggregates: Aggregates
+
+
+def score_answers(
+    questions: Sequence[GoldenQuestion],
+    returned: Sequence[Sequence[str]],
+    errors: Sequence[str | None],
+    latency_ms: Sequence[float],
+    to_document: Callable[[str], str],
+    metrics: Sequence[Metric] | None = None,
+    *,
+    depth: int | None = None,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+) -> ScoredAnswers:
+    """Score a whole run: question ``i`` returned the raw ranking ``returned[i]`` in
+    ``latency_ms[i]``, or failed with ``errors[i]`` (an error, never a miss).
+
+    Raw ids are dictionary-coded once and each distinct raw id is mapped to its document once,
+    so ``to_document`` runs per distinct id, not per returned id; everything after that is
+    :func:`goldeneval.columnar.score` over the whole run.
+    """
     metrics = run_metrics() if metrics is None else metrics
-    head = collapse_to_documents(returned_ids[: raw_limit()], to_document)
-    documents = collapse_to_documents(returned_ids, to_document)[:depth]
-    if question.expected:
-        top1 = bool(head) and head[0] in question.expected
-        top3 = any(doc in question.expected for doc in head[:TOP_K])
-    else:
-        top1 = top3 = not head
-    return QuestionResult(
-        question_id=question.id,
-        form=question.form.value,
-        hard_class=question.hard_class,
-        expected=question.expected,
-        returned_ids=tuple(returned_ids),
-        documents=documents,
-        top1_hit=top1,
-        top3_hit=top3,
-        latency_ms=latency_ms,
-        metrics=question_metrics(documents, question.judgements, metrics, relevance_level),
-        judged=bool(question.expected),
+    n = len(questions)
+    if not len(returned) == len(errors) == len(latency_ms) == n:
+        raise ValueError("questions, returned, errors and latency_ms must have one entry per question")
+    rankings, judgements, documents = _code_run(questions, returned, to_document)
+    ok = np.fromiter((error is None for error in errors), dtype=np.bool_, count=n)
+    scores = columnar.score(
+        rankings,
+        judgements,
+        metrics,
+        rel_level=relevance_level,
+        ok=ok,
+        depth_limit=depth,
+        protocol_head=raw_limit(),
+        defined="judged",
     )
+    kept = columnar.collapse(rankings, depth)
+    kept_ids = documents[kept.codes].tolist()
+    bounds = kept.offsets.tolist()
+    top1, top3 = scores.top1.tolist(), scores.top3.tolist()
+    columns = [(name, values.tolist()) for name, values in scores.metrics.items()]
+    results: list[QuestionResult] = []
+    forms: list[str] = []
+    hard_classes: list[str | None] = []
+    for i, question in enumerate(questions):
+        forms.append(question.form.value)
+        hard_classes.append(question.hard_class)
+        error = errors[i]
+        if error is not None:
+            results.append(error_result(question, error, latency_ms[i]))
+            continue
+        results.append(
+            QuestionResult(
+                question_id=question.id,
+                form=question.form.value,
+                hard_class=question.hard_class,
+                expected=question.expected,
+                returned_ids=tuple(returned[i]),
+                documents=tuple(kept_ids[bounds[i] : bounds[i + 1]]),
+                top1_hit=top1[i],
+                top3_hit=top3[i],
+                latency_ms=latency_ms[i],
+                # NaN marks an undefined metric (no judgements): such a question has none.
+                metrics={name: values[i] for name, values in columns if values[i] == values[i]},
+                judged=bool(question.expected),
+            )
+        )
+    aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, scores.metrics)
+    return ScoredAnswers(results, aggregates)
+
+
+def _code_run(
+    questions: Sequence[GoldenQuestion], returned: Sequence[Sequence[str]], to_document: Callable[[str], str]
+) -> tuple[columnar.Rankings, columnar.Judgements, np.ndarray]:
+    """The run as columnar arrays: rankings of document codes (raw ids mapped and coded),
+    the judgements on the same codes, and the document id of each code."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lengths = np.fromiter((len(r) for r in returned), dtype=np.int64, count=len(returned))
+    offsets = np.zeros(len(returned) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = pa.array(itertools.chain.from_iterable(returned), pa.large_string(), size=int(offsets[-1]))
+    raw = pc.dictionary_encode(flat)
+    code_of: dict[str, int] = {}
+    raw_to_doc = np.fromiter(
+        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in raw.dictionary.to_pylist()),
+        dtype=np.int64,
+        count=len(raw.dictionary),
+    )
+    raw_codes = raw.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    rankings = columnar.Rankings(offsets, raw_to_doc[raw_codes])
+    judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
+    judged_codes: list[int] = []
+    grades: list[int] = []
+    for i, question in enumerate(questions):
+        for doc_id, grade in question.judgements.items():
+            judged_codes.append(code_of.setdefault(doc_id, len(code_of)))
+            grades.append(grade)
+        judged_offsets[i + 1] = len(judged_codes)
+    judgements = columnar.Judgements(
+        judged_offsets, np.asarray(judged_codes, dtype=np.int64), np.asarray(grades, dtype=np.int64)
+    )
+    documents = np.empty(len(code_of), dtype=object)
+    documents[:] = list(code_of)
+    return rankings, judgements, documents
 
 
 def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> QuestionResult:
@@ -203,14 +317,7 @@ class RateSummary:
 
     @classmethod
     def of(cls, results: Iterable[QuestionResult]) -> RateSummary:
-        items = list(results)
-        scored = [r for r in items if r.scored]
-        return cls(
-            questions=len(items),
-            errors=len(items) - len(scored),
-            top1_hits=sum(r.top1_hit for r in scored),
-            top3_hits=sum(r.top3_hit for r in scored),
-        )
+        return aggregate(list(results)).overall
 
     def to_dict(self) -> dict[str, int | float | None]:
         return {
@@ -241,23 +348,69 @@ class Aggregates:
         }
 
 
-def _group(results: Sequence[QuestionResult], key: Callable[[QuestionResult], str]) -> dict[str, RateSummary]:
-    keys = sorted({key(r) for r in results})
-    return {k: RateSummary.of(r for r in results if key(r) == k) for k in keys}
-
-
 def aggregate(results: Sequence[QuestionResult]) -> Aggregates:
+    """:func:`aggregate_columns` of per-question results (read back from a hits table)."""
+    count = len(results)
+    ok = np.fromiter((r.scored for r in results), dtype=np.bool_, count=count)
+    top1 = np.fromiter((r.scored and r.top1_hit for r in results), dtype=np.bool_, count=count)
+    top3 = np.fromiter((r.scored and r.top3_hit for r in results), dtype=np.bool_, count=count)
     names: dict[str, None] = {}
     for result in results:
-        names.update(dict.fromkeys(result.metrics))
-    means = {
-        name: fmean(r.metrics[name] for r in results if r.scored and name in r.metrics)
+        if result.scored:
+            names.update(dict.fromkeys(result.metrics))
+    metrics = {
+        name: np.fromiter(
+            (r.metrics.get(name, math.nan) if r.scored else math.nan for r in results), dtype=np.float64, count=count
+        )
         for name in names
-        if any(r.scored and name in r.metrics for r in results)
     }
+    return aggregate_columns(ok, top1, top3, [r.form for r in results], [r.hard_class for r in results], metrics)
+
+
+def aggregate_columns(
+    ok: np.ndarray,
+    top1: np.ndarray,
+    top3: np.ndarray,
+    forms: Sequence[str],
+    hard_classes: Sequence[str | None],
+    metrics: Mapping[str, np.ndarray],
+) -> Aggregates:
+    """Rates overall, by form and by hard class, and each metric's mean over the scored
+    questions it is defined for (NaN: undefined or errored), from one array per quantity.
+
+    Hits count only where ``ok``; a group's rates leave its errored questions out.
+    """
+    top1 = top1 & ok
+    top3 = top3 & ok
+    means: dict[str, float] = {}
+    for name, values in metrics.items():
+        defined = values[~np.isnan(values) & ok]
+        if defined.size:
+            # fsum, as statistics.fmean: the mean does not depend on the order of the questions.
+            means[name] = math.fsum(defined.tolist()) / defined.size
     return Aggregates(
-        overall=RateSummary.of(results),
-        by_form=_group(results, lambda r: r.form),
-        by_hard_class=_group(results, lambda r: r.hard_class or NO_HARD_CLASS),
+        overall=RateSummary(len(ok), len(ok) - int(ok.sum()), int(top1.sum()), int(top3.sum())),
+        by_form=_groups(forms, ok, top1, top3),
+        by_hard_class=_groups([h or NO_HARD_CLASS for h in hard_classes], ok, top1, top3),
         metrics=means,
     )
+
+
+def _groups(keys: Sequence[str], ok: np.ndarray, top1: np.ndarray, top3: np.ndarray) -> dict[str, RateSummary]:
+    """The rates of each group of questions that share a key, sorted by key."""
+    codes: dict[str, int] = {}
+    code = np.fromiter((codes.setdefault(key, len(codes)) for key in keys), dtype=np.int64, count=len(keys))
+    size = len(codes)
+    questions = np.bincount(code, minlength=size)
+    scored = np.bincount(code, weights=ok, minlength=size)
+    hits1 = np.bincount(code, weights=top1, minlength=size)
+    hits3 = np.bincount(code, weights=top3, minlength=size)
+    return {
+        key: RateSummary(
+            questions=int(questions[c]),
+            errors=int(questions[c] - scored[c]),
+            top1_hits=int(hits1[c]),
+            top3_hits=int(hits3[c]),
+        )
+        for key, c in sorted(codes.items())
+    }

@@ -34,6 +34,10 @@ __all__ = [
 MAX_SERIES_LENGTH = 200
 MAX_TIMEOUT_S = 86400.0
 """A per-question timeout above a day is a typo, not a setting."""
+MAX_WORKERS = 256
+"""More threads than this only queue on the retriever's own limits."""
+MAX_BATCH_SIZE = 10_000
+"""A larger batch holds too many questions' candidates in memory at once."""
 
 
 def check_hit_cutoffs(cutoffs: Sequence[int]) -> tuple[int, ...]:
@@ -77,6 +81,15 @@ class RunSpec(BaseModel):
     cache_dir: Path = Path(".goldeneval") / "cache"
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
     timeout_s: float | None = DEFAULT_TIMEOUT_S
+    workers: int = Field(
+        default=1, ge=1, le=MAX_WORKERS, description="Retrieval calls in flight at once (for network retrievers)."
+    )
+    batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_BATCH_SIZE,
+        description="Questions per retrieve_batch call, when the retriever has one (None: the default; 1: never).",
+    )
     hit_cutoffs: tuple[int, ...] = DEFAULT_HIT_CUTOFFS
     metrics: tuple[str, ...] = Field(
         default=tuple(metric.name for metric in DEFAULT_METRICS),

@@ -38,7 +38,8 @@ from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrievers.registry import known_retrievers
 from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.sets import resolve_golden_set
-from goldeneval.spec import MAX_TIMEOUT_S, RunSpec, check_hit_cutoffs, check_metric_names
+from goldeneval.spec import MAX_BATCH_SIZE, MAX_TIMEOUT_S, MAX_WORKERS, RunSpec, check_hit_cutoffs, check_metric_names
+from goldeneval.store import StoreLocation
 from goldeneval.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
@@ -187,7 +188,10 @@ class ScheduleConfig(BaseModel):
 class StorageConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    store: str = Field(default=".goldeneval/results.duckdb", description="The DuckDB result store.")
+    store: str = Field(
+        default=".goldeneval/results.duckdb",
+        description="The result store: a DuckDB file (relative to this file) or a postgresql:// URL.",
+    )
     tables: str = Field(default=".goldeneval/tables", description="Root of the hive-style Parquet tables.")
     cache: str = Field(default=".goldeneval/cache", description="Retriever index cache.")
 
@@ -267,6 +271,12 @@ class SuiteConfig(BaseModel):
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
     timeout_s: float = Field(
         default=DEFAULT_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False, description="Per-question timeout."
+    )
+    workers: int = Field(
+        default=1, ge=1, le=MAX_WORKERS, description="Retrieval calls in flight at once, as --workers."
+    )
+    batch_size: int | None = Field(
+        default=None, ge=1, le=MAX_BATCH_SIZE, description="Questions per retrieve_batch call, as --batch-size."
     )
     chunk_separator: str = Field(default=DEFAULT_CHUNK_SEPARATOR)
     hit_cutoffs: list[int] = Field(
@@ -349,7 +359,14 @@ class Suite:
 
     @property
     def store_path(self) -> Path:
+        """The DuckDB store file; see :attr:`store_location` for a store that may be a URL."""
         return self._resolve(self.config.storage.store)
+
+    @property
+    def store_location(self) -> StoreLocation:
+        """``storage.store``: a ``postgresql://`` URL as written, else a path relative to this file."""
+        location = StoreLocation.parse(self.config.storage.store)
+        return location if location.is_postgres else StoreLocation(path=self.store_path)
 
     @property
     def tables_root(self) -> Path:
@@ -408,6 +425,8 @@ class Suite:
             cache_dir=self.cache_dir,
             chunk_separator=config.chunk_separator,
             timeout_s=config.timeout_s,
+            workers=config.workers,
+            batch_size=config.batch_size,
             hit_cutoffs=tuple(config.hit_cutoffs),
             metrics=tuple(config.metrics),
             relevance_level=config.relevance_level,

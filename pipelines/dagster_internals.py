@@ -10,14 +10,19 @@ else goes through ``import dagster as dg``.  When upgrading Dagster, check this 
 * ``PartitionKeyFilter`` — the partition filter that same call takes.
 * ``RUN_KEY_TAG`` / ``SENSOR_NAME_TAG`` — the tags the daemon puts on a sensor's runs, which
   the main command sets too so that a daemon started later skips runs already made.
+* ``raise_execution_interrupts`` / ``iterate_with_context`` — how an executor lets Ctrl-C through
+  while it waits for its steps; ``pipelines.executors`` (the dask executor) uses them as
+  dagster-dask does.
 """
 
+from dagster._core.errors import raise_execution_interrupts
 from dagster._core.event_api import PartitionKeyFilter
 from dagster._core.storage.asset_check_execution_record import (
     AssetCheckExecutionRecord,
     AssetCheckExecutionRecordStatus,
 )
 from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
+from dagster._utils import iterate_with_context
 
 __all__ = [
     "RUN_KEY_TAG",
@@ -25,4 +30,6 @@ __all__ = [
     "AssetCheckExecutionRecord",
     "AssetCheckExecutionRecordStatus",
     "PartitionKeyFilter",
+    "iterate_with_context",
+    "raise_execution_interrupts",
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
+from pipelines.executors import nightly_executor
+
 NIGHTLY_JOB = "nightly_evaluation"
 REGRESSION_JOB = "regression_check_job"
 EVALUATION_ASSETS = ("golden_question_sets", "retriever_rankings", "question_hits", "evaluation_summary")
@@ -35,6 +37,7 @@ def build_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
         NIGHTLY_JOB,
         selection=dg.AssetSelection.assets(*EVALUATION_ASSETS),
         description="Evaluate one (golden set x retriever) partition and store the run.",
+        executor_def=nightly_executor(),  # $GOLDENEVAL_EXECUTOR: Dagster's default, or dask
     )
     regression = dg.define_asset_job(
         REGRESSION_JOB,

@@ -173,7 +173,7 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> s
         lines += _prompt_summary(defs, instance)
     lines += [
         "",
-        f"Result store:    {suite.store_path}",
+        f"Result store:    {suite.store_location}",
         f"Parquet tables:  {suite.tables_root}  (read all history with DuckDB: README.md, 'Dagster')",
         f"Dagster home:    {home}",
         f"Privacy mode:    {suite.privacy.value}",

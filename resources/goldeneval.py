@@ -9,7 +9,7 @@ from pydantic import PrivateAttr
 
 from goldeneval.prompts.spec import PromptRunSpec
 from goldeneval.spec import RunSpec
-from goldeneval.store import ResultStore
+from goldeneval.store import Store, open_store
 from goldeneval.suite import Suite, load_suite
 
 
@@ -36,5 +36,6 @@ class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         """The run specification of one (prompt set x model) partition, ``assets.partitions.prompt_cell``."""
         return self.suite().prompt_run_spec(where["prompt_set"], where["model"])
 
-    def open_store(self) -> ResultStore:
-        return ResultStore(self.suite().store_path)
+    def open_store(self) -> Store:
+        """The suite's result store: the DuckDB file, or the PostgreSQL database its URL names."""
+        return open_store(self.suite().store_location)

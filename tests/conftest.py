@@ -15,6 +15,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from goldeneval.cli import main
+from goldeneval.store import StoreLocation
 from tests.postgres_cluster import PostgresCluster, find_server_binaries, start_cluster
 
 GOLDENEVAL_ENV_VARS = (
@@ -111,6 +112,18 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
 def postgres_url(postgres_cluster: PostgresCluster) -> str:
     """The URL of a new, empty database in the throwaway cluster (one per test)."""
     return postgres_cluster.new_database()
+
+
+STORE_BACKENDS = ("duckdb", "postgres")
+
+
+@pytest.fixture(params=STORE_BACKENDS)
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> StoreLocation:
+    """Where a new, empty result store lives, once per backend: a DuckDB file below
+    ``tmp_path``, and a fresh database in the throwaway PostgreSQL cluster."""
+    if request.param == "duckdb":
+        return StoreLocation(path=tmp_path / "results.duckdb")
+    return StoreLocation.parse(request.getfixturevalue("postgres_url"))
 
 
 FIXED_RANKINGS_PLUGIN = textwrap.dedent(

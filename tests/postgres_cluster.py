@@ -92,14 +92,14 @@ def start_cluster(bin_dir: Path) -> PostgresCluster:
     os.chmod(root, 0o700)
     cluster = PostgresCluster(bin_dir=bin_dir, root=root, port=_free_port(), run_as=run_as)
     try:
-        cluster._run(
-            "initdb", "-D", str(cluster.data_dir), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"
-        )
+        cluster._run("initdb", "-D", str(cluster.data_dir), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
         options = (
             f"-c listen_addresses=127.0.0.1 -c port={cluster.port} -c unix_socket_directories={root} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
         )
-        cluster._run("pg_ctl", "-D", str(cluster.data_dir), "-o", options, "-l", str(root / "server.log"), "-w", "start")
+        cluster._run(
+            "pg_ctl", "-D", str(cluster.data_dir), "-o", options, "-l", str(root / "server.log"), "-w", "start"
+        )
         _wait_until_accepting(cluster)
     except BaseException as exc:
         log = root / "server.log"

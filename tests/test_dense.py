@@ -131,3 +131,18 @@ def test_a_quick_encode_shows_no_progress_bar(
 ) -> None:
     DenseRetriever(CORPUS, tmp_path, model_path=tiny_model, progress=True)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+def test_batches_rank_every_sample_question_as_single_calls_do(tmp_path: Path) -> None:
+    """``retrieve_batch`` encodes questions together (the model pads a batch); on the bundled
+    sample every ranking to depth 100 is the one ``retrieve`` gives, question by question."""
+    from goldeneval.corpus import load_corpus
+    from goldeneval.sets import resolve_golden_set
+
+    golden = resolve_golden_set("transit-sample", ())
+    assert golden.corpus is not None
+    retriever = DenseRetriever(load_corpus(golden.corpus), tmp_path, progress=False)
+    texts = [question.text for question in golden.questions]
+    assert retriever.retrieve_batch(texts, 100) == [retriever.retrieve(text, 100) for text in texts]
+    assert retriever.retrieve_batch([], 10) == []

@@ -1,4 +1,4 @@
-"""`goldeneval purge`: whole runs go, rows and Parquet partitions together."""
+"""`goldeneval purge`: whole runs go, rows and Parquet partitions together (on both store backends)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from goldeneval.cli import ExitCode, main
 from goldeneval.errors import InputError
 from goldeneval.retention import parse_duration
-from goldeneval.store import ResultStore, RunRecord, SliceRates
+from goldeneval.store import RunRecord, SliceRates, StoreLocation, open_store
 from tests.records import details
 
 NOW = datetime.now(UTC)
@@ -34,8 +34,9 @@ def record(set_id: str, age: timedelta, tables_run: str, model: str = "m") -> Ru
 
 
 @pytest.fixture
-def populated(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
-    store = ResultStore(tmp_path / "results.duckdb")
+def populated(tmp_path: Path, store_location: StoreLocation) -> tuple[str, Path, dict[str, str]]:
+    """Five runs in a DuckDB or PostgreSQL store (``store_location``), their Parquet files beside."""
+    store = open_store(store_location)
     ids = {
         "old-a": store.save_run(record("a", timedelta(days=40), "dg-old-a")).id,
         "old-b": store.save_run(record("b", timedelta(days=40), "dg-old-b")).id,
@@ -51,12 +52,12 @@ def populated(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
             folder = parquet / table / f"set={set_id}" / "retriever=m"
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"20261001T020000000000Z_{writer}.parquet").write_bytes(b"PAR1")
-    return tmp_path / "results.duckdb", parquet, ids
+    return str(store_location.path or store_location.url), parquet, ids
 
 
-def purge(store: Path, parquet: Path, *extra: str) -> str:
+def purge(store: str, parquet: Path, *extra: str) -> str:
     result = CliRunner().invoke(
-        main, ["purge", "--store", str(store), "--tables-root", str(parquet), "--older-than", "30d", *extra]
+        main, ["purge", "--store", store, "--tables-root", str(parquet), "--older-than", "30d", *extra]
     )
     assert result.exit_code == ExitCode.OK, result.output
     return result.output
@@ -85,28 +86,28 @@ def remaining_writers(parquet: Path) -> list[str]:
 
 
 def test_purge_deletes_old_runs_with_their_slices_and_table_files(
-    populated: tuple[Path, Path, dict[str, str]],
+    populated: tuple[str, Path, dict[str, str]],
 ) -> None:
     store_path, parquet, ids = populated
     output = purge(store_path, parquet)
     assert output.splitlines()[0] == "Deleted 3 run(s) and 4 Parquet table file(s)."
-    store = ResultStore(store_path)
+    store = open_store(store_path)
     assert {r.id for r in store.list_runs()} == {ids["new-a"], ids["new-c"]}
     assert store.slices(ids["old-a"]) == []
     assert remaining_writers(parquet) == ["dg-new-a", "dg-shared"]
 
 
-def test_purge_can_be_limited_to_one_set(populated: tuple[Path, Path, dict[str, str]]) -> None:
+def test_purge_can_be_limited_to_one_set(populated: tuple[str, Path, dict[str, str]]) -> None:
     store_path, parquet, ids = populated
     purge(store_path, parquet, "--set", "b")
-    assert ids["old-b"] not in {r.id for r in ResultStore(store_path).list_runs()}
-    assert len(ResultStore(store_path).list_runs()) == 4
+    assert ids["old-b"] not in {r.id for r in open_store(store_path).list_runs()}
+    assert len(open_store(store_path).list_runs()) == 4
     assert remaining_writers(parquet) == ["dg-new-a", "dg-old-a", "dg-shared"]
 
 
-def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[Path, Path, dict[str, str]]) -> None:
+def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[str, Path, dict[str, str]]) -> None:
     store_path, parquet, _ = populated
     output = purge(store_path, parquet, "--dry-run")
     assert output.splitlines()[0] == "Would delete 3 run(s) and 4 Parquet table file(s)."
-    assert len(ResultStore(store_path).list_runs()) == 5
+    assert len(open_store(store_path).list_runs()) == 5
     assert len(list(parquet.rglob("*.parquet"))) == 8

@@ -1,4 +1,5 @@
-"""The DuckDB result store: schema, transactions, series lookups, where it lives."""
+"""The result store on both backends (DuckDB and PostgreSQL): schema, transactions, series
+lookups, where it lives."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import textwrap
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from goldeneval.errors import InputError, StoreError
@@ -22,9 +22,14 @@ from goldeneval.store import (
     ResultStore,
     RunRecord,
     SliceRates,
+    Store,
+    StoreLocation,
+    open_store,
+    resolve_store,
     resolve_store_path,
 )
 from tests.records import details, question
+from tests.store_sql import raw_sql
 
 T0 = datetime(2026, 11, 1, 2, 0, tzinfo=UTC)
 
@@ -53,15 +58,16 @@ def record(
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> ResultStore:
-    return ResultStore(tmp_path / "results.duckdb")
+def store(store_location: StoreLocation) -> Store:
+    """A new store, once on DuckDB and once on PostgreSQL (``store_location``)."""
+    return open_store(store_location)
 
 
-def test_a_new_store_is_at_the_latest_schema_version(store: ResultStore) -> None:
+def test_a_new_store_is_at_the_latest_schema_version(store: Store) -> None:
     assert store.schema_version() == SCHEMA_VERSION
 
 
-def test_a_saved_run_reads_back_with_its_details_and_slices(store: ResultStore) -> None:
+def test_a_saved_run_reads_back_with_its_details_and_slices(store: Store) -> None:
     saved = store.save_run(record())
     assert store.get_run(saved.id) == saved
     assert (saved.pass_rate, saved.mean_score, saved.status, saved.created_at) == (0.5, 0.75, "complete", T0)
@@ -69,16 +75,16 @@ def test_a_saved_run_reads_back_with_its_details_and_slices(store: ResultStore) 
     assert [(s.value, s.pass_rate) for s in store.slices(saved.id)] == [("GAP", 0.0), ("MATCH", 1.0)]
 
 
-def test_provenance_is_absent_not_zero_when_nothing_declares_it(store: ResultStore) -> None:
+def test_provenance_is_absent_not_zero_when_nothing_declares_it(store: Store) -> None:
     saved = store.save_run(record())
     assert set(saved.provenance.values()) == {None}
 
 
-def test_a_run_with_errors_is_stored_as_incomplete(store: ResultStore) -> None:
+def test_a_run_with_errors_is_stored_as_incomplete(store: Store) -> None:
     assert store.save_run(record(errors=1)).status == "incomplete"
 
 
-def test_list_runs_is_newest_first_and_filters(store: ResultStore) -> None:
+def test_list_runs_is_newest_first_and_filters(store: Store) -> None:
     a = store.save_run(record(at=T0))
     b = store.save_run(record(at=T0 + timedelta(minutes=1)))
     store.save_run(record(model="other", at=T0 + timedelta(minutes=2)))
@@ -86,23 +92,19 @@ def test_list_runs_is_newest_first_and_filters(store: ResultStore) -> None:
     assert len(store.list_runs(limit=1)) == 1
 
 
-def test_reopening_a_store_does_not_reapply_migrations(tmp_path: Path) -> None:
-    ResultStore(tmp_path / "r.duckdb").save_run(record())
-    reopened = ResultStore(tmp_path / "r.duckdb")
+def test_reopening_a_store_does_not_reapply_migrations(store_location: StoreLocation) -> None:
+    open_store(store_location).save_run(record())
+    reopened = open_store(store_location)
     assert len(reopened.list_runs()) == 1
-    con = duckdb.connect(str(tmp_path / "r.duckdb"))
-    assert con.execute("SELECT count(*) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
-    con.close()
+    assert raw_sql(store_location, "SELECT count(*) FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
-def test_a_store_from_a_newer_goldeneval_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "future.duckdb"
-    ResultStore(path)
-    con = duckdb.connect(str(path))
-    con.execute("INSERT INTO schema_version VALUES (999, 'future', now())")
-    con.close()
-    with pytest.raises(StoreError, match="schema version 999 is newer than this goldeneval understands"):
-        ResultStore(path)
+def test_a_store_from_a_newer_goldeneval_is_refused(store_location: StoreLocation) -> None:
+    open_store(store_location)
+    raw_sql(store_location, "INSERT INTO schema_version VALUES (999, 'future', now())")
+    with pytest.raises(StoreError, match="schema version 999 is newer than this goldeneval understands") as error:
+        open_store(store_location)
+    assert str(error.value).startswith(f"{store_location}: ")
 
 
 def test_store_path_comes_from_the_option_then_the_environment_then_the_default(
@@ -115,22 +117,57 @@ def test_store_path_comes_from_the_option_then_the_environment_then_the_default(
     assert resolve_store_path(None) == DEFAULT_STORE_PATH
 
 
+def test_a_postgresql_url_selects_the_postgres_store_from_the_option_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url = "postgresql://ci:s3cret@db.example:5432/history"
+    assert resolve_store(url) == StoreLocation(url=url)
+    monkeypatch.setenv(STORE_ENV, url)
+    assert resolve_store(None).url == url
+    assert resolve_store("/opt/store.duckdb") == StoreLocation(path=Path("/opt/store.duckdb"))
+    monkeypatch.delenv(STORE_ENV)
+    assert resolve_store(None) == StoreLocation(path=DEFAULT_STORE_PATH)
+    with pytest.raises(InputError, match="a PostgreSQL URL where a DuckDB file path is needed"):
+        resolve_store_path(url)
+
+
+def test_open_store_picks_the_backend_by_its_location(store_location: StoreLocation) -> None:
+    store = open_store(store_location)
+    assert store.location == store_location
+    if store_location.is_postgres:
+        assert type(store).__name__ == "PostgresResultStore" and store.dialect.name == "postgresql"
+    else:
+        assert isinstance(store, ResultStore) and store.path == store_location.path
+
+
+def test_a_store_url_is_shown_without_its_password() -> None:
+    location = StoreLocation.parse("postgresql://ci:s3cret@db.example:5432/history?sslmode=require&password=p2")
+    assert str(location) == "postgresql://ci:***@db.example:5432/history?sslmode=require&password=***"
+    assert "s3cret" not in repr(location) and "p2" not in repr(location)
+    assert str(StoreLocation.parse("postgres://db.example/history")) == "postgres://db.example/history"
+
+
+def test_a_url_of_another_database_is_refused_not_taken_for_a_file_name() -> None:
+    with pytest.raises(InputError, match=r"store mysql://u:\*\*\*@h/db: unsupported URL scheme 'mysql'"):
+        StoreLocation.parse("mysql://u:pw@h/db")
+
+
 WRITER = textwrap.dedent(
     """
     import sys, time
     from datetime import UTC, datetime
-    from goldeneval.store import ResultStore, RunRecord, SliceRates
+    from goldeneval.store import RunRecord, SliceRates, Store, open_store
     from tests.records import details
 
-    original = ResultStore._insert_slices
+    original = Store._insert_slices
 
     def stall(self, con, run_id, slices):
         original(self, con, run_id, slices)  # the run row and its slices are written ...
         print("inside-transaction", flush=True)
         time.sleep(120)  # ... but the transaction never commits: the parent kills us here
 
-    ResultStore._insert_slices = stall
-    ResultStore(sys.argv[1]).save_run(RunRecord(
+    Store._insert_slices = stall
+    open_store(sys.argv[1]).save_run(RunRecord(
         set_id="s", model="killed", grader="retrieval_hit_rate", pass_rate=1.0, mean_score=1.0,
         question_count=1, scored_count=1, error_count=0, details=details(),
         slices=[SliceRates("form", "MATCH", 1, 1, 1.0, 1.0)],
@@ -139,27 +176,25 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_a_writer_killed_mid_run_leaves_no_partial_run(tmp_path: Path) -> None:
-    path = tmp_path / "results.duckdb"
-    ResultStore(path).save_run(record())
+def test_a_writer_killed_mid_run_leaves_no_partial_run(store_location: StoreLocation) -> None:
+    open_store(store_location).save_run(record())
+    target = str(store_location.path or store_location.url)
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True, env=os.environ.copy()
+        [sys.executable, "-c", WRITER, target], stdout=subprocess.PIPE, text=True, env=os.environ.copy()
     )
     assert writer.stdout is not None
     assert writer.stdout.readline().strip() == "inside-transaction"
     writer.send_signal(signal.SIGKILL)
     writer.wait(timeout=30)
 
-    reopened = ResultStore(path)
+    reopened = open_store(store_location)
     assert [r.model for r in reopened.list_runs()] == ["r1"]
-    con = duckdb.connect(str(path))
-    assert con.execute("SELECT count(*) FROM run_slices").fetchone() == (2,)
-    con.close()
+    assert raw_sql(store_location, "SELECT count(*) FROM run_slices") == [(2,)]
     assert reopened.save_run(record(model="after")).model == "after"
 
 
 def test_saving_with_a_taken_id_of_the_same_series_returns_the_stored_run_and_writes_nothing(
-    store: ResultStore,
+    store: Store,
 ) -> None:
     first = store.save_run(record(pass_rate=0.5), run_id="fixed-id")
     again = store.save_run(record(pass_rate=0.25), run_id="fixed-id")
@@ -168,7 +203,7 @@ def test_saving_with_a_taken_id_of_the_same_series_returns_the_stored_run_and_wr
     assert len(store.slices("fixed-id")) == 2
 
 
-def test_saving_with_an_id_another_series_holds_fails_and_keeps_the_stored_run(store: ResultStore) -> None:
+def test_saving_with_an_id_another_series_holds_fails_and_keeps_the_stored_run(store: Store) -> None:
     store.save_run(record(model="r1"), run_id="fixed-id")
     with pytest.raises(StoreError, match="run id fixed-id is already taken by a run of set 's', series 'r1'"):
         store.save_run(record(model="r2"), run_id="fixed-id")
@@ -183,23 +218,23 @@ def test_saving_with_an_id_another_series_holds_fails_and_keeps_the_stored_run(s
         pytest.param("abc", "abc", id="full-id-that-is-also-a-prefix"),
     ],
 )
-def test_a_run_is_found_by_its_id_or_a_unique_prefix(store: ResultStore, text: str, expected: str) -> None:
+def test_a_run_is_found_by_its_id_or_a_unique_prefix(store: Store, text: str, expected: str) -> None:
     for run_id in ("abc123", "abc", "abd999"):
         store.save_run(record(), run_id=run_id)
     assert store.resolve_run_id(text) == expected
 
 
-def test_an_ambiguous_prefix_lists_the_candidates(store: ResultStore) -> None:
+def test_an_ambiguous_prefix_lists_the_candidates(store: Store) -> None:
     for run_id in ("abc123", "abc456"):
         store.save_run(record(), run_id=run_id)
     with pytest.raises(InputError) as error:
         store.resolve_run_id("ab")
     assert str(error.value) == (
-        f"run id prefix 'ab' is ambiguous in {store.path}: it matches abc123, abc456; give more of it"
+        f"run id prefix 'ab' is ambiguous in {store.location}: it matches abc123, abc456; give more of it"
     )
 
 
-def test_a_prefix_with_like_wildcards_matches_literally(store: ResultStore) -> None:
+def test_a_prefix_with_like_wildcards_matches_literally(store: Store) -> None:
     store.save_run(record(), run_id="abc123")
     with pytest.raises(InputError, match="run '_bc' not found"):
         store.resolve_run_id("_bc")
@@ -207,7 +242,7 @@ def test_a_prefix_with_like_wildcards_matches_literally(store: ResultStore) -> N
         store.resolve_run_id("%")
 
 
-def test_the_previous_complete_run_skips_incomplete_runs_and_other_series(store: ResultStore) -> None:
+def test_the_previous_complete_run_skips_incomplete_runs_and_other_series(store: Store) -> None:
     complete = store.save_run(record(at=T0))
     store.save_run(record(errors=1, at=T0 + timedelta(minutes=1)))
     store.save_run(record(model="other", at=T0 + timedelta(minutes=2)))
@@ -218,7 +253,7 @@ def test_the_previous_complete_run_skips_incomplete_runs_and_other_series(store:
     assert later.id != previous.id
 
 
-def test_list_runs_leaves_details_out_unless_asked(store: ResultStore) -> None:
+def test_list_runs_leaves_details_out_unless_asked(store: Store) -> None:
     store.save_run(record())
     [light] = store.list_runs()
     [full] = store.list_runs(with_details=True)
@@ -227,7 +262,7 @@ def test_list_runs_leaves_details_out_unless_asked(store: ResultStore) -> None:
     assert full.details.questions[0].id == "q1"
 
 
-def test_runs_read_into_a_dataframe_without_details(store: ResultStore) -> None:
+def test_runs_read_into_a_dataframe_without_details(store: Store) -> None:
     store.save_run(record(pass_rate=0.5, at=T0))
     store.save_run(record(pass_rate=0.25, at=T0 + timedelta(minutes=1)))
     frame = store.to_dataframe(set_id="s")
@@ -235,13 +270,14 @@ def test_runs_read_into_a_dataframe_without_details(store: ResultStore) -> None:
     assert "details" not in frame.columns
 
 
-def test_a_run_built_from_tables_a_legacy_row_holds_is_not_stored_twice(store: ResultStore) -> None:
+def test_a_run_built_from_tables_a_legacy_row_holds_is_not_stored_twice(store: Store) -> None:
     legacy = store.save_run(record(), run_id="legacy-random-id")
-    con = duckdb.connect(str(store.path))  # as schema 2 left it: the tables run only inside details
-    con.execute(
-        'UPDATE runs SET tables_run_id = NULL, details = json_merge_patch(details, \'{"tables_run_id": "dg-1"}\')'
-    )
-    con.close()
+    # as schema 2 left it: the tables run only inside details
+    patch = '{"tables_run_id": "dg-1"}'
+    if store.location.is_postgres:
+        raw_sql(store.location, f"UPDATE runs SET tables_run_id = NULL, details = (details::jsonb || '{patch}')::json")
+    else:
+        raw_sql(store.location, f"UPDATE runs SET tables_run_id = NULL, details = json_merge_patch(details, '{patch}')")
     again = store.save_run(
         dataclasses.replace(record(), details=details([question("q1")], tables_run_id="dg-1")), "new"
     )

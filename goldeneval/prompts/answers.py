@@ -41,7 +41,7 @@ from goldeneval.prompts.spec import AnswerRunSpec
 from goldeneval.provenance import Provenance, benchmark_fingerprint
 from goldeneval.regression import GateDecision
 from goldeneval.scoring import SCORING_PROTOCOL_REVISION, QuestionResult
-from goldeneval.store import ResultStore
+from goldeneval.store import StoreLocation, open_store
 
 __all__ = [
     "ANSWER_GRADER_PREFIX",
@@ -193,8 +193,11 @@ class AnswersOutcome:
         return self.retrieval.gate
 
 
-def run_answers(spec: AnswerRunSpec, store_path: Path, *, progress: Progress | None = None) -> AnswersOutcome:
+def run_answers(
+    spec: AnswerRunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None
+) -> AnswersOutcome:
     """Retrieve, answer, grade; record and judge both runs.  Invalid input stores nothing."""
+    location = StoreLocation.parse(store_path)
     golden_set = pipeline.load_golden_set(spec.retrieval)
     if not any(q.answer_gist for q in golden_set.questions):
         raise InputError(f"set {golden_set.id!r}: no question has an answer_gist, so no answer can be graded")
@@ -202,13 +205,13 @@ def run_answers(spec: AnswerRunSpec, store_path: Path, *, progress: Progress | N
     build_spec_model(spec, None, context_supplied=True)  # refuse a bad model before anything is stored
     pinned_retrieval = pinned_answers = None
     if spec.retrieval.baseline.kind == "run" or spec.baseline.kind == "run":
-        if not store_path.exists():
-            raise InputError(f"baseline run: the store {store_path} does not exist")
-        existing = ResultStore(store_path)
+        if not location.exists():
+            raise InputError(f"baseline run: the store {location} does not exist")
+        existing = open_store(location)
         pinned_retrieval = pipeline.pinned_baseline(existing, spec.retrieval, golden_set.id)
         pinned_answers = pipeline.pinned_baseline(existing, spec, golden_set.id, answer_grader_id(choice.grader.id))
     retrieval = pipeline.evaluate(spec.retrieval, golden_set=golden_set)
-    store = ResultStore(store_path)
+    store = open_store(location)
     stored_retrieval = pipeline.record(store, retrieval, spec.retrieval.privacy)
     retrieval_outcome = pipeline.Outcome(
         retrieval, stored_retrieval, pipeline.judge(store, stored_retrieval, spec.retrieval, pinned=pinned_retrieval)

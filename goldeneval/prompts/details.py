@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from goldeneval.privacy import content_free_error
+from goldeneval.privacy import content_free_error, withheld
 
 __all__ = [
     "PROMPT_DETAILS_FORMAT_VERSION",
@@ -58,9 +58,9 @@ class PromptDetail(_Record):
     """Wall-clock time of the model call."""
     error: str | None = None
     tags: list[str] = Field(default_factory=list)
-    answer: str | None = None
+    answer: str | None = Field(default=None, exclude_if=withheld)
     """The model's answer; None in ``metadata_only``."""
-    reason: str | None = None
+    reason: str | None = Field(default=None, exclude_if=withheld)
     """The judge's reason (the first sample's); None in ``metadata_only``."""
     assertions: list[AssertionOutcome] = Field(default_factory=list)
     samples: list[float] = Field(default_factory=list)
@@ -73,7 +73,7 @@ class PromptDetail(_Record):
     """Answer runs: whether retrieval found an expected document in the context (top-3)."""
     form: str | None = None
     hard_class: str | None = None
-    documents: list[str] | None = None
+    documents: list[str] | None = Field(default=None, exclude_if=withheld)
     """Answer runs: the context documents, best first; None in ``metadata_only``."""
 
     @property
@@ -93,11 +93,8 @@ class PromptDetail(_Record):
         )
 
     def to_json(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json")
-        for key in ("answer", "reason", "documents"):
-            if data[key] is None:
-                del data[key]
-        return data
+        """As the store holds it: ``answer``, ``reason`` and ``documents`` absent when withheld."""
+        return self.model_dump(mode="json")
 
 
 class PromptRate(_Record):
@@ -156,9 +153,11 @@ class PromptDetails(_Record):
         return {p.id: bool(p.passed) for p in self.prompts if p.scored and p.passed is not None}
 
     def to_json(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json", exclude={"prompts"})
-        data["prompts"] = [p.to_json() for p in self.prompts]
-        return data
+        return self.model_dump(mode="json")
+
+    def to_json_text(self) -> str:
+        """:meth:`to_json` as one JSON string, serialised without a Python object per value."""
+        return self.model_dump_json()
 
     def to_dataframe(self) -> Any:
         """One row per prompt (pandas): for notebooks."""

@@ -32,7 +32,7 @@ from goldeneval.prompts.registry import resolve_prompt_set
 from goldeneval.prompts.spec import GradingSpec, PromptRunSpec
 from goldeneval.provenance import Provenance, retriever_provenance
 from goldeneval.regression import GateDecision, RegressionVerdict
-from goldeneval.store import ResultStore, StoredRun
+from goldeneval.store import StoredRun, StoreLocation, open_store
 
 __all__ = [
     "PromptOutcome",
@@ -153,16 +153,17 @@ def evaluate(
     )
 
 
-def run(spec: PromptRunSpec, store_path: Path, *, progress: Progress | None = None) -> PromptOutcome:
+def run(spec: PromptRunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> PromptOutcome:
     """Evaluate, record and judge one prompt run spec: the CLI's door."""
+    location = StoreLocation.parse(store_path)
     prompt_set = load_prompt_set(spec)
     choice = grading_choice(spec)
     pinned = None
     if spec.baseline.kind == "run":
-        if not store_path.exists():
-            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {store_path} does not exist")
-        pinned = pipeline.pinned_baseline(ResultStore(store_path), spec, prompt_set.id, choice.grader.id)
+        if not location.exists():
+            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {location} does not exist")
+        pinned = pipeline.pinned_baseline(open_store(location), spec, prompt_set.id, choice.grader.id)
     evaluated = evaluate(spec, prompt_set=prompt_set, choice=choice, progress=progress)
-    store = ResultStore(store_path)
+    store = open_store(location)
     stored = pipeline.record(store, evaluated, spec.privacy)
     return PromptOutcome(evaluated, stored, pipeline.judge(store, stored, spec, pinned=pinned))

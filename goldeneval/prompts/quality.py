@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from goldeneval.scoring import GRADER_ID
-from goldeneval.store import ResultStore, StoredRun
+from goldeneval.store import Store, StoredRun
 
 __all__ = ["EvaluationQualityScoreProvider", "QualityAwareModelSelector", "RankedModel"]
 
@@ -24,7 +24,7 @@ __all__ = ["EvaluationQualityScoreProvider", "QualityAwareModelSelector", "Ranke
 class EvaluationQualityScoreProvider:
     """Per-model quality scores from a result store."""
 
-    store: ResultStore
+    store: Store
     graders: frozenset[str] | None = None
     """Only runs of these graders; None: every prompt and answer grader."""
 

@@ -15,7 +15,7 @@ from goldeneval.prompts.answers import AnswersOutcome
 from goldeneval.prompts.details import PromptDetail, PromptDetails, PromptRate
 from goldeneval.prompts.pipeline import PromptOutcome
 from goldeneval.report import outcome_json, render_outcome, verdict_lines
-from goldeneval.store import StoredRun
+from goldeneval.store import StoredRun, StoreLocation
 
 __all__ = [
     "PROMPTS_JSON_FORMAT_VERSION",
@@ -117,7 +117,7 @@ def _body(stored: StoredRun, title: str) -> list[str]:
     return lines
 
 
-def _footer(stored: StoredRun, verdict_text: list[str], store_path: Path) -> list[str]:
+def _footer(stored: StoredRun, verdict_text: list[str], store_path: StoreLocation | Path) -> list[str]:
     return [
         "",
         f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
@@ -127,7 +127,7 @@ def _footer(stored: StoredRun, verdict_text: list[str], store_path: Path) -> lis
     ]
 
 
-def render_prompt_outcome(outcome: PromptOutcome, store_path: Path) -> str:
+def render_prompt_outcome(outcome: PromptOutcome, store_path: StoreLocation | Path) -> str:
     stored, verdict = outcome.stored, outcome.verdict
     model_id = _details(stored).model_id
     who = f"model {stored.model!r}" if model_id == stored.model else f"series {stored.model!r} (model {model_id!r})"
@@ -136,7 +136,7 @@ def render_prompt_outcome(outcome: PromptOutcome, store_path: Path) -> str:
     return "\n".join(lines + _footer(stored, verdict_text, store_path))
 
 
-def render_answers(outcome: AnswersOutcome, store_path: Path) -> str:
+def render_answers(outcome: AnswersOutcome, store_path: StoreLocation | Path) -> str:
     retrieval = outcome.retrieval
     answers = outcome.answers
     lines = [render_outcome(retrieval.stored, retrieval.verdict, store_path), "", "=" * 72, ""]
@@ -181,7 +181,7 @@ def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
     }
 
 
-def prompt_outcome_json(outcome: PromptOutcome, store_path: Path) -> dict[str, Any]:
+def prompt_outcome_json(outcome: PromptOutcome, store_path: StoreLocation | Path) -> dict[str, Any]:
     stored = outcome.stored
     details = _details(stored)
     document = details.to_json()
@@ -203,7 +203,7 @@ def prompt_outcome_json(outcome: PromptOutcome, store_path: Path) -> dict[str, A
     }
 
 
-def answers_json(outcome: AnswersOutcome, store_path: Path) -> dict[str, Any]:
+def answers_json(outcome: AnswersOutcome, store_path: StoreLocation | Path) -> dict[str, Any]:
     retrieval = outcome.retrieval
     return {
         "format_version": PROMPTS_JSON_FORMAT_VERSION,

@@ -21,6 +21,7 @@ from goldeneval.golden import GoldenQuestionSet
 
 __all__ = [
     "DEFAULT_CHUNK_SEPARATOR",
+    "BatchRetriever",
     "Retriever",
     "RetrieverContext",
     "RetrieverFactory",
@@ -38,6 +39,22 @@ class Retriever(Protocol):
 
     def retrieve(self, question: str, limit: int) -> Sequence[str]:
         """Up to ``limit`` ids, best first.  An empty result means "nothing found"."""
+        ...
+
+
+@runtime_checkable
+class BatchRetriever(Retriever, Protocol):
+    """A retriever that can also rank many questions in one call (optional).
+
+    The evaluator uses ``retrieve_batch`` when it is there (``--batch-size``), and must get
+    exactly the rankings ``retrieve`` would give question by question: batching is a speed-up,
+    never a different measurement.  A batch that raises, returns the wrong number of rankings
+    or takes longer than one question's timeout is not trusted: its questions are asked again
+    one by one, so errors and timeouts stay with the question that caused them.
+    """
+
+    def retrieve_batch(self, questions: Sequence[str], limit: int) -> Sequence[Sequence[str]]:
+        """One ranking per question, in the questions' order, each up to ``limit`` ids."""
         ...
 
 

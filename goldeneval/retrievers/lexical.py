@@ -167,13 +167,25 @@ class LexicalRetriever:
         return [token for token in tokenized[0] if token in vocab]
 
     def retrieve(self, question: str, limit: int) -> Sequence[str]:
-        tokens = self._query_tokens(question)
-        if not tokens or limit <= 0:
-            return []
+        return self.retrieve_batch([question], limit)[0]
+
+    def retrieve_batch(self, questions: Sequence[str], limit: int) -> list[list[str]]:
+        """One ranking per question from one bm25s call: the scores, and so the rankings, are
+        those of :meth:`retrieve` question by question (bm25s scores each query alone)."""
+        rankings: list[list[str]] = [[] for _ in questions]
+        if limit <= 0:
+            return rankings
+        queries = [(i, tokens) for i, tokens in enumerate(map(self._query_tokens, questions)) if tokens]
+        if not queries:
+            return rankings
         k = min(limit, len(self._ids))
-        doc_indices, scores = self._model.retrieve([tokens], k=k, show_progress=False, n_threads=1)
-        positive = np.asarray(scores[0]) > 0
-        return [self._ids[int(i)] for i in np.asarray(doc_indices[0])[positive]]
+        doc_indices, scores = self._model.retrieve(
+            [tokens for _, tokens in queries], k=k, show_progress=False, n_threads=1
+        )
+        for row, (i, _) in enumerate(queries):
+            positive = np.asarray(scores[row]) > 0
+            rankings[i] = [self._ids[int(d)] for d in np.asarray(doc_indices[row])[positive]]
+        return rankings
 
 
 def _sha256(path: Path) -> str:

@@ -1,0 +1,88 @@
+"""The README's main command (``python -m pipelines.main``), with the retrievers it builds counted.
+
+Runs :func:`pipelines.main.main` in this process -- the ``nightly_evaluation`` job once per
+(set x retriever) partition of ``$GOLDENEVAL_CONFIG``, then the regression sensor's
+``regression_check`` runs and the summary -- after wrapping the one function through which
+every evaluation builds its retriever (``goldeneval.pipeline.build_retriever``), so that it
+can say what each build did: whether a lexical index was loaded from the cache or built, and
+how many chunks a model encoded (0 when every embedding came from the cache).
+
+    DAGSTER_HOME=... GOLDENEVAL_CONFIG=suite.yaml .venv/bin/python -m benchmarks.dagster_nightly --counts OUT.json
+
+``OUT.json``: the exit status, seconds to import and to run, and one record per build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+STARTED = time.perf_counter()
+
+
+def describe(retriever: object) -> dict[str, Any]:
+    """What building ``retriever`` did, as far as the built-in retrievers report it."""
+    from goldeneval.retrievers.dense import DenseRetriever
+    from goldeneval.retrievers.hybrid import HybridRetriever
+    from goldeneval.retrievers.lexical import LexicalRetriever
+    from goldeneval.retrievers.reranked import DenseScorer, RerankedRetriever
+
+    record: dict[str, Any] = {"type": type(retriever).__name__}
+    lexical = retriever if isinstance(retriever, LexicalRetriever) else None
+    dense = retriever if isinstance(retriever, DenseRetriever) else None
+    if isinstance(retriever, HybridRetriever):
+        lexical, dense = retriever.lexical, retriever.dense
+    if isinstance(retriever, RerankedRetriever):
+        first = retriever.first_stage
+        lexical = first if isinstance(first, LexicalRetriever) else None
+        dense = retriever.scorer.dense if isinstance(retriever.scorer, DenseScorer) else None
+    if lexical is not None:
+        record["lexical_index_loaded_from_cache"] = lexical.index_loaded_from_cache
+    if dense is not None:
+        record["chunks_encoded"] = dense.counters.encoded
+        record["chunks_from_cache"] = dense.counters.cached
+    return record
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--counts", type=Path, required=True, help="write the JSON record here")
+    args = parser.parse_args(argv)
+
+    import goldeneval.pipeline
+    import pipelines.main
+
+    built: list[tuple[str, float, object]] = []
+    original = goldeneval.pipeline.build_retriever  # type: ignore[attr-defined]
+
+    def counting(retriever_id: str, context: Any) -> Any:
+        start = time.perf_counter()
+        retriever = original(retriever_id, context)
+        built.append((retriever_id, time.perf_counter() - start, retriever))
+        return retriever
+
+    goldeneval.pipeline.build_retriever = counting  # type: ignore[attr-defined]
+    imported = time.perf_counter()
+    summary = io.StringIO()
+    with contextlib.redirect_stdout(summary):
+        status = pipelines.main.main([])
+    finished = time.perf_counter()
+    builds = [{"retriever_id": i, "build_s": seconds, **describe(r)} for i, seconds, r in built]
+    record = {
+        "exit_status": status,
+        "import_s": imported - STARTED,
+        "run_s": finished - imported,
+        "builds": builds,
+        "summary": summary.getvalue(),
+    }
+    args.counts.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    print(summary.getvalue())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1291 @@
+"""The benchmark suite of issue 11: one command regenerates ``benchmarks/RESULTS.md`` and
+``benchmarks/results.json``.
+
+    .venv/bin/python -m benchmarks.run                       # every section, full sizes
+    .venv/bin/python -m benchmarks.run --only overhead,dagster
+    .venv/bin/python -m benchmarks.run --quick --out /tmp/bench   # tiny sizes (the test)
+
+Sections, each run in a process of its own (so its peak RSS is its own), every goldeneval
+command run as a whole process (``goldeneval retrieval``, start-up included), its wall time
+and peak RSS (its whole process tree, from ``wait4``) measured from outside:
+
+``engine``
+    ``benchmarks.engine`` at 10k / 100k / 1M questions: goldeneval's columnar core against a
+    numpy floor, pytrec-eval and ranx (its first-call JIT reported apart); a peer whose
+    extrapolated memory or time exceeds the machine's share or the budget is skipped, saying so.
+``overhead``
+    ``goldeneval retrieval`` with a zero-cost in-memory retriever (``benchmarks.zero_retriever``)
+    on generated sets of 10 questions (the start-up cost) and 1k / 10k / 100k questions, into an
+    empty store (a first, baseline run) and again into that store (a run compared with it, as
+    every nightly run is): framework time per question, and time and peak RSS against
+    question count.
+``scifact``
+    ``goldeneval retrieval --retriever goldeneval.lexical`` on SciFact (BEIR folder) against a
+    bare bm25s script (``benchmarks/bm25s_bare.py``) on the same 300 queries, both as whole
+    processes, cold (no index cached) and warm (index cached); and whether both return the
+    same documents.
+``dense``
+    ``goldeneval retrieval --retriever goldeneval.dense`` cold (empty cache: every chunk
+    encoded) and warm (the same cache), counting the embeddings the cache holds after each.
+``dagster``
+    The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
+    then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
+    and warm; what each warm build took from the cache; and the cache files a warm run wrote.
+
+The header states the machine, versions, thread settings and the load average around each
+section (the machine may be shared: a load above its core count means contention).  Every
+ratio is computed from two measurements of the same run of this command.  Nothing here is a
+test: numbers are reported, never asserted.  ``--only`` re-measures some sections and keeps the
+others from the existing ``results.json`` (each section keeps its own date).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+BENCHMARKS = REPO / "benchmarks"
+DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
+SECTIONS = ("engine", "overhead", "scifact", "dense", "dagster")
+QUICK_SECTIONS = ("engine", "overhead")
+GOLDENEVAL_ENV = (
+    "GOLDENEVAL_SETS_PATH",
+    "GOLDENEVAL_STORE",
+    "GOLDENEVAL_CACHE",
+    "GOLDENEVAL_PRIVACY",
+    "GOLDENEVAL_TABLES",
+    "GOLDENEVAL_CONFIG",
+    "GOLDENEVAL_NO_SUPERVISOR",
+    "DAGSTER_HOME",
+)
+THREAD_ENV = (
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+    "RAYON_NUM_THREADS",
+    "TOKENIZERS_PARALLELISM",
+)
+PACKAGES = (
+    "goldeneval",
+    "numpy",
+    "pyarrow",
+    "duckdb",
+    "dagster",
+    "bm25s",
+    "PyStemmer",
+    "pytrec-eval-terrier",
+    "ranx",
+    "numba",
+    "torch",
+    "sentence-transformers",
+    "scipy",
+)
+ZERO_RETRIEVER = "benchmarks.zero_retriever:factory"
+SAMPLE_SET = "transit-sample"
+LARGE_REPEAT_LIMIT = 10_000
+"""Question counts above this are run once, not ``--repeats`` times (minutes each)."""
+STARTUP_QUESTIONS = 10
+"""The smallest set of the overhead section, whose time stands for the start-up cost.  (Not 1: a
+1-question run compared with an earlier one fails in scipy's bootstrap, which needs two.)"""
+
+
+# --------------------------------------------------------------------------------------------
+# Measuring a process from outside
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One whole process: exit status, wall seconds, CPU seconds and peak RSS (bytes) of the
+    process and every descendant it waited for (``wait4``'s ``ru_maxrss``: the largest one)."""
+
+    command: str
+    exit_status: int
+    wall_s: float
+    user_s: float
+    system_s: float
+    peak_rss_bytes: int
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0 and not self.timed_out
+
+
+def measure(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    log: Path,
+    timeout_s: float,
+) -> Measured:
+    """Run ``command`` to its end, stdout and stderr into ``log``; measured by ``wait4``."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            list(command), cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        expired = threading.Event()
+
+        def kill() -> None:
+            expired.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout_s, kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    return Measured(
+        command=" ".join(_shown(part) for part in command),
+        exit_status=process.returncode,
+        wall_s=wall,
+        user_s=usage.ru_utime,
+        system_s=usage.ru_stime,
+        peak_rss_bytes=usage.ru_maxrss * 1024,
+        timed_out=expired.is_set(),
+    )
+
+
+def _shown(part: str) -> str:
+    """A command-line argument as the report shows it: paths relative to the repo or the temp dir."""
+    return part.replace(str(REPO) + "/", "").replace(tempfile.gettempdir() + "/", "$TMP/")
+
+
+def clean_env(**extra: str | Path) -> dict[str, str]:
+    """This process's environment without goldeneval's and Dagster's variables, plus ``extra``;
+    the repository on ``PYTHONPATH`` so that ``benchmarks.*`` plug-ins import."""
+    env = {k: v for k, v in os.environ.items() if k not in GOLDENEVAL_ENV}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def goldeneval_command() -> str:
+    found = Path(sys.executable).with_name("goldeneval")
+    return str(found) if found.exists() else shutil.which("goldeneval") or "goldeneval"
+
+
+class CommandFailed(RuntimeError):
+    pass
+
+
+def checked(result: Measured, log: Path) -> Measured:
+    if not result.ok:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        why = "timed out" if result.timed_out else f"exit status {result.exit_status}"
+        raise CommandFailed(f"{result.command}: {why}\n{tail}")
+    return result
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values))
+
+
+# --------------------------------------------------------------------------------------------
+# Header: machine, versions, threads
+# --------------------------------------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def git_revision() -> dict[str, Any]:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout.strip()
+
+    changed = [line for line in git("status", "--porcelain", "--untracked-files=no").splitlines() if line.strip()]
+    return {"commit": git("rev-parse", "HEAD") or "unknown", "changed_tracked_files": len(changed)}
+
+
+def header() -> dict[str, Any]:
+    from importlib.metadata import version
+
+    versions = {"python": platform.python_version()}
+    for package in PACKAGES:
+        try:
+            versions[package] = version(package)
+        except Exception:
+            versions[package] = "absent"
+    threads: dict[str, Any] = {name: os.environ.get(name, "unset") for name in THREAD_ENV}
+    try:
+        import torch
+
+        threads["torch.get_num_threads()"] = torch.get_num_threads()
+    except ImportError:
+        threads["torch.get_num_threads()"] = "torch absent"
+    try:
+        import numba
+
+        threads["numba.config.NUMBA_NUM_THREADS"] = getattr(numba.config, "NUMBA_NUM_THREADS", "unknown")
+    except ImportError:
+        pass
+    try:
+        from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
+
+        threads["blas"] = [
+            f"{pool.get('internal_api')} {pool.get('num_threads')} threads" for pool in threadpool_info()
+        ] or "none loaded"
+    except ImportError:
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)),
+        "memory_gib": round(memory / 2**30, 1),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "git": git_revision(),
+        "versions": versions,
+        "threads": threads,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Section: scoring engines
+# --------------------------------------------------------------------------------------------
+
+
+def section_engine(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    out = work / "engine.json"
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.engine",
+        "--sizes",
+        ",".join(str(n) for n in options["engine_sizes"]),
+        "--peers",
+        options["engine_peers"],
+        "--memory-share",
+        str(options["memory_share"]),
+        "--max-seconds",
+        str(options["engine_max_seconds"]),
+        "--json",
+        str(out),
+    ]
+    log = work / "engine.log"
+    result = checked(measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=options["timeout_s"]), log)
+    report = json.loads(out.read_text())
+    return {
+        "command": result.command,
+        "wall_s": result.wall_s,
+        "report": report,
+        "table": log.read_text(encoding="utf-8"),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Section: framework overhead and growth with question count
+# --------------------------------------------------------------------------------------------
+
+
+def _zero_run(set_path: Path, store: Path, cache: Path, timing: Path, log: Path, timeout_s: float) -> dict[str, Any]:
+    timing.unlink(missing_ok=True)
+    command = [
+        goldeneval_command(),
+        "retrieval",
+        "--set",
+        str(set_path),
+        "--retriever",
+        ZERO_RETRIEVER,
+        "--option",
+        f"timing={timing}",
+        "--no-progress",
+        "--store",
+        str(store),
+        "--cache-dir",
+        str(cache),
+    ]
+    env = clean_env(GOLDENEVAL_TABLES=store.parent / "tables")
+    result = checked(measure(command, env=env, cwd=REPO, log=log, timeout_s=timeout_s), log)
+    factory = json.loads(timing.read_text())
+    return {**asdict(result), "retriever_factory_s": factory["factory_s"]}
+
+
+def section_overhead(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    from benchmarks.zero_retriever import write_set
+
+    sizes = sorted({STARTUP_QUESTIONS, *options["questions"]})
+    rows = []
+    for n in sizes:
+        folder = work / f"n{n}"
+        folder.mkdir()
+        set_path = write_set(folder / "set.jsonl", n)
+        store, cache, timing = folder / "results.duckdb", folder / "cache", folder / "timing.json"
+        baseline = _zero_run(set_path, store, cache, timing, folder / "baseline.log", options["timeout_s"])
+        repeats = options["repeats"] if n <= LARGE_REPEAT_LIMIT else 1
+        compared = [
+            _zero_run(set_path, store, cache, timing, folder / f"compared-{i}.log", options["timeout_s"])
+            for i in range(repeats)
+        ]
+        rows.append(
+            {
+                "questions": n,
+                "baseline": baseline,
+                "compared": compared,
+                "compared_wall_s": median([r["wall_s"] for r in compared]),
+                "compared_cpu_s": median([r["user_s"] + r["system_s"] for r in compared]),
+                "compared_factory_s": median([r["retriever_factory_s"] for r in compared]),
+                "compared_peak_rss_bytes": max(r["peak_rss_bytes"] for r in compared),
+                "store_bytes": store.stat().st_size,
+            }
+        )
+        print(
+            f"overhead: {n:,} questions: baseline {baseline['wall_s']:.2f} s, "
+            f"compared {rows[-1]['compared_wall_s']:.2f} s",
+            flush=True,
+        )
+    return {"rows": rows, "derived": overhead_derived(rows), "command": rows[-1]["baseline"]["command"]}
+
+
+def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-question framework cost, in wall time and in CPU time (user + system, the whole
+    process tree: what contention from other processes does not inflate), with the retriever's
+    own time (its factory's precomputation) subtracted: marginal between consecutive sizes, and
+    beyond the smallest set's (the start-up's) cost."""
+    by_n = {row["questions"]: row for row in rows}
+    sizes = sorted(by_n)
+
+    def cost(row: dict[str, Any], kind: str, clock: str) -> float:
+        if kind == "baseline":
+            run = row["baseline"]
+            spent = run["wall_s"] if clock == "wall" else run["user_s"] + run["system_s"]
+            return float(spent - run["retriever_factory_s"])
+        spent = row["compared_wall_s"] if clock == "wall" else row["compared_cpu_s"]
+        return float(spent - row["compared_factory_s"])
+
+    derived: dict[str, Any] = {"startup_questions": sizes[0]}
+    for kind in ("baseline", "compared"):
+        for clock in ("wall", "cpu"):
+            start = cost(by_n[sizes[0]], kind, clock)
+            beyond = {str(n): (cost(by_n[n], kind, clock) - start) / (n - sizes[0]) * 1e6 for n in sizes[1:]}
+            marginal = {
+                f"{a}->{b}": (cost(by_n[b], kind, clock) - cost(by_n[a], kind, clock)) / (b - a) * 1e6
+                for a, b in itertools.pairwise(sizes[1:])
+            }
+            derived[f"{kind}_{clock}"] = {"startup_s": start, "beyond_startup_us": beyond, "marginal_us": marginal}
+    between = f"{sizes[-2]}->{sizes[-1]}" if len(sizes) >= 3 else f"{sizes[0]}->{sizes[-1]}"
+    headline: dict[str, Any] = {"between": between}
+    for key in ("baseline_wall", "compared_wall", "baseline_cpu", "compared_cpu"):
+        values = derived[key]
+        headline[key] = (
+            values["marginal_us"][between] if len(sizes) >= 3 else values["beyond_startup_us"][str(sizes[-1])]
+        )
+    derived["headline_marginal_us"] = headline
+    return derived
+
+
+# --------------------------------------------------------------------------------------------
+# Section: SciFact lexical, goldeneval retrieval against bare bm25s
+# --------------------------------------------------------------------------------------------
+
+
+def _lexical_run(data: Path, store: Path, cache: Path, log: Path, timeout_s: float) -> dict[str, Any]:
+    command = [
+        goldeneval_command(),
+        "retrieval",
+        "--set",
+        str(data),
+        "--retriever",
+        "goldeneval.lexical",
+        "--no-progress",
+        "--format",
+        "json",
+        "--store",
+        str(store),
+        "--cache-dir",
+        str(cache),
+    ]
+    env = clean_env(GOLDENEVAL_TABLES=store.parent / "tables")
+    result = checked(measure(command, env=env, cwd=REPO, log=log, timeout_s=timeout_s), log)
+    text = log.read_text(encoding="utf-8")
+    document = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    return {**asdict(result), "run_id": document["run"]["id"], "questions": document["run"]["questions"]}
+
+
+def _bare_run(data: Path, run_file: Path, index_dir: Path, log: Path, timeout_s: float) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        str(BENCHMARKS / "bm25s_bare.py"),
+        str(data),
+        "--run",
+        str(run_file),
+        "--index-dir",
+        str(index_dir),
+    ]
+    result = checked(measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=timeout_s), log)
+    lines = log.read_text(encoding="utf-8").strip().splitlines()
+    return {**asdict(result), **json.loads(lines[-1])}
+
+
+def read_trec(path: Path) -> dict[str, list[str]]:
+    ranked: dict[str, list[tuple[int, str]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) >= 6:
+            ranked.setdefault(parts[0], []).append((int(parts[3]), parts[2]))
+    return {query: [doc for _, doc in sorted(pairs)] for query, pairs in ranked.items()}
+
+
+def section_scifact(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    data = Path(options["data"])
+    if not (data / "corpus.jsonl").is_file():
+        return {"skipped": f"SciFact not found at {data} (pass --data DIR, a BEIR folder)"}
+    timeout = options["timeout_s"]
+    repeats = max(options["repeats"], 1)
+    ours_cache, bare_index = work / "ours-cache", work / "bare-index"
+    # Cold, then warm, alternating the two so that a burst of load hits both alike.
+    ours_cold = _lexical_run(data, work / "cold" / "results.duckdb", ours_cache, work / "ours-cold.log", timeout)
+    bare_cold = _bare_run(data, work / "bare-cold.trec", bare_index, work / "bare-cold.log", timeout)
+    ours_warm, bare_warm = [], []
+    for i in range(repeats):
+        store = work / f"warm-{i}" / "results.duckdb"
+        ours_warm.append(_lexical_run(data, store, ours_cache, work / f"ours-warm-{i}.log", timeout))
+        bare_warm.append(_bare_run(data, work / "bare-warm.trec", bare_index, work / f"bare-warm-{i}.log", timeout))
+    if ours_cold["questions"] != bare_cold["queries"]:
+        raise CommandFailed(f"goldeneval scored {ours_cold['questions']} queries, bare bm25s {bare_cold['queries']}")
+    # Same documents?  goldeneval's stored run as a TREC run file, against the peer's.
+    exported = work / "ours.trec"
+    log = work / "export.log"
+    checked(
+        measure(
+            [
+                goldeneval_command(),
+                "export-run",
+                ours_cold["run_id"],
+                "--trec",
+                str(exported),
+                "--store",
+                str(work / "cold" / "results.duckdb"),
+            ],
+            env=clean_env(),
+            cwd=REPO,
+            log=log,
+            timeout_s=timeout,
+        ),
+        log,
+    )
+    ours_ranked, bare_ranked = read_trec(exported), read_trec(work / "bare-cold.trec")
+    same_top10 = sum(ours_ranked.get(q, [])[:10] == docs[:10] for q, docs in bare_ranked.items())
+    same_top100 = sum(set(ours_ranked.get(q, [])[:100]) == set(docs[:100]) for q, docs in bare_ranked.items())
+    return {
+        "data": str(data),
+        "queries": bare_cold["queries"],
+        "documents": bare_cold["documents"],
+        "goldeneval_cold": ours_cold,
+        "goldeneval_warm": ours_warm,
+        "bare_cold": bare_cold,
+        "bare_warm": bare_warm,
+        "goldeneval_warm_wall_s": median([r["wall_s"] for r in ours_warm]),
+        "bare_warm_wall_s": median([r["wall_s"] for r in bare_warm]),
+        "same_top10_queries": same_top10,
+        "same_top100_set_queries": same_top100,
+        "compared_queries": len(bare_ranked),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Section: dense, cold and warm cache
+# --------------------------------------------------------------------------------------------
+
+
+def cache_state(cache: Path) -> dict[str, Any]:
+    """Embeddings held by the cache (rows of its Parquet files) and every file's mtime."""
+    import pyarrow.parquet as pq
+
+    rows = 0
+    for file in sorted((cache / "embeddings").glob("*.parquet")):
+        rows += pq.ParquetFile(file).metadata.num_rows
+    files = {str(p.relative_to(cache)): p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()}
+    return {"embeddings": rows, "files": files}
+
+
+def written_since(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    old = before["files"]
+    return sorted(name for name, mtime in after["files"].items() if old.get(name) != mtime)
+
+
+def _dense_set(options: dict[str, Any]) -> tuple[str, str] | None:
+    """(argument of --set, label) for the dense section, None when its data is absent."""
+    if options["dense_set"] == "scifact":
+        data = Path(options["data"])
+        return (str(data), f"SciFact ({data.name})") if (data / "corpus.jsonl").is_file() else None
+    return options["dense_set"], options["dense_set"]
+
+
+def section_dense(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    chosen = _dense_set(options)
+    if chosen is None:
+        return {"skipped": f"SciFact not found at {options['data']} (pass --data DIR or --dense-set transit-sample)"}
+    set_arg, label = chosen
+    cache = work / "cache"
+    cache.mkdir()
+    runs = []
+    for i in range(1 + max(options["repeats"], 1)):
+        before = cache_state(cache)
+        store = work / f"run-{i}" / "results.duckdb"
+        command = [
+            goldeneval_command(),
+            "retrieval",
+            "--set",
+            set_arg,
+            "--retriever",
+            "goldeneval.dense",
+            "--no-progress",
+            "--store",
+            str(store),
+            "--cache-dir",
+            str(cache),
+        ]
+        log = work / f"run-{i}.log"
+        env = clean_env(GOLDENEVAL_TABLES=store.parent / "tables")
+        result = checked(measure(command, env=env, cwd=REPO, log=log, timeout_s=options["timeout_s"]), log)
+        after = cache_state(cache)
+        runs.append(
+            {
+                **asdict(result),
+                "cache": "cold" if i == 0 else "warm",
+                "embeddings_before": before["embeddings"],
+                "embeddings_after": after["embeddings"],
+                "cache_files_written": written_since(before, after),
+            }
+        )
+        print(f"dense: {runs[-1]['cache']} {result.wall_s:.1f} s")
+    warm = runs[1:]
+    return {
+        "set": label,
+        "runs": runs,
+        "cold_wall_s": runs[0]["wall_s"],
+        "warm_wall_s": median([r["wall_s"] for r in warm]),
+        "command": runs[0]["command"],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Section: the Dagster job against the CLI
+# --------------------------------------------------------------------------------------------
+
+
+def _suite_file(folder: Path, sets: list[str], retrievers: dict[str, dict[str, Any]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    document = {
+        "sets": sets,
+        "retrievers": retrievers,
+        "storage": {"store": "store/results.duckdb", "tables": "store/tables", "cache": "cache"},
+    }
+    path = folder / "goldeneval.yaml"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")  # JSON is YAML
+    return path
+
+
+def _dagster_workloads(options: dict[str, Any], work: Path) -> list[dict[str, Any]]:
+    from benchmarks.zero_retriever import write_set
+
+    sample_retrievers = {"lexical": {"id": "goldeneval.lexical"}}
+    if not options["quick"]:
+        sample_retrievers["dense"] = {"id": "goldeneval.dense"}
+    zero_n = options["dagster_questions"]
+    zero_set = write_set(work / "zero-set.jsonl", zero_n, set_id=f"zero-cost-{zero_n}")
+    return [
+        {
+            "label": f"{SAMPLE_SET} x {', '.join(sample_retrievers)}",
+            "sets": [SAMPLE_SET],
+            "retrievers": sample_retrievers,
+        },
+        {
+            "label": f"{zero_n:,}-question generated set x zero-cost retriever",
+            "sets": [str(zero_set)],
+            "retrievers": {"zero": {"id": ZERO_RETRIEVER}},
+        },
+    ]
+
+
+def section_dagster(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    timeout = options["timeout_s"]
+    rounds = 1 + max(options["repeats"], 1)  # cold, then warm
+    workloads = []
+    for index, workload in enumerate(_dagster_workloads(options, work)):
+        folder = work / f"workload-{index}"
+        suite = _suite_file(folder / "dagster", workload["sets"], workload["retrievers"])
+        home = folder / "dagster" / "home"
+        cli_store, cli_cache = folder / "cli" / "results.duckdb", folder / "cli" / "cache"
+        cli_cache.mkdir(parents=True)
+        dagster_cache = folder / "dagster" / "cache"
+        dagster_cache.mkdir(parents=True)
+        runs = []
+        for i in range(rounds):
+            cache = "cold" if i == 0 else "warm"
+            cli = []
+            for set_ref in workload["sets"]:
+                for name, entry in workload["retrievers"].items():
+                    command = [
+                        goldeneval_command(),
+                        "retrieval",
+                        "--set",
+                        set_ref,
+                        "--retriever",
+                        entry["id"],
+                        "--name",
+                        name,
+                        "--no-progress",
+                        "--store",
+                        str(cli_store),
+                        "--cache-dir",
+                        str(cli_cache),
+                    ]
+                    log = folder / "cli" / f"{i}-{name}.log"
+                    env = clean_env(GOLDENEVAL_TABLES=folder / "cli" / "tables")
+                    cli.append(asdict(checked(measure(command, env=env, cwd=REPO, log=log, timeout_s=timeout), log)))
+            before = cache_state(dagster_cache)
+            counts = folder / "dagster" / f"counts-{i}.json"
+            log = folder / "dagster" / f"run-{i}.log"
+            env = clean_env(DAGSTER_HOME=home, GOLDENEVAL_CONFIG=suite)
+            command = [sys.executable, "-m", "benchmarks.dagster_nightly", "--counts", str(counts)]
+            dagster = checked(measure(command, env=env, cwd=REPO, log=log, timeout_s=timeout), log)
+            record = json.loads(counts.read_text())
+            if record["exit_status"] != 0:
+                raise CommandFailed(f"pipelines.main exited {record['exit_status']}:\n{record['summary']}")
+            after = cache_state(dagster_cache)
+            runs.append(
+                {
+                    "cache": cache,
+                    "cli": cli,
+                    "cli_wall_s": sum(r["wall_s"] for r in cli),
+                    "cli_peak_rss_bytes": max(r["peak_rss_bytes"] for r in cli),
+                    "dagster": asdict(dagster),
+                    "dagster_import_s": record["import_s"],
+                    "dagster_run_s": record["run_s"],
+                    "builds": record["builds"],
+                    "summary": record["summary"],
+                    "dagster_cache_files_written": written_since(before, after),
+                    "dagster_embeddings_after": after["embeddings"],
+                }
+            )
+            print(
+                f"dagster: {workload['label']}: {cache}: CLI {runs[-1]['cli_wall_s']:.1f} s, "
+                f"Dagster {dagster.wall_s:.1f} s",
+                flush=True,
+            )
+        workloads.append(
+            {
+                "label": workload["label"],
+                "partitions": len(workload["sets"]) * len(workload["retrievers"]),
+                "runs": runs,
+            }
+        )
+    return {"workloads": workloads}
+
+
+SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {
+    "engine": section_engine,
+    "overhead": section_overhead,
+    "scifact": section_scifact,
+    "dense": section_dense,
+    "dagster": section_dagster,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+
+def secs(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 0.01:
+        return f"{value * 1000:.2f} ms"
+    return f"{value:.3f} s" if value < 10 else f"{value:.1f} s"
+
+
+def mib(value: float | None) -> str:
+    return "-" if value is None else f"{value / 2**20:,.0f} MiB"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return "-" if not a or not b else f"{a / b:.2f}x"
+
+
+ENGINE_COLUMNS = (
+    ("numpy floor", "numpy floor"),
+    ("columnar, to cutoff", "goldeneval (columnar core)"),
+    ("columnar, full depth", "goldeneval, full depth"),
+    ("per-question", "goldeneval per-question path"),
+    ("pytrec-eval", "pytrec-eval"),
+    ("ranx", "ranx"),
+)
+GOLDENEVAL_ENGINE = "columnar, to cutoff"
+
+
+def _engine_cell(engine: dict[str, Any]) -> str:
+    if engine.get("skipped"):
+        return str(engine["skipped"])
+    extras = []
+    if engine.get("build_s") is not None:
+        extras.append(f"+{secs(engine['build_s'])} build")
+    if engine.get("jit_s") is not None:
+        extras.append(f"+{secs(engine['jit_s'])} first-call JIT")
+    if engine.get("note"):
+        extras.append(str(engine["note"]))
+    return secs(engine.get("median_s")) + (f" ({', '.join(extras)})" if extras else "")
+
+
+def render_engine(section: dict[str, Any]) -> list[str]:
+    report = section["report"]
+    sizes = report["sizes"]
+    present = [(key, title) for key, title in ENGINE_COLUMNS if any(key in s["engines"] for s in sizes.values())]
+    lines = [
+        f"Synthetic runs of N questions x {report['depth']} ranked ids, 1-3 relevant each; metrics "
+        f"{', '.join(report['metrics'])}; median of 3 evaluations; building each engine's input "
+        "(goldeneval: Arrow dictionary encoding of string ids; peers: their dicts) reported apart, "
+        "as is ranx's first-call JIT compilation. Peak RSS: a fresh process that generates the run "
+        "and scores it with goldeneval (interpreter and inputs included).",
+        "",
+        "| N | " + " | ".join(title for _, title in present) + " | goldeneval peak RSS |",
+        "| --- " * (len(present) + 2) + "|",
+    ]
+    for n, size in sizes.items():
+        cells = [_engine_cell(size["engines"][key]) if key in size["engines"] else "-" for key, _ in present]
+        lines.append(f"| {int(n):,} | " + " | ".join(cells) + f" | {mib(size['columnar_peak_rss_bytes'])} |")
+    lines += [
+        "",
+        "Ratios, each from the same run (scoring only; with the input build in brackets):",
+        "",
+        "| N | goldeneval / numpy floor | pytrec-eval / goldeneval | ranx / goldeneval | "
+        "largest difference of a mean from goldeneval's |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for n, size in sizes.items():
+        engines = size["engines"]
+        ours = engines[GOLDENEVAL_ENGINE]
+        ours_total = (ours.get("median_s") or 0) + (ours.get("build_s") or 0)
+
+        def peer(
+            name: str, engines: dict[str, Any] = engines, ours: dict[str, Any] = ours, total: float = ours_total
+        ) -> str:
+            engine = engines.get(name)
+            if engine is None:
+                return "not run"
+            if engine.get("skipped"):
+                return "skipped"
+            theirs_total = (engine.get("median_s") or 0) + (engine.get("build_s") or 0)
+            return f"{ratio(engine.get('median_s'), ours.get('median_s'))} ({ratio(theirs_total, total)})"
+
+        deviation = size["max_mean_difference_vs_columnar"]
+        worst = max((v for k, v in deviation.items() if v is not None and k != "numpy floor"), default=None)
+        lines.append(
+            f"| {int(n):,} | {ratio(ours.get('median_s'), engines['numpy floor'].get('median_s'))} | "
+            f"{peer('pytrec-eval')} | {peer('ranx')} | {'-' if worst is None else f'{worst:.1e}'} |"
+        )
+    lines += ["", f"Command: `{section['command']}`"]
+    return lines
+
+
+def render_overhead(section: dict[str, Any]) -> list[str]:
+    rows, derived = section["rows"], section["derived"]
+    startup = rows[0]
+    lines = [
+        "`goldeneval retrieval` as a whole process (supervisor and child, start-up included) with "
+        f"`{ZERO_RETRIEVER}`: every answer precomputed when the retriever is built, 100 chunk ids "
+        "a question, so the time is goldeneval's (loading the set, calling the retriever, collapsing "
+        "and scoring, the store write, the verdict, the report). *baseline*: into an empty store; "
+        "*compared*: into the store holding that baseline, so the verdict (McNemar, bootstrap) runs, "
+        "as in every nightly run (median of the repeats). Per question beyond start-up = (cost at N - "
+        f"cost at {derived['startup_questions']}) / (N - {derived['startup_questions']}), the retriever's "
+        "own time (building its answers) subtracted; in wall time and in CPU time (user + system of the "
+        "process tree, which other processes on the machine do not inflate).",
+        "",
+        "| questions | wall, baseline | wall, compared | CPU, compared | peak RSS | per question beyond start-up, "
+        "wall (baseline / compared) | per question beyond start-up, CPU (compared) | retriever's own time "
+        "| store file |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        n = str(row["questions"])
+        if n in derived["compared_wall"]["beyond_startup_us"]:
+            wall = (
+                f"{derived['baseline_wall']['beyond_startup_us'][n]:.0f} us / "
+                f"{derived['compared_wall']['beyond_startup_us'][n]:.0f} us"
+            )
+            cpu = f"{derived['compared_cpu']['beyond_startup_us'][n]:.0f} us"
+        else:
+            wall = cpu = "(start-up)"
+        peak = max(row["baseline"]["peak_rss_bytes"], row["compared_peak_rss_bytes"])
+        lines.append(
+            f"| {row['questions']:,} | {secs(row['baseline']['wall_s'])} | {secs(row['compared_wall_s'])} | "
+            f"{secs(row['compared_cpu_s'])} | {mib(peak)} | {wall} | {cpu} | {secs(row['compared_factory_s'])} "
+            f"| {row['store_bytes'] / 1e6:.1f} MB |"
+        )
+    head = derived["headline_marginal_us"]
+    a, b = head["between"].split("->")
+    lines += [
+        "",
+        f"Start-up ({startup['questions']} questions): {secs(startup['baseline']['wall_s'])} baseline, "
+        f"{secs(startup['compared_wall_s'])} compared. **Framework cost per question** between {int(a):,} and "
+        f"{int(b):,} questions (difference of costs / difference of questions): wall {head['baseline_wall']:.0f} us "
+        f"baseline, {head['compared_wall']:.0f} us compared; CPU {head['baseline_cpu']:.0f} us baseline, "
+        f"{head['compared_cpu']:.0f} us compared.",
+    ]
+    marginals = derived["compared_wall"]["marginal_us"]
+    if len(marginals) > 1:
+        cpu_marginals = derived["compared_cpu"]["marginal_us"]
+        lines.append(
+            "Marginal cost per question between consecutive sizes (compared, wall / CPU): "
+            + ", ".join(f"{k.replace('->', '-')}: {v:.0f} / {cpu_marginals[k]:.0f} us" for k, v in marginals.items())
+            + "; equal when the cost grows linearly with the question count."
+        )
+    lines += ["", f"Command: `{section['command']}`"]
+    return lines
+
+
+def render_scifact(section: dict[str, Any]) -> list[str]:
+    if section.get("skipped"):
+        return [f"Skipped: {section['skipped']}."]
+    oc, bc = section["goldeneval_cold"], section["bare_cold"]
+    ow, bw = section["goldeneval_warm_wall_s"], section["bare_warm_wall_s"]
+    bare_warm_in = median([r["in_process_s"] for r in section["bare_warm"]])
+    lines = [
+        f"{section['queries']} test queries over {section['documents']:,} documents, top 100 each. goldeneval: "
+        "`goldeneval retrieval --retriever goldeneval.lexical` (loads the BEIR folder, one `retrieve` "
+        "call a question, scores, stores, reports). Peer: `benchmarks/bm25s_bare.py`, the same analyser "
+        "and BM25 parameters with bm25s alone, all queries in one batch, a TREC run file written. "
+        "Both whole processes; warm = index cached (median of "
+        f"{len(section['goldeneval_warm'])}).",
+        "",
+        "| | goldeneval retrieval | bare bm25s | ratio | goldeneval peak RSS | bm25s peak RSS |",
+        "| --- | --- | --- | --- | --- | --- |",
+        f"| cold (index built) | {secs(oc['wall_s'])} | {secs(bc['wall_s'])} | {ratio(oc['wall_s'], bc['wall_s'])} "
+        f"| {mib(oc['peak_rss_bytes'])} | {mib(bc['peak_rss_bytes'])} |",
+        f"| warm (index cached) | {secs(ow)} | {secs(bw)} | {ratio(ow, bw)} "
+        f"| {mib(max(r['peak_rss_bytes'] for r in section['goldeneval_warm']))} "
+        f"| {mib(max(r['peak_rss_bytes'] for r in section['bare_warm']))} |",
+        "",
+        f"Inside the bare process (warm): {secs(bare_warm_in)}, of which retrieval of all queries "
+        f"{secs(median([r['retrieve_s'] for r in section['bare_warm']]))}; the rest of its wall time is "
+        "interpreter start-up and imports. Same documents: identical top 10 for "
+        f"{section['same_top10_queries']} of {section['compared_queries']} queries, the same top-100 set for "
+        f"{section['same_top100_set_queries']}.",
+    ]
+    return lines
+
+
+def render_dense(section: dict[str, Any]) -> list[str]:
+    if section.get("skipped"):
+        return [f"Skipped: {section['skipped']}."]
+    runs = section["runs"]
+    lines = [
+        f"`goldeneval retrieval --retriever goldeneval.dense` (all-MiniLM-L6-v2) on {section['set']}, a whole "
+        "process each, with a fresh store; the first with an empty cache, then again with the same cache.",
+        "",
+        "| run | cache | wall | peak RSS | embeddings in the cache after | cache files written |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for i, run in enumerate(runs):
+        written = run["cache_files_written"]
+        lines.append(
+            f"| {i + 1} | {run['cache']} | {secs(run['wall_s'])} | {mib(run['peak_rss_bytes'])} | "
+            f"{run['embeddings_after']} (before: {run['embeddings_before']}) | {len(written)} |"
+        )
+    lines += [
+        "",
+        f"Warm / cold: {ratio(section['warm_wall_s'], section['cold_wall_s'])} "
+        f"({secs(section['warm_wall_s'])} median warm against {secs(section['cold_wall_s'])} cold).",
+        "",
+        f"Command: `{section['command']}`",
+    ]
+    return lines
+
+
+def _builds(builds: list[dict[str, Any]]) -> str:
+    parts = []
+    for build in builds:
+        facts = []
+        if "lexical_index_loaded_from_cache" in build:
+            facts.append("index from cache" if build["lexical_index_loaded_from_cache"] else "index built")
+        if "chunks_encoded" in build:
+            facts.append(f"{build['chunks_encoded']} chunks encoded, {build['chunks_from_cache']} from cache")
+        parts.append(f"{build['retriever_id']}: {', '.join(facts) or 'built'}")
+    return "; ".join(parts)
+
+
+def render_dagster(section: dict[str, Any]) -> list[str]:
+    lines = [
+        "The README's main command, `python -m pipelines.main` (the `nightly_evaluation` job once per "
+        "partition, then the sensor's `regression_check` runs and the summary), in one process with a "
+        "fresh `DAGSTER_HOME`, store and cache (`benchmarks/dagster_nightly.py`, which also records what "
+        "each retriever build took from the cache), against `goldeneval retrieval` once per partition "
+        "(a process each; their sum) with a store and cache of its own. Then both again on their now "
+        "warm caches and stores.",
+        "",
+        "| partitions | run | CLI, all partitions | Dagster, whole process | Dagster / CLI | Dagster: imports "
+        "+ definitions / jobs | Dagster peak RSS | CLI peak RSS | what the retriever builds did (Dagster) "
+        "| cache files the Dagster run wrote |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for workload in section["workloads"]:
+        for run in workload["runs"]:
+            dagster = run["dagster"]
+            written = run["dagster_cache_files_written"]
+            lines.append(
+                f"| {workload['label']} ({workload['partitions']}) | {run['cache']} | {secs(run['cli_wall_s'])} | "
+                f"{secs(dagster['wall_s'])} | {ratio(dagster['wall_s'], run['cli_wall_s'])} | "
+                f"{secs(run['dagster_import_s'])} / {secs(run['dagster_run_s'])} | {mib(dagster['peak_rss_bytes'])} "
+                f"| {mib(run['cli_peak_rss_bytes'])} | {_builds(run['builds'])} | {len(written)} |"
+            )
+    return lines
+
+
+def yes(condition: object) -> str:
+    return "yes" if condition else "no"
+
+
+def targets(results: Mapping[str, Any]) -> list[str]:
+    """The issue's done-when conditions, read off this run's numbers."""
+    lines = ["| target | measured | met |", "| --- | --- | --- |"]
+    engine = results.get("engine")
+    if engine and "report" in engine:
+        for n, size in engine["report"]["sizes"].items():
+            if int(n) < 100_000:
+                continue
+            engines = size["engines"]
+            ours = engines[GOLDENEVAL_ENGINE].get("median_s")
+            floor = engines["numpy floor"].get("median_s")
+            lines.append(
+                f"| scoring within 1.5x of numpy, {int(n):,} | {ratio(ours, floor)} "
+                f"| {yes(ours and floor and ours <= 1.5 * floor)} |"
+            )
+            for peer in ("pytrec-eval", "ranx"):
+                theirs = engines.get(peer)
+                if theirs is None:
+                    lines.append(f"| ahead of {peer}, {int(n):,} | not run | - |")
+                elif theirs.get("skipped"):
+                    lines.append(f"| ahead of {peer}, {int(n):,} | {theirs['skipped']} | not measured |")
+                else:
+                    median_s = theirs.get("median_s")
+                    lines.append(
+                        f"| ahead of {peer}, {int(n):,} | {secs(ours)} against {secs(median_s)} "
+                        f"| {yes(ours and median_s and ours < median_s)} |"
+                    )
+            if int(n) == 1_000_000:
+                peak = size["columnar_peak_rss_bytes"]
+                lines.append(f"| 1M within 2 GB | {peak / 1e9:.2f} GB ({mib(peak)}) peak RSS | {yes(peak <= 2e9)} |")
+    overhead = results.get("overhead")
+    if overhead and "derived" in overhead:
+        head = overhead["derived"]["headline_marginal_us"]
+        worst = max(head["baseline_wall"], head["compared_wall"])
+        a, b = head["between"].split("->")
+        lines.append(
+            f"| framework overhead under 50 us a question ({int(a):,} to {int(b):,} questions, wall) "
+            f"| {head['baseline_wall']:.0f} us baseline, {head['compared_wall']:.0f} us compared "
+            f"(CPU: {head['baseline_cpu']:.0f} / {head['compared_cpu']:.0f} us) | {yes(worst < 50)} |"
+        )
+        marginals = overhead["derived"]["compared_cpu"]["marginal_us"]
+        if marginals:
+            lines.append(
+                "| cost linear in the question count (CPU per question between consecutive sizes, compared) | "
+                + ", ".join(f"{k.replace('->', '-')}: {v:.0f} us" for k, v in marginals.items())
+                + " | reported |"
+            )
+    dense = results.get("dense")
+    if dense and "runs" in dense:
+        warm = dense["runs"][1:]
+        added = sum(r["embeddings_after"] - r["embeddings_before"] for r in warm)
+        written = sum(len(r["cache_files_written"]) for r in warm)
+        lines.append(
+            f"| warm dense run encodes nothing the cache holds ({dense['set']}) | {added} embeddings added, "
+            f"{written} cache files written; {secs(dense['warm_wall_s'])} against {secs(dense['cold_wall_s'])} "
+            f"cold | {yes(not added and not written)} |"
+        )
+    dagster = results.get("dagster")
+    if dagster and "workloads" in dagster:
+        for workload in dagster["workloads"]:
+            shown = ", ".join(
+                f"{r['cache']} {ratio(r['dagster']['wall_s'], r['cli_wall_s'])}" for r in workload["runs"]
+            )
+            lines.append(
+                f"| Dagster job's overhead over the CLI, same partitions ({workload['label']}) "
+                f"| Dagster / CLI wall: {shown} | reported |"
+            )
+        for workload in dagster["workloads"]:
+            warm = [r for r in workload["runs"] if r["cache"] == "warm"]
+            if not warm:
+                continue
+            rebuilt = [
+                b
+                for r in warm
+                for b in r["builds"]
+                if b.get("lexical_index_loaded_from_cache") is False or b.get("chunks_encoded", 0) > 0
+            ]
+            written = sum(len(r["dagster_cache_files_written"]) for r in warm)
+            lines.append(
+                f"| warm Dagster rerun does no work the cache holds ({workload['label']}) | {len(rebuilt)} builds "
+                f"rebuilt an index or encoded a chunk; {written} cache files written "
+                f"| {yes(not rebuilt and not written)} |"
+            )
+    return lines
+
+
+def render(results: Mapping[str, Any]) -> str:
+    head = results["header"]
+    sections = results["sections"]
+    versions = head["versions"]
+    lines = [
+        "# goldeneval benchmark results",
+        "",
+        "Generated by `.venv/bin/python -m benchmarks.run` (every section; `--only engine,overhead,...` for "
+        "some; `--help` for sizes); the numbers behind every table are in [`results.json`](results.json). "
+        "Do not edit by hand: rerun it. Every ratio compares two measurements of the same run; timings "
+        "are reported, never asserted.",
+        "",
+        "## Machine",
+        "",
+        f"- {head['cpu']}, {head['cpu_count']} CPUs ({head['cpus_usable']} usable), {head['memory_gib']} GiB memory, "
+        f"{head['platform']}",
+        f"- Python {head['python']}; goldeneval at commit `{head['git']['commit'][:12]}`"
+        + (
+            f" with {head['git']['changed_tracked_files']} changed tracked files"
+            if head["git"]["changed_tracked_files"]
+            else ""
+        ),
+        "- " + ", ".join(f"{name} {v}" for name, v in versions.items() if name != "python"),
+        "- threads: " + ", ".join(f"{name}={value}" for name, value in head["threads"].items()),
+        "- ranx runs numba kernels on all cores; numpy, pytrec-eval and goldeneval's scoring are single-threaded.",
+        "",
+        "| section | measured (UTC) | wall | peak RSS (section process tree) | load average before / after |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name in SECTIONS:
+        section = sections.get(name)
+        if section is None:
+            continue
+        meta = section["meta"]
+        lines.append(
+            f"| {name} | {meta['started']} | {secs(meta['wall_s'])} | {mib(meta['peak_rss_bytes'])} | "
+            f"{' '.join(map(str, meta['load_before']))} / {' '.join(map(str, meta['load_after']))} |"
+        )
+    lines += [
+        "",
+        f"A load average above {head['cpu_count']} (the CPU count) means other processes competed for the "
+        "CPUs during that section: its absolute times are then upper bounds, while its ratios (both sides "
+        "measured in the same section, interleaved where cheap) are less affected.",
+        "",
+        "## Targets (issue 11)",
+        "",
+        *targets({name: s.get("data", {}) for name, s in sections.items()}),
+    ]
+    renderers: tuple[tuple[str, str, Callable[[dict[str, Any]], list[str]]], ...] = (
+        ("engine", "Scoring engines", render_engine),
+        ("overhead", "Framework overhead, and time and memory against question count", render_overhead),
+        ("scifact", "SciFact lexical: goldeneval retrieval against bare bm25s", render_scifact),
+        ("dense", "Dense retrieval: cold and warm cache", render_dense),
+        ("dagster", "The Dagster job against the CLI", render_dagster),
+    )
+    for name, title, renderer in renderers:
+        section = sections.get(name)
+        if section is None:
+            continue
+        lines += ["", f"## {title}", ""]
+        if section.get("error"):
+            lines.append(f"Failed: `{section['error'][:500]}`")
+        else:
+            lines += renderer(section["data"])
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------------
+
+
+def sizes(text: str) -> list[int]:
+    return [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description="Run the benchmark suite; write RESULTS.md and results.json.",
+    )
+    parser.add_argument("--out", type=Path, default=BENCHMARKS, help="folder for RESULTS.md and results.json")
+    parser.add_argument("--only", help=f"comma-separated sections ({', '.join(SECTIONS)}); others are kept")
+    parser.add_argument("--quick", action="store_true", help=f"tiny sizes; sections {', '.join(QUICK_SECTIONS)}")
+    parser.add_argument("--engine-sizes", type=sizes, help="default 10000,100000,1000000 (quick: 1000,3000)")
+    parser.add_argument(
+        "--engine-peers", help="benchmarks.engine --peers (default pytrec-eval,ranx; quick: pytrec-eval)"
+    )
+    parser.add_argument(
+        "--memory-share",
+        type=float,
+        default=0.5,
+        help="skip a peer expected to need more than this share of the machine's memory (default 0.5: it is shared; "
+        "pytrec-eval at 1M was OOM-killed at 0.75)",
+    )
+    parser.add_argument("--engine-max-seconds", type=float, default=900.0, help="skip a peer expected to take longer")
+    parser.add_argument("--questions", type=sizes, help="question counts (default 1000,10000,100000; quick: 100,300)")
+    parser.add_argument("--dagster-questions", type=int, help="generated set in the Dagster section (default 10000)")
+    parser.add_argument("--repeats", type=int, help="warm reruns and repeats of cheap runs (default 2; quick: 1)")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="SciFact as a BEIR folder")
+    parser.add_argument(
+        "--dense-set", default=SAMPLE_SET, help=f"set of the dense section: {SAMPLE_SET} or scifact (slow on 2 CPUs)"
+    )
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds any one command may take")
+    parser.add_argument("--keep-temp", action="store_true", help="keep every section's work folder (logs, stores)")
+    parser.add_argument("--section", choices=("header", *SECTIONS), help=argparse.SUPPRESS)
+    parser.add_argument("--options", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--section-out", type=Path, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def resolve(args: argparse.Namespace) -> dict[str, Any]:
+    quick = bool(args.quick)
+    return {
+        "quick": quick,
+        "engine_sizes": args.engine_sizes or ([1000, 3000] if quick else [10_000, 100_000, 1_000_000]),
+        "engine_peers": args.engine_peers or ("pytrec-eval" if quick else "pytrec-eval,ranx"),
+        "memory_share": args.memory_share,
+        "engine_max_seconds": args.engine_max_seconds,
+        "questions": args.questions or ([100, 300] if quick else [1000, 10_000, 100_000]),
+        "dagster_questions": args.dagster_questions or (100 if quick else 10_000),
+        "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
+        "data": str(args.data),
+        "dense_set": args.dense_set,
+        "timeout_s": args.timeout,
+        "keep_temp": bool(args.keep_temp),
+    }
+
+
+def run_section_here(name: str, options: dict[str, Any], out: Path) -> None:
+    """Child mode: one section in this process, its result as JSON in ``out``."""
+    if name == "header":
+        out.write_text(json.dumps({"data": header()}), encoding="utf-8")
+        return
+    work = Path(tempfile.mkdtemp(prefix=f"goldeneval-bench-{name}-"))
+    try:
+        document: dict[str, Any] = {"data": SECTION_FUNCTIONS[name](options, work)}
+    except CommandFailed as exc:
+        document = {"error": str(exc), "data": {}}
+    finally:
+        if options["keep_temp"]:
+            print(f"{name}: work folder kept at {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    out.write_text(json.dumps(document, indent=2), encoding="utf-8")
+
+
+def run_section(name: str, options: dict[str, Any], logs: Path) -> dict[str, Any]:
+    """One section in a child process: its result, its wall time, peak RSS and load around it."""
+    option_file = logs / "options.json"
+    option_file.write_text(json.dumps(options), encoding="utf-8")
+    out = logs / f"{name}.json"
+    log = logs / f"{name}.log"
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.run",
+        "--section",
+        name,
+        "--options",
+        str(option_file),
+        "--section-out",
+        str(out),
+    ]
+    started = datetime.now(UTC)
+    before = load_average()
+    result = measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=options["timeout_s"] * 4)
+    after = load_average()
+    document: dict[str, Any]
+    if result.ok and out.exists():
+        document = json.loads(out.read_text(encoding="utf-8"))
+    else:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+        document = {"error": f"section process failed (exit status {result.exit_status}): {tail}", "data": {}}
+    document["meta"] = {
+        "started": f"{started:%Y-%m-%d %H:%M}",
+        "wall_s": result.wall_s,
+        "peak_rss_bytes": result.peak_rss_bytes,
+        "load_before": before,
+        "load_after": after,
+        "options": options,
+    }
+    return document
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    if args.section:
+        options = json.loads(args.options.read_text(encoding="utf-8"))
+        run_section_here(args.section, options, args.section_out)
+        return 0
+    options = resolve(args)
+    selected = (
+        [s.strip() for s in args.only.split(",")] if args.only else list(QUICK_SECTIONS if args.quick else SECTIONS)
+    )
+    unknown = [s for s in selected if s not in SECTIONS]
+    if unknown:
+        print(f"unknown section(s): {', '.join(unknown)}; choose from {', '.join(SECTIONS)}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    json_path = args.out / "results.json"
+    results: dict[str, Any] = {"sections": {}}
+    if args.only and json_path.exists():
+        results = json.loads(json_path.read_text(encoding="utf-8"))
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="goldeneval-bench-logs-") as temporary:
+        logs = Path(temporary)
+        results["header"] = run_section("header", options, logs)["data"]
+        for name in selected:
+            print(f"{name}: running (log: {logs / (name + '.log')})", flush=True)
+            document = run_section(name, options, logs)
+            results["sections"][name] = document
+            if document.get("error"):
+                failed.append(name)
+                print(f"{name}: failed: {document['error'][:2000]}", file=sys.stderr, flush=True)
+            else:
+                print(f"{name}: done in {document['meta']['wall_s']:.1f} s", flush=True)
+            results["generated"] = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+            json_path.write_text(json.dumps(results, indent=2), encoding="utf-8")
+            (args.out / "RESULTS.md").write_text(render(results), encoding="utf-8")
+    print(f"wrote {args.out / 'RESULTS.md'} and {json_path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

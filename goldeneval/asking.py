@@ -1,0 +1,458 @@
+"""Asking a retriever every question: single calls, batches and a bounded pool of threads.
+
+This is the evaluator's only contact with retriever code, so every rule about what a call
+may do lives here:
+
+* **Ranked ids only.** ``retrieve`` must return an ordered iterable of strings; a set, a
+  string or a mapping is refused, an endless generator is cut at the limit.
+* **Over-fetch to the measurement depth** (:func:`retrieve_to_depth`, see
+  :mod:`goldeneval.scoring`).
+* **Per-question timeouts, exactly.** A question is an error when *its* calls take longer
+  than ``timeout_s`` together.  Calls run on worker threads that the caller never joins: a
+  call that hangs is abandoned (its thread is retired and replaced) and the run goes on.
+* **Errors belong to their question.** An exception or ``sys.exit()`` inside the retriever
+  becomes that question's error, never a miss and never the end of the run.
+* **Batches** (:meth:`~goldeneval.retrievers.base.BatchRetriever.retrieve_batch`, optional):
+  a batch is trusted only when it returns one well-formed ranking per question within one
+  question's timeout.  Otherwise its questions are asked again one by one, so that an error or
+  a timeout is still pinned on the question that caused it.  A batched question's latency is
+  its share of the batch's time (the batch time divided by its size).
+* **Workers.** ``workers`` calls (single or batch) are in flight at once, for retrievers that
+  wait on the network; the answers come back in question order whatever order they finish in.
+
+Without a timeout and with one worker every call runs inline on the caller's thread: no
+thread hand-off, so a fast in-memory retriever pays nothing for the machinery above.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from goldeneval.errors import one_line
+from goldeneval.retrievers.base import Retriever
+from goldeneval.scoring import OVERFETCH_MULTIPLIER, collapse_to_documents, raw_limit
+
+__all__ = ["DEFAULT_BATCH_SIZE", "Answers", "ask_all", "batch_method", "retrieve_to_depth"]
+
+DEFAULT_BATCH_SIZE = 32
+"""Questions per ``retrieve_batch`` call when the retriever has one."""
+
+_STR = {str}
+_UNORDERED = (str, bytes, set, frozenset, Mapping)
+"""What ``retrieve`` must not return: no ranking (a set's order changes from run to run)."""
+
+
+@dataclass
+class Answers:
+    """What the retriever returned for each question, in question order (columns, not objects)."""
+
+    returned: list[tuple[str, ...]]
+    """The raw ranking of each question (empty for an errored question)."""
+    errors: list[str | None]
+    """The error of each question, or None."""
+    latency_ms: list[float]
+    batched: int = 0
+    """Questions answered by a ``retrieve_batch`` call."""
+    retried_alone: int = 0
+    """Questions of failed batches asked again one by one."""
+
+
+class QuestionTimeout(Exception):
+    """A question's calls took longer than its timeout."""
+
+
+def batch_method(retriever: Retriever) -> Callable[[Sequence[str], int], Any] | None:
+    """The retriever's ``retrieve_batch`` method, when it has one."""
+    method = getattr(retriever, "retrieve_batch", None)
+    return method if callable(method) else None
+
+
+def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[str, ...]:
+    """The first ``limit`` ids of a ranking, checked to be an ordered iterable of strings."""
+    if isinstance(value, _UNORDERED) or not isinstance(value, Iterable):
+        raise TypeError(f"{method}() must return ranked ids (a list, tuple or iterator), got {type(value).__name__}")
+    cut = max(limit, 0)
+    ids = tuple(value[:cut]) if isinstance(value, (list, tuple)) else tuple(itertools.islice(value, cut))
+    if set(map(type, ids)) <= _STR:  # one C-level pass; the loop below only names the culprit
+        return ids
+    for item in ids:
+        if not isinstance(item, str):
+            raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}")
+    return ids
+
+
+def needs_more(
+    returned: tuple[str, ...], limit: int, ceiling: int, depth: int, to_document: Callable[[str], str]
+) -> bool:
+    """Whether a ranking should be asked for again, deeper: the retriever returned all it was
+    asked for (so it may have more), the ceiling is not reached, and the ranking collapses to
+    fewer than ``depth`` distinct documents."""
+    if len(returned) < limit or limit >= ceiling:
+        return False
+    return len(collapse_to_documents(returned, to_document)) < depth
+
+
+def first_limit(depth: int) -> int:
+    """Raw ids asked for first: the protocol's over-fetch, or the depth when deeper."""
+    return max(raw_limit(), depth)
+
+
+def ceiling_for(depth: int) -> int:
+    """The most raw ids ever asked for: ``OVERFETCH_MULTIPLIER`` times the depth."""
+    return max(first_limit(depth), depth * OVERFETCH_MULTIPLIER)
+
+
+def retrieve_to_depth(
+    retriever: Retriever,
+    text: str,
+    depth: int,
+    to_document: Callable[[str], str],
+    *,
+    start: tuple[str, ...] | None = None,
+    start_limit: int | None = None,
+) -> tuple[str, ...]:
+    """The raw ranking, long enough for the protocol and for ``depth`` distinct documents.
+
+    The first call asks for :func:`first_limit` ids.  While the ranking collapses to fewer
+    than ``depth`` documents and the retriever returned all it was asked for, it is asked
+    again for ``OVERFETCH_MULTIPLIER`` times as many, up to :func:`ceiling_for` ids.
+    ``start``/``start_limit``: a ranking already returned for that limit (by a batch), to go
+    on from.  The caller bounds the time of all calls together.
+    """
+    ceiling = ceiling_for(depth)
+    if start is None or start_limit is None:
+        limit = first_limit(depth)
+        returned = checked_ids(retriever.retrieve(text, limit), limit)
+    else:
+        limit, returned = start_limit, start
+    while needs_more(returned, limit, ceiling, depth, to_document):
+        limit = min(limit * OVERFETCH_MULTIPLIER, ceiling)
+        returned = checked_ids(retriever.retrieve(text, limit), limit)
+    return returned
+
+
+def describe(exc: BaseException) -> str:
+    """A question's error message: the exception's class and its first line."""
+    if isinstance(exc, QuestionTimeout):
+        return str(exc)
+    return f"{type(exc).__name__}: {one_line(str(exc))}"
+
+
+# ---------------------------------------------------------------------------------- the pool
+
+
+@dataclass(eq=False)
+class _Task:
+    """One call to make: a single question (``indexes`` of length 1) or a batch."""
+
+    indexes: tuple[int, ...]
+    run: Callable[[], Any]
+    budget_s: float | None
+    """How long it may run (None: no limit)."""
+    batch: bool = False
+    spent_before_s: float = 0.0
+    """Time its question already spent in a batch (counts toward the question's timeout)."""
+    started: float | None = None
+    """``perf_counter`` when a worker began it (None while queued)."""
+    outcome: Any = None
+    error: BaseException | None = None
+    elapsed_s: float = 0.0
+    done: bool = False
+
+
+@dataclass(eq=False)
+class _Worker:
+    thread: threading.Thread
+    retired: threading.Event
+
+
+class _Pool:
+    """``size`` daemon threads taking tasks from one queue and handing outcomes back on another.
+
+    The caller (one thread) watches the deadlines: when a running task passes its timeout, its
+    worker is retired (it drops whatever it later returns and exits) and a fresh one replaces
+    it, so the pool keeps its size while a hung call sleeps on.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.inbox: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
+        self.outbox: queue.SimpleQueue[_Task] = queue.SimpleQueue()
+        self.workers: list[_Worker] = []
+        self.running: dict[_Task, _Worker] = {}
+        self._by_event: dict[int, _Worker] = {}
+        for _ in range(size):
+            self._hire()
+
+    def _hire(self) -> None:
+        retired = threading.Event()
+        thread = threading.Thread(target=self._work, args=(retired,), daemon=True, name="goldeneval-retrieve")
+        worker = _Worker(thread, retired)
+        self.workers.append(worker)
+        self._by_event[id(retired)] = worker
+        thread.start()
+
+    def _work(self, retired: threading.Event) -> None:
+        worker = self._by_event[id(retired)]
+        while not retired.is_set():
+            task = self.inbox.get()
+            if task is None:
+                return
+            self.running[task] = worker
+            task.started = time.perf_counter()
+            try:
+                task.outcome = task.run()
+            except BaseException as exc:  # the task's own error, reported by the caller
+                task.error = exc
+            task.elapsed_s = time.perf_counter() - task.started
+            if retired.is_set():
+                return  # timed out already: the caller has moved on
+            self.outbox.put(task)
+
+    def retire(self, task: _Task) -> None:
+        """Give up on a running task: its worker exits after the call and is replaced."""
+        worker = self.running.pop(task, None)
+        if worker is not None:
+            worker.retired.set()
+            self.workers.remove(worker)
+            self._hire()
+
+    def close(self) -> None:
+        for _ in self.workers:
+            self.inbox.put(None)
+
+
+def _run_tasks(
+    tasks: Iterator[_Task], workers: int, timeout_s: float | None, on_done: Callable[[_Task], Iterable[_Task]]
+) -> None:
+    """Run ``tasks`` (and whatever ``on_done`` adds) with at most ``workers`` in flight.
+
+    ``on_done`` is called on the caller's thread with each finished or timed-out task (a
+    timed-out one, past its ``budget_s``, has ``error`` set to :class:`QuestionTimeout`
+    naming ``timeout_s``) and may return follow-up tasks, which run before the remaining ones.
+    """
+    pool = _Pool(workers)
+    follow_ups: deque[_Task] = deque()
+    in_flight: list[_Task] = []
+    source = iter(tasks)
+    try:
+        while True:
+            while len(in_flight) < workers:
+                task = follow_ups.popleft() if follow_ups else next(source, None)
+                if task is None:
+                    break
+                in_flight.append(task)
+                pool.inbox.put(task)
+            if not in_flight:
+                return
+            finished = _next_finished(pool, in_flight, timeout_s)
+            for task in finished:
+                in_flight.remove(task)
+                pool.running.pop(task, None)
+                task.done = True
+                follow_ups.extend(on_done(task))
+    finally:
+        pool.close()
+
+
+_POLL_S = 0.25
+"""Longest single wait for an outcome: keeps the waiting thread responsive to Ctrl-C."""
+
+
+def _next_finished(pool: _Pool, in_flight: list[_Task], timeout_s: float | None) -> list[_Task]:
+    """Wait for the next task to finish, or for running tasks to pass their budget."""
+    while True:
+        now = time.perf_counter()
+        wait = _POLL_S
+        overdue: list[_Task] = []
+        for task in in_flight:
+            if task.budget_s is None or task.started is None:
+                continue
+            left = task.started + task.budget_s - now
+            if left <= 0:
+                overdue.append(task)
+            else:
+                wait = min(wait, left + 0.001)
+        if overdue:
+            for task in overdue:
+                pool.retire(task)
+                task.error = QuestionTimeout(f"timed out after {timeout_s:g} s")
+                task.elapsed_s = now - (task.started or now)
+            return overdue
+        try:
+            task = pool.outbox.get(timeout=wait)
+        except queue.Empty:
+            continue
+        if not task.done and task in in_flight:
+            return [task]
+
+
+# ---------------------------------------------------------------------------------- asking
+
+
+def ask_all(
+    retriever: Retriever,
+    texts: Sequence[str],
+    depth: int,
+    to_document: Callable[[str], str],
+    *,
+    timeout_s: float | None,
+    workers: int = 1,
+    batch_size: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Answers:
+    """Ask every question (``texts``, in order) and collect the raw rankings, errors and latencies.
+
+    ``batch_size``: questions per ``retrieve_batch`` call when the retriever has one (``None``:
+    :data:`DEFAULT_BATCH_SIZE`; ``1`` never batches).  ``progress(n)`` is told each time ``n``
+    more questions are answered.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be 1 or more (found {workers})")
+    n = len(texts)
+    answers = Answers(returned=[()] * n, errors=[None] * n, latency_ms=[0.0] * n)
+    tick = progress or (lambda _: None)
+    batch = batch_method(retriever)
+    size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
+    if batch is None or size <= 1:
+        if timeout_s is None and workers == 1:
+            _ask_inline(retriever, texts, depth, to_document, answers, tick)
+        else:
+            _ask_pooled(retriever, texts, depth, to_document, answers, tick, timeout_s, workers)
+        return answers
+    _ask_batched(retriever, batch, texts, depth, to_document, answers, tick, timeout_s, workers, size)
+    return answers
+
+
+def _ask_inline(
+    retriever: Retriever,
+    texts: Sequence[str],
+    depth: int,
+    to_document: Callable[[str], str],
+    answers: Answers,
+    tick: Callable[[int], None],
+) -> None:
+    for i, text in enumerate(texts):
+        start = time.perf_counter()
+        try:
+            answers.returned[i] = retrieve_to_depth(retriever, text, depth, to_document)
+        except (Exception, SystemExit) as exc:  # sys.exit() in a plug-in is its error, not ours
+            answers.errors[i] = describe(exc)
+        answers.latency_ms[i] = (time.perf_counter() - start) * 1000.0
+        tick(1)
+
+
+def _single(
+    retriever: Retriever,
+    texts: Sequence[str],
+    depth: int,
+    to_document: Callable[[str], str],
+    i: int,
+    timeout_s: float | None,
+) -> _Task:
+    return _Task((i,), lambda: retrieve_to_depth(retriever, texts[i], depth, to_document), timeout_s)
+
+
+def _record(answers: Answers, task: _Task) -> None:
+    """Store a single-question task's outcome; re-raise what must end the run (Ctrl-C)."""
+    (i,) = task.indexes
+    answers.latency_ms[i] = task.elapsed_s * 1000.0
+    if task.error is None:
+        answers.returned[i] = task.outcome
+        return
+    if not isinstance(task.error, (Exception, SystemExit)):
+        raise task.error
+    answers.errors[i] = describe(task.error)
+
+
+def _ask_pooled(
+    retriever: Retriever,
+    texts: Sequence[str],
+    depth: int,
+    to_document: Callable[[str], str],
+    answers: Answers,
+    tick: Callable[[int], None],
+    timeout_s: float | None,
+    workers: int,
+) -> None:
+    def done(task: _Task) -> list[_Task]:
+        _record(answers, task)
+        tick(1)
+        return []
+
+    tasks = (_single(retriever, texts, depth, to_document, i, timeout_s) for i in range(len(texts)))
+    _run_tasks(tasks, workers, timeout_s, done)
+
+
+def _ask_batched(
+    retriever: Retriever,
+    batch: Callable[[Sequence[str], int], Any],
+    texts: Sequence[str],
+    depth: int,
+    to_document: Callable[[str], str],
+    answers: Answers,
+    tick: Callable[[int], None],
+    timeout_s: float | None,
+    workers: int,
+    size: int,
+) -> None:
+    limit = first_limit(depth)
+    ceiling = ceiling_for(depth)
+
+    def call_batch(indexes: tuple[int, ...]) -> list[tuple[str, ...]]:
+        rankings = batch([texts[i] for i in indexes], limit)
+        if isinstance(rankings, _UNORDERED) or not isinstance(rankings, Iterable):
+            raise TypeError(f"retrieve_batch() must return one ranking per question, got {type(rankings).__name__}")
+        checked = [checked_ids(r, limit, "retrieve_batch") for r in itertools.islice(rankings, len(indexes) + 1)]
+        if len(checked) != len(indexes):
+            raise ValueError(f"retrieve_batch() returned {len(checked)} rankings for {len(indexes)} questions")
+        return checked
+
+    def deeper(i: int, returned: tuple[str, ...], spent_s: float) -> _Task:
+        """Go on from a batch's ranking with single calls, within what is left of the timeout."""
+
+        def run() -> tuple[str, ...]:
+            return retrieve_to_depth(retriever, texts[i], depth, to_document, start=returned, start_limit=limit)
+
+        budget = None if timeout_s is None else max(timeout_s - spent_s, 0.0)
+        return _Task((i,), run, budget, spent_before_s=spent_s)
+
+    def done(task: _Task) -> list[_Task]:
+        if not task.batch:
+            task.elapsed_s += task.spent_before_s
+            _record(answers, task)
+            tick(1)
+            return []
+        if task.error is not None and not isinstance(task.error, (Exception, SystemExit)):
+            raise task.error
+        if task.error is not None:
+            # The batch failed or took longer than one question may: ask each question alone,
+            # so that an error or a timeout is pinned on the question that caused it.
+            answers.retried_alone += len(task.indexes)
+            return [_single(retriever, texts, depth, to_document, i, timeout_s) for i in task.indexes]
+        share_s = task.elapsed_s / len(task.indexes)
+        follow_ups: list[_Task] = []
+        for i, returned in zip(task.indexes, task.outcome, strict=True):
+            if needs_more(returned, limit, ceiling, depth, to_document):
+                follow_ups.append(deeper(i, returned, share_s))
+                continue
+            answers.returned[i] = returned
+            answers.latency_ms[i] = share_s * 1000.0
+            answers.batched += 1
+            tick(1)
+        return follow_ups
+
+    def batches() -> Iterator[_Task]:
+        for start in range(0, len(texts), size):
+            indexes = tuple(range(start, min(start + size, len(texts))))
+            yield _Task(indexes, partial(call_batch, indexes), timeout_s, batch=True)
+
+    _run_tasks(batches(), workers, timeout_s, done)

@@ -1,0 +1,145 @@
+"""The benchmark suite's harness (``python -m benchmarks.run``): that it runs, measures and
+reports.  No timing is asserted: the numbers depend on the machine and its load."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks import run
+from benchmarks.zero_retriever import ZeroCostRetriever, factory, write_set
+from goldeneval.golden import load_golden_set
+from goldeneval.retrievers.base import RetrieverContext
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_measure_reports_the_exit_status_and_peak_rss_of_a_child(tmp_path: Path) -> None:
+    allocate = "x = bytearray(200 * 2**20); x[::4096] = b'1' * len(x[::4096])"
+    result = run.measure(
+        [sys.executable, "-c", allocate], env=run.clean_env(), cwd=tmp_path, log=tmp_path / "log", timeout_s=60
+    )
+    assert result.ok
+    assert result.peak_rss_bytes >= 200 * 2**20
+    assert result.wall_s > 0
+
+    failing = run.measure(
+        [sys.executable, "-c", "raise SystemExit(4)"],
+        env=run.clean_env(),
+        cwd=tmp_path,
+        log=tmp_path / "log",
+        timeout_s=60,
+    )
+    assert failing.exit_status == 4 and not failing.ok
+
+    slow = run.measure(
+        [sys.executable, "-c", "import time; time.sleep(30)"],
+        env=run.clean_env(),
+        cwd=tmp_path,
+        log=tmp_path / "log",
+        timeout_s=0.5,
+    )
+    assert slow.timed_out and not slow.ok
+
+
+def test_clean_env_drops_goldeneval_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOLDENEVAL_STORE", "/elsewhere.duckdb")
+    monkeypatch.setenv("DAGSTER_HOME", "/elsewhere")
+    env = run.clean_env(GOLDENEVAL_CACHE="/tmp/cache")
+    assert "GOLDENEVAL_STORE" not in env and "DAGSTER_HOME" not in env
+    assert env["GOLDENEVAL_CACHE"] == "/tmp/cache"
+    assert str(REPO) in env["PYTHONPATH"].split(":")
+
+
+def _row(n: int, wall: float, cpu: float) -> dict[str, Any]:
+    baseline = {"wall_s": wall, "user_s": cpu, "system_s": 0.0, "retriever_factory_s": 0.0, "peak_rss_bytes": 1}
+    return {
+        "questions": n,
+        "baseline": baseline,
+        "compared_wall_s": wall + 0.5,
+        "compared_cpu_s": cpu,
+        "compared_factory_s": 0.0,
+        "compared_peak_rss_bytes": 1,
+        "store_bytes": 1,
+    }
+
+
+def test_overhead_is_the_marginal_cost_per_question() -> None:
+    # 2 s start-up plus 40 us a question (wall) and 30 us (CPU): linear.
+    rows = [_row(n, 2.0 + 40e-6 * n, 1.5 + 30e-6 * n) for n in (10, 1000, 10_000, 100_000)]
+    derived = run.overhead_derived(rows)
+    head = derived["headline_marginal_us"]
+    assert head["between"] == "10000->100000"
+    for key, expected in (("baseline_wall", 40), ("compared_wall", 40), ("baseline_cpu", 30), ("compared_cpu", 30)):
+        assert head[key] == pytest.approx(expected)
+    assert derived["compared_wall"]["beyond_startup_us"]["1000"] == pytest.approx(40)
+    assert derived["compared_wall"]["marginal_us"]["1000->10000"] == pytest.approx(40)
+    assert any(
+        "under 50 us" in line and line.endswith("| yes |") for line in run.targets({"overhead": {"derived": derived}})
+    )
+
+
+def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:
+    golden = load_golden_set(write_set(tmp_path / "set.jsonl", 30))
+    timing = tmp_path / "timing.json"
+    retriever = factory(
+        RetrieverContext(corpus=None, cache_dir=tmp_path, options={"timing": str(timing)}, golden_set=golden)
+    )
+    assert isinstance(retriever, ZeroCostRetriever)
+    first = golden.questions[0]
+    ranking = retriever.retrieve(first.text, 100)
+    assert len(ranking) == 100 and len({doc.split("#")[0] for doc in ranking}) == 100
+    assert ranking[0].split("#")[0] in first.expected  # question 0: the expected document first
+    assert retriever.retrieve(first.text, 3) == ranking[:3]
+    assert retriever.retrieve_batch([q.text for q in golden.questions[:2]], 10)[1] == retriever.retrieve(
+        golden.questions[1].text, 10
+    )
+    assert json.loads(timing.read_text())["questions"] == 30
+
+
+@pytest.mark.slow
+def test_quick_suite_writes_results(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--quick", "--out", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+
+    results = json.loads((tmp_path / "results.json").read_text())
+    header = results["header"]
+    assert header["cpu_count"] >= 1 and header["memory_gib"] > 0
+    assert header["versions"]["numpy"] != "absent" and header["git"]["commit"]
+    assert set(results["sections"]) == {"engine", "overhead"}
+    for section in results["sections"].values():
+        assert not section.get("error")
+        assert section["meta"]["wall_s"] > 0 and section["meta"]["peak_rss_bytes"] > 0
+
+    engine = results["sections"]["engine"]["data"]["report"]["sizes"]
+    assert set(engine) == {"1000", "3000"}
+    for size in engine.values():
+        ours = size["engines"]["columnar, to cutoff"]
+        assert ours["median_s"] > 0 and size["columnar_peak_rss_bytes"] > 0
+        assert size["engines"]["pytrec-eval"]["median_s"] > 0
+        assert size["max_mean_difference_vs_columnar"]["pytrec-eval"] < 1e-9  # the engines agree
+
+    overhead = results["sections"]["overhead"]["data"]
+    assert [row["questions"] for row in overhead["rows"]] == [10, 100, 300]
+    for row in overhead["rows"]:
+        assert row["baseline"]["exit_status"] == 0 and row["baseline"]["peak_rss_bytes"] > 0
+        assert row["compared_wall_s"] > 0 and row["store_bytes"] > 0
+    assert overhead["derived"]["headline_marginal_us"]["between"] == "100->300"
+
+    report = (tmp_path / "RESULTS.md").read_text()
+    for heading in ("## Machine", "## Targets (issue 11)", "## Scoring engines", "## Framework overhead"):
+        assert heading in report
+    assert "python -m benchmarks.run" in report
+    assert "| 3,000 |" in report and "framework overhead under 50 us" in report
