@@ -5,8 +5,10 @@ may do lives here:
 
 * **Ranked ids only.** ``retrieve`` must return an ordered iterable of strings; a set, a
   string or a mapping is refused, an endless generator is cut at the limit.
-* **Over-fetch to the measurement depth** (:func:`retrieve_to_depth`, see
-  :mod:`goldeneval.scoring`).
+* **One call per question per round.** :func:`ask_all` asks each question once, for its
+  limit; the evaluator decides which rankings to ask for again, deeper (the over-fetch of
+  :mod:`goldeneval.evaluation`), from the whole run's arrays, and gives each question what is
+  left of its timeout as its budget.
 * **Per-question timeouts, exactly.** A question is an error when *its* calls take longer
   than ``timeout_s`` together.  Calls run on worker threads that the caller never joins: a
   call that hangs is abandoned (its thread is retired and replaced) and the run goes on.
@@ -38,9 +40,8 @@ from typing import Any
 
 from goldeneval.errors import one_line
 from goldeneval.retrievers.base import Retriever
-from goldeneval.scoring import OVERFETCH_MULTIPLIER, collapse_to_documents, raw_limit
 
-__all__ = ["DEFAULT_BATCH_SIZE", "Answers", "ask_all", "batch_method", "retrieve_to_depth"]
+__all__ = ["DEFAULT_BATCH_SIZE", "Answers", "QuestionTimeout", "ask_all", "batch_method", "checked_ids"]
 
 DEFAULT_BATCH_SIZE = 32
 """Questions per ``retrieve_batch`` call when the retriever has one."""
@@ -89,56 +90,6 @@ def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[st
     return ids
 
 
-def needs_more(
-    returned: tuple[str, ...], limit: int, ceiling: int, depth: int, to_document: Callable[[str], str]
-) -> bool:
-    """Whether a ranking should be asked for again, deeper: the retriever returned all it was
-    asked for (so it may have more), the ceiling is not reached, and the ranking collapses to
-    fewer than ``depth`` distinct documents."""
-    if len(returned) < limit or limit >= ceiling:
-        return False
-    return len(collapse_to_documents(returned, to_document)) < depth
-
-
-def first_limit(depth: int) -> int:
-    """Raw ids asked for first: the protocol's over-fetch, or the depth when deeper."""
-    return max(raw_limit(), depth)
-
-
-def ceiling_for(depth: int) -> int:
-    """The most raw ids ever asked for: ``OVERFETCH_MULTIPLIER`` times the depth."""
-    return max(first_limit(depth), depth * OVERFETCH_MULTIPLIER)
-
-
-def retrieve_to_depth(
-    retriever: Retriever,
-    text: str,
-    depth: int,
-    to_document: Callable[[str], str],
-    *,
-    start: tuple[str, ...] | None = None,
-    start_limit: int | None = None,
-) -> tuple[str, ...]:
-    """The raw ranking, long enough for the protocol and for ``depth`` distinct documents.
-
-    The first call asks for :func:`first_limit` ids.  While the ranking collapses to fewer
-    than ``depth`` documents and the retriever returned all it was asked for, it is asked
-    again for ``OVERFETCH_MULTIPLIER`` times as many, up to :func:`ceiling_for` ids.
-    ``start``/``start_limit``: a ranking already returned for that limit (by a batch), to go
-    on from.  The caller bounds the time of all calls together.
-    """
-    ceiling = ceiling_for(depth)
-    if start is None or start_limit is None:
-        limit = first_limit(depth)
-        returned = checked_ids(retriever.retrieve(text, limit), limit)
-    else:
-        limit, returned = start_limit, start
-    while needs_more(returned, limit, ceiling, depth, to_document):
-        limit = min(limit * OVERFETCH_MULTIPLIER, ceiling)
-        returned = checked_ids(retriever.retrieve(text, limit), limit)
-    return returned
-
-
 def describe(exc: BaseException) -> str:
     """A question's error message: the exception's class and its first line."""
     if isinstance(exc, QuestionTimeout):
@@ -158,8 +109,6 @@ class _Task:
     budget_s: float | None
     """How long it may run (None: no limit)."""
     batch: bool = False
-    spent_before_s: float = 0.0
-    """Time its question already spent in a batch (counts toward the question's timeout)."""
     started: float | None = None
     """``perf_counter`` when a worker began it (None while queued)."""
     outcome: Any = None
@@ -301,111 +250,95 @@ def _next_finished(pool: _Pool, in_flight: list[_Task], timeout_s: float | None)
 def ask_all(
     retriever: Retriever,
     texts: Sequence[str],
-    depth: int,
-    to_document: Callable[[str], str],
+    limits: int | Sequence[int],
     *,
     timeout_s: float | None,
+    budgets_s: Sequence[float] | None = None,
     workers: int = 1,
     batch_size: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Answers:
-    """Ask every question (``texts``, in order) and collect the raw rankings, errors and latencies.
+    """Ask every question (``texts``, in order) once, for ``limits`` ids (one limit for all,
+    or one per question), and collect the raw rankings, errors and latencies.
 
-    ``batch_size``: questions per ``retrieve_batch`` call when the retriever has one (``None``:
-    :data:`DEFAULT_BATCH_SIZE`; ``1`` never batches).  ``progress(n)`` is told each time ``n``
-    more questions are answered.
+    ``timeout_s`` names the per-question timeout in messages; ``budgets_s`` (default: all
+    ``timeout_s``) is what each question may still spend, when earlier rounds used some of it
+    (a question with no budget left is timed out without a call).  ``batch_size``: questions
+    per ``retrieve_batch`` call when the retriever has one and every question has the same
+    limit and its full budget (``None``: :data:`DEFAULT_BATCH_SIZE`; ``1`` never batches).
+    ``progress(n)`` is told each time ``n`` more questions are answered.
     """
     if workers < 1:
         raise ValueError(f"workers must be 1 or more (found {workers})")
     n = len(texts)
+    per_question = [limits] * n if isinstance(limits, int) else list(limits)
+    budgets: list[float | None] = [timeout_s] * n if budgets_s is None else list(budgets_s)
+    if not len(per_question) == len(budgets) == n:
+        raise ValueError("limits and budgets_s must have one entry per question")
     answers = Answers(returned=[()] * n, errors=[None] * n, latency_ms=[0.0] * n)
     tick = progress or (lambda _: None)
     batch = batch_method(retriever)
     size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
-    if batch is None or size <= 1:
-        if timeout_s is None and workers == 1:
-            _ask_inline(retriever, texts, depth, to_document, answers, tick)
-        else:
-            _ask_pooled(retriever, texts, depth, to_document, answers, tick, timeout_s, workers)
-        return answers
-    _ask_batched(retriever, batch, texts, depth, to_document, answers, tick, timeout_s, workers, size)
+    if batch is not None and size > 1 and isinstance(limits, int) and budgets_s is None:
+        _ask_batched(retriever, batch, texts, limits, answers, tick, timeout_s, workers, size)
+    elif timeout_s is None and workers == 1:
+        _ask_inline(retriever, texts, per_question, answers, tick)
+    else:
+        tasks = (_single(retriever, texts, per_question, i, budgets[i]) for i in range(n))
+        _run_tasks(tasks, workers, timeout_s, _recorder(answers, tick))
     return answers
 
 
 def _ask_inline(
-    retriever: Retriever,
-    texts: Sequence[str],
-    depth: int,
-    to_document: Callable[[str], str],
-    answers: Answers,
-    tick: Callable[[int], None],
+    retriever: Retriever, texts: Sequence[str], limits: Sequence[int], answers: Answers, tick: Callable[[int], None]
 ) -> None:
+    """No timeout, one worker: every call on the caller's thread, nothing handed off."""
     for i, text in enumerate(texts):
         start = time.perf_counter()
         try:
-            answers.returned[i] = retrieve_to_depth(retriever, text, depth, to_document)
+            answers.returned[i] = checked_ids(retriever.retrieve(text, limits[i]), limits[i])
         except (Exception, SystemExit) as exc:  # sys.exit() in a plug-in is its error, not ours
             answers.errors[i] = describe(exc)
         answers.latency_ms[i] = (time.perf_counter() - start) * 1000.0
         tick(1)
 
 
-def _single(
-    retriever: Retriever,
-    texts: Sequence[str],
-    depth: int,
-    to_document: Callable[[str], str],
-    i: int,
-    timeout_s: float | None,
-) -> _Task:
-    return _Task((i,), lambda: retrieve_to_depth(retriever, texts[i], depth, to_document), timeout_s)
+def _single(retriever: Retriever, texts: Sequence[str], limits: Sequence[int], i: int, budget: float | None) -> _Task:
+    text, limit = texts[i], limits[i]
+    return _Task((i,), lambda: checked_ids(retriever.retrieve(text, limit), limit), budget)
 
 
-def _record(answers: Answers, task: _Task) -> None:
+def _recorder(answers: Answers, tick: Callable[[int], None]) -> Callable[[_Task], list[_Task]]:
     """Store a single-question task's outcome; re-raise what must end the run (Ctrl-C)."""
-    (i,) = task.indexes
-    answers.latency_ms[i] = task.elapsed_s * 1000.0
-    if task.error is None:
-        answers.returned[i] = task.outcome
-        return
-    if not isinstance(task.error, (Exception, SystemExit)):
-        raise task.error
-    answers.errors[i] = describe(task.error)
 
-
-def _ask_pooled(
-    retriever: Retriever,
-    texts: Sequence[str],
-    depth: int,
-    to_document: Callable[[str], str],
-    answers: Answers,
-    tick: Callable[[int], None],
-    timeout_s: float | None,
-    workers: int,
-) -> None:
-    def done(task: _Task) -> list[_Task]:
-        _record(answers, task)
+    def record(task: _Task) -> list[_Task]:
+        (i,) = task.indexes
+        answers.latency_ms[i] = task.elapsed_s * 1000.0
+        if task.error is None:
+            answers.returned[i] = task.outcome
+        elif isinstance(task.error, (Exception, SystemExit)):
+            answers.errors[i] = describe(task.error)
+        else:
+            raise task.error
         tick(1)
         return []
 
-    tasks = (_single(retriever, texts, depth, to_document, i, timeout_s) for i in range(len(texts)))
-    _run_tasks(tasks, workers, timeout_s, done)
+    return record
 
 
 def _ask_batched(
     retriever: Retriever,
     batch: Callable[[Sequence[str], int], Any],
     texts: Sequence[str],
-    depth: int,
-    to_document: Callable[[str], str],
+    limit: int,
     answers: Answers,
     tick: Callable[[int], None],
     timeout_s: float | None,
     workers: int,
     size: int,
 ) -> None:
-    limit = first_limit(depth)
-    ceiling = ceiling_for(depth)
+    record_single = _recorder(answers, tick)
+    every_limit = [limit] * len(texts)
 
     def call_batch(indexes: tuple[int, ...]) -> list[tuple[str, ...]]:
         rankings = batch([texts[i] for i in indexes], limit)
@@ -416,39 +349,23 @@ def _ask_batched(
             raise ValueError(f"retrieve_batch() returned {len(checked)} rankings for {len(indexes)} questions")
         return checked
 
-    def deeper(i: int, returned: tuple[str, ...], spent_s: float) -> _Task:
-        """Go on from a batch's ranking with single calls, within what is left of the timeout."""
-
-        def run() -> tuple[str, ...]:
-            return retrieve_to_depth(retriever, texts[i], depth, to_document, start=returned, start_limit=limit)
-
-        budget = None if timeout_s is None else max(timeout_s - spent_s, 0.0)
-        return _Task((i,), run, budget, spent_before_s=spent_s)
-
     def done(task: _Task) -> list[_Task]:
         if not task.batch:
-            task.elapsed_s += task.spent_before_s
-            _record(answers, task)
-            tick(1)
-            return []
+            return record_single(task)
         if task.error is not None and not isinstance(task.error, (Exception, SystemExit)):
             raise task.error
         if task.error is not None:
             # The batch failed or took longer than one question may: ask each question alone,
             # so that an error or a timeout is pinned on the question that caused it.
             answers.retried_alone += len(task.indexes)
-            return [_single(retriever, texts, depth, to_document, i, timeout_s) for i in task.indexes]
-        share_s = task.elapsed_s / len(task.indexes)
-        follow_ups: list[_Task] = []
+            return [_single(retriever, texts, every_limit, i, timeout_s) for i in task.indexes]
+        share_ms = task.elapsed_s * 1000.0 / len(task.indexes)
         for i, returned in zip(task.indexes, task.outcome, strict=True):
-            if needs_more(returned, limit, ceiling, depth, to_document):
-                follow_ups.append(deeper(i, returned, share_s))
-                continue
             answers.returned[i] = returned
-            answers.latency_ms[i] = share_s * 1000.0
-            answers.batched += 1
-            tick(1)
-        return follow_ups
+            answers.latency_ms[i] = share_ms
+        answers.batched += len(task.indexes)
+        tick(len(task.indexes))
+        return []
 
     def batches() -> Iterator[_Task]:
         for start in range(0, len(texts), size):

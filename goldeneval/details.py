@@ -22,6 +22,7 @@ Format versions:
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -38,6 +39,7 @@ __all__ = [
     "RetrievalDetails",
     "RunDetails",
     "parse_details",
+    "parse_details_json",
 ]
 
 DETAILS_FORMAT_VERSION = 3
@@ -152,6 +154,17 @@ class RetrievalDetails(_Record):
 RunDetails = RetrievalDetails | PromptDetails
 """The details of any stored run: retrieval runs have no ``kind`` key, prompt and answer runs
 have ``kind: prompts`` / ``kind: answers`` (:mod:`goldeneval.prompts.details`)."""
+
+
+def parse_details_json(text: str | bytes, where: str) -> RunDetails:
+    """:func:`parse_details` of the stored JSON text, parsed and validated in one pass (no
+    Python dict per value: a 100,000-question run reads several times faster)."""
+    try:
+        return RetrievalDetails.model_validate_json(text)
+    except ValidationError:
+        # Prompt and answer details (``kind``), or invalid details: the dispatching path,
+        # which also words the error.
+        return parse_details(json.loads(text), where)
 
 
 def parse_details(raw: Any, where: str) -> RunDetails:

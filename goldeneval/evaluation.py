@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from goldeneval.asking import ask_all
+import numpy as np
+
+from goldeneval.asking import Answers, ask_all
 from goldeneval.details import DETAILS_FORMAT_VERSION, AggregatesDetail, QuestionDetail, RetrievalDetails
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, measurement_depth, parse_metrics
@@ -31,14 +33,19 @@ from goldeneval.scoring import (
     SCORING_PROTOCOL_REVISION,
     TOP_K,
     Aggregates,
+    CodedRun,
     QuestionResult,
     RateSummary,
+    code_run,
+    first_raw_limit,
+    next_raw_limit,
+    raw_ceiling,
     run_metrics,
     score_answers,
 )
 from goldeneval.store import RunRecord, SliceRates
 
-__all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "evaluate_retrieval"]
+__all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
 
 DEFAULT_TIMEOUT_S = 60.0
 Progress = Callable[[Sequence[GoldenQuestion]], Iterable[GoldenQuestion]]
@@ -203,7 +210,7 @@ def evaluate_retrieval(
 
     ``series`` is the name the run is stored under (default: ``retriever_id``).
     ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
-    them is the measurement depth (:func:`goldeneval.asking.retrieve_to_depth`).
+    them is the measurement depth (see :func:`ask_to_depth`).
     ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
     ``workers`` calls run at once and ``batch_size`` questions go to one ``retrieve_batch``
     call when the retriever has one (:mod:`goldeneval.asking`); neither changes a result.
@@ -214,9 +221,9 @@ def evaluate_retrieval(
     depth = measurement_depth(reported, TOP_K)
     started_at = datetime.now(UTC)
     questions = golden_set.questions
-    answers = ask_all(
+    answers, coded = ask_to_depth(
         retriever,
-        [question.text for question in questions],
+        questions,
         depth,
         mapper,
         timeout_s=timeout_s,
@@ -233,6 +240,7 @@ def evaluate_retrieval(
         reported,
         depth=depth,
         relevance_level=relevance_level,
+        coded=coded,
     )
     return RetrievalRun(
         set_id=golden_set.id,
@@ -248,6 +256,66 @@ def evaluate_retrieval(
         relevance_level=relevance_level,
         unjudged=golden_set.unjudged,
     )
+
+
+def ask_to_depth(
+    retriever: Retriever,
+    questions: Sequence[GoldenQuestion],
+    depth: int,
+    to_document: Callable[[str], str],
+    *,
+    timeout_s: float | None,
+    workers: int = 1,
+    batch_size: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Answers, CodedRun]:
+    """Every question's raw ranking, long enough for the protocol and for ``depth`` distinct
+    documents, and the run coded as arrays.
+
+    Each question is first asked for :func:`~goldeneval.scoring.first_raw_limit` ids.  While
+    its ranking collapses to fewer than ``depth`` documents and the retriever returned all it
+    was asked for (so it may have more), it is asked again for ``OVERFETCH_MULTIPLIER`` times
+    as many, up to :func:`~goldeneval.scoring.raw_ceiling` ids.  Which rankings fall short is
+    read off the whole run's arrays at once, not question by question.  ``timeout_s`` bounds
+    all calls of a question together: a deeper call gets what is left of it.
+    """
+    texts = [question.text for question in questions]
+    limit = first_raw_limit(depth)
+    answers = ask_all(
+        retriever, texts, limit, timeout_s=timeout_s, workers=workers, batch_size=batch_size, progress=progress
+    )
+    limits = np.full(len(questions), limit, dtype=np.int64)
+    while True:
+        coded = code_run(questions, answers.returned, to_document)
+        ok = np.fromiter((error is None for error in answers.errors), dtype=np.bool_, count=len(questions))
+        short = (
+            ok & (coded.rankings.lengths == limits) & (limits < raw_ceiling(depth)) & (coded.distinct(depth) < depth)
+        )
+        again = np.flatnonzero(short).tolist()
+        if not again:
+            return answers, coded
+        spent_s = [answers.latency_ms[i] / 1000.0 for i in again]
+        if timeout_s is not None:
+            for i, spent in zip(again, spent_s, strict=True):
+                if spent >= timeout_s:  # nothing left for a deeper call
+                    answers.errors[i] = f"timed out after {timeout_s:g} s"
+                    answers.returned[i] = ()
+            kept = [(i, spent) for i, spent in zip(again, spent_s, strict=True) if spent < timeout_s]
+            again, spent_s = [i for i, _ in kept], [spent for _, spent in kept]
+        deeper = [next_raw_limit(int(limits[i]), depth) for i in again]
+        more = ask_all(
+            retriever,
+            [texts[i] for i in again],
+            deeper,
+            timeout_s=timeout_s,
+            budgets_s=None if timeout_s is None else [timeout_s - spent for spent in spent_s],
+            workers=workers,
+        )
+        for j, i in enumerate(again):
+            limits[i] = deeper[j]
+            answers.latency_ms[i] += more.latency_ms[j]
+            answers.returned[i] = more.returned[j] if more.errors[j] is None else ()
+            answers.errors[i] = more.errors[j]
 
 
 def _ticker(progress: Progress | None, questions: Sequence[GoldenQuestion]) -> Callable[[int], None] | None:

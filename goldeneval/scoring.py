@@ -47,12 +47,19 @@ __all__ = [
     "SCORING_PROTOCOL_REVISION",
     "TOP_K",
     "Aggregates",
+    "CodedRun",
     "QuestionResult",
     "QuestionStatus",
     "RateSummary",
+    "ScoredAnswers",
     "aggregate",
+    "aggregate_columns",
+    "code_run",
     "collapse_to_documents",
     "error_result",
+    "first_raw_limit",
+    "next_raw_limit",
+    "raw_ceiling",
     "run_metrics",
     "score_answers",
     "score_question",
@@ -73,6 +80,21 @@ NO_HARD_CLASS = "(none)"
 
 def raw_limit() -> int:
     return TOP_K * OVERFETCH_MULTIPLIER
+
+
+def first_raw_limit(depth: int) -> int:
+    """Raw ids asked for first: the protocol's over-fetch, or the measurement depth when deeper."""
+    return max(raw_limit(), depth)
+
+
+def raw_ceiling(depth: int) -> int:
+    """The most raw ids ever asked for a question: ``OVERFETCH_MULTIPLIER`` times the depth."""
+    return max(first_raw_limit(depth), depth * OVERFETCH_MULTIPLIER)
+
+
+def next_raw_limit(limit: int, depth: int) -> int:
+    """The limit of the next, deeper call (``OVERFETCH_MULTIPLIER`` times, up to the ceiling)."""
+    return min(limit * OVERFETCH_MULTIPLIER, raw_ceiling(depth))
 
 
 class QuestionStatus(StrEnum):
@@ -180,19 +202,22 @@ def score_answers(
     *,
     depth: int | None = None,
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    coded: CodedRun | None = None,
 ) -> ScoredAnswers:
     """Score a whole run: question ``i`` returned the raw ranking ``returned[i]`` in
     ``latency_ms[i]``, or failed with ``errors[i]`` (an error, never a miss).
 
     Raw ids are dictionary-coded once and each distinct raw id is mapped to its document once,
     so ``to_document`` runs per distinct id, not per returned id; everything after that is
-    :func:`goldeneval.columnar.score` over the whole run.
+    :func:`goldeneval.columnar.score` over the whole run.  ``coded``: the run already coded
+    by :func:`code_run` (the evaluator codes it to decide its over-fetch).
     """
     metrics = run_metrics() if metrics is None else metrics
     n = len(questions)
     if not len(returned) == len(errors) == len(latency_ms) == n:
         raise ValueError("questions, returned, errors and latency_ms must have one entry per question")
-    rankings, judgements, documents = _code_run(questions, returned, to_document)
+    coded = coded or code_run(questions, returned, to_document)
+    rankings, judgements, documents = coded.rankings, coded.judgements, coded.documents
     ok = np.fromiter((error is None for error in errors), dtype=np.bool_, count=n)
     scores = columnar.score(
         rankings,
@@ -239,9 +264,24 @@ def score_answers(
     return ScoredAnswers(results, aggregates)
 
 
-def _code_run(
+@dataclass(frozen=True)
+class CodedRun:
+    """A run as columnar arrays (:func:`code_run`)."""
+
+    rankings: columnar.Rankings
+    """Raw rankings, each raw id replaced by the code of its document."""
+    judgements: columnar.Judgements
+    documents: np.ndarray
+    """The document id of each code (an object array)."""
+
+    def distinct(self, depth: int) -> np.ndarray:
+        """Distinct documents of each ranking, counted up to ``depth``."""
+        return np.diff(columnar.collapse(self.rankings, depth).offsets)
+
+
+def code_run(
     questions: Sequence[GoldenQuestion], returned: Sequence[Sequence[str]], to_document: Callable[[str], str]
-) -> tuple[columnar.Rankings, columnar.Judgements, np.ndarray]:
+) -> CodedRun:
     """The run as columnar arrays: rankings of document codes (raw ids mapped and coded),
     the judgements on the same codes, and the document id of each code."""
     import pyarrow as pa
@@ -273,7 +313,7 @@ def _code_run(
     )
     documents = np.empty(len(code_of), dtype=object)
     documents[:] = list(code_of)
-    return rankings, judgements, documents
+    return CodedRun(rankings, judgements, documents)
 
 
 def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> QuestionResult:

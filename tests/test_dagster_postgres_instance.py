@@ -187,8 +187,8 @@ def test_the_nightly_job_and_the_daemon_on_the_postgres_instance(
                     done = len(runs) == len(keys) and all(r.is_finished for r in runs)
                     return runs if done else None
 
-                regression_runs = _wait("the regression sensor's runs", regression_runs_done, 420, log)
-                _wait("the alert", lambda: webhook.received, 120, log)
+                regression_runs = _wait("the regression sensor's runs", regression_runs_done, 900, log)
+                _wait("the alert", lambda: webhook.received, 300, log)
                 time.sleep(3)  # a second alert, if one were (wrongly) due, would come within a tick
             finally:
                 _stop(daemon)
