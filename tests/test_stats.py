@@ -21,7 +21,10 @@ def test_mcnemar_without_discordant_pairs_is_one() -> None:
     assert mcnemar_exact(0, 0) == 1.0
 
 
-def test_the_bootstrap_interval_is_scipys_paired_percentile_interval() -> None:
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_the_bootstrap_interval_is_scipys_paired_percentile_interval(seed: int) -> None:
+    """Drawn as counts of discordant pairs, the interval matches scipy's paired percentile
+    bootstrap (which resamples the questions themselves) within Monte Carlo error."""
     expected = bootstrap(
         (np.asarray(PREVIOUS, float), np.asarray(CURRENT, float)),
         lambda p, c, axis=-1: c.mean(axis=axis) - p.mean(axis=axis),
@@ -30,9 +33,24 @@ def test_the_bootstrap_interval_is_scipys_paired_percentile_interval() -> None:
         n_resamples=10_000,
         confidence_level=0.95,
         method="percentile",
-        rng=np.random.default_rng(7),
+        rng=np.random.default_rng(seed),
     ).confidence_interval
-    assert bootstrap_interval(PREVIOUS, CURRENT, seed=7) == (expected.low, expected.high)
+    low, high = bootstrap_interval(PREVIOUS, CURRENT, seed=seed)
+    # One question moves the difference by 1/48: the two agree to within one question.
+    assert low == pytest.approx(expected.low, abs=1 / 48 + 1e-9)
+    assert high == pytest.approx(expected.high, abs=1 / 48 + 1e-9)
+
+
+def test_the_bootstrap_interval_is_reproducible_and_cheap_for_a_large_set() -> None:
+    previous = [True] * 60_000 + [False] * 40_000
+    current = [True] * 59_000 + [False] * 1_000 + [True] * 500 + [False] * 39_500
+    first = bootstrap_interval(previous, current)
+    assert first == bootstrap_interval(previous, current)
+    assert first[0] < -0.005 < first[1]  # the observed difference, (500 - 1000) / 100,000
+
+
+def test_agreement_has_a_zero_width_interval() -> None:
+    assert bootstrap_interval([True, False, True], [True, False, True]) == (0.0, 0.0)
 
 
 def test_the_bootstrap_interval_brackets_the_observed_difference() -> None:
