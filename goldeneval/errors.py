@@ -15,6 +15,8 @@ MAX_QUOTED = 300
 def printable(text: str) -> str:
     """``text`` with control characters escaped (``\\x1b``), safe to print to a terminal: a set
     file or a plug-in can hold an escape sequence that would rewrite the screen."""
+    if text.isprintable():  # the common case, checked in one C-level pass
+        return text
     return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 

@@ -104,10 +104,11 @@ class GoldenQuestion(BaseModel):
     @classmethod
     def _no_repeated_ids(cls, value: Any) -> Any:
         if isinstance(value, list | tuple):
-            counts = Counter(v for v in value if isinstance(v, str))
-            repeated = sorted(v for v, n in counts.items() if n > 1)
-            if repeated:
-                raise ValueError(f"document ids listed twice: {', '.join(repeated)}")
+            ids = [v for v in value if isinstance(v, str)]
+            if len(set(ids)) == len(ids):  # the common case: no Counter needed
+                return value
+            repeated = sorted(v for v, n in Counter(ids).items() if n > 1)
+            raise ValueError(f"document ids listed twice: {', '.join(repeated)}")
         return value
 
     @field_validator("expected")
