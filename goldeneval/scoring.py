@@ -284,21 +284,21 @@ def code_run(
 ) -> CodedRun:
     """The run as columnar arrays: rankings of document codes (raw ids mapped and coded),
     the judgements on the same codes, and the document id of each code."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     lengths = np.fromiter((len(r) for r in returned), dtype=np.int64, count=len(returned))
     offsets = np.zeros(len(returned) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    flat = pa.array(itertools.chain.from_iterable(returned), pa.large_string(), size=int(offsets[-1]))
-    raw = pc.dictionary_encode(flat)
+    # Code the raw ids with two C-level passes over them (a dict of the distinct ids, then a
+    # lookup per id; Python strings cache their hash), then map each distinct id once.
+    raw_index = {raw_id: code for code, raw_id in enumerate(dict.fromkeys(itertools.chain.from_iterable(returned)))}
+    raw_codes = np.fromiter(
+        map(raw_index.__getitem__, itertools.chain.from_iterable(returned)), dtype=np.int64, count=int(offsets[-1])
+    )
     code_of: dict[str, int] = {}
     raw_to_doc = np.fromiter(
-        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in raw.dictionary.to_pylist()),
+        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in raw_index),
         dtype=np.int64,
-        count=len(raw.dictionary),
+        count=len(raw_index),
     )
-    raw_codes = raw.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     rankings = columnar.Rankings(offsets, raw_to_doc[raw_codes])
     judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
     judged_codes: list[int] = []

@@ -3,6 +3,7 @@ timeouts and errors that stay exact whichever way the questions are asked."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 import threading
 import time
@@ -254,3 +255,29 @@ def test_the_lexical_retrievers_batches_rank_as_its_single_calls() -> None:
 
 def golden_cache() -> Path:
     return Path(tempfile.mkdtemp(prefix="goldeneval-asking-"))
+
+
+def test_the_cli_measures_the_same_with_workers_and_batches_and_refuses_zero_workers(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from goldeneval.cli import ExitCode, main
+
+    def run(*extra: str) -> dict[str, object]:
+        args = ["retrieval", "--set", "transit-sample", "--retriever", "goldeneval.lexical", "--format", "json"]
+        args += ["--store", str(tmp_path / f"store{len(extra)}.duckdb"), "--cache-dir", str(tmp_path / "cache")]
+        result = CliRunner().invoke(main, [*args, "--no-progress", *extra])
+        assert result.exit_code == 0, result.output
+        document: dict[str, object] = json.loads(result.stdout)
+        return document
+
+    def measured(document: dict[str, object]) -> object:
+        questions = document["questions"]
+        assert isinstance(questions, list)
+        return document["aggregates"], [{k: v for k, v in q.items() if k != "latency_ms"} for q in questions]
+
+    plain = run("--batch-size", "1")
+    assert measured(run("--workers", "3", "--batch-size", "7")) == measured(plain)
+    assert measured(run("--workers", "2", "--batch-size", "1", "--timeout", "30")) == measured(plain)
+    refused = CliRunner().invoke(main, ["retrieval", "--set", "transit-sample", "--retriever", "x", "--workers", "0"])
+    assert refused.exit_code == ExitCode.USAGE
+    assert "--workers" in refused.output
