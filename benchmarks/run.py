@@ -126,10 +126,35 @@ class Measured:
     system_s: float
     peak_rss_bytes: int
     timed_out: bool = False
+    memory_exceeded: bool = False
+    """Killed by the harness because its process tree's RSS passed ``MEMORY_LIMIT_SHARE`` of the
+    machine (before the kernel's OOM killer could pick another engineer's process)."""
 
     @property
     def ok(self) -> bool:
-        return self.exit_status == 0 and not self.timed_out
+        return self.exit_status == 0 and not self.timed_out and not self.memory_exceeded
+
+
+MEMORY_LIMIT_SHARE = 0.6
+"""Share of the machine's memory one measured command's process tree may hold (it is shared)."""
+
+
+def machine_memory() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants now (Linux /proc; 0 when it is gone)."""
+    total, pending, page = 0, [pid], os.sysconf("SC_PAGE_SIZE")
+    while pending:
+        current = pending.pop()
+        try:
+            total += int(Path(f"/proc/{current}/statm").read_text().split()[1]) * page
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(child) for child in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def measure(
@@ -139,8 +164,12 @@ def measure(
     cwd: Path,
     log: Path,
     timeout_s: float,
+    memory_limit_bytes: int | None = None,
 ) -> Measured:
-    """Run ``command`` to its end, stdout and stderr into ``log``; measured by ``wait4``."""
+    """Run ``command`` to its end, stdout and stderr into ``log``; measured by ``wait4``.  Killed
+    past ``timeout_s`` or when its process tree holds more than ``memory_limit_bytes`` (default:
+    ``MEMORY_LIMIT_SHARE`` of the machine's memory)."""
+    limit = memory_limit_bytes if memory_limit_bytes is not None else int(MEMORY_LIMIT_SHARE * machine_memory())
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as out:
         start = time.perf_counter()
@@ -156,10 +185,23 @@ def measure(
 
         timer = threading.Timer(timeout_s, kill)
         timer.start()
+        finished, over = threading.Event(), threading.Event()
+
+        def watch() -> None:
+            while not finished.wait(0.5):
+                if tree_rss(process.pid) > limit:
+                    over.set()
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(process.pid, signal.SIGKILL)
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         try:
             _, status, usage = os.wait4(process.pid, 0)
         finally:
             timer.cancel()
+            finished.set()
         wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
     return Measured(
@@ -170,6 +212,7 @@ def measure(
         system_s=usage.ru_stime,
         peak_rss_bytes=usage.ru_maxrss * 1024,
         timed_out=expired.is_set(),
+        memory_exceeded=over.is_set(),
     )
 
 
@@ -199,7 +242,13 @@ class CommandFailed(RuntimeError):
 def checked(result: Measured, log: Path) -> Measured:
     if not result.ok:
         tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
-        why = "timed out" if result.timed_out else f"exit status {result.exit_status}"
+        why = (
+            "timed out"
+            if result.timed_out
+            else f"killed by the harness: its RSS passed {MEMORY_LIMIT_SHARE:.0%} of this machine's memory"
+            if result.memory_exceeded
+            else f"exit status {result.exit_status}"
+        )
         raise CommandFailed(f"{result.command}: {why}\n{tail}")
     return result
 
@@ -344,45 +393,55 @@ def section_overhead(options: dict[str, Any], work: Path) -> dict[str, Any]:
     from benchmarks.zero_retriever import write_set
 
     sizes = sorted({STARTUP_QUESTIONS, *options["questions"]})
-    rows = []
+    rows: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
     for n in sizes:
         folder = work / f"n{n}"
         folder.mkdir()
         set_path = write_set(folder / "set.jsonl", n)
         store, cache, timing = folder / "results.duckdb", folder / "cache", folder / "timing.json"
-        baseline = _zero_run(set_path, store, cache, timing, folder / "baseline.log", options["timeout_s"])
+        try:
+            baseline = _zero_run(set_path, store, cache, timing, folder / "baseline.log", options["timeout_s"])
+        except CommandFailed as exc:
+            failed.append({"questions": n, "run": "baseline", "error": str(exc).split("\n", 1)[0]})
+            print(f"overhead: {n:,} questions failed: {failed[-1]['error']}", flush=True)
+            break
         repeats = options["repeats"] if n <= LARGE_REPEAT_LIMIT else 1
-        compared = [
-            _zero_run(set_path, store, cache, timing, folder / f"compared-{i}.log", options["timeout_s"])
-            for i in range(repeats)
-        ]
-        rows.append(
-            {
-                "questions": n,
-                "baseline": baseline,
-                "compared": compared,
+        compared = []
+        try:
+            for i in range(repeats):
+                log = folder / f"compared-{i}.log"
+                compared.append(_zero_run(set_path, store, cache, timing, log, options["timeout_s"]))
+        except CommandFailed as exc:
+            failed.append({"questions": n, "run": "compared", "error": str(exc).split("\n", 1)[0]})
+            print(f"overhead: {n:,} questions, compared run failed: {failed[-1]['error']}", flush=True)
+        row: dict[str, Any] = {"questions": n, "baseline": baseline, "compared": compared}
+        if compared:
+            row |= {
                 "compared_wall_s": median([r["wall_s"] for r in compared]),
                 "compared_cpu_s": median([r["user_s"] + r["system_s"] for r in compared]),
                 "compared_factory_s": median([r["retriever_factory_s"] for r in compared]),
                 "compared_peak_rss_bytes": max(r["peak_rss_bytes"] for r in compared),
-                "store_bytes": store.stat().st_size,
             }
-        )
-        print(
-            f"overhead: {n:,} questions: baseline {baseline['wall_s']:.2f} s, "
-            f"compared {rows[-1]['compared_wall_s']:.2f} s",
-            flush=True,
-        )
-    return {"rows": rows, "derived": overhead_derived(rows), "command": rows[-1]["baseline"]["command"]}
+        rows.append(row | {"store_bytes": store.stat().st_size})
+        shown = f"{row['compared_wall_s']:.2f} s" if compared else "failed"
+        print(f"overhead: {n:,} questions: baseline {baseline['wall_s']:.2f} s, compared {shown}", flush=True)
+    if len(rows) < 2:
+        raise CommandFailed(failed[0]["error"] if failed else "fewer than two sizes measured")
+    return {
+        "rows": rows,
+        "failed": failed,
+        "derived": overhead_derived(rows),
+        "command": rows[-1]["baseline"]["command"],
+    }
 
 
 def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-question framework cost, in wall time and in CPU time (user + system, the whole
     process tree: what contention from other processes does not inflate), with the retriever's
     own time (its factory's precomputation) subtracted: marginal between consecutive sizes, and
-    beyond the smallest set's (the start-up's) cost."""
-    by_n = {row["questions"]: row for row in rows}
-    sizes = sorted(by_n)
+    beyond the smallest set's (the start-up's) cost.  A size whose compared run failed counts
+    for the baseline runs only."""
 
     def cost(row: dict[str, Any], kind: str, clock: str) -> float:
         if kind == "baseline":
@@ -392,8 +451,15 @@ def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
         spent = row["compared_wall_s"] if clock == "wall" else row["compared_cpu_s"]
         return float(spent - row["compared_factory_s"])
 
-    derived: dict[str, Any] = {"startup_questions": sizes[0]}
+    derived: dict[str, Any] = {"startup_questions": min(row["questions"] for row in rows)}
+    headline: dict[str, Any] = {}
     for kind in ("baseline", "compared"):
+        by_n = {row["questions"]: row for row in rows if kind == "baseline" or row["compared"]}
+        sizes = sorted(by_n)
+        if len(sizes) < 2:
+            continue
+        between = f"{sizes[-2]}->{sizes[-1]}" if len(sizes) >= 3 else f"{sizes[0]}->{sizes[-1]}"
+        headline["between" if kind == "baseline" else "between_compared"] = between
         for clock in ("wall", "cpu"):
             start = cost(by_n[sizes[0]], kind, clock)
             beyond = {str(n): (cost(by_n[n], kind, clock) - start) / (n - sizes[0]) * 1e6 for n in sizes[1:]}
@@ -402,13 +468,7 @@ def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 for a, b in itertools.pairwise(sizes[1:])
             }
             derived[f"{kind}_{clock}"] = {"startup_s": start, "beyond_startup_us": beyond, "marginal_us": marginal}
-    between = f"{sizes[-2]}->{sizes[-1]}" if len(sizes) >= 3 else f"{sizes[0]}->{sizes[-1]}"
-    headline: dict[str, Any] = {"between": between}
-    for key in ("baseline_wall", "compared_wall", "baseline_cpu", "compared_cpu"):
-        values = derived[key]
-        headline[key] = (
-            values["marginal_us"][between] if len(sizes) >= 3 else values["beyond_startup_us"][str(sizes[-1])]
-        )
+            headline[f"{kind}_{clock}"] = marginal[between] if len(sizes) >= 3 else beyond[str(sizes[-1])]
     derived["headline_marginal_us"] = headline
     return derived
 
@@ -819,6 +879,22 @@ def render_engine(section: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _between(key: str) -> str:
+    a, b = key.split("->")
+    return f"{int(a):,} to {int(b):,} questions"
+
+
+def headline_text(head: Mapping[str, Any]) -> str:
+    parts = []
+    for kind, between in (("baseline", "between"), ("compared", "between_compared")):
+        if between in head:
+            parts.append(
+                f"{kind} runs, {_between(head[between])}: wall {head[f'{kind}_wall']:.0f} us, "
+                f"CPU {head[f'{kind}_cpu']:.0f} us"
+            )
+    return "; ".join(parts)
+
+
 def render_overhead(section: dict[str, Any]) -> list[str]:
     rows, derived = section["rows"], section["derived"]
     startup = rows[0]
@@ -838,33 +914,36 @@ def render_overhead(section: dict[str, Any]) -> list[str]:
         "| store file |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+
+    def us(key: str, n: str) -> str:
+        value = derived.get(key, {}).get("beyond_startup_us", {}).get(n)
+        return "-" if value is None else f"{value:.0f} us"
+
     for row in rows:
         n = str(row["questions"])
-        if n in derived["compared_wall"]["beyond_startup_us"]:
-            wall = (
-                f"{derived['baseline_wall']['beyond_startup_us'][n]:.0f} us / "
-                f"{derived['compared_wall']['beyond_startup_us'][n]:.0f} us"
-            )
-            cpu = f"{derived['compared_cpu']['beyond_startup_us'][n]:.0f} us"
-        else:
+        if row["questions"] == derived["startup_questions"]:
             wall = cpu = "(start-up)"
-        peak = max(row["baseline"]["peak_rss_bytes"], row["compared_peak_rss_bytes"])
+        else:
+            wall, cpu = f"{us('baseline_wall', n)} / {us('compared_wall', n)}", us("compared_cpu", n)
+        peak = max(row["baseline"]["peak_rss_bytes"], row.get("compared_peak_rss_bytes") or 0)
         lines.append(
-            f"| {row['questions']:,} | {secs(row['baseline']['wall_s'])} | {secs(row['compared_wall_s'])} | "
-            f"{secs(row['compared_cpu_s'])} | {mib(peak)} | {wall} | {cpu} | {secs(row['compared_factory_s'])} "
+            f"| {row['questions']:,} | {secs(row['baseline']['wall_s'])} | {secs(row.get('compared_wall_s'))} | "
+            f"{secs(row.get('compared_cpu_s'))} | {mib(peak)} | {wall} | {cpu} "
+            f"| {secs(row.get('compared_factory_s', row['baseline']['retriever_factory_s']))} "
             f"| {row['store_bytes'] / 1e6:.1f} MB |"
         )
+    for failure in section.get("failed", []):
+        lines.append(
+            f"| {failure['questions']:,} | {failure['run']} run failed: {failure['error'][-300:]} |" + " |" * 7
+        )
     head = derived["headline_marginal_us"]
-    a, b = head["between"].split("->")
     lines += [
         "",
         f"Start-up ({startup['questions']} questions): {secs(startup['baseline']['wall_s'])} baseline, "
-        f"{secs(startup['compared_wall_s'])} compared. **Framework cost per question** between {int(a):,} and "
-        f"{int(b):,} questions (difference of costs / difference of questions): wall {head['baseline_wall']:.0f} us "
-        f"baseline, {head['compared_wall']:.0f} us compared; CPU {head['baseline_cpu']:.0f} us baseline, "
-        f"{head['compared_cpu']:.0f} us compared.",
+        f"{secs(startup.get('compared_wall_s'))} compared. **Framework cost per question** (difference of "
+        f"costs between two sizes / difference of questions): {headline_text(head)}.",
     ]
-    marginals = derived["compared_wall"]["marginal_us"]
+    marginals = derived.get("compared_wall", {}).get("marginal_us", {})
     if len(marginals) > 1:
         cpu_marginals = derived["compared_cpu"]["marginal_us"]
         lines.append(
@@ -1010,14 +1089,17 @@ def targets(results: Mapping[str, Any]) -> list[str]:
     overhead = results.get("overhead")
     if overhead and "derived" in overhead:
         head = overhead["derived"]["headline_marginal_us"]
-        worst = max(head["baseline_wall"], head["compared_wall"])
-        a, b = head["between"].split("->")
+        walls = [head[key] for key in ("baseline_wall", "compared_wall") if key in head]
+        for failure in overhead.get("failed", []):
+            lines.append(
+                f"| framework overhead under 50 us a question, {failure['questions']:,} questions "
+                f"| {failure['run']} run failed: {failure['error'][-200:]} | no |"
+            )
         lines.append(
-            f"| framework overhead under 50 us a question ({int(a):,} to {int(b):,} questions, wall) "
-            f"| {head['baseline_wall']:.0f} us baseline, {head['compared_wall']:.0f} us compared "
-            f"(CPU: {head['baseline_cpu']:.0f} / {head['compared_cpu']:.0f} us) | {yes(worst < 50)} |"
+            f"| framework overhead under 50 us a question (wall) | {headline_text(head)} "
+            f"| {yes(walls and max(walls) < 50)} |"
         )
-        marginals = overhead["derived"]["compared_cpu"]["marginal_us"]
+        marginals = overhead["derived"].get("compared_cpu", {}).get("marginal_us", {})
         if marginals:
             lines.append(
                 "| cost linear in the question count (CPU per question between consecutive sizes, compared) | "
@@ -1063,6 +1145,12 @@ def targets(results: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def revision(git: Mapping[str, Any] | None) -> str:
+    if not git:
+        return "not recorded"
+    return f"`{git['commit'][:12]}` ({git['changed_tracked_files']})"
+
+
 def render(results: Mapping[str, Any]) -> str:
     head = results["header"]
     sections = results["sections"]
@@ -1089,8 +1177,9 @@ def render(results: Mapping[str, Any]) -> str:
         "- threads: " + ", ".join(f"{name}={value}" for name, value in head["threads"].items()),
         "- ranx runs numba kernels on all cores; numpy, pytrec-eval and goldeneval's scoring are single-threaded.",
         "",
-        "| section | measured (UTC) | wall | peak RSS (section process tree) | load average before / after |",
-        "| --- | --- | --- | --- | --- |",
+        "| section | measured (UTC) | at commit (changed tracked files) | wall | peak RSS (section process tree) "
+        "| load average before / after |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for name in SECTIONS:
         section = sections.get(name)
@@ -1098,7 +1187,8 @@ def render(results: Mapping[str, Any]) -> str:
             continue
         meta = section["meta"]
         lines.append(
-            f"| {name} | {meta['started']} | {secs(meta['wall_s'])} | {mib(meta['peak_rss_bytes'])} | "
+            f"| {name} | {meta['started']} | {revision(meta.get('git'))} | {secs(meta['wall_s'])} "
+            f"| {mib(meta['peak_rss_bytes'])} | "
             f"{' '.join(map(str, meta['load_before']))} / {' '.join(map(str, meta['load_after']))} |"
         )
     lines += [
@@ -1243,6 +1333,7 @@ def run_section(name: str, options: dict[str, Any], logs: Path) -> dict[str, Any
         "peak_rss_bytes": result.peak_rss_bytes,
         "load_before": before,
         "load_after": after,
+        "git": git_revision(),
         "options": options,
     }
     return document

@@ -46,6 +46,16 @@ def test_measure_reports_the_exit_status_and_peak_rss_of_a_child(tmp_path: Path)
     )
     assert slow.timed_out and not slow.ok
 
+    hungry = run.measure(
+        [sys.executable, "-c", allocate + "; import time; time.sleep(30)"],
+        env=run.clean_env(),
+        cwd=tmp_path,
+        log=tmp_path / "log",
+        timeout_s=60,
+        memory_limit_bytes=100 * 2**20,
+    )
+    assert hungry.memory_exceeded and not hungry.ok and hungry.wall_s < 30
+
 
 def test_clean_env_drops_goldeneval_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOLDENEVAL_STORE", "/elsewhere.duckdb")
@@ -61,6 +71,7 @@ def _row(n: int, wall: float, cpu: float) -> dict[str, Any]:
     return {
         "questions": n,
         "baseline": baseline,
+        "compared": [baseline],
         "compared_wall_s": wall + 0.5,
         "compared_cpu_s": cpu,
         "compared_factory_s": 0.0,
@@ -82,6 +93,12 @@ def test_overhead_is_the_marginal_cost_per_question() -> None:
     assert any(
         "under 50 us" in line and line.endswith("| yes |") for line in run.targets({"overhead": {"derived": derived}})
     )
+
+    # A compared run that failed at the largest size: that size counts for the baseline only.
+    rows[-1] |= {"compared": []}
+    partial = run.overhead_derived(rows)["headline_marginal_us"]
+    assert partial["between"] == "10000->100000" and partial["between_compared"] == "1000->10000"
+    assert partial["compared_wall"] == pytest.approx(40)
 
 
 def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:

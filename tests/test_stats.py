@@ -67,3 +67,11 @@ def test_a_paired_comparison_uses_only_questions_both_runs_scored() -> None:
 def test_unequal_samples_are_refused() -> None:
     with pytest.raises(ValueError, match="equally long, non-empty"):
         bootstrap_interval([True], [True, False])
+
+
+def test_a_single_question_has_an_interval() -> None:
+    """A one-question set compared with its earlier run (scipy's bootstrap refuses one
+    observation; counting discordant pairs needs none)."""
+    assert bootstrap_interval([True], [False]) == (-1.0, -1.0)
+    comparison = paired_comparison("top-1", {"q": True}, {"q": True})
+    assert comparison is not None and comparison.interval == (0.0, 0.0)
