@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from enum import IntEnum
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -105,6 +106,10 @@ def _run_guarded(action: Callable[[], T]) -> T:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
 def _parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, str]:
     options: dict[str, str] = {}
     for value in values:
@@ -186,6 +191,8 @@ class _Command(click.Group):
         except KeyboardInterrupt:
             click.echo("goldeneval: interrupted", err=True)
             ctx.exit(int(ExitCode.INTERRUPTED))
+        except GoldenEvalError as exc:  # raised before a command's guarded action: a bad $GOLDENEVAL_STORE
+            return _run_guarded(partial(_raise, exc))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The console command runs under :mod:`goldeneval.supervisor`, so a plug-in that

@@ -23,6 +23,7 @@ writers queued behind it.  On PostgreSQL the database's own transactions do both
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -36,11 +37,12 @@ from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
+from urllib.parse import unquote
 
 import duckdb
 from filelock import FileLock, Timeout
 
-from goldeneval.details import RetrievalDetails, RunDetails, parse_details
+from goldeneval.details import RetrievalDetails, RunDetails, parse_details_json
 from goldeneval.errors import InputError, StoreError, one_line
 from goldeneval.provenance import PROVENANCE_FIELDS
 
@@ -61,6 +63,7 @@ __all__ = [
     "redact_url",
     "resolve_store",
     "resolve_store_path",
+    "url_secrets",
 ]
 
 STORE_ENV = "GOLDENEVAL_STORE"
@@ -147,21 +150,52 @@ _SCHEMA_TABLE = (
 
 _URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-_SECRET_QUERY = re.compile(r"(?i)((?:^|[?&;])(?:password|passfile|sslpassword)=)[^&;]*")
+_SECRET_PARAMETERS = frozenset({"password", "passfile", "sslpassword"})
+
+
+def _secret_spans(url: str) -> list[tuple[int, int]]:
+    """Where ``url`` holds secrets: the password of its user part and the values of its
+    ``password``-like query parameters (keys percent-decoded, as libpq reads them)."""
+    match = _URL_SCHEME.match(url)
+    if match is None:
+        return []
+    start, rest = match.end(), url[match.end() :]
+    # The user part ends at the last '@' before the path; an unencoded '/' in a password ends
+    # the authority early (libpq cannot use that URL, but its message still must not show it).
+    at = rest.partition("/")[0].rfind("@")
+    if at < 0:
+        at = rest.partition("?")[0].rfind("@")
+    spans = []
+    colon = rest.find(":", 0, at) if at >= 0 else -1
+    if colon >= 0:
+        spans.append((start + colon + 1, start + at))
+    query = rest.find("?", max(at, 0))
+    if query >= 0:
+        position = start + query + 1
+        for part in url[position:].split("&"):
+            key, equals, value = part.partition("=")
+            if equals and value and unquote(key).strip().lower() in _SECRET_PARAMETERS:
+                spans.append((position + len(key) + 1, position + len(part)))
+            position += len(part) + 1
+    return spans
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets written in ``url`` as they appear there and percent-decoded, longest first:
+    what a driver's message must not quote."""
+    found = {url[begin:end] for begin, end in _secret_spans(url)}
+    found |= {unquote(secret) for secret in found}
+    return sorted((secret for secret in found if secret), key=len, reverse=True)
 
 
 def redact_url(url: str) -> str:
     """``url`` with any password (in the user part or the query) replaced by ``***``: the form
     a store URL is shown in, in messages, reports and metadata."""
-    match = _URL_SCHEME.match(url)
-    if match is None:
-        return url
-    rest = url[match.end() :]
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, hosts = authority.rpartition("@")
-    if at and ":" in userinfo:
-        authority = f"{userinfo.split(':', 1)[0]}:***@{hosts}"
-    return match.group(0) + authority + slash + _SECRET_QUERY.sub(r"\1***", tail)
+    shown, end = [], 0
+    for begin, stop in _secret_spans(url):
+        shown += [url[end:begin], "***"]
+        end = stop
+    return "".join(shown) + url[end:]
 
 
 @dataclass(frozen=True)
@@ -195,7 +229,7 @@ class StoreLocation:
                 f"store {redact_url(value)}: unsupported URL scheme {match.group(1)!r}; "
                 "give a DuckDB file path or a postgresql:// URL"
             )
-        return cls(url=value)
+        return cls(url=match.group(1).lower() + value[len(match.group(1)) :])  # libpq knows only lower case
 
     @property
     def is_postgres(self) -> bool:
@@ -319,7 +353,7 @@ class StoredRun:
     def details(self) -> RunDetails:
         if self.details_json is None:
             raise StoreError(f"run {self.id}: its details were not loaded (use get_run)")
-        return parse_details(json.loads(self.details_json), f"run {self.id}")
+        return parse_details_json(self.details_json, f"run {self.id}")
 
     @property
     def retrieval_details(self) -> RetrievalDetails:
@@ -554,7 +588,9 @@ class Store(ABC):
                 if same_tables is not None:
                     run_id = same_tables[0]
                     existing = series
+            text = ""
             if existing is None:
+                text = details.to_json_text()  # one string, serialised without a dict per value
                 sql.run(
                     f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * _RUN_COLUMN_COUNT)})",
                     [
@@ -567,7 +603,7 @@ class Store(ABC):
                         record.scored_count,
                         record.error_count,
                         record.status,
-                        details.to_json_text(),
+                        text,
                         *provenance,
                         record.label_digest,
                         record.benchmark_fingerprint,
@@ -583,10 +619,17 @@ class Store(ABC):
                     f"{self.name}: run id {run_id} is already taken by a run of set {existing[0]!r}, "
                     f"series {existing[1]!r}, grader {existing[2]!r}"
                 )
-            row = sql.one(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", [run_id])  # on the same connection
+            # Read back on the same connection; a run just written keeps the details it was
+            # given, so its (possibly 100 MB) JSON is neither fetched again nor parsed again.
+            written = existing is None
+            row = sql.one(f"SELECT {_select(details=not written)} FROM runs WHERE id = ?", [run_id])
         if row is None:
             raise StoreError(f"{self.name}: run {run_id} vanished right after its commit")
-        return _row_to_run(row)
+        if not written:
+            return _row_to_run(row)
+        stored = dataclasses.replace(_row_to_run(row), details_json=text)  # the one string written
+        stored.__dict__["details"] = details  # fills the cached_property StoredRun.details
+        return stored
 
     def _insert_slices(self, con: Sql, run_id: str, slices: Sequence[SliceRates]) -> None:
         con.many(

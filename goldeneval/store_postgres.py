@@ -19,8 +19,9 @@ Concurrency, by the database's own transactions (no file lock):
   it inside ``details``, which an index cannot express).  The locks are taken in one global
   order, so two writers cannot deadlock on them.  The primary key on ``runs.id`` stays the
   last line of defence.
-* **Readers** run plain autocommit statements: MVCC snapshots never wait for writers, and
-  advisory locks block nobody but writers of the same key.
+* **Readers** run read-only REPEATABLE READ transactions, one snapshot per read (a run and
+  its slices always agree): MVCC snapshots never wait for writers, and advisory locks block
+  nobody but writers of the same key.
 * **Migrations** run in transactions (PostgreSQL DDL is transactional) under an advisory
   lock, so processes opening a new or old database at once apply each migration once.
 
@@ -39,7 +40,7 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from goldeneval.errors import InputError, StoreError, one_line
-from goldeneval.store import SCHEMA_VERSION, Dialect, Sql, Store, StoreLocation
+from goldeneval.store import SCHEMA_VERSION, Dialect, Sql, Store, StoreLocation, url_secrets
 
 __all__ = ["POSTGRES", "PostgresDialect", "PostgresResultStore", "postgres_store_exists"]
 
@@ -60,7 +61,13 @@ class PostgresDialect(Dialect):
         return re.sub(r"\bVARCHAR\b", 'VARCHAR COLLATE "C"', statement)
 
     def json_text(self, column: str, key: str) -> str:
-        return f"({column} ->> '{key}')"
+        # ->> de-escapes the whole value and fails on a \u0000 escape anywhere in it (text cannot
+        # hold NUL), which a retriever's document id or error message can put into details: such
+        # a value is read with a pattern instead, so one run never breaks the queries over all.
+        return (
+            f"(CASE WHEN strpos({column}::text, '\\u0000') = 0 THEN {column} ->> '{key}' "
+            f'ELSE substring({column}::text FROM \'"{key}"\\s*:\\s*"([^"\\\\]*)"\') END)'
+        )
 
     def in_list(self, expression: str) -> str:
         return f"({expression} = ANY(?::text[]))"
@@ -110,10 +117,11 @@ class PostgresResultStore(Store):
         return str(password) if password else None
 
     def _scrub(self, message: str) -> str:
-        """A driver message on one line, without the password (should one ever be quoted)."""
+        """A driver message on one line, without the password (should one ever be quoted): as
+        the driver read it, and as written in the URL (a URL it cannot read is quoted whole)."""
         password = getattr(self, "_password", None)  # None while the URL itself is being read
-        if password:
-            message = message.replace(password, "***")
+        for secret in sorted({*url_secrets(self._url), *([password] if password else [])}, key=len, reverse=True):
+            message = message.replace(secret, "***")
         return one_line(message)
 
     @contextmanager
@@ -153,8 +161,14 @@ class PostgresResultStore(Store):
 
     @contextmanager
     def _read(self) -> Iterator[Sql]:
+        """One read-only REPEATABLE READ transaction: every query of the block sees the same
+        snapshot (a run and its slices, read by two queries, are never torn apart by a purge
+        committed in between), and, being MVCC, it never waits for writers."""
         with self._connection() as con:
-            yield Sql(con.cursor(), POSTGRES)
+            con.isolation_level = self._driver.IsolationLevel.REPEATABLE_READ
+            con.read_only = True
+            with con.transaction():
+                yield Sql(con.cursor(), POSTGRES)
 
     @contextmanager
     def _write(self) -> Iterator[Sql]:

@@ -147,6 +147,22 @@ def test_a_store_url_is_shown_without_its_password() -> None:
     assert str(StoreLocation.parse("postgres://db.example/history")) == "postgres://db.example/history"
 
 
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u@h/db?pass%77ord=s3cret", "postgresql://u@h/db?pass%77ord=***"),  # libpq decodes keys
+        ("postgresql://u@h/db?PASSWORD=s3cret;x", "postgresql://u@h/db?PASSWORD=***"),
+        ("postgresql://u:pa/s3cret@h/db", "postgresql://u:***@h/db"),  # an unencoded '/' in the password
+        ("postgresql://u:pa?s3cret@h/db?sslpassword=s3cret", "postgresql://u:***@h/db?sslpassword=***"),
+        ("POSTGRESQL://u:s3cret@h/db", "postgresql://u:***@h/db"),  # the scheme is case-insensitive
+        ("postgresql://h:5432/db?user=me@corp", "postgresql://h:5432/db?user=me@corp"),
+    ],
+)
+def test_a_store_url_is_shown_without_its_password_however_it_is_written(url: str, shown: str) -> None:
+    location = StoreLocation.parse(url)
+    assert str(location) == shown and "s3cret" not in str(location)
+
+
 def test_a_url_of_another_database_is_refused_not_taken_for_a_file_name() -> None:
     with pytest.raises(InputError, match=r"store mysql://u:\*\*\*@h/db: unsupported URL scheme 'mysql'"):
         StoreLocation.parse("mysql://u:pw@h/db")
@@ -283,3 +299,31 @@ def test_a_run_built_from_tables_a_legacy_row_holds_is_not_stored_twice(store: S
     )
     assert again.id == legacy.id
     assert [r.id for r in store.list_runs()] == ["legacy-random-id"]
+
+
+def test_a_nul_in_a_runs_details_breaks_no_query_over_the_store(store: Store) -> None:
+    """A retriever can return a document id (or raise a message) holding NUL: details then hold a
+    \\u0000 escape, which PostgreSQL's ->> refuses (its text cannot hold NUL).  Saving from
+    Dagster tables, purging and the tables-in-use check read every row's details; one such run
+    must not break them, legacy rows included."""
+    nul = dataclasses.replace(record(), details=details([question("q1", documents=["d\x00x"], error="e\x00")]))
+    store.save_run(nul, run_id="nul")
+    store.save_run(nul, run_id="legacy")
+    # as schema 2 left it: the tables run only inside details
+    raw_sql(
+        store.location,
+        "UPDATE runs SET tables_run_id = NULL, "
+        """details = replace(details::text, '"tables_run_id":null', '"tables_run_id":"dg-1"')::json """
+        "WHERE id = 'legacy'",
+    )
+    built = dataclasses.replace(
+        record(at=T0 + timedelta(minutes=1)), details=details([question("q1")], tables_run_id="dg-2")
+    )
+    assert store.save_run(built, "new").id == "new"
+    again = dataclasses.replace(record(), details=details([question("q1")], tables_run_id="dg-1"))
+    assert store.save_run(again, "other").id == "legacy"
+    assert store.tables_runs_in_use(["dg-1", "dg-2", "dg-3"]) == {"dg-1", "dg-2"}
+    doomed = store.purge(T0 + timedelta(days=1), dry_run=True)
+    assert {run.id: run.tables_run_id for run in doomed} == {"nul": None, "legacy": "dg-1", "new": "dg-2"}
+    stored = store.get_run("nul")
+    assert stored is not None and stored.retrieval_details.questions[0].documents == ["d\x00x"]

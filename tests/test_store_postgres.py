@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
 from goldeneval.errors import StoreError
-from goldeneval.store import STORE_ENV, RunRecord, SliceRates, Store, StoreLocation, open_store
+from goldeneval.store import STORE_ENV, RunRecord, SliceRates, Sql, Store, StoreLocation, open_store
 from tests.conftest import CliWorkspace
 from tests.records import details, question
 from tests.store_sql import raw_sql
@@ -105,6 +106,43 @@ def test_an_unreachable_server_is_a_store_error_naming_the_url_without_its_passw
     assert result.stderr.startswith("goldeneval: error: postgresql://ci:***@127.0.0.1:1/history: cannot connect: ")
     assert len(result.stderr.splitlines()) == 1
     assert "s3cret-pw" not in result.output + result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "POSTGRESQL://ci:s3cret-pw@127.0.0.1:1/history",  # libpq reads no upper-case scheme: it quotes it whole
+        "postgresql://ci:s3cret-pw%zz@127.0.0.1:1/history",  # a bad escape: libpq quotes the password
+        "postgresql://ci:s3cret/pw@127.0.0.1:1/history",  # an unencoded '/'
+        "postgresql://ci@127.0.0.1:1/history?pass%77ord=s3cret-pw&sslmode=bogus",
+    ],
+)
+def test_a_url_the_driver_cannot_use_is_reported_without_its_password(url: str) -> None:
+    result = CliRunner().invoke(main, ["runs", "--store", url])
+    assert result.exit_code == ExitCode.STORE, result.output
+    assert result.stderr.startswith("goldeneval: error: postgresql://ci")
+    assert len(result.stderr.splitlines()) == 1
+    assert "s3cret" not in result.output + result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_upper_case_scheme_selects_the_same_store(postgres_url: str) -> None:
+    open_store(postgres_url).save_run(record(), run_id="run-a")
+    result = CliRunner().invoke(main, ["runs", "--store", "POSTGRESQL" + postgres_url.removeprefix("postgresql")])
+    assert result.exit_code == ExitCode.OK, result.output
+    assert "run-a" in result.stdout
+
+
+def test_an_unsupported_store_url_in_the_environment_is_invalid_input_on_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(STORE_ENV, "mysql://u:s3cret@h/db")
+    for args in (["runs"], ["purge", "--older-than", "1d"], ["export-run", "abc", "--trec", "x.trec"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == ExitCode.INVALID_INPUT, result.output
+        assert result.stderr == (
+            "goldeneval: error: store mysql://u:***@h/db: unsupported URL scheme 'mysql'; "
+            "give a DuckDB file path or a postgresql:// URL\n"
+        )
 
 
 def test_a_url_naming_a_missing_database_is_a_store_error(postgres_url: str) -> None:
@@ -310,6 +348,29 @@ def test_store_copy_moves_history_both_ways_intact_and_twice_is_idempotent(tmp_p
     assert current is not None and current.privacy == "metadata_only"
     previous = pg.previous_complete_run(current)
     assert previous is not None and previous.id == "run-a"  # comparisons find what they found before
+
+
+def test_store_copy_reads_each_run_whole_while_the_source_is_purged(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = open_store(postgres_url)
+    fill(source)
+    expected = history(source)
+    original = Sql.all
+    purging: list[bool] = []
+
+    def racing(self: Sql, text: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+        rows = original(self, text, params)
+        if "FROM runs WHERE (id = ANY(" in text and not purging:
+            purging.append(True)  # another machine purges every run between the copy's two reads
+            assert len(open_store(postgres_url).purge(T0 + timedelta(days=1))) == 3
+        return rows
+
+    monkeypatch.setattr(Sql, "all", racing)
+    target = str(tmp_path / "copy.duckdb")
+    assert copy(postgres_url, target)[0] == ExitCode.OK and purging
+    monkeypatch.undo()
+    assert history(open_store(target)) == expected  # each run copied with its slices, as it was read
 
 
 def test_store_copy_refuses_a_target_holding_a_run_id_with_other_content(tmp_path: Path, postgres_url: str) -> None:
