@@ -17,6 +17,8 @@ from goldeneval.retrievers.dense import DenseRetriever, default_model_path, mode
 from goldeneval.retrievers.lexical import LexicalRetriever
 from tests.tiny_models import tiny_sentence_transformer
 
+pytestmark = pytest.mark.slow  # loads the MiniLM model
+
 CORPUS = Corpus(
     (
         Document("pets/felines", "Felines", "Domestic felines purr when content and enjoy sleeping in sunlight."),
@@ -133,7 +135,6 @@ def test_a_quick_encode_shows_no_progress_bar(
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.slow
 def test_batches_rank_every_sample_question_as_single_calls_do(tmp_path: Path) -> None:
     """``retrieve_batch`` encodes questions together (the model pads a batch); on the bundled
     sample every ranking to depth 100 is the one ``retrieve`` gives, question by question."""

@@ -20,6 +20,8 @@ from goldeneval.errors import RetrieverError
 from goldeneval.retrievers import RetrieverContext, build_retriever
 from goldeneval.retrievers.dense import DenseRetriever
 
+pytestmark = pytest.mark.slow  # real processes with and without the dense extra
+
 PROJECT = Path(__file__).resolve().parents[1]
 CORPUS = Corpus((Document("fares/day", "Day ticket", "A day ticket costs 7.80."),))
 DENSE_RETRIEVERS = ["goldeneval.dense", "goldeneval.hybrid", "goldeneval.reranked"]

@@ -155,6 +155,7 @@ SLEEPING_PLUGIN = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a real goldeneval process
 @pytest.mark.parametrize("to_group", [False, True], ids=["kill-the-process", "ctrl-c-in-a-terminal"])
 def test_ctrl_c_exits_130_and_stores_nothing(cli_workspace: CliWorkspace, to_group: bool) -> None:
     """A terminal's Ctrl-C reaches the whole process group (the supervisor and the command);
@@ -307,6 +308,7 @@ def _console(workspace: CliWorkspace, retriever: str, **env: str) -> subprocess.
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120, check=False)
 
 
+@pytest.mark.slow  # a real goldeneval process
 @pytest.mark.parametrize(("retriever", "exit_with"), [("build", "0"), ("build", "1"), ("build_hard_exits", "0")])
 def test_os_exit_inside_a_plugin_never_exits_zero_or_with_the_regression_code(
     cli_workspace: CliWorkspace, retriever: str, exit_with: str
@@ -319,12 +321,14 @@ def test_os_exit_inside_a_plugin_never_exits_zero_or_with_the_regression_code(
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # a real goldeneval process
 def test_a_plugin_that_kills_its_process_exits_128_plus_the_signal(cli_workspace: CliWorkspace) -> None:
     result = _console(cli_workspace, "build_killer")
     assert result.returncode == 128 + signal.SIGKILL
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # a real goldeneval process
 def test_the_supervised_command_keeps_its_own_exit_codes_and_output(cli_workspace: CliWorkspace) -> None:
     command = [sys.executable, "-m", "goldeneval.cli", "retrieval", "--set", "transit-sample", "--no-progress"]
     command += ["--retriever", "goldeneval.lexical", "--store", str(cli_workspace.store)]

@@ -206,6 +206,7 @@ def test_a_bad_set_file_creates_no_store(bad_set_result: Result, tmp_path: Path)
     assert not (tmp_path / "s.duckdb").exists()
 
 
+@pytest.mark.slow  # a real goldeneval process
 def test_a_real_process_reports_a_bad_set_without_a_traceback(bad_set_command: list[str], tmp_path: Path) -> None:
     process = subprocess.run(
         [sys.executable, "-m", "goldeneval.cli", *bad_set_command],
