@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import platform
@@ -64,6 +65,10 @@ REPEATS = 3
 MEMORY_SHARE = 0.5
 """Fraction of the machine's memory a peer may be expected to need: the development machine is
 shared, so a peer must leave room for the other engineers' processes."""
+QUESTION_TOLERANCE = 1e-9
+"""Largest |difference| of a peer's per-question value from the columnar core's (rounding only)."""
+PEER_CHUNK = 100_000
+"""Questions per chunk for a peer whose whole run would need more than that share."""
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,12 @@ class Measure:
     means: dict[str, float] = field(default_factory=dict)
     skipped: str | None = None
     note: str | None = None
+    chunks: int | None = None
+    """Measured in this many chunks (build and scoring times summed over them); None: whole run."""
+    chunk_questions: int | None = None
+    """Questions per chunk (the last may hold fewer); ``memory_bytes`` is then one chunk's."""
+    max_question_difference: float | None = None
+    """Largest |difference| of a per-question value from the columnar core's, every question."""
 
     @property
     def median(self) -> float | None:
@@ -205,50 +216,85 @@ def means_of(values: dict[str, Any]) -> dict[str, float]:
 
 
 class Peers:
-    """Runs each slow peer at increasing sizes, skipping one whose extrapolated cost is too high."""
+    """Runs each slow peer at increasing sizes: whole, or in chunks of ``peer_chunk`` questions
+    when the whole run would need more than the machine's memory share, or skipped when even
+    that is too costly (both extrapolated linearly from the largest size it ran at)."""
 
-    def __init__(self, max_seconds: float, memory_share: float = MEMORY_SHARE) -> None:
+    def __init__(self, max_seconds: float, memory_share: float = MEMORY_SHARE, peer_chunk: int = 0) -> None:
         self.max_seconds = max_seconds
         self.memory_share = memory_share
+        self.peer_chunk = peer_chunk
         self.last: dict[str, Measure] = {}
         self.ranx_compiled = False
 
-    def skip_reason(self, engine: str, n: int) -> str | None:
+    def plan(self, engine: str, n: int, chunkable: bool) -> tuple[int | None, str | None]:
+        """(questions per chunk, or None for the whole run; the reason to skip, or None)."""
+        share = self.memory_share * machine_memory()
         previous = self.last.get(engine)
         if previous is None:
-            return None
-        scale = n / previous.n
-        seconds = previous.total * scale
-        memory = (previous.memory_bytes or 0) * scale
-        if memory > self.memory_share * machine_memory():
-            return (
-                f"skipped: would need about {memory / 2**30:.0f} GiB (from {previous.n:,} questions), "
-                f"over {self.memory_share:.0%} of this shared machine's {machine_memory() / 2**30:.0f} GiB"
-            )
+            # Nothing to extrapolate from: a run bigger than one chunk is chunked to be safe.
+            chunk = self.peer_chunk if chunkable and 0 < self.peer_chunk < n else None
+            return chunk, None
+        per_question_s = (previous.total - (previous.jit_s or 0.0)) / previous.n
+        per_question_memory = (previous.memory_bytes or 0) / (previous.chunk_questions or previous.n)
+        seconds = per_question_s * n
         if seconds > self.max_seconds:
-            return (
+            return None, (
                 f"skipped: would take about {seconds / 60:.0f} min "
                 f"(build + {REPEATS} runs, from {previous.n:,} questions) > {self.max_seconds / 60:.0f} min"
             )
-        return None
+        memory = per_question_memory * n
+        if memory <= share:
+            return None, None
+        chunk = min(self.peer_chunk, n) if chunkable else 0
+        if chunk and per_question_memory * chunk <= share:
+            return chunk, None
+        return None, (
+            f"skipped: would need about {memory / 2**30:.0f} GiB (from {previous.n:,} questions), "
+            f"over {self.memory_share:.0%} of this shared machine's {machine_memory() / 2**30:.0f} GiB"
+        )
 
-    def measure(self, engine: str, n: int, body: Callable[[Measure], None]) -> Measure:
+    def measure(
+        self,
+        engine: str,
+        n: int,
+        body: Callable[[Measure, int | None], None],
+        chunkable: bool = False,
+        prepare: Callable[[Measure], None] | None = None,
+    ) -> Measure:
+        """``body(measure, questions per chunk or None)``; ``prepare(measure)`` first, outside the
+        memory measured (ranx's JIT compilation, whose memory does not grow with the run)."""
         measure = Measure(engine, n)
-        reason = self.skip_reason(engine, n)
+        chunk, reason = self.plan(engine, n, chunkable)
         if reason is not None:
             measure.skipped = reason
             return measure
+        if prepare is not None:
+            prepare(measure)
+        previous = self.last.get(engine)
         gc.collect()
         before = rss_bytes()
-        body(measure)
+        body(measure, chunk)
         # The body records the RSS while its inputs and results are alive; keep what it added.
         measure.memory_bytes = max((measure.memory_bytes or rss_bytes()) - before, 1)
+        if measure.chunks is not None and previous is not None:
+            whole = (previous.memory_bytes or 0) / (previous.chunk_questions or previous.n) * n
+            measure.note = _join(
+                measure.note,
+                f"RSS added {measure.memory_bytes / 2**20:,.0f} MiB at most (one chunk); "
+                f"the whole run at once would need about {whole / 2**30:.1f} GiB",
+            )
         self.last[engine] = measure
         gc.collect()
         return measure
 
 
-def per_question(run: Synthetic, measure: Measure) -> None:
+def _join(*parts: str | None) -> str | None:
+    kept = [p for p in parts if p]
+    return "; ".join(kept) if kept else None
+
+
+def per_question(run: Synthetic, measure: Measure, chunk: int | None = None) -> None:
     from goldeneval.golden import GoldenQuestion
     from goldeneval.metrics import parse_metrics
     from goldeneval.scoring import score_question
@@ -273,73 +319,171 @@ def per_question(run: Synthetic, measure: Measure) -> None:
     measure.means = {name: statistics.fmean(r.metrics[name] for r in results if name in r.metrics) for name in METRICS}
 
 
-def pytrec(run: Synthetic, measure: Measure) -> None:
-    import pytrec_eval
-
-    start = time.perf_counter()
-    rankings, judged = string_lists(run)
-    scores = [float(DEPTH - i) for i in range(DEPTH)]
-    qrels = {f"q{i}": dict.fromkeys(docs, 1) for i, docs in enumerate(judged)}
-    full: dict[str, dict[str, float]] = {}
-    cut: dict[str, dict[str, float]] = {}
-    for i, ranking in enumerate(rankings):
-        ranked: dict[str, float] = {}
-        for doc, value in zip(ranking, scores, strict=True):
-            ranked.setdefault(doc, value)  # first occurrence, as the protocol collapses
-        full[f"q{i}"] = ranked
-        cut[f"q{i}"] = dict(list(ranked.items())[:CUTOFF])
-    del rankings
-    measure.build_s = time.perf_counter() - start
-
-    def evaluate() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
-        main = pytrec_eval.RelevanceEvaluator(qrels, {"success.1,3", "ndcg_cut.10"}).evaluate(full)
-        rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(cut)
-        return main, rr
-
-    measure.eval_s, (main, rr) = timed(evaluate)
-    measure.memory_bytes = rss_bytes()
-    names = {"hit@1": "success_1", "hit@3": "success_3", "ndcg@10": "ndcg_cut_10"}
-    measure.means = {name: statistics.fmean(v[trec] for v in main.values()) for name, trec in names.items()}
-    measure.means["mrr@10"] = statistics.fmean(v["recip_rank"] for v in rr.values())
+# Peers that score each question independently, measured whole or chunk by chunk.
 
 
-def ranx_peer(run: Synthetic, measure: Measure, peers: Peers) -> None:
-    import ranx
+def part(run: Synthetic, start: int, stop: int) -> Synthetic:
+    """Questions ``start:stop`` of a run (views, relevant offsets rebased)."""
+    offsets = run.relevant_offsets[start : stop + 1]
+    return Synthetic(run.ranked[start:stop], offsets - offsets[0], run.relevant[offsets[0] : offsets[-1]])
 
-    warnings.filterwarnings("ignore", module="ranx")  # numba type-safety chatter from ranx's kernels
 
-    ranx_metrics = ["hit_rate@1", "hit_rate@3", "mrr@10", "ndcg@10"]
-    if not peers.ranx_compiled:
-        # First calls compile ranx's numba kernels: building Qrels/Run as well as evaluating.
-        start = time.perf_counter()
-        tiny_qrels = ranx.Qrels.from_dict({"q": {"a": 1}})
-        tiny_run = ranx.Run.from_dict({"q": {"a": 2.0, "b": 1.0}})
-        ranx.evaluate(tiny_qrels, tiny_run, ranx_metrics, save_results_in_run=False)
-        measure.jit_s = time.perf_counter() - start
-        peers.ranx_compiled = True
-    else:
-        measure.note = "JIT already compiled in this process"
-    start = time.perf_counter()
-    rankings, judged = string_lists(run)
+def qid(i: int) -> str:
+    """Question ids that sort as their numbers do (ranx orders its results by id)."""
+    return f"q{i:09d}"
+
+
+def ranked_dicts(rankings: list[list[str]], first: int) -> dict[str, dict[str, float]]:
+    """Each ranking as {doc: score}, descending scores, first occurrence of a repeated id kept
+    (as the protocol collapses)."""
     scores = [float(DEPTH - i) for i in range(DEPTH)]
     run_dict: dict[str, dict[str, float]] = {}
-    for i, ranking in enumerate(rankings):
+    for i, ranking in enumerate(rankings, first):
         ranked: dict[str, float] = {}
         for doc, value in zip(ranking, scores, strict=True):
             ranked.setdefault(doc, value)
-        run_dict[f"q{i}"] = ranked
+        run_dict[qid(i)] = ranked
+    return run_dict
+
+
+@dataclass(frozen=True)
+class PeerSpec:
+    """How a peer turns (part of) a run into its inputs, scores them, and reads per-question values."""
+
+    build: Callable[[Synthetic, int], Any]
+    """(questions, id of the first) -> the peer's inputs."""
+    evaluate: Callable[[Any], Any]
+    values: Callable[[Any, int, int], dict[str, NDArray[np.float64]]]
+    """(evaluate's result, id of the first question, count) -> {metric: values in question order}."""
+
+
+TREC_NAMES = {"hit@1": "success_1", "hit@3": "success_3", "ndcg@10": "ndcg_cut_10"}
+
+
+def pytrec_build(run: Synthetic, first: int) -> tuple[Any, ...]:
+    rankings, judged = string_lists(run)
+    qrels = {qid(i): dict.fromkeys(docs, 1) for i, docs in enumerate(judged, first)}
+    full = ranked_dicts(rankings, first)
     del rankings
-    qrels = ranx.Qrels.from_dict({f"q{i}": dict.fromkeys(docs, 1) for i, docs in enumerate(judged)})
+    cut = {q: dict(list(ranked.items())[:CUTOFF]) for q, ranked in full.items()}
+    return qrels, full, cut
+
+
+def pytrec_evaluate(inputs: tuple[Any, ...]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    import pytrec_eval
+
+    qrels, full, cut = inputs
+    main = pytrec_eval.RelevanceEvaluator(qrels, {"success.1,3", "ndcg_cut.10"}).evaluate(full)
+    # MRR@10 is recip_rank on the run cut at depth 10, as trec_eval defines it.
+    rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(cut)
+    return main, rr
+
+
+def pytrec_values(result: Any, first: int, count: int) -> dict[str, NDArray[np.float64]]:
+    main, rr = result
+    ids = [qid(i) for i in range(first, first + count)]
+    values = {name: np.array([main[q][trec] for q in ids]) for name, trec in TREC_NAMES.items()}
+    values["mrr@10"] = np.array([rr[q]["recip_rank"] for q in ids])
+    return values
+
+
+RANX_METRICS = ["hit_rate@1", "hit_rate@3", "mrr@10", "ndcg@10"]
+
+
+def ranx_build(run: Synthetic, first: int) -> tuple[Any, Any]:
+    import ranx
+
+    rankings, judged = string_lists(run)
+    run_dict = ranked_dicts(rankings, first)
+    del rankings
+    qrels = ranx.Qrels.from_dict({qid(i): dict.fromkeys(docs, 1) for i, docs in enumerate(judged, first)})
     ranx_run = ranx.Run.from_dict(run_dict)
-    del run_dict
-    measure.build_s = time.perf_counter() - start
+    return qrels, ranx_run
 
-    def evaluate() -> Any:
-        return ranx.evaluate(qrels, ranx_run, ranx_metrics, return_mean=False, save_results_in_run=False)
 
-    measure.eval_s, values = timed(evaluate)
-    measure.memory_bytes = rss_bytes()
-    measure.means = {ours: float(np.mean(values[theirs])) for ours, theirs in zip(METRICS, ranx_metrics, strict=True)}
+def ranx_evaluate(inputs: tuple[Any, Any]) -> Any:
+    import ranx
+
+    qrels, ranx_run = inputs
+    return ranx.evaluate(qrels, ranx_run, RANX_METRICS, return_mean=False, save_results_in_run=False)
+
+
+def ranx_values(result: Any, first: int, count: int) -> dict[str, NDArray[np.float64]]:
+    # Per-question arrays in the order of the (sorted, zero-padded) question ids.
+    return {
+        ours: np.asarray(result[theirs], dtype=np.float64) for ours, theirs in zip(METRICS, RANX_METRICS, strict=True)
+    }
+
+
+PYTREC = PeerSpec(pytrec_build, pytrec_evaluate, pytrec_values)
+RANX = PeerSpec(ranx_build, ranx_evaluate, ranx_values)
+
+
+def largest_difference(ours: NDArray[np.float64], theirs: NDArray[np.float64]) -> float:
+    if ours.shape != theirs.shape:
+        raise ValueError(f"per-question values: {theirs.shape} against the columnar core's {ours.shape}")
+    both_nan = np.isnan(ours) & np.isnan(theirs)
+    difference = np.abs(ours - theirs)
+    difference[both_nan] = 0.0
+    return float(np.nanmax(difference, initial=0.0)) if not np.isnan(difference).any() else float("inf")
+
+
+def independent_peer(
+    run: Synthetic,
+    measure: Measure,
+    spec: PeerSpec,
+    reference: dict[str, NDArray[np.float64]],
+    chunk: int | None,
+) -> None:
+    """Build, score (REPEATS times) and check a peer on the whole run, or chunk by chunk: each
+    chunk's inputs built, scored and discarded before the next, its times added to the totals
+    (the k-th evaluation time = the sum of every chunk's k-th), its RSS the largest any chunk
+    reached.  Every question's values are compared with the columnar core's (``reference``)."""
+    n = run.questions
+    size = chunk or n
+    bounds = [*range(0, n, size), n]
+    build_s, eval_s, peak = 0.0, [0.0] * REPEATS, 0
+    sums = dict.fromkeys(METRICS, 0.0)
+    worst = 0.0
+    for first, stop in itertools.pairwise(bounds):
+        gc.collect()
+        start = time.perf_counter()
+        inputs = spec.build(part(run, first, stop), first)
+        build_s += time.perf_counter() - start
+        times, result = timed(lambda inputs=inputs: spec.evaluate(inputs))  # type: ignore[misc]
+        eval_s = [a + b for a, b in zip(eval_s, times, strict=True)]
+        peak = max(peak, rss_bytes())
+        del inputs
+        values = spec.values(result, first, stop - first)
+        del result
+        for name in METRICS:
+            sums[name] += float(values[name].sum())
+            worst = max(worst, largest_difference(reference[name][first:stop], values[name]))
+    measure.build_s, measure.eval_s, measure.memory_bytes = build_s, eval_s, peak
+    measure.means = {name: total / n for name, total in sums.items()}
+    measure.max_question_difference = worst
+    if chunk is not None:
+        measure.chunks, measure.chunk_questions = len(bounds) - 1, size
+        measure.note = _join(
+            measure.note,
+            f"measured in {measure.chunks} chunks of {size:,} questions, build and scoring times summed over them",
+        )
+
+
+def ranx_jit(measure: Measure, peers: Peers) -> None:
+    import ranx
+
+    warnings.filterwarnings("ignore", module="ranx")  # numba type-safety chatter from ranx's kernels
+    if peers.ranx_compiled:
+        measure.note = "JIT already compiled in this process"
+        return
+    # First calls compile ranx's numba kernels: building Qrels/Run as well as evaluating.
+    start = time.perf_counter()
+    tiny_qrels = ranx.Qrels.from_dict({"q": {"a": 1}})
+    tiny_run = ranx.Run.from_dict({"q": {"a": 2.0, "b": 1.0}})
+    ranx.evaluate(tiny_qrels, tiny_run, RANX_METRICS, save_results_in_run=False)
+    measure.jit_s = time.perf_counter() - start
+    peers.ranx_compiled = True
 
 
 def encode_time(run: Synthetic) -> float:
@@ -412,6 +556,8 @@ def cell(measure: Measure, floor: float) -> str:
         extras.append(f"+{seconds(measure.build_s)} build")
     if measure.jit_s is not None:
         extras.append(f"+{seconds(measure.jit_s)} first-call JIT")
+    if measure.note:
+        extras.append(measure.note)
     extra = f" ({', '.join(extras)})" if extras else ""
     return f"{seconds(median)}{extra}, {median / floor:.2f}x"
 
@@ -440,6 +586,13 @@ def main() -> None:
         default=MEMORY_SHARE,
         help="skip a peer expected to need more than this fraction of the machine's memory",
     )
+    parser.add_argument(
+        "--peer-chunk",
+        type=int,
+        default=PEER_CHUNK,
+        help="questions per chunk for a peer (pytrec-eval, ranx) whose whole run would exceed the memory share; "
+        "0: skip it instead",
+    )
     parser.add_argument("--rss-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--child-depth-limit", default="10", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -449,7 +602,7 @@ def main() -> None:
 
     sizes = [int(s) for s in args.sizes.split(",")]
     wanted_peers = {p.strip() for p in args.peers.split(",") if p.strip()}
-    peers = Peers(args.max_seconds, args.memory_share)
+    peers = Peers(args.max_seconds, args.memory_share, args.peer_chunk)
     threads = {name: os.environ.get(name, "unset") for name in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS")}
     machine = {
         "cpus": os.cpu_count(),
@@ -477,16 +630,31 @@ def main() -> None:
         floor_times, floor_values = timed(lambda run=run: numpy_floor(run))  # type: ignore[misc]
         floor = statistics.median(floor_times)
         results = {"numpy floor": Measure("numpy floor", n, floor_times, means=means_of(floor_values))}
+        per_question_values: dict[str, NDArray[np.float64]] = {}
         for name, limit in (("columnar, to cutoff", CUTOFF), ("columnar, full depth", None)):
             times, values = timed(lambda run=run, limit=limit: columnar_core(run, limit))  # type: ignore[misc]
             results[name] = Measure(name, n, times, means=means_of(values))
+            if limit == CUTOFF:
+                per_question_values = values  # what the peers' per-question values are checked against
         results["columnar, to cutoff"].build_s = encode_time(run)
         if "per-question" in wanted_peers:
-            results["per-question"] = peers.measure("per-question", n, lambda m, run=run: per_question(run, m))  # type: ignore[misc]
+            results["per-question"] = peers.measure("per-question", n, lambda m, c, run=run: per_question(run, m, c))  # type: ignore[misc]
         if "pytrec-eval" in wanted_peers:
-            results["pytrec-eval"] = peers.measure("pytrec-eval", n, lambda m, run=run: pytrec(run, m))  # type: ignore[misc]
+            results["pytrec-eval"] = peers.measure(
+                "pytrec-eval",
+                n,
+                lambda m, c, run=run, ref=per_question_values: independent_peer(run, m, PYTREC, ref, c),  # type: ignore[misc]
+                chunkable=True,
+            )
         if "ranx" in wanted_peers:
-            results["ranx"] = peers.measure("ranx", n, lambda m, run=run: ranx_peer(run, m, peers))  # type: ignore[misc]
+            results["ranx"] = peers.measure(
+                "ranx",
+                n,
+                lambda m, c, run=run, ref=per_question_values: independent_peer(run, m, RANX, ref, c),  # type: ignore[misc]
+                chunkable=True,
+                prepare=lambda m: ranx_jit(m, peers),
+            )
+        del per_question_values
         rss = peaks[n]
         del run
         gc.collect()
@@ -500,6 +668,9 @@ def main() -> None:
             "columnar_peak_rss_bytes": rss["peak_rss"],
             "inputs_rss_bytes": rss["inputs_rss"],
             "max_mean_difference_vs_columnar": deviation,
+            "max_question_difference_vs_columnar": {
+                name: m.max_question_difference for name, m in results.items() if m.max_question_difference is not None
+            },
             "ratio_vs_floor": {name: (m.median / floor if m.median else None) for name, m in results.items()},
         }
         rows.append((n, results, floor, rss, deviation))
@@ -518,11 +689,21 @@ def main() -> None:
     for n, _, _, _, deviation in rows:
         shown = ", ".join(f"{name}: {'-' if d is None else f'{d:.2e}'}" for name, d in deviation.items())
         print(f"- N = {n:,}: {shown}")
+    print("\nlargest |difference| of a per-question value from the columnar core's, every question:")
+    mismatched = []
+    for n, results, _, _, _ in rows:
+        checked = {
+            name: m.max_question_difference for name, m in results.items() if m.max_question_difference is not None
+        }
+        mismatched += [f"{name} at {n:,}" for name, d in checked.items() if not d <= QUESTION_TOLERANCE]
+        print(f"- N = {n:,}: " + (", ".join(f"{name}: {d:.2e}" for name, d in checked.items()) or "-"))
     print(f"\nload average at end: {os.getloadavg()}")
     if args.json_path:
         with open(args.json_path, "w") as handle:
             json.dump(report, handle, indent=2)
         print(f"\nJSON written to {args.json_path}")
+    if mismatched:
+        sys.exit(f"per-question values differ from the columnar core's: {', '.join(mismatched)}")
 
 
 if __name__ == "__main__":
