@@ -12,8 +12,10 @@ may do lives here:
 * **Per-question timeouts, exactly.** A question is an error when *its* calls take longer
   than ``timeout_s`` together.  Calls run on worker threads that the caller never joins: a
   call that hangs is abandoned (its thread is retired and replaced) and the run goes on.
-* **Errors belong to their question.** An exception or ``sys.exit()`` inside the retriever
-  becomes that question's error, never a miss and never the end of the run.
+* **Errors belong to their question.** An exception, ``sys.exit()`` or any other
+  ``BaseException`` (``GeneratorExit``, ``asyncio.CancelledError``) inside the retriever
+  becomes that question's error, never a miss and never the end of the run; only
+  ``KeyboardInterrupt`` (Ctrl-C) ends it.
 * **Batches** (:meth:`~goldeneval.retrievers.base.BatchRetriever.retrieve_batch`, optional):
   a batch is trusted only when it returns one well-formed ranking per question within one
   question's timeout.  Otherwise its questions are asked again one by one, so that an error or
@@ -114,6 +116,8 @@ class _Task:
     outcome: Any = None
     error: BaseException | None = None
     elapsed_s: float = 0.0
+    finished: bool = False
+    """Set by its worker (under the pool's lock) when the call returned in time to be reported."""
     done: bool = False
 
 
@@ -138,6 +142,8 @@ class _Pool:
         self.workers: list[_Worker] = []
         self.running: dict[_Task, _Worker] = {}
         self._by_event: dict[int, _Worker] = {}
+        self._lock = threading.Lock()
+        """Orders a worker's "finished" against the caller's "abandoned" for the same task."""
         for _ in range(size):
             self._hire()
 
@@ -155,24 +161,38 @@ class _Pool:
             task = self.inbox.get()
             if task is None:
                 return
-            self.running[task] = worker
-            task.started = time.perf_counter()
+            with self._lock:
+                self.running[task] = worker
+                task.started = time.perf_counter()
             try:
-                task.outcome = task.run()
+                outcome, error = task.run(), None
             except BaseException as exc:  # the task's own error, reported by the caller
-                task.error = exc
-            task.elapsed_s = time.perf_counter() - task.started
-            if retired.is_set():
-                return  # timed out already: the caller has moved on
+                outcome, error = None, exc
+            elapsed_s = time.perf_counter() - task.started
+            with self._lock:
+                if retired.is_set():
+                    return  # timed out already: the caller has moved on
+                self.running.pop(task, None)
+                task.outcome, task.error, task.elapsed_s = outcome, error, elapsed_s
+                task.finished = True
             self.outbox.put(task)
 
-    def retire(self, task: _Task) -> None:
-        """Give up on a running task: its worker exits after the call and is replaced."""
-        worker = self.running.pop(task, None)
-        if worker is not None:
+    def retire(self, task: _Task) -> bool:
+        """Give up on a running task: its worker exits after the call and is replaced.
+
+        False when the call has returned meanwhile (its outcome is on its way to the caller):
+        the worker, which may already be running another task, is kept.
+        """
+        with self._lock:
+            if task.finished:
+                return False
+            worker = self.running.pop(task, None)
+            if worker is None:
+                return False
             worker.retired.set()
             self.workers.remove(worker)
-            self._hire()
+        self._hire()
+        return True
 
     def close(self) -> None:
         for _ in self.workers:
@@ -187,7 +207,11 @@ def _run_tasks(
     ``on_done`` is called on the caller's thread with each finished or timed-out task (a
     timed-out one, past its ``budget_s``, has ``error`` set to :class:`QuestionTimeout`
     naming ``timeout_s``) and may return follow-up tasks, which run before the remaining ones.
+    Without a timeout and with one worker the tasks run inline, on the caller's thread.
     """
+    if workers == 1 and timeout_s is None:
+        _run_inline(tasks, on_done)
+        return
     pool = _Pool(workers)
     follow_ups: deque[_Task] = deque()
     in_flight: list[_Task] = []
@@ -205,11 +229,29 @@ def _run_tasks(
             finished = _next_finished(pool, in_flight, timeout_s)
             for task in finished:
                 in_flight.remove(task)
-                pool.running.pop(task, None)
                 task.done = True
                 follow_ups.extend(on_done(task))
     finally:
         pool.close()
+
+
+def _run_inline(tasks: Iterator[_Task], on_done: Callable[[_Task], Iterable[_Task]]) -> None:
+    """:func:`_run_tasks` on the caller's thread: a retriever bound to the thread that built
+    it (an SQLite connection) works as it does when it is asked one question at a time."""
+    follow_ups: deque[_Task] = deque()
+    source = iter(tasks)
+    while True:
+        task = follow_ups.popleft() if follow_ups else next(source, None)
+        if task is None:
+            return
+        task.started = time.perf_counter()
+        try:
+            task.outcome = task.run()
+        except BaseException as exc:  # the task's own error: on_done re-raises a Ctrl-C
+            task.error = exc
+        task.elapsed_s = time.perf_counter() - task.started
+        task.finished = task.done = True
+        follow_ups.extend(on_done(task))
 
 
 _POLL_S = 0.25
@@ -223,24 +265,31 @@ def _next_finished(pool: _Pool, in_flight: list[_Task], timeout_s: float | None)
         wait = _POLL_S
         overdue: list[_Task] = []
         for task in in_flight:
-            if task.budget_s is None or task.started is None:
+            if task.budget_s is None:
+                continue
+            if task.started is None:  # about to start: its deadline is at least a budget away
+                wait = min(wait, task.budget_s)
                 continue
             left = task.started + task.budget_s - now
             if left <= 0:
                 overdue.append(task)
             else:
                 wait = min(wait, left + 0.001)
-        if overdue:
-            for task in overdue:
-                pool.retire(task)
+        # A task that returned before the caller noticed its deadline is not abandoned (its
+        # worker may be running the next task): its outcome is read below, its time checked.
+        timed_out = [task for task in overdue if pool.retire(task)]
+        if timed_out:
+            for task in timed_out:
                 task.error = QuestionTimeout(f"timed out after {timeout_s:g} s")
                 task.elapsed_s = now - (task.started or now)
-            return overdue
+            return timed_out
         try:
             task = pool.outbox.get(timeout=wait)
         except queue.Empty:
             continue
         if not task.done and task in in_flight:
+            if task.budget_s is not None and task.elapsed_s > task.budget_s:
+                task.outcome, task.error = None, QuestionTimeout(f"timed out after {timeout_s:g} s")
             return [task]
 
 
@@ -263,7 +312,8 @@ def ask_all(
 
     ``timeout_s`` names the per-question timeout in messages; ``budgets_s`` (default: all
     ``timeout_s``) is what each question may still spend, when earlier rounds used some of it
-    (a question with no budget left is timed out without a call).  ``batch_size``: questions
+    (each must be positive: :func:`goldeneval.evaluation.ask_to_depth` times out a question
+    with nothing left instead of asking it).  ``batch_size``: questions
     per ``retrieve_batch`` call when the retriever has one and every question has the same
     limit and its full budget (``None``: :data:`DEFAULT_BATCH_SIZE`; ``1`` never batches).
     ``progress(n)`` is told each time ``n`` more questions are answered.
@@ -297,7 +347,9 @@ def _ask_inline(
         start = time.perf_counter()
         try:
             answers.returned[i] = checked_ids(retriever.retrieve(text, limits[i]), limits[i])
-        except (Exception, SystemExit) as exc:  # sys.exit() in a plug-in is its error, not ours
+        except BaseException as exc:  # sys.exit() in a plug-in is its error, not ours
+            if isinstance(exc, KeyboardInterrupt):
+                raise
             answers.errors[i] = describe(exc)
         answers.latency_ms[i] = (time.perf_counter() - start) * 1000.0
         tick(1)
@@ -316,7 +368,7 @@ def _recorder(answers: Answers, tick: Callable[[int], None]) -> Callable[[_Task]
         answers.latency_ms[i] = task.elapsed_s * 1000.0
         if task.error is None:
             answers.returned[i] = task.outcome
-        elif isinstance(task.error, (Exception, SystemExit)):
+        elif not isinstance(task.error, KeyboardInterrupt):
             answers.errors[i] = describe(task.error)
         else:
             raise task.error
@@ -352,7 +404,7 @@ def _ask_batched(
     def done(task: _Task) -> list[_Task]:
         if not task.batch:
             return record_single(task)
-        if task.error is not None and not isinstance(task.error, (Exception, SystemExit)):
+        if isinstance(task.error, KeyboardInterrupt):
             raise task.error
         if task.error is not None:
             # The batch failed or took longer than one question may: ask each question alone,

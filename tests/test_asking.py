@@ -129,6 +129,51 @@ def test_a_hung_call_times_out_alone_and_the_pool_keeps_its_size() -> None:
     assert retriever.most_in_flight == 3
 
 
+def test_a_call_that_returned_in_time_is_not_timed_out_when_the_caller_looks_late() -> None:
+    """The caller's thread is busy (here a slow progress callback; in a run, CPU-bound calls
+    holding the GIL) past the deadline of a call that returned in time.  That call is not a
+    timeout, and its worker, already running the next question, is not retired (which lost
+    that question, then crashed the run with a ValueError)."""
+    from goldeneval.asking import ask_all
+
+    delays = {"a": 0.0, "b": 0.3, "c": 0.05, "d": 0.05}
+
+    class Timed:
+        def retrieve(self, question: str, limit: int) -> Sequence[str]:
+            time.sleep(delays[question])
+            return [question]
+
+    ticks: list[int] = []
+
+    def slow_progress(n: int) -> None:
+        ticks.append(n)
+        if len(ticks) == 1:
+            time.sleep(1.0)
+
+    answers = ask_all(Timed(), list(delays), 5, timeout_s=0.5, workers=2, progress=slow_progress)
+    assert answers.errors == [None] * 4
+    assert answers.returned == [("a",), ("b",), ("c",), ("d",)]
+    assert 300 <= answers.latency_ms[1] < 500
+
+
+def test_a_timeout_shorter_than_the_callers_poll_is_exact_in_every_round() -> None:
+    """A call that outlasts a 0.1 s timeout (or what a deeper round leaves of 0.3 s) is a
+    timeout, caught at its deadline: the caller used to sleep its whole 0.25 s poll before a
+    call had started, and took the late answer as a success (401 ms questions under 0.3 s)."""
+
+    class Collapsing:
+        def retrieve(self, question: str, limit: int) -> Sequence[str]:
+            time.sleep(0.2)
+            return [f"d{k // 5}#{k % 5}" for k in range(limit)]  # every document five times
+
+    short = evaluate_retrieval(_set(2), Collapsing(), "slow", timeout_s=0.1)
+    assert [r.error for r in short.results] == ["timed out after 0.1 s"] * 2
+    assert all(100 <= r.latency_ms < 180 for r in short.results)
+    deeper = evaluate_retrieval(_set(2), Collapsing(), "slow", timeout_s=0.3, metrics=parse_metrics("recall@100"))
+    assert [r.error for r in deeper.results] == ["timed out after 0.3 s"] * 2
+    assert all(300 <= r.latency_ms < 380 for r in deeper.results)
+
+
 @pytest.mark.parametrize("workers", [1, 3])
 def test_exceptions_and_sys_exit_stay_with_their_question(workers: int) -> None:
     class Failing(Counting):
@@ -142,6 +187,36 @@ def test_exceptions_and_sys_exit_stay_with_their_question(workers: int) -> None:
     run = evaluate_retrieval(_set(5), Failing(), "failing", workers=workers, timeout_s=5)
     assert [r.error for r in run.results] == [None, "SystemExit: 0", None, "ValueError: bad query", None]
     assert run.aggregates.overall.errors == 2
+
+
+@pytest.mark.parametrize(("workers", "timeout_s"), [(1, None), (1, 5.0), (3, 5.0)])
+def test_other_base_exceptions_stay_with_their_question_in_calls_and_batches(
+    workers: int, timeout_s: float | None
+) -> None:
+    """GeneratorExit or asyncio's CancelledError (BaseExceptions, like SystemExit) from a
+    plug-in are its question's error; they used to end the run with a traceback."""
+    import asyncio
+
+    class Odd(Batching):
+        def retrieve(self, question: str, limit: int) -> Sequence[str]:
+            if question == "question 1":
+                raise GeneratorExit
+            if question == "question 3":
+                raise asyncio.CancelledError("request cancelled")
+            return super().retrieve(question, limit)
+
+        def retrieve_batch(self, questions: Sequence[str], limit: int) -> Sequence[Sequence[str]]:
+            raise GeneratorExit
+
+    for batch_size in (1, 4):
+        run = evaluate_retrieval(_set(5), Odd(), "odd", workers=workers, timeout_s=timeout_s, batch_size=batch_size)
+        assert [r.error for r in run.results] == [
+            None,
+            "GeneratorExit: ",
+            None,
+            "CancelledError: request cancelled",
+            None,
+        ]
 
 
 def test_ctrl_c_inside_a_worker_call_ends_the_run() -> None:
@@ -164,6 +239,28 @@ def test_a_batch_retriever_is_asked_in_batches_and_measures_the_same() -> None:
     assert retriever.calls == []
     assert _outcome(batched) == _outcome(single)
     assert all(r.latency_ms >= 0 for r in batched.results)
+
+
+def test_without_a_timeout_one_worker_asks_batches_on_the_callers_thread_too() -> None:
+    """Batches (and a failed batch's questions) ran on a worker thread even without a
+    timeout: a retriever bound to its thread (an SQLite connection) failed every question
+    with the default batch size and worked with --batch-size 1."""
+    threads: set[int] = set()
+
+    class ThreadBound(Batching):
+        def retrieve(self, question: str, limit: int) -> Sequence[str]:
+            threads.add(threading.get_ident())
+            return super().retrieve(question, limit)
+
+        def retrieve_batch(self, questions: Sequence[str], limit: int) -> Sequence[Sequence[str]]:
+            threads.add(threading.get_ident())
+            return super().retrieve_batch(questions, limit)
+
+    retriever = ThreadBound("raises")
+    run = evaluate_retrieval(_set(10), retriever, "bound", timeout_s=None, batch_size=4)
+    assert retriever.batches == [4, 4, 2]
+    assert threads == {threading.get_ident()}
+    assert [r.question_id for r in run.results if r.error] == ["q5"]
 
 
 def test_batch_size_one_never_batches() -> None:
