@@ -1,4 +1,6 @@
-"""Running a golden set against a retriever: one retrieval call per question.
+"""Running a golden set against a retriever: ask every question (:mod:`goldeneval.asking`),
+over-fetch where rankings fall short of the measurement depth, score the whole run at once
+(:func:`goldeneval.scoring.score_answers`).
 
 Like ADR-072's ``RetrievalEvaluationService`` it neither persists nor compares, which
 keeps it testable without a database.  Latency comes from a monotonic clock; a retriever

@@ -55,7 +55,6 @@ __all__ = [
     "aggregate",
     "aggregate_columns",
     "code_run",
-    "collapse_to_documents",
     "error_result",
     "first_raw_limit",
     "next_raw_limit",
@@ -148,14 +147,6 @@ def run_metrics(
     ``metrics`` (``--metrics``), each once."""
     names = [f"hit@{k}" for k in hit_cutoffs] + [metric.name for metric in metrics]
     return parse_metrics(names)
-
-
-def collapse_to_documents(returned_ids: Iterable[str], to_document: Callable[[str], str]) -> tuple[str, ...]:
-    """Document ids in rank order, each kept at its first occurrence only."""
-    seen: dict[str, None] = {}
-    for returned_id in returned_ids:
-        seen.setdefault(to_document(returned_id), None)
-    return tuple(seen)
 
 
 def score_question(

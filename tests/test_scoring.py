@@ -17,7 +17,6 @@ from goldeneval.scoring import (
     QuestionResult,
     QuestionStatus,
     aggregate,
-    collapse_to_documents,
     score_question,
 )
 
@@ -51,16 +50,17 @@ class ScriptedRetriever:
         return answer
 
 
+def collapsed(returned_ids: Sequence[str]) -> tuple[str, ...]:
+    """The distinct documents the one scoring path (goldeneval.columnar) keeps of a ranking."""
+    return score_question(question(["a"]), returned_ids, 0.0, to_doc).documents
+
+
 def test_duplicates_collapse_to_their_first_occurrence() -> None:
-    assert collapse_to_documents(["a", "b", "a", "c", "b", "d"], to_doc) == ("a", "b", "c", "d")
+    assert collapsed(["a", "b", "a", "c", "b", "d"]) == ("a", "b", "c", "d")
 
 
 def test_chunk_ids_collapse_to_one_document_by_prefix() -> None:
-    assert collapse_to_documents(["doc-1#0", "doc-1#3", "doc-2#1", "doc-1#9", "doc-3"], to_doc) == (
-        "doc-1",
-        "doc-2",
-        "doc-3",
-    )
+    assert collapsed(["doc-1#0", "doc-1#3", "doc-2#1", "doc-1#9", "doc-3"]) == ("doc-1", "doc-2", "doc-3")
 
 
 def test_top1_hit_needs_the_first_distinct_document_expected() -> None:
