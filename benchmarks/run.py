@@ -67,16 +67,8 @@ BENCHMARKS = REPO / "benchmarks"
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
 SECTIONS = ("engine", "overhead", "scifact", "dense", "dagster")
 QUICK_SECTIONS = ("engine", "overhead")
-GOLDENEVAL_ENV = (
-    "GOLDENEVAL_SETS_PATH",
-    "GOLDENEVAL_STORE",
-    "GOLDENEVAL_CACHE",
-    "GOLDENEVAL_PRIVACY",
-    "GOLDENEVAL_TABLES",
-    "GOLDENEVAL_CONFIG",
-    "GOLDENEVAL_NO_SUPERVISOR",
-    "DAGSTER_HOME",
-)
+CLEARED_ENV_PREFIXES = ("GOLDENEVAL_", "DAGSTER_HOME")
+"""Variables a measured command must not inherit: goldeneval's own (all start so) and Dagster's home."""
 THREAD_ENV = (
     "OMP_NUM_THREADS",
     "MKL_NUM_THREADS",
@@ -225,7 +217,7 @@ def _shown(part: str) -> str:
 def clean_env(**extra: str | Path) -> dict[str, str]:
     """This process's environment without goldeneval's and Dagster's variables, plus ``extra``;
     the repository on ``PYTHONPATH`` so that ``benchmarks.*`` plug-ins import."""
-    env = {k: v for k, v in os.environ.items() if k not in GOLDENEVAL_ENV}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(CLEARED_ENV_PREFIXES)}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     env.update({k: str(v) for k, v in extra.items()})
     return env

@@ -62,10 +62,6 @@ class Answers:
     errors: list[str | None]
     """The error of each question, or None."""
     latency_ms: list[float]
-    batched: int = 0
-    """Questions answered by a ``retrieve_batch`` call."""
-    retried_alone: int = 0
-    """Questions of failed batches asked again one by one."""
 
 
 class QuestionTimeout(Exception):
@@ -409,13 +405,11 @@ def _ask_batched(
         if task.error is not None:
             # The batch failed or took longer than one question may: ask each question alone,
             # so that an error or a timeout is pinned on the question that caused it.
-            answers.retried_alone += len(task.indexes)
             return [_single(retriever, texts, every_limit, i, timeout_s) for i in task.indexes]
         share_ms = task.elapsed_s * 1000.0 / len(task.indexes)
         for i, returned in zip(task.indexes, task.outcome, strict=True):
             answers.returned[i] = returned
             answers.latency_ms[i] = share_ms
-        answers.batched += len(task.indexes)
         tick(len(task.indexes))
         return []
 

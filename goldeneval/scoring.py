@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -345,10 +345,6 @@ class RateSummary:
     @property
     def top3_rate(self) -> float | None:
         return self.top3_hits / self.scored if self.scored else None
-
-    @classmethod
-    def of(cls, results: Iterable[QuestionResult]) -> RateSummary:
-        return aggregate(list(results)).overall
 
     def to_dict(self) -> dict[str, int | float | None]:
         return {

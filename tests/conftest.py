@@ -18,14 +18,8 @@ from goldeneval.cli import main
 from goldeneval.store import StoreLocation
 from tests.postgres_cluster import PostgresCluster, find_server_binaries, start_cluster
 
-GOLDENEVAL_ENV_VARS = (
-    "GOLDENEVAL_SETS_PATH",
-    "GOLDENEVAL_STORE",
-    "GOLDENEVAL_CACHE",
-    "GOLDENEVAL_PRIVACY",
-    "GOLDENEVAL_TABLES",
-    "GOLDENEVAL_CONFIG",
-)
+GOLDENEVAL_ENV_PREFIX = "GOLDENEVAL_"
+"""Every variable goldeneval reads starts so; a test starts with none of them set."""
 SCIFACT_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 
 WriteSet = Callable[..., Path]
@@ -35,7 +29,7 @@ WriteSet = Callable[..., Path]
 @pytest.fixture(autouse=True)
 def _no_goldeneval_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """A developer's own GOLDENEVAL_* settings must not leak into any test."""
-    for name in GOLDENEVAL_ENV_VARS:
+    for name in [name for name in os.environ if name.startswith(GOLDENEVAL_ENV_PREFIX)]:
         monkeypatch.delenv(name, raising=False)
 
 
