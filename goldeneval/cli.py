@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from goldeneval import pipeline
 from goldeneval.asking import DEFAULT_BATCH_SIZE
+from goldeneval.collector import fewer_collections
 from goldeneval.comparison import Baseline
 from goldeneval.errors import GoldenEvalError, InputError, StoreError, printable
 from goldeneval.evaluation import DEFAULT_TIMEOUT_S
@@ -187,7 +188,8 @@ class _Command(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with fewer_collections():  # a one-shot process: see goldeneval.collector
+                return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("goldeneval: interrupted", err=True)
             ctx.exit(int(ExitCode.INTERRUPTED))

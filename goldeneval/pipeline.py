@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from goldeneval.collector import fewer_collections
 from goldeneval.comparison import Baseline, compare_with_history, resolve_pinned_baseline
 from goldeneval.corpus import Corpus, load_corpus
 from goldeneval.errors import InputError, one_line
@@ -90,6 +91,7 @@ def corpus_for(golden_set: GoldenQuestionSet, corpus_path: str | Path | None) ->
     return load_corpus(path) if path else None
 
 
+@fewer_collections()
 def evaluate(
     spec: RunSpec, *, golden_set: GoldenQuestionSet | None = None, progress: Progress | None = None
 ) -> RetrievalRun:
@@ -144,6 +146,7 @@ def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, 
     return (message,)
 
 
+@fewer_collections()
 def record(
     store: Store,
     run: RecordableRun,
@@ -157,6 +160,7 @@ def record(
     return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
 
 
+@fewer_collections()
 def judge(store: Store, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> RegressionVerdict:
     """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
     return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
