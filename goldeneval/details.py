@@ -18,14 +18,32 @@ Format versions:
   ``measurement_depth``, ``unjudged`` (question ids the set's source left out), and per
   question ``depth`` (distinct documents reached); ``documents`` keep the ranking to the
   measurement depth instead of 10.
+* 4 — columnar: ``questions`` is one object of columns (:class:`QuestionColumns`), one
+  entry per question in set order, instead of a list of records; the documents are
+  dictionary-coded (:class:`DocumentColumns`).  A 100,000-question run with 100 documents a
+  question is written and read without a Python object per question or per document.
+  :meth:`RetrievalDetails.question_rows` gives the records of any format.
 """
 
 from __future__ import annotations
 
+import base64
 import json
-from typing import Any, Literal
+from functools import cached_property
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import numpy as np
+import pyarrow as pa
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 from goldeneval.errors import StoreError
 from goldeneval.privacy import content_free_error, withheld
@@ -34,6 +52,8 @@ from goldeneval.prompts.details import PromptDetails
 __all__ = [
     "DETAILS_FORMAT_VERSION",
     "AggregatesDetail",
+    "DocumentColumns",
+    "QuestionColumns",
     "QuestionDetail",
     "RateDetail",
     "RetrievalDetails",
@@ -42,7 +62,9 @@ __all__ = [
     "parse_details_json",
 ]
 
-DETAILS_FORMAT_VERSION = 3
+DETAILS_FORMAT_VERSION = 4
+COLUMNAR_FORMAT_VERSION = 4
+"""The first format whose ``questions`` are columns."""
 
 
 class _Record(BaseModel):
@@ -81,6 +103,197 @@ class QuestionDetail(_Record):
         return self.model_dump(mode="json")
 
 
+_CODEC = "zstd"
+"""How the packed codes are compressed (pyarrow's codec: part of every pyarrow wheel)."""
+
+
+def code_width(vocabulary_size: int) -> int:
+    """Bytes a stored code takes: the fewest that hold the largest (1 to 4)."""
+    return max(1, ((max(vocabulary_size - 1, 0)).bit_length() + 7) // 8)
+
+
+class DocumentColumns(_Record):
+    """Every question's distinct documents, best first, dictionary-coded (format 4).
+
+    ``codes`` index ``vocabulary``, question after question: question ``i`` has
+    ``depth[i]`` of them (an error none), ``count`` in all.  Each code is stored in
+    :func:`code_width` little-endian bytes, the bytes zstd-compressed and the result
+    base64-encoded: one JSON string, written and read without a Python object per document,
+    and about half the size of 32-bit codes (every byte stored costs time in the store's
+    commit).  The codes are decoded, and checked against the vocabulary, when first read.
+    """
+
+    vocabulary: list[str]
+    count: int = Field(ge=0)
+    codes: str
+    _raw: bytes | None = PrivateAttr(default=None)
+    """The codes as 32-bit integers (bytes, not an array, so that models compare with ``==``)."""
+
+    @classmethod
+    def encode(cls, vocabulary: list[str], codes: np.ndarray) -> DocumentColumns:
+        """The documents of a run: ``codes`` (any integer array) into ``vocabulary``."""
+        full = np.ascontiguousarray(codes, dtype="<u4")
+        width = code_width(len(vocabulary))
+        packed = full.view(np.uint8).reshape(-1, 4)[:, :width].tobytes()
+        compressed = pa.Codec(_CODEC).compress(packed, asbytes=True)
+        made = cls.model_construct(
+            vocabulary=vocabulary, count=full.size, codes=base64.b64encode(compressed).decode("ascii")
+        )
+        made._raw = full.tobytes()
+        return made
+
+    def decoded(self) -> np.ndarray:
+        """The codes as a read-only array of 32-bit integers (decoded once).
+
+        Raises :class:`~goldeneval.errors.StoreError` when the stored string is not what
+        :meth:`encode` writes, or a code lies outside the vocabulary."""
+        if self._raw is None:
+            self._raw = self._decode()
+        return np.frombuffer(self._raw, dtype="<u4")
+
+    def _decode(self) -> bytes:
+        width = code_width(len(self.vocabulary))
+        try:
+            compressed = base64.b64decode(self.codes, validate=True)
+            packed = pa.Codec(_CODEC).decompress(compressed, decompressed_size=self.count * width, asbytes=True)
+            if len(packed) != self.count * width:
+                raise ValueError(f"{len(packed)} bytes for {self.count} codes of {width} bytes")
+        except (ValueError, OSError, pa.ArrowException) as exc:
+            raise StoreError(f"details field 'questions.documents.codes': cannot be decoded: {exc}") from None
+        full = np.zeros((self.count, 4), dtype=np.uint8)
+        full[:, :width] = np.frombuffer(packed, dtype=np.uint8).reshape(self.count, width)
+        codes = full.view("<u4").reshape(self.count)
+        if codes.size and int(codes.max()) >= len(self.vocabulary):
+            raise StoreError(
+                f"details field 'questions.documents.codes': code {int(codes.max())} is outside "
+                f"the vocabulary of {len(self.vocabulary)}"
+            )
+        return codes.tobytes()
+
+
+class QuestionColumns(_Record):
+    """Format 4's ``questions``: one list per field of :class:`QuestionDetail`, one entry per
+    question in set order.  A metric is None where it is undefined for the question (an error,
+    or a question without expected documents), where a record leaves the name out."""
+
+    id: list[str]
+    form: list[str]
+    hard_class: list[str | None]
+    depth: list[int | None]
+    top1_hit: list[bool | None]
+    top3_hit: list[bool | None]
+    latency_ms: list[float]
+    status: list[Literal["ok", "error"]]
+    error: list[str | None]
+    metrics: dict[str, list[float | None]]
+    documents: DocumentColumns | None = Field(default=None, exclude_if=withheld)
+    """None in ``metadata_only``."""
+
+    @model_validator(mode="after")
+    def _one_entry_per_question(self) -> Self:
+        count = len(self.id)
+        columns: dict[str, list[Any]] = {
+            "form": self.form,
+            "hard_class": self.hard_class,
+            "depth": self.depth,
+            "top1_hit": self.top1_hit,
+            "top3_hit": self.top3_hit,
+            "latency_ms": self.latency_ms,
+            "status": self.status,
+            "error": self.error,
+        }
+        columns.update({f"metrics.{name}": values for name, values in self.metrics.items()})
+        for name, values in columns.items():
+            if len(values) != count:
+                raise ValueError(f"{name}: {len(values)} entries for {count} questions")
+        if self.documents is not None:
+            stored, expected = self.documents.count, int(self.document_counts().sum())
+            if stored != expected:
+                raise ValueError(f"documents.count: {stored} codes where depth adds up to {expected}")
+        return self
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def document_counts(self) -> np.ndarray:
+        """How many documents each question has stored (its depth; none for an error)."""
+        return np.fromiter((d or 0 for d in self.depth), dtype=np.int64, count=len(self.depth))
+
+    def document_lists(self) -> list[list[str]] | None:
+        """Each question's documents, best first; None when withheld (``metadata_only``)."""
+        if self.documents is None:
+            return None
+        vocabulary = np.asarray(self.documents.vocabulary, dtype=object)
+        documents: list[str] = vocabulary[self.documents.decoded()].tolist() if len(vocabulary) else []
+        bounds = np.concatenate(([0], np.cumsum(self.document_counts()))).tolist()
+        return [documents[bounds[i] : bounds[i + 1]] for i in range(len(self))]
+
+    def top_documents(self, k: int) -> list[list[str]] | None:
+        """Each question's first ``k`` documents (what a report shows), without decoding the rest."""
+        if self.documents is None:
+            return None
+        counts = self.document_counts()
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) else counts
+        shown = np.minimum(counts, k)
+        take = np.repeat(starts, shown) + (np.arange(int(shown.sum())) - np.repeat(np.cumsum(shown) - shown, shown))
+        vocabulary = np.asarray(self.documents.vocabulary, dtype=object)
+        documents: list[str] = vocabulary[self.documents.decoded()[take]].tolist() if take.size else []
+        bounds = np.concatenate(([0], np.cumsum(shown))).tolist()
+        return [documents[bounds[i] : bounds[i + 1]] for i in range(len(self))]
+
+    def rows(self) -> list[QuestionDetail]:
+        """The same questions as records (formats 1 to 3's shape)."""
+        documents = self.document_lists()
+        names = list(self.metrics)
+        metric_rows = zip(*(self.metrics[name] for name in names), strict=True) if names else ([] for _ in self.id)
+        return [
+            QuestionDetail.model_construct(
+                id=self.id[i],
+                form=self.form[i],
+                hard_class=self.hard_class[i],
+                documents=None if documents is None else documents[i],
+                depth=self.depth[i],
+                top1_hit=self.top1_hit[i],
+                top3_hit=self.top3_hit[i],
+                latency_ms=self.latency_ms[i],
+                status=self.status[i],
+                error=self.error[i],
+                metrics={name: value for name, value in zip(names, values, strict=True) if value is not None},
+            )
+            for i, values in enumerate(metric_rows)
+        ]
+
+    @classmethod
+    def from_rows(cls, rows: list[QuestionDetail]) -> QuestionColumns:
+        """Records (formats 1 to 3) as columns."""
+        names = list(dict.fromkeys(name for row in rows for name in row.metrics))
+        documents = None
+        if all(row.documents is not None for row in rows):
+            index: dict[str, int] = {}
+            codes = [index.setdefault(doc, len(index)) for row in rows for doc in row.documents or ()]
+            documents = DocumentColumns.encode(list(index), np.asarray(codes, dtype=np.int64))
+        return cls.model_construct(
+            id=[row.id for row in rows],
+            form=[row.form for row in rows],
+            hard_class=[row.hard_class for row in rows],
+            # Before format 3 the depth was not stored: the documents kept are what was reached.
+            depth=[row.depth if row.depth is not None or not row.scored else len(row.documents or ()) for row in rows],
+            top1_hit=[row.top1_hit for row in rows],
+            top3_hit=[row.top3_hit for row in rows],
+            latency_ms=[row.latency_ms for row in rows],
+            status=[row.status for row in rows],
+            error=[row.error for row in rows],
+            metrics={name: [row.metrics.get(name) for row in rows] for name in names},
+            documents=documents,
+        )
+
+    def without_content(self) -> QuestionColumns:
+        """The ``metadata_only`` form: no document ids, errors reduced to their class."""
+        return self.model_copy(
+            update={"documents": None, "error": [None if e is None else content_free_error(e) for e in self.error]}
+        )
+
+
 class RateDetail(_Record):
     """Hit counts and rates of a group of questions (overall, one form, one hard class)."""
 
@@ -114,7 +327,12 @@ class RetrievalDetails(_Record):
     measurement_depth: int | None = None
     unjudged: list[str] = Field(default_factory=list)
     aggregates: AggregatesDetail
-    questions: list[QuestionDetail]
+    questions: Annotated[
+        Annotated[list[QuestionDetail], Tag("records")] | Annotated[QuestionColumns, Tag("columns")],
+        Discriminator(lambda value: "records" if isinstance(value, list) else "columns"),
+    ]
+    """Records before format 4, columns since (read either with :meth:`question_rows` or
+    :meth:`columns`)."""
     retriever_id: str | None = None
     """The retriever id behind the series name; None for runs stored before it was recorded."""
     tables_run_id: str | None = None
@@ -122,14 +340,40 @@ class RetrievalDetails(_Record):
     corpus_revision: str | None = Field(default=None, exclude=True)
     """Format 1 only (schema-1 stores); the provenance column holds it.  Read, never written."""
 
+    @model_validator(mode="after")
+    def _questions_in_the_format_shape(self) -> Self:
+        columnar = isinstance(self.questions, QuestionColumns)
+        if columnar != (self.format_version >= COLUMNAR_FORMAT_VERSION):
+            shape = "columns" if columnar else "a list of records"
+            raise ValueError(f"questions: format {self.format_version} does not hold {shape}")
+        return self
+
+    @cached_property
+    def columns(self) -> QuestionColumns:
+        """The questions as columns, whatever the format (records are converted once)."""
+        if isinstance(self.questions, QuestionColumns):
+            return self.questions
+        return QuestionColumns.from_rows(self.questions)
+
+    def question_rows(self) -> list[QuestionDetail]:
+        """The questions as records, whatever the format."""
+        if isinstance(self.questions, QuestionColumns):
+            return self.questions.rows()
+        return list(self.questions)
+
     def hits(self, column: Literal["top1_hit", "top3_hit"]) -> dict[str, bool]:
         """Per question id, the verdict of the scored questions (errors have none)."""
-        found: dict[str, bool] = {}
-        for question in self.questions:
-            value = getattr(question, column)
-            if value is not None:
-                found[question.id] = bool(value)
-        return found
+        ids, verdicts = self.verdicts(column)
+        return dict(zip(ids, verdicts.tolist(), strict=True))
+
+    def verdicts(self, column: Literal["top1_hit", "top3_hit"]) -> tuple[list[str], np.ndarray]:
+        """The scored questions' ids in set order and their verdicts (what a comparison pairs)."""
+        columns = self.columns
+        values = getattr(columns, column)
+        if None not in values:  # no error: the columns as they are
+            return columns.id, np.asarray(values, dtype=np.bool_)
+        kept = [i for i, value in enumerate(values) if value is not None]
+        return [columns.id[i] for i in kept], np.asarray([values[i] for i in kept], dtype=np.bool_)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -143,12 +387,21 @@ class RetrievalDetails(_Record):
         """One row per question (pandas), metrics as ``metric:<name>`` columns: for notebooks."""
         import pandas as pd  # type: ignore[import-untyped]
 
-        rows = []
-        for question in self.questions:
-            row = question.model_dump(exclude={"metrics"})
-            row.update({f"metric:{name}": value for name, value in question.metrics.items()})
-            rows.append(row)
-        return pd.DataFrame(rows)
+        columns = self.columns
+        frame: dict[str, list[Any]] = {
+            "id": columns.id,
+            "form": columns.form,
+            "hard_class": columns.hard_class,
+            "documents": columns.document_lists() or [None] * len(columns),
+            "depth": columns.depth,
+            "top1_hit": columns.top1_hit,
+            "top3_hit": columns.top3_hit,
+            "latency_ms": columns.latency_ms,
+            "status": columns.status,
+            "error": columns.error,
+        }
+        frame.update({f"metric:{name}": values for name, values in columns.metrics.items()})
+        return pd.DataFrame(frame)
 
 
 RunDetails = RetrievalDetails | PromptDetails

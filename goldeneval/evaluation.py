@@ -16,7 +16,14 @@ from datetime import UTC, datetime
 import numpy as np
 
 from goldeneval.asking import Answers, ask_all
-from goldeneval.details import DETAILS_FORMAT_VERSION, AggregatesDetail, QuestionDetail, RetrievalDetails
+from goldeneval.details import (
+    DETAILS_FORMAT_VERSION,
+    AggregatesDetail,
+    DocumentColumns,
+    QuestionColumns,
+    QuestionDetail,
+    RetrievalDetails,
+)
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, measurement_depth, parse_metrics
 from goldeneval.privacy import PrivacyMode
@@ -38,6 +45,7 @@ from goldeneval.scoring import (
     CodedRun,
     QuestionResult,
     RateSummary,
+    ScoredAnswers,
     code_run,
     first_raw_limit,
     next_raw_limit,
@@ -63,7 +71,9 @@ class RetrievalRun:
     """The series name the run is stored under (the store's ``model`` column)."""
     retriever_id: str
     """The retriever id (registered or ``package.module:factory``) that produced the rankings."""
-    results: tuple[QuestionResult, ...]
+    results: Sequence[QuestionResult]
+    """One result per question, in set order: the evaluator's :class:`ScoredAnswers` (backed
+    by arrays, the records built only when read), or records read back from a hits table."""
     aggregates: Aggregates
     started_at: datetime
     provenance: Provenance = field(default_factory=Provenance)
@@ -119,27 +129,12 @@ class RetrievalRun:
 
     def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RetrievalDetails:
         """The typed details record the store keeps, filtered by the privacy mode."""
-        depth = self.depth  # parsed from the metric names once, not per question
-        # The evaluator's own values, already typed: constructed without re-validation, which
-        # would cost more than scoring them (tests/test_details.py checks they validate).
-        questions = [
-            QuestionDetail.model_construct(
-                id=r.question_id,
-                form=r.form,
-                hard_class=r.hard_class,
-                documents=list(r.documents[:depth]),
-                depth=r.depth if r.scored else None,
-                top1_hit=r.top1_hit if r.scored else None,
-                top3_hit=r.top3_hit if r.scored else None,
-                latency_ms=round(r.latency_ms, 3),
-                status=r.status.value,
-                error=r.error,
-                metrics=dict(r.metrics),
-            )
-            for r in self.results
-        ]
+        if isinstance(self.results, ScoredAnswers):
+            questions = _columns_of_scored(self.results)
+        else:
+            questions = QuestionColumns.from_rows(_records(self.results, self.depth))
         if privacy is PrivacyMode.METADATA_ONLY:
-            questions = [q.without_content() for q in questions]
+            questions = questions.without_content()
         return RetrievalDetails(
             format_version=DETAILS_FORMAT_VERSION,
             protocol=SCORING_PROTOCOL_REVISION,
@@ -186,6 +181,66 @@ class RetrievalRun:
             variant_fingerprint=self.variant_fingerprint,
             privacy=privacy.value,
         )
+
+
+def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
+    """The details' columns straight from the scoring arrays: no Python object per question
+    or per document beyond the lists the JSON is written from.  The evaluator's own values,
+    already typed, so constructed without re-validation (tests/test_details.py checks that
+    they validate)."""
+    ok = scored.ok
+    failed = np.flatnonzero(~ok).tolist()
+    depth: list[int | None] = scored.reached.tolist()
+    top1: list[bool | None] = scored.top1.tolist()
+    top3: list[bool | None] = scored.top3.tolist()
+    for i in failed:  # an error has no depth and no verdict
+        depth[i] = top1[i] = top3[i] = None
+    metrics: dict[str, list[float | None]] = {}
+    for name, values in scored.metrics.items():
+        listed: list[float | None] = values.tolist()
+        for i in np.flatnonzero(np.isnan(values)).tolist():
+            listed[i] = None
+        metrics[name] = listed
+    # The documents, re-coded into a vocabulary of the documents kept (the run's codes also
+    # cover expected documents that were never returned).
+    codes = scored.kept.codes
+    used = np.zeros(len(scored.documents), dtype=np.bool_)
+    used[codes] = True
+    recode = np.cumsum(used) - 1
+    questions = scored.questions
+    return QuestionColumns.model_construct(
+        id=[q.id for q in questions],
+        form=[q.form.value for q in questions],
+        hard_class=[q.hard_class for q in questions],
+        depth=depth,
+        top1_hit=top1,
+        top3_hit=top3,
+        latency_ms=np.round(np.asarray(scored.latency_ms, dtype=np.float64), 3).tolist(),
+        status=["ok" if error is None else "error" for error in scored.errors],
+        error=list(scored.errors),
+        metrics=metrics,
+        documents=DocumentColumns.encode(scored.documents[used].tolist(), recode[codes]),
+    )
+
+
+def _records(results: Sequence[QuestionResult], depth: int) -> list[QuestionDetail]:
+    """Results read back from a hits table, as the details' records."""
+    return [
+        QuestionDetail.model_construct(
+            id=r.question_id,
+            form=r.form,
+            hard_class=r.hard_class,
+            documents=list(r.documents[:depth]),
+            depth=r.depth if r.scored else None,
+            top1_hit=r.top1_hit if r.scored else None,
+            top3_hit=r.top3_hit if r.scored else None,
+            latency_ms=round(r.latency_ms, 3),
+            status=r.status.value,
+            error=r.error,
+            metrics=dict(r.metrics),
+        )
+        for r in results
+    ]
 
 
 def _slice(kind: str, value: str, summary: RateSummary) -> SliceRates:
@@ -248,7 +303,7 @@ def evaluate_retrieval(
         set_id=golden_set.id,
         series=series or retriever_id,
         retriever_id=retriever_id,
-        results=tuple(scored.results),
+        results=scored,
         aggregates=scored.aggregates,
         started_at=started_at,
         provenance=declared,

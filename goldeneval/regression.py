@@ -18,7 +18,7 @@ from typing import Literal
 from goldeneval.details import RunDetails
 from goldeneval.golden import QuestionForm
 from goldeneval.prompts.details import PromptDetails
-from goldeneval.stats import PairedComparison, paired_comparison
+from goldeneval.stats import PairedComparison, Verdicts, paired_comparison
 from goldeneval.store import SliceRates, StoredRun
 
 __all__ = [
@@ -50,11 +50,11 @@ def rate_names(details: RunDetails) -> Mapping[str, str]:
     return PROMPT_RATE_NAMES if isinstance(details, PromptDetails) else RATE_NAMES
 
 
-def _paired_outcomes(details: RunDetails, column: str) -> dict[str, bool] | None:
+def _paired_outcomes(details: RunDetails, column: str) -> Verdicts | None:
     """Per question (prompt) id, the binary outcome behind a rate; None for a mean score."""
     if isinstance(details, PromptDetails):
-        return details.passes() if column == "pass_rate" else None
-    return details.hits(_HIT_KEYS[column])
+        return Verdicts.of(details.passes()) if column == "pass_rate" else None
+    return Verdicts(*details.verdicts(_HIT_KEYS[column]))
 
 
 def check_slice_key(key: str) -> str:

@@ -9,7 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from goldeneval.details import QuestionDetail, RateDetail, RetrievalDetails
+import numpy as np
+
+from goldeneval.details import QuestionColumns, RateDetail, RetrievalDetails
 from goldeneval.errors import printable
 from goldeneval.metrics import parse_metric
 from goldeneval.regression import RegressionVerdict
@@ -34,11 +36,19 @@ def _rate(value: float | None) -> str:
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    rows = [[printable(cell) for cell in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in headers]
+    return _column_table(headers, columns)
+
+
+def _column_table(headers: Sequence[str], columns: Sequence[list[str]]) -> list[str]:
+    """A text table from its columns (a 100,000-question run is 700,000 cells: each column is
+    checked for control characters in one pass, and padded in one comprehension)."""
+    cells = [column if "".join(column).isprintable() else [printable(c) for c in column] for column in columns]
+    widths = [max(len(h), max(map(len, column), default=0)) for h, column in zip(headers, cells, strict=True)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     out = [line.rstrip(), "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    padded = [[c.ljust(w) for c in column] for column, w in zip(cells[:-1], widths[:-1], strict=True)]
+    out += [("  ".join(row)).rstrip() for row in zip(*padded, cells[-1], strict=True)]
     return out
 
 
@@ -49,8 +59,8 @@ def _summary_rows(groups: Mapping[str, RateDetail]) -> list[list[str]]:
     ]
 
 
-def _mark(hit: bool | None) -> str:
-    return "-" if hit is None else ("yes" if hit else "no")
+_MARKS = {None: "-", True: "yes", False: "no"}
+"""A verdict as the table shows it (an error has none)."""
 
 
 def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path) -> str:
@@ -58,19 +68,18 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
     details = stored.retrieval_details
     aggregates = details.aggregates
     lines = [f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}", ""]
-    rows = [
-        [
-            q.id,
-            q.form,
-            q.hard_class or "",
-            _mark(q.top1_hit),
-            _mark(q.top3_hit),
-            _documents_cell(q),
-            f"{q.latency_ms:.1f}",
-        ]
-        for q in details.questions
+    questions = details.columns
+    columns = [
+        questions.id,
+        questions.form,
+        [hard_class or "" for hard_class in questions.hard_class],
+        [_MARKS[hit] for hit in questions.top1_hit],
+        [_MARKS[hit] for hit in questions.top3_hit],
+        _documents_cells(questions),
+        [f"{ms:.1f}" for ms in questions.latency_ms],
     ]
-    lines += _table(["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"], rows)
+    headers = ["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"]
+    lines += _column_table(headers, columns)
     headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
     for title, groups in (
         ("Overall", {"all": aggregates.overall}),
@@ -101,7 +110,8 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
     metrics with their definitions, the depth and relevance level, and the questions that
     are not in them (no-answer questions, questions the set's source left unjudged) or whose
     ranking ended before the depth."""
-    scored = [q for q in details.questions if q.scored]
+    questions = details.columns
+    scored = [i for i, status in enumerate(questions.status) if status == "ok"]
     depth = details.measurement_depth
     names = details.metrics or list(details.aggregates.metrics)
     metrics = []
@@ -116,8 +126,13 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
                 "trec_eval": metric.trec_eval,
             }
         )
-    no_answer = [q.id for q in scored if not q.metrics]
-    short = [q.id for q in scored if depth is not None and q.depth is not None and q.depth < depth]
+    measured = np.zeros(len(questions), dtype=np.bool_)
+    for values in questions.metrics.values():
+        measured |= np.fromiter((v is not None for v in values), dtype=np.bool_, count=len(values))
+    no_answer = [questions.id[i] for i in scored if not measured[i]]
+    reached = [(i, questions.depth[i]) for i in scored]
+    short_depths = {questions.id[i]: d for i, d in reached if depth is not None and d is not None and d < depth}
+    short = list(short_depths)
     return {
         "metrics": metrics,
         "depth": depth,
@@ -128,7 +143,7 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
         "short_rankings": {
             "count": len(short),
             "ids": short,
-            "shortest": min((q.depth for q in scored if q.id in set(short) and q.depth is not None), default=None),
+            "shortest": min(short_depths.values(), default=None),
         },
     }
 
@@ -202,12 +217,13 @@ def _series_label(stored: StoredRun) -> str:
     )
 
 
-def _documents_cell(question: QuestionDetail) -> str:
-    if not question.scored:
-        return f"ERROR: {question.error}"
-    if question.documents is None:
-        return "(withheld: metadata_only)"
-    return ", ".join(question.documents[:TOP_K])
+def _documents_cells(questions: QuestionColumns) -> list[str]:
+    """Each question's top documents, its error, or that the documents were withheld."""
+    tops = questions.top_documents(TOP_K)
+    return [
+        f"ERROR: {error}" if status != "ok" else "(withheld: metadata_only)" if tops is None else ", ".join(tops[i])
+        for i, (status, error) in enumerate(zip(questions.status, questions.error, strict=True))
+    ]
 
 
 def _run_json(run: StoredRun) -> dict[str, Any]:
@@ -247,7 +263,7 @@ def outcome_json(
             "hit_cutoffs": details["hit_cutoffs"],
         },
         "measurement": measurement(stored.retrieval_details),
-        "questions": details["questions"],
+        "questions": [question.to_json() for question in stored.retrieval_details.question_rows()],
         "aggregates": details["aggregates"],
         "verdict": verdict.to_dict(),
         "warnings": list(warnings),

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
+from typing import overload
 
 import numpy as np
 
@@ -176,11 +178,81 @@ def score_question(
 
 
 @dataclass(frozen=True)
-class ScoredAnswers:
-    """A scored run: one result per question, and the aggregates taken from the same arrays."""
+class ScoredAnswers(Sequence[QuestionResult]):
+    """A scored run as the arrays it was scored from: the verdicts, the metrics and the
+    distinct documents kept, and the aggregates taken from the same arrays.
 
-    results: list[QuestionResult]
+    It is also the sequence of its :attr:`results`, one :class:`QuestionResult` per
+    question, built on first use only: the store and the report read the arrays
+    (:mod:`goldeneval.details`), so a large run never holds a Python object per question
+    unless a caller asks for one.
+    """
+
+    questions: Sequence[GoldenQuestion]
+    returned: Sequence[Sequence[str]]
+    errors: Sequence[str | None]
+    latency_ms: Sequence[float]
+    ok: np.ndarray
+    top1: np.ndarray
+    """Top-1 verdicts (meaningful where :attr:`ok`)."""
+    top3: np.ndarray
+    metrics: Mapping[str, np.ndarray]
+    """Each rank metric per question; NaN where undefined (an error, no expected document)."""
+    kept: columnar.Rankings
+    """Each question's distinct documents to the measurement depth, as codes (none for an error)."""
+    documents: np.ndarray
+    """The document id of each code (an object array)."""
     aggregates: Aggregates
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[QuestionResult]:
+        return iter(self.results)
+
+    @overload
+    def __getitem__(self, index: int) -> QuestionResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[QuestionResult]: ...
+
+    def __getitem__(self, index: int | slice) -> QuestionResult | list[QuestionResult]:
+        return self.results[index]
+
+    @property
+    def reached(self) -> np.ndarray:
+        """Distinct documents each question reached (0 for an error)."""
+        return np.diff(self.kept.offsets)
+
+    @cached_property
+    def results(self) -> list[QuestionResult]:
+        kept_ids = self.documents[self.kept.codes].tolist()
+        bounds = self.kept.offsets.tolist()
+        top1, top3 = self.top1.tolist(), self.top3.tolist()
+        columns = [(name, values.tolist()) for name, values in self.metrics.items()]
+        results: list[QuestionResult] = []
+        for i, question in enumerate(self.questions):
+            error = self.errors[i]
+            if error is not None:
+                results.append(error_result(question, error, self.latency_ms[i]))
+                continue
+            results.append(
+                QuestionResult(
+                    question_id=question.id,
+                    form=question.form.value,
+                    hard_class=question.hard_class,
+                    expected=question.expected,
+                    returned_ids=tuple(self.returned[i]),
+                    documents=tuple(kept_ids[bounds[i] : bounds[i + 1]]),
+                    top1_hit=top1[i],
+                    top3_hit=top3[i],
+                    latency_ms=self.latency_ms[i],
+                    # NaN marks an undefined metric (no judgements): such a question has none.
+                    metrics={name: values[i] for name, values in columns if values[i] == values[i]},
+                    judged=bool(question.expected),
+                )
+            )
+        return results
 
 
 def score_answers(
@@ -208,11 +280,10 @@ def score_answers(
     if not len(returned) == len(errors) == len(latency_ms) == n:
         raise ValueError("questions, returned, errors and latency_ms must have one entry per question")
     coded = coded or code_run(questions, returned, to_document)
-    rankings, judgements, documents = coded.rankings, coded.judgements, coded.documents
     ok = np.fromiter((error is None for error in errors), dtype=np.bool_, count=n)
     scores = columnar.score(
-        rankings,
-        judgements,
+        coded.rankings,
+        coded.judgements,
         metrics,
         rel_level=relevance_level,
         ok=ok,
@@ -220,39 +291,34 @@ def score_answers(
         protocol_head=raw_limit(),
         defined="judged",
     )
-    kept = columnar.collapse(rankings, depth)
-    kept_ids = documents[kept.codes].tolist()
-    bounds = kept.offsets.tolist()
-    top1, top3 = scores.top1.tolist(), scores.top3.tolist()
-    columns = [(name, values.tolist()) for name, values in scores.metrics.items()]
-    results: list[QuestionResult] = []
-    forms: list[str] = []
-    hard_classes: list[str | None] = []
-    for i, question in enumerate(questions):
-        forms.append(question.form.value)
-        hard_classes.append(question.hard_class)
-        error = errors[i]
-        if error is not None:
-            results.append(error_result(question, error, latency_ms[i]))
-            continue
-        results.append(
-            QuestionResult(
-                question_id=question.id,
-                form=question.form.value,
-                hard_class=question.hard_class,
-                expected=question.expected,
-                returned_ids=tuple(returned[i]),
-                documents=tuple(kept_ids[bounds[i] : bounds[i + 1]]),
-                top1_hit=top1[i],
-                top3_hit=top3[i],
-                latency_ms=latency_ms[i],
-                # NaN marks an undefined metric (no judgements): such a question has none.
-                metrics={name: values[i] for name, values in columns if values[i] == values[i]},
-                judged=bool(question.expected),
-            )
-        )
+    kept = columnar.collapse(coded.rankings, depth)
+    if not ok.all():  # an error keeps no documents, whatever it returned before failing
+        kept = _without(kept, ~ok)
+    forms = [question.form.value for question in questions]
+    hard_classes = [question.hard_class for question in questions]
     aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, scores.metrics)
-    return ScoredAnswers(results, aggregates)
+    return ScoredAnswers(
+        questions=questions,
+        returned=returned,
+        errors=errors,
+        latency_ms=latency_ms,
+        ok=scores.ok,
+        top1=scores.top1,
+        top3=scores.top3,
+        metrics=scores.metrics,
+        kept=kept,
+        documents=coded.documents,
+        aggregates=aggregates,
+    )
+
+
+def _without(rankings: columnar.Rankings, dropped: np.ndarray) -> columnar.Rankings:
+    """``rankings`` with the rankings where ``dropped`` emptied."""
+    lengths = np.where(dropped, 0, np.diff(rankings.offsets))
+    keep = np.repeat(~dropped, np.diff(rankings.offsets))
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return columnar.Rankings(offsets, rankings.codes[keep])
 
 
 @dataclass(frozen=True)

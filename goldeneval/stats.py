@@ -13,13 +13,14 @@ and can be noise.  For a comparable pair of runs, per rate (top-1, top-3):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import binomtest
 
-__all__ = ["PairedComparison", "bootstrap_interval", "mcnemar_exact", "paired_comparison"]
+__all__ = ["PairedComparison", "Verdicts", "bootstrap_interval", "mcnemar_exact", "paired_comparison"]
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 42
@@ -34,8 +35,8 @@ def mcnemar_exact(lost: int, gained: int) -> float:
 
 
 def bootstrap_interval(
-    previous: Sequence[bool],
-    current: Sequence[bool],
+    previous: Sequence[bool] | np.ndarray,
+    current: Sequence[bool] | np.ndarray,
     *,
     confidence: float = 0.95,
     resamples: int = DEFAULT_RESAMPLES,
@@ -51,7 +52,7 @@ def bootstrap_interval(
     scipy does, holds a resamples x n matrix: 16 GB for a 100,000-question set.
     ``tests/test_stats.py`` holds the two within Monte Carlo error of each other.
     """
-    if len(previous) != len(current) or not previous:
+    if len(previous) != len(current) or not len(previous):
         raise ValueError("the bootstrap needs two equally long, non-empty paired samples")
     before, now = np.asarray(previous, dtype=bool), np.asarray(current, dtype=bool)
     n = before.size
@@ -85,21 +86,45 @@ class PairedComparison:
         }
 
 
+class Verdicts(NamedTuple):
+    """The binary outcomes of a run's scored questions (prompts): ids and verdicts, aligned."""
+
+    ids: Sequence[str]
+    hits: np.ndarray
+
+    @classmethod
+    def of(cls, outcomes: Mapping[str, bool]) -> Verdicts:
+        return cls(list(outcomes), np.fromiter(outcomes.values(), dtype=np.bool_, count=len(outcomes)))
+
+
 def paired_comparison(
     rate: str,
-    previous: dict[str, bool],
-    current: dict[str, bool],
+    previous: Verdicts | Mapping[str, bool],
+    current: Verdicts | Mapping[str, bool],
     *,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> PairedComparison | None:
-    """Compare hits per question id; None when the runs share no scored question."""
-    shared = sorted(previous.keys() & current.keys())
-    if not shared:
+    """Compare verdicts per question id; None when the runs share no scored question.
+
+    Columnar: when both runs scored the same questions in the same order (the usual case:
+    one set, no errors) the verdict arrays are compared as they are; otherwise they are
+    paired by id.  The newly failing and passing ids are listed sorted either way."""
+    before, now = (v if isinstance(v, Verdicts) else Verdicts.of(v) for v in (previous, current))
+    if before.ids == now.ids:
+        ids, was, became = np.asarray(before.ids, dtype=object), before.hits, now.hits
+    else:
+        shared = sorted(set(before.ids) & set(now.ids))
+        earlier, later = (
+            dict(zip(before.ids, before.hits.tolist(), strict=True)),
+            dict(zip(now.ids, now.hits.tolist(), strict=True)),
+        )
+        ids = np.asarray(shared, dtype=object)
+        was = np.fromiter(map(earlier.__getitem__, shared), dtype=np.bool_, count=len(shared))
+        became = np.fromiter(map(later.__getitem__, shared), dtype=np.bool_, count=len(shared))
+    if not len(ids):
         return None
-    failing = tuple(q for q in shared if previous[q] and not current[q])
-    passing = tuple(q for q in shared if not previous[q] and current[q])
-    interval = bootstrap_interval(
-        [previous[q] for q in shared], [current[q] for q in shared], seed=seed, resamples=resamples
-    )
-    return PairedComparison(rate, len(shared), failing, passing, mcnemar_exact(len(failing), len(passing)), interval)
+    failing = tuple(sorted(ids[was & ~became].tolist()))
+    passing = tuple(sorted(ids[~was & became].tolist()))
+    interval = bootstrap_interval(was, became, seed=seed, resamples=resamples)
+    return PairedComparison(rate, len(ids), failing, passing, mcnemar_exact(len(failing), len(passing)), interval)

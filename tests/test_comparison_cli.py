@@ -212,7 +212,7 @@ def test_a_store_of_the_previous_schema_keeps_every_old_row_intact_and_unknown(l
     for run in runs:
         assert set(run.provenance.values()) == {None}
         assert (run.label_digest, run.benchmark_fingerprint, run.variant_fingerprint, run.privacy) == (None,) * 4
-        assert len(run.details.questions) == 81
+        assert len(run.retrieval_details.question_rows()) == 81
         assert run.details.format_version == 1
 
 

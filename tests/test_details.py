@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pytest
 
-from goldeneval.details import RetrievalDetails, parse_details
-from goldeneval.evaluation import evaluate_retrieval
+from goldeneval.details import (
+    DocumentColumns,
+    QuestionColumns,
+    QuestionDetail,
+    RetrievalDetails,
+    parse_details,
+    parse_details_json,
+)
+from goldeneval.errors import StoreError
+from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.metrics import parse_metrics
 from goldeneval.privacy import PrivacyMode
 
 
@@ -46,7 +58,147 @@ def test_the_details_the_evaluator_builds_validate_and_serialise_as_one_text(pri
     again = parse_details(json.loads(text), "test")
     assert isinstance(again, RetrievalDetails)
     assert again == RetrievalDetails.model_validate(details.to_json())
-    assert [q.status for q in again.questions] == ["ok", "ok", "error", "ok"]
+    assert [q.status for q in again.question_rows()] == ["ok", "ok", "error", "ok"]
     withheld = privacy is PrivacyMode.METADATA_ONLY
-    assert ("documents" in json.loads(text)["questions"][0]) is not withheld
+    assert ("documents" in json.loads(text)["questions"]) is not withheld
     assert ("doc-secret" in text) is not withheld
+
+
+def _records_of(run: RetrievalRun) -> list[QuestionDetail]:
+    """What formats 1 to 3 held for each question, built from the evaluator's results."""
+    return [
+        QuestionDetail(
+            id=r.question_id,
+            form=r.form,
+            hard_class=r.hard_class,
+            documents=list(r.documents),
+            depth=r.depth if r.scored else None,
+            top1_hit=r.top1_hit if r.scored else None,
+            top3_hit=r.top3_hit if r.scored else None,
+            latency_ms=round(r.latency_ms, 3),
+            status=r.status.value,
+            error=r.error,
+            metrics=dict(r.metrics),
+        )
+        for r in run.results
+    ]
+
+
+class _Deep:
+    """Rankings of varying length and chunk repeats, one question failing."""
+
+    def retrieve(self, question: str, limit: int) -> Sequence[str]:
+        i = int(question.rsplit(" ", 1)[1])
+        if i == 2:
+            raise KeyError("doc-secret")
+        ranking = [f"d{(i * 7 + j) % 23}#{j % 2}" for j in range(3 + 9 * i)]
+        return ranking[:limit]
+
+
+def test_the_columns_hold_exactly_the_records_the_results_give() -> None:
+    """The details are written from the scoring arrays, never from per-question records;
+    read back, every question's record equals the one its result gives (documents, depth,
+    verdicts, metrics, error), in both privacy modes."""
+    run = evaluate_retrieval(GOLDEN, _Deep(), "deep", metrics=parse_metrics(["ndcg@10", "recall@20"]))
+    details = run.details()
+    assert isinstance(details.questions, QuestionColumns)
+    assert details.question_rows() == _records_of(run)
+    assert [len(q.documents or ()) for q in details.question_rows()] == [3, 12, 0, 20]
+    withheld = run.details(PrivacyMode.METADATA_ONLY)
+    assert withheld.question_rows() == [q.without_content() for q in _records_of(run)]
+    assert withheld.columns.documents is None and "documents" not in withheld.to_json()["questions"]
+
+
+def test_records_read_back_from_a_table_give_the_same_details_as_the_arrays() -> None:
+    """A run rebuilt from records (the Dagster hits table) writes the same questions."""
+    run = evaluate_retrieval(GOLDEN, _Deep(), "deep")
+    rebuilt = dataclasses.replace(run, results=list(run.results))
+    for privacy in PrivacyMode:
+        assert rebuilt.details(privacy).question_rows() == run.details(privacy).question_rows()
+
+
+def test_records_of_an_older_format_convert_to_columns_and_back() -> None:
+    rows = _records_of(evaluate_retrieval(GOLDEN, _Mixed(), "mixed"))
+    columns = QuestionColumns.from_rows(rows)
+    assert columns.rows() == rows
+    assert columns.top_documents(2) == [q.documents[:2] if q.documents is not None else None for q in rows]
+    older = RetrievalDetails.model_validate(
+        {
+            **evaluate_retrieval(GOLDEN, _Mixed(), "mixed").details().to_json(),
+            "format_version": 3,
+            "questions": [q.to_json() for q in rows],
+        }
+    )
+    assert older.hits("top1_hit") == {q.id: q.top1_hit for q in rows if q.top1_hit is not None}
+    assert older.columns.rows() == older.question_rows() == rows
+
+
+def _stored() -> dict[str, Any]:
+    return evaluate_retrieval(GOLDEN, _Deep(), "deep").details().to_json()
+
+
+def _with(path: str, value: Any) -> dict[str, Any]:
+    raw = _stored()
+    *parents, last = path.split(".")
+    target = raw
+    for part in parents:
+        target = target[part]
+    target[last] = value(target[last]) if callable(value) else value
+    return raw
+
+
+@pytest.mark.parametrize(
+    ("broken", "field", "problem"),
+    [
+        (_with("questions.depth", lambda d: d[:-1]), "questions.columns", "depth: 3 entries for 4 questions"),
+        (
+            _with("questions.metrics", lambda m: {**m, "mrr@10": [0.5]}),
+            "questions.columns",
+            "metrics.mrr@10: 1 entries",
+        ),
+        (
+            _with("questions.documents.count", 2),
+            "questions.columns",
+            "documents.count: 2 codes where depth adds up to 38",
+        ),
+        (_with("questions.status", lambda s: [*s[:-1], "maybe"]), "questions.columns.status.3", "'ok' or 'error'"),
+        (_with("format_version", 3), "(details)", "questions: format 3 does not hold columns"),
+    ],
+)
+def test_broken_columns_are_refused_naming_the_field(broken: dict[str, Any], field: str, problem: str) -> None:
+    with pytest.raises(StoreError) as caught:
+        parse_details(broken, "run r1")
+    assert f"run r1: details field {field!r}" in str(caught.value)
+    assert problem in str(caught.value)
+    with pytest.raises(StoreError, match="run r1: details field"):
+        parse_details_json(json.dumps(broken), "run r1")
+
+
+def _codes_of(vocabulary: list[str], codes: list[int]) -> str:
+    return DocumentColumns.encode(vocabulary, np.asarray(codes)).codes
+
+
+@pytest.mark.parametrize(
+    ("codes", "problem"),
+    [
+        ("not base64!", "cannot be decoded"),
+        (lambda c: c[: len(c) // 2], "cannot be decoded"),
+        (_codes_of([f"x{i}" for i in range(300)], [7] * 38), "cannot be decoded"),  # 2-byte codes, 1 expected
+        (_codes_of(["a", "b"], [299 % 256] * 38), "code 43 is outside the vocabulary of"),
+    ],
+)
+def test_documents_that_cannot_be_decoded_fail_when_read(codes: Any, problem: str) -> None:
+    """The codes are decoded when the documents are first read (a comparison never reads
+    them); what cannot be decoded is a store error naming the field, never wrong documents."""
+    details = parse_details(_with("questions.documents.codes", codes), "run r1")
+    assert isinstance(details, RetrievalDetails) and details.hits("top1_hit")  # the verdicts still read
+    with pytest.raises(StoreError, match=f"details field 'questions.documents.codes': {problem}"):
+        details.columns.document_lists()
+
+
+@pytest.mark.parametrize("size", [1, 255, 256, 65_536, 65_537, 16_777_217])
+def test_codes_round_trip_at_every_width(size: int) -> None:
+    codes = np.array([0, size - 1, size // 2, 0, size - 1], dtype=np.int64)
+    vocabulary = [f"d{i}" for i in range(size)] if size < 100_000 else [""] * size
+    stored = DocumentColumns.model_validate_json(DocumentColumns.encode(vocabulary, codes).model_dump_json())
+    assert stored.decoded().tolist() == codes.tolist()

@@ -295,6 +295,26 @@ HARD_EXITING_PLUGIN = textwrap.dedent(
 
     def build_killer(context):
         return KillsItself()
+
+
+    class CleansUp:
+        # Registers an atexit clean-up, as plug-ins holding temporary files do.
+
+        def __init__(self):
+            import atexit
+
+            atexit.register(self.clean_up)
+
+        def clean_up(self):
+            with open(os.environ["CLEANED_UP"], "w") as marker:
+                marker.write("cleaned up")
+
+        def retrieve(self, question, limit):
+            return ["platform-screen-doors"]
+
+
+    def build_cleans_up(context):
+        return CleansUp()
     """
 )
 
@@ -326,6 +346,21 @@ def test_a_plugin_that_kills_its_process_exits_128_plus_the_signal(cli_workspace
     result = _console(cli_workspace, "build_killer")
     assert result.returncode == 128 + signal.SIGKILL
     assert not cli_workspace.store.exists()
+
+
+@pytest.mark.slow  # a real goldeneval process
+def test_the_child_skips_only_the_teardown_plugins_clean_ups_run_and_output_is_whole(
+    cli_workspace: CliWorkspace,
+) -> None:
+    """The supervised child ends with os._exit after its atexit handlers and a flush (the
+    teardown of a large run's heap is skipped): a plug-in's clean-up still runs, and the
+    whole report reaches the pipe."""
+    marker = cli_workspace.root / "cleaned-up.txt"
+    result = _console(cli_workspace, "build_cleans_up", CLEANED_UP=str(marker))
+    assert result.returncode == ExitCode.OK, result.stderr
+    assert marker.read_text() == "cleaned up"
+    assert result.stdout.rstrip().splitlines()[-1].startswith(("Regression verdict:", "  "))
+    assert "Regression verdict: " in result.stdout
 
 
 @pytest.mark.slow  # a real goldeneval process

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, bootstrap
 
-from goldeneval.stats import bootstrap_interval, mcnemar_exact, paired_comparison
+from goldeneval.stats import Verdicts, bootstrap_interval, mcnemar_exact, paired_comparison
 
 PREVIOUS = [True] * 30 + [False] * 18
 CURRENT = [True] * 24 + [False] * 6 + [True] * 2 + [False] * 16  # 6 lost, 2 gained
@@ -75,3 +75,18 @@ def test_a_single_question_has_an_interval() -> None:
     assert bootstrap_interval([True], [False]) == (-1.0, -1.0)
     comparison = paired_comparison("top-1", {"q": True}, {"q": True})
     assert comparison is not None and comparison.interval == (0.0, 0.0)
+
+
+def test_aligned_verdicts_and_verdicts_paired_by_id_compare_the_same() -> None:
+    """The columnar fast path (same ids, same order) gives what pairing by id gives."""
+    rng = np.random.default_rng(3)
+    ids = [f"q{i:04d}" for i in range(500)]
+    before, now = rng.random(500) < 0.6, rng.random(500) < 0.55
+    aligned = paired_comparison("top-1", Verdicts(ids, before), Verdicts(ids, now))
+    order = rng.permutation(500)
+    shuffled = Verdicts([ids[i] for i in order], now[order])
+    by_id = paired_comparison("top-1", dict(zip(ids, before.tolist(), strict=True)), shuffled)
+    assert aligned == by_id
+    assert aligned is not None and list(aligned.newly_failing) == sorted(
+        q for q, b, n in zip(ids, before, now, strict=True) if b and not n
+    )

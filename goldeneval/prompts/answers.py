@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -104,7 +105,7 @@ def _render(question: str, context: tuple[Document, ...]) -> tuple[ChatMessage, 
 
 
 def _tasks(
-    golden_set: GoldenQuestionSet, results: tuple[QuestionResult, ...], corpus: Corpus | None, depth: int
+    golden_set: GoldenQuestionSet, results: Sequence[QuestionResult], corpus: Corpus | None, depth: int
 ) -> list[Task]:
     documents = {doc.id: doc for doc in corpus} if corpus is not None else {}
     by_id = {r.question_id: r for r in results}
