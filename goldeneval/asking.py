@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from goldeneval.errors import one_line
 from goldeneval.retrievers.base import Retriever
@@ -48,7 +48,6 @@ __all__ = ["DEFAULT_BATCH_SIZE", "Answers", "QuestionTimeout", "ask_all", "batch
 DEFAULT_BATCH_SIZE = 32
 """Questions per ``retrieve_batch`` call when the retriever has one."""
 
-_STR = {str}
 _UNORDERED = (str, bytes, set, frozenset, Mapping)
 """What ``retrieve`` must not return: no ranking (a set's order changes from run to run)."""
 
@@ -75,16 +74,27 @@ def batch_method(retriever: Retriever) -> Callable[[Sequence[str], int], Any] | 
 
 
 def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[str, ...]:
-    """The first ``limit`` ids of a ranking, checked to be an ordered iterable of strings."""
-    if isinstance(value, _UNORDERED) or not isinstance(value, Iterable):
+    """The first ``limit`` ids of a ranking, checked to be an ordered iterable of strings.
+
+    Called once per question: a list or a tuple (what retrievers return) skips the abstract
+    base class checks, a tuple no longer than ``limit`` is kept as it is, and the ids are
+    checked to be strings by one C-level join (the loop below only names the culprit)."""
+    exact = type(value) is tuple or type(value) is list
+    if not exact and (isinstance(value, _UNORDERED) or not isinstance(value, Iterable)):
         raise TypeError(f"{method}() must return ranked ids (a list, tuple or iterator), got {type(value).__name__}")
     cut = max(limit, 0)
-    ids = tuple(value[:cut]) if isinstance(value, (list, tuple)) else tuple(itertools.islice(value, cut))
-    if set(map(type, ids)) <= _STR:  # one C-level pass; the loop below only names the culprit
-        return ids
-    for item in ids:
-        if not isinstance(item, str):
-            raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}")
+    if isinstance(value, tuple) and exact and len(value) <= cut:
+        ids: tuple[Any, ...] = value
+    elif isinstance(value, (list, tuple)):
+        ids = tuple(value[:cut])
+    else:
+        ids = tuple(itertools.islice(cast(Iterable[Any], value), cut))
+    try:
+        "".join(ids)
+    except TypeError:
+        for item in ids:
+            if not isinstance(item, str):
+                raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}") from None
     return ids
 
 

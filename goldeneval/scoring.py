@@ -291,7 +291,7 @@ def score_answers(
         protocol_head=raw_limit(),
         defined="judged",
     )
-    kept = columnar.collapse(coded.rankings, depth)
+    kept = coded.kept(depth)
     if not ok.all():  # an error keeps no documents, whatever it returned before failing
         kept = _without(kept, ~ok)
     forms = [question.form.value for question in questions]
@@ -331,9 +331,18 @@ class CodedRun:
     documents: np.ndarray
     """The document id of each code (an object array)."""
 
+    collapsed: dict[int | None, columnar.Rankings] = field(default_factory=dict, compare=False, repr=False)
+    """:meth:`kept` by depth, computed once (the evaluator's over-fetch and its scoring both read it)."""
+
+    def kept(self, depth: int | None) -> columnar.Rankings:
+        """Each ranking's distinct documents, at most ``depth`` of them."""
+        if depth not in self.collapsed:
+            self.collapsed[depth] = columnar.collapse(self.rankings, depth)
+        return self.collapsed[depth]
+
     def distinct(self, depth: int) -> np.ndarray:
         """Distinct documents of each ranking, counted up to ``depth``."""
-        return np.diff(columnar.collapse(self.rankings, depth).offsets)
+        return np.diff(self.kept(depth).offsets)
 
 
 def code_run(
