@@ -350,33 +350,45 @@ def code_run(
 ) -> CodedRun:
     """The run as columnar arrays: rankings of document codes (raw ids mapped and coded),
     the judgements on the same codes, and the document id of each code."""
-    lengths = np.fromiter((len(r) for r in returned), dtype=np.int64, count=len(returned))
+    lengths = np.fromiter(map(len, returned), dtype=np.int64, count=len(returned))
     offsets = np.zeros(len(returned) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    # Code the raw ids with two C-level passes over them (a dict of the distinct ids, then a
-    # lookup per id; Python strings cache their hash), then map each distinct id once.
-    raw_index = {raw_id: code for code, raw_id in enumerate(dict.fromkeys(itertools.chain.from_iterable(returned)))}
-    raw_codes = np.fromiter(
-        map(raw_index.__getitem__, itertools.chain.from_iterable(returned)), dtype=np.int64, count=int(offsets[-1])
+    total = int(offsets[-1])
+    # Code the raw ids in one C-level pass: ``setdefault`` keeps each id's first position, and
+    # the positions of first occurrences, in order, become the dense codes.  Python strings
+    # cache their hash, so a pass costs one dictionary probe per id.
+    first_seen: dict[str, int] = {}
+    first = np.fromiter(
+        map(first_seen.setdefault, itertools.chain.from_iterable(returned), itertools.count()),
+        dtype=np.int64,
+        count=total,
     )
+    dense = np.empty(total, dtype=np.int64)
+    dense[np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))] = np.arange(len(first_seen))
+    raw_codes = dense[first]
     code_of: dict[str, int] = {}
     raw_to_doc = np.fromiter(
-        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in raw_index),
+        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in first_seen),
         dtype=np.int64,
-        count=len(raw_index),
+        count=len(first_seen),
     )
     rankings = columnar.Rankings(offsets, raw_to_doc[raw_codes])
+    # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
+    # unless the question grades it.
+    expected = [sorted(question.expected) for question in questions]
     judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
-    judged_codes: list[int] = []
-    grades: list[int] = []
-    for i, question in enumerate(questions):
-        for doc_id, grade in question.judgements.items():
-            judged_codes.append(code_of.setdefault(doc_id, len(code_of)))
-            grades.append(grade)
-        judged_offsets[i + 1] = len(judged_codes)
-    judgements = columnar.Judgements(
-        judged_offsets, np.asarray(judged_codes, dtype=np.int64), np.asarray(grades, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, expected), dtype=np.int64, count=len(expected)), out=judged_offsets[1:])
+    judged_codes = np.fromiter(
+        (code_of.setdefault(doc_id, len(code_of)) for doc_id in itertools.chain.from_iterable(expected)),
+        dtype=np.int64,
+        count=int(judged_offsets[-1]),
     )
+    grades = np.ones(judged_codes.size, dtype=np.int64)
+    for i, question in enumerate(questions):
+        if question.grades:
+            start = int(judged_offsets[i])
+            grades[start : start + len(expected[i])] = [question.grades.get(doc_id, 1) for doc_id in expected[i]]
+    judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
     documents = np.empty(len(code_of), dtype=object)
     documents[:] = list(code_of)
     return CodedRun(rankings, judgements, documents)
