@@ -128,7 +128,7 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
         )
     measured = np.zeros(len(questions), dtype=np.bool_)
     for values in questions.metrics.values():
-        measured |= np.fromiter((v is not None for v in values), dtype=np.bool_, count=len(values))
+        measured |= ~np.isnan(np.asarray(values, dtype=np.float64))  # None (undefined) becomes NaN
     no_answer = [questions.id[i] for i in scored if not measured[i]]
     reached = [(i, questions.depth[i]) for i in scored]
     short_depths = {questions.id[i]: d for i, d in reached if depth is not None and d is not None and d < depth}
