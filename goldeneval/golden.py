@@ -13,10 +13,13 @@ question (position and id) and the field.
 from __future__ import annotations
 
 import json
+import operator
 import reprlib
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +106,7 @@ class GoldenQuestion(BaseModel):
     @field_validator("expected", mode="before")
     @classmethod
     def _no_repeated_ids(cls, value: Any) -> Any:
-        if isinstance(value, list | tuple):
+        if isinstance(value, list | tuple) and len(value) > 1:  # one id cannot repeat: most questions
             ids = [v for v in value if isinstance(v, str)]
             if len(set(ids)) == len(ids):  # the common case: no Counter needed
                 return value
@@ -205,9 +208,28 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     JSONL holds one question object per line; an optional first line
     ``{"set": {"id": ..., "description": ..., "corpus": ...}}`` names the set, else the
     file name (without suffix) is its id.
+
+    A JSONL file is first tried on a fast path (:func:`_load_jsonl_fast`) that accepts only
+    what the checked path accepts, to the same model; anything else takes the checked path,
+    which names the file, line or question and field of the first problem.
     """
     path = Path(path)
-    raw = _read_document(path)
+    suffix = path.suffix.lower()
+    if suffix not in SET_FILE_SUFFIXES:
+        raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
+    text = _read_text(path)
+    loaded = _load_jsonl_fast(path, text) if suffix == ".jsonl" else None
+    if loaded is None:
+        loaded = _load_checked(path, suffix, text)
+    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
+        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    return loaded
+
+
+def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:
+    """Parse and validate ``text`` step by step, so that the first problem is reported with
+    the file, the line or question, and the field."""
+    raw = _parse_document(path, suffix, text)
     if not isinstance(raw, Mapping):
         found = "an empty document" if raw is None else type(raw).__name__
         raise GoldenSetError(path, f"expected a mapping with 'id' and 'questions', found {found}")
@@ -230,11 +252,7 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
-def _read_document(path: Path) -> Any:
-    suffix = path.suffix.lower()
-    if suffix not in SET_FILE_SUFFIXES:
-        raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
-    text = _read_text(path)
+def _parse_document(path: Path, suffix: str, text: str) -> Any:
     if suffix in (".yaml", ".yml"):
         try:
             return _unicode_only(path, load_yaml(text))
@@ -245,16 +263,32 @@ def _read_document(path: Path) -> Any:
             return _unicode_only(path, json.loads(text))
         except json.JSONDecodeError as exc:
             raise GoldenSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
+            raise GoldenSetError(path, f"cannot read the JSON: {_unreadable(exc)}") from None
     return _unicode_only(path, _read_jsonl(path, text))
+
+
+def _unreadable(exc: ValueError | RecursionError) -> str:
+    """What ``json.loads`` could not convert, in the author's words."""
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    return one_line(str(exc), MAX_QUOTED_PROBLEM)
+
+
+def _is_text(document: Any) -> bool:
+    """False when ``document`` holds a lone surrogate (from an escape such as ``"\\ud83d"``)."""
+    try:
+        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _unicode_only(path: Path, document: Any) -> Any:
     """Refuse escaped lone surrogates (``"\\ud83d"``): valid escapes, but not text that can be
     encoded, digested or stored."""
-    try:
-        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
-    except UnicodeEncodeError:
-        raise GoldenSetError(path, "holds an escaped lone surrogate (such as \\ud83d), which is not text") from None
+    if not _is_text(document):
+        raise GoldenSetError(path, "holds an escaped lone surrogate (such as \\ud83d), which is not text")
     return document
 
 
@@ -268,6 +302,8 @@ def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
             raise GoldenSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:
+            raise GoldenSetError(path, f"line {lineno}: cannot read the JSON: {_unreadable(exc)}") from None
         if not questions and isinstance(item, dict) and set(item) == {"set"}:
             if not isinstance(item["set"], dict):
                 raise GoldenSetError(path, f"line {lineno}: 'set' must be an object")
@@ -275,6 +311,69 @@ def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
             continue
         questions.append(item)
     return {**header, "questions": questions}
+
+
+_QUESTION_FROM_JSON = GoldenQuestion.__pydantic_validator__.validate_json
+"""pydantic-core's validator of one question from its JSON text: parsing and validation in
+one call, with no Python dict in between and without ``model_validate_json``'s Python wrapper."""
+
+
+def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
+    """The set that JSONL ``text`` holds when the file is valid, else None.
+
+    The checked path is slow on a large set: a Python dict per question from ``json.loads``,
+    ``model_validate`` per question, the whole set validated again, and the whole document
+    serialised once more to find lone surrogates.  Here each question line is parsed and
+    validated in one pydantic-core call, and the set's own fields are validated on a
+    one-question shell that then takes all the questions: their one set-level rule, unique
+    ids, is checked here (a new one must be added here too).
+
+    It returns a set only where the checked path returns an equal one, and None for
+    anything else, so that the checked path finds and words the problem.  pydantic-core's
+    JSON parser refuses what ``json.loads`` refuses or the model rejects (lone surrogate
+    escapes, control characters in strings, a line holding less or more than one value, ...)
+    and decodes the rest alike; the checks the checked path adds (header lines, duplicate
+    ids, the set's fields, integer length) are repeated.  tests/test_golden_fast_path.py
+    compares the two paths.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    header: dict[str, Any] = {"id": path.stem}
+    try:
+        start = 0
+        while start < len(lines):
+            item = json.loads(lines[start])
+            if not (isinstance(item, dict) and set(item) == {"set"}):
+                break
+            if not isinstance(item["set"], dict):
+                return None
+            header = {**header, **item["set"]}
+            start += 1
+        questions = [_QUESTION_FROM_JSON(line) for line in islice(lines, start, None)]
+    except Exception:  # every failure, whatever its kind, is the checked path's to report
+        return None
+    header.pop("questions", None)  # the checked path, too, takes the questions from the lines
+    if not questions or not _is_text(header) or not _unique_ids(questions) or not _grades_json_loads_reads(questions):
+        return None
+    try:
+        shell = GoldenQuestionSet.model_validate({**header, "questions": questions[:1]})
+    except ValidationError:
+        return None
+    return shell.model_copy(update={"questions": tuple(questions)})
+
+
+def _unique_ids(questions: list[GoldenQuestion]) -> bool:
+    return len(set(map(operator.attrgetter("id"), questions))) == len(questions)
+
+
+def _grades_json_loads_reads(questions: list[GoldenQuestion]) -> bool:
+    """False when a grade has more digits than ``json.loads`` converts
+    (``sys.get_int_max_str_digits()``): the checked path fails on it, pydantic-core does not."""
+    limit = sys.get_int_max_str_digits()
+    graded = list(filter(None, map(operator.attrgetter("grades"), questions)))
+    if not limit or not graded:
+        return True
+    bound = 10**limit
+    return all(grade < bound for grades in graded for grade in grades.values())
 
 
 MAX_QUOTED_FIELD = 60
@@ -327,13 +426,10 @@ def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
         raise GoldenSetError(path, "must hold at least one question", field="questions")
     header = {key: value for key, value in raw.items() if key != "questions"}
     try:
-        loaded = GoldenQuestionSet.model_validate({**header, "questions": questions})
+        return GoldenQuestionSet.model_validate({**header, "questions": questions})
     except ValidationError as exc:
         error = exc.errors()[0]
         raise GoldenSetError(path, _problem(error), field=_field_name(error["loc"])) from None
-    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
-        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
-    return loaded
 
 
 def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[GoldenQuestion]:

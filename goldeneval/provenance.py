@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import math
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -255,8 +256,10 @@ def retriever_provenance(retriever: object, source: str = "retriever") -> Proven
 
 
 def _nfc(value: str) -> str:
-    # Most text is NFC already, and the check is several times cheaper than normalising.
-    return value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
+    # ASCII is NFC (a flag CPython keeps: no scan).  ``normalize`` itself returns NFC text as it
+    # is after a quick check, and normalises the rest once (``is_normalized`` first would
+    # normalise it twice).
+    return value if value.isascii() else unicodedata.normalize("NFC", value)
 
 
 def _question_record(question: GoldenQuestion) -> list[Any]:
@@ -273,11 +276,48 @@ def _question_record(question: GoldenQuestion) -> list[Any]:
 
 
 def _canonical_json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _canonical_text(value).encode("utf-8")
+
+
+def _canonical_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+_LABEL_FIELDS = operator.attrgetter("id", "text", "form", "hard_class", "expected", "grades")
+
+
+def _label_text_as_written(questions: Iterable[GoldenQuestion]) -> str:
+    """The canonical encoding (as text) of ``questions`` with their strings as they are:
+    the canonical encoding itself when every string is NFC.
+
+    Built with as little Python per question as possible: a C getter, tuples (which JSON
+    writes as arrays), one sort by a C key.  ``form`` is a ``StrEnum``: JSON writes its value.
+    """
+    records = [
+        (qid, text, form, hard_class, sorted(expected), dict(sorted(grades.items())))
+        if grades
+        else (qid, text, form, hard_class, sorted(expected))
+        for qid, text, form, hard_class, expected, grades in map(_LABEL_FIELDS, questions)
+    ]
+    records.sort(key=operator.itemgetter(0))
+    return _canonical_text({"version": LABEL_DIGEST_VERSION, "questions": records})
 
 
 def canonical_label_encoding(questions: Iterable[GoldenQuestion]) -> bytes:
-    """The versioned canonical encoding the label digest hashes (docs/label-digest.md)."""
+    """The versioned canonical encoding the label digest hashes (docs/label-digest.md).
+
+    Normalising string by string was most of the cost of a large set, and nearly always a
+    no-op.  So the encoding is first written with the strings as they are.  When that text
+    is NFC (at once when it is ASCII), every string in it is, and it is the encoding: each
+    string lies between quotes, which never compose or reorder with a neighbour, and JSON's
+    escapes replace only ASCII characters that do neither.  Otherwise (rare: decomposed
+    text, or an escape such as ``\\n`` before a combining mark) it is rebuilt string by
+    string.
+    """
+    questions = tuple(questions)
+    text = _label_text_as_written(questions)
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        return text.encode("utf-8")
     records = sorted((_question_record(q) for q in questions), key=lambda record: record[0])
     return _canonical_json({"version": LABEL_DIGEST_VERSION, "questions": records})
 
