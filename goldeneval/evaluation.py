@@ -210,8 +210,8 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
     questions = scored.questions
     return QuestionColumns.model_construct(
         id=[q.id for q in questions],
-        form=[q.form.value for q in questions],
-        hard_class=[q.hard_class for q in questions],
+        form=scored.forms,
+        hard_class=scored.hard_classes,
         depth=depth,
         top1_hit=top1,
         top3_hit=top3,

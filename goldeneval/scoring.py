@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -38,7 +39,7 @@ from typing import overload
 import numpy as np
 
 from goldeneval import columnar
-from goldeneval.golden import GoldenQuestion
+from goldeneval.golden import GoldenQuestion, QuestionForm
 from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics
 
 __all__ = [
@@ -75,6 +76,8 @@ SCORING_PROTOCOL_REVISION = "retrieval-hit-rate/v1"
 GRADER_ID = "retrieval_hit_rate"
 """The store's grader column for retrieval runs (keeps them apart from prompt grading)."""
 DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
+_FORM_VALUES = {form: form.value for form in QuestionForm}
+"""Each form's value, looked up without the enum's descriptor (once per question)."""
 NO_HARD_CLASS = "(none)"
 """Breakdown key of questions without a hard class."""
 
@@ -202,6 +205,8 @@ class ScoredAnswers(Sequence[QuestionResult]):
     """Each question's distinct documents to the measurement depth, as codes (none for an error)."""
     documents: np.ndarray
     """The document id of each code (an object array)."""
+    forms: list[str]
+    hard_classes: list[str | None]
     aggregates: Aggregates
 
     def __len__(self) -> int:
@@ -294,8 +299,8 @@ def score_answers(
     kept = coded.kept(depth)
     if not ok.all():  # an error keeps no documents, whatever it returned before failing
         kept = _without(kept, ~ok)
-    forms = [question.form.value for question in questions]
-    hard_classes = [question.hard_class for question in questions]
+    forms = [_FORM_VALUES[form] for form in map(operator.attrgetter("form"), questions)]
+    hard_classes = list(map(operator.attrgetter("hard_class"), questions))
     aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, scores.metrics)
     return ScoredAnswers(
         questions=questions,
@@ -308,6 +313,8 @@ def score_answers(
         metrics=scores.metrics,
         kept=kept,
         documents=coded.documents,
+        forms=forms,
+        hard_classes=hard_classes,
         aggregates=aggregates,
     )
 
