@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
+from goldeneval.collector import plugin_collections
 from goldeneval.errors import one_line
 from goldeneval.retrievers.base import Retriever
 
@@ -302,6 +303,7 @@ def _next_finished(pool: _Pool, in_flight: list[_Task], timeout_s: float | None)
 # ---------------------------------------------------------------------------------- asking
 
 
+@plugin_collections()  # the retriever's own garbage is collected as usual (goldeneval.collector)
 def ask_all(
     retriever: Retriever,
     texts: Sequence[str],

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from goldeneval.collector import fewer_collections
+from goldeneval.collector import fewer_collections, plugin_collections
 from goldeneval.comparison import Baseline, compare_with_history, resolve_pinned_baseline
 from goldeneval.corpus import Corpus, load_corpus
 from goldeneval.errors import InputError, one_line
@@ -109,7 +109,8 @@ def evaluate(
         options=spec.options,
         golden_set=golden_set,
     )
-    retriever = build_retriever(spec.retriever_id, context)
+    with plugin_collections():
+        retriever = build_retriever(spec.retriever_id, context)
     run = evaluate_retrieval(
         golden_set,
         retriever,

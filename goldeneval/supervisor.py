@@ -22,7 +22,6 @@ Where ``os.fork`` does not exist (Windows) the command runs unsupervised.
 
 from __future__ import annotations
 
-import atexit
 import os
 import signal
 import sys
@@ -68,23 +67,7 @@ def _child(command: Callable[[], int], write_end: int) -> NoReturn:  # pragma: n
     # has finished, whatever happens next.
     os.write(write_end, str(code).encode())
     os.close(write_end)
-    _exit_without_teardown(code)
-
-
-def _exit_without_teardown(code: int) -> NoReturn:  # pragma: no cover - runs in the child
-    """End the child as the interpreter would, less freeing its heap object by object.
-
-    The atexit handlers run (logging's flush, plug-ins' clean-ups, temporary folders) and
-    the standard streams are flushed; only the interpreter's teardown is skipped, which for
-    a 100,000-question run means half a second of freeing objects the kernel is about to
-    reclaim anyway."""
-    try:
-        atexit._run_exitfuncs()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            with suppress(Exception):
-                stream.flush()
-        os._exit(code)
+    sys.exit(code)
 
 
 def _code_of(exc: SystemExit) -> int:

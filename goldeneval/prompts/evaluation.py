@@ -22,6 +22,7 @@ from datetime import datetime
 from statistics import fmean
 from typing import Literal
 
+from goldeneval.collector import plugin_collections
 from goldeneval.errors import one_line
 from goldeneval.privacy import PrivacyMode
 from goldeneval.prompts.details import (
@@ -287,5 +288,6 @@ class EvaluationService:
                            error=grading.error, **common)  # fmt: skip
         return _detail(task, answer, latency_ms, status="ok", passed=grading.passed, score=grading.score, **common)
 
+    @plugin_collections()  # models and graders are plug-in code (goldeneval.collector)
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[PromptDetail]:
         return [self.evaluate(task) for task in (tasks if progress is None else progress(tasks))]
