@@ -127,7 +127,15 @@ class DocumentColumns(_Record):
     count: int = Field(ge=0)
     codes: str
     _raw: bytes | None = PrivateAttr(default=None)
-    """The codes as 32-bit integers (bytes, not an array, so that models compare with ``==``)."""
+    """The codes as 32-bit integers, once decoded."""
+    _where: str = PrivateAttr(default="details")
+    """What a decoding error names (the run, when read from the store)."""
+
+    def __eq__(self, other: object) -> bool:
+        """The stored fields only: whether the codes were decoded yet does not matter."""
+        if not isinstance(other, DocumentColumns):
+            return NotImplemented
+        return (self.vocabulary, self.count, self.codes) == (other.vocabulary, other.count, other.codes)
 
     @classmethod
     def encode(cls, vocabulary: list[str], codes: np.ndarray) -> DocumentColumns:
@@ -158,14 +166,16 @@ class DocumentColumns(_Record):
             packed = pa.Codec(_CODEC).decompress(compressed, decompressed_size=self.count * width, asbytes=True)
             if len(packed) != self.count * width:
                 raise ValueError(f"{len(packed)} bytes for {self.count} codes of {width} bytes")
-        except (ValueError, OSError, pa.ArrowException) as exc:
-            raise StoreError(f"details field 'questions.documents.codes': cannot be decoded: {exc}") from None
+        except (ValueError, OSError, MemoryError, pa.ArrowException) as exc:
+            raise StoreError(
+                f"{self._where}: details field 'questions.documents.codes': cannot be decoded: {exc}"
+            ) from None
         full = np.zeros((self.count, 4), dtype=np.uint8)
         full[:, :width] = np.frombuffer(packed, dtype=np.uint8).reshape(self.count, width)
         codes = full.view("<u4").reshape(self.count)
         if codes.size and int(codes.max()) >= len(self.vocabulary):
             raise StoreError(
-                f"details field 'questions.documents.codes': code {int(codes.max())} is outside "
+                f"{self._where}: details field 'questions.documents.codes': code {int(codes.max())} is outside "
                 f"the vocabulary of {len(self.vocabulary)}"
             )
         return codes.tobytes()
@@ -206,17 +216,41 @@ class QuestionColumns(_Record):
         for name, values in columns.items():
             if len(values) != count:
                 raise ValueError(f"{name}: {len(values)} entries for {count} questions")
+        # An error has no depth and no verdicts; a scored question has all three.  (The depths
+        # also split the documents among the questions: a wrong one would move documents.)
+        failed = [status == "error" for status in self.status]
+        for name in ("depth", "top1_hit", "top3_hit"):
+            missing = [value is None for value in getattr(self, name)]
+            if missing != failed:
+                i = next(i for i, (m, f) in enumerate(zip(missing, failed, strict=True)) if m != f)
+                state = "an error" if failed[i] else "scored"
+                raise ValueError(
+                    f"{name}: question {self.id[i]!r} is {state} but its {name} is {getattr(self, name)[i]!r}"
+                )
+        if any(depth is not None and depth < 0 for depth in self.depth):
+            raise ValueError("depth: a depth below 0")
         if self.documents is not None:
             stored, expected = self.documents.count, int(self.document_counts().sum())
             if stored != expected:
                 raise ValueError(f"documents.count: {stored} codes where depth adds up to {expected}")
         return self
 
+    _counts: np.ndarray | None = PrivateAttr(default=None)
+    """Documents per question where the depth does not say (records before format 3)."""
+
+    def __eq__(self, other: object) -> bool:
+        """The fields only (not what was derived from them)."""
+        if not isinstance(other, QuestionColumns):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in QuestionColumns.model_fields)
+
     def __len__(self) -> int:
         return len(self.id)
 
     def document_counts(self) -> np.ndarray:
         """How many documents each question has stored (its depth; none for an error)."""
+        if self._counts is not None:
+            return self._counts
         return np.fromiter((d or 0 for d in self.depth), dtype=np.int64, count=len(self.depth))
 
     def document_lists(self) -> list[list[str]] | None:
@@ -272,12 +306,11 @@ class QuestionColumns(_Record):
             index: dict[str, int] = {}
             codes = [index.setdefault(doc, len(index)) for row in rows for doc in row.documents or ()]
             documents = DocumentColumns.encode(list(index), np.asarray(codes, dtype=np.int64))
-        return cls.model_construct(
+        made = cls.model_construct(
             id=[row.id for row in rows],
             form=[row.form for row in rows],
             hard_class=[row.hard_class for row in rows],
-            # Before format 3 the depth was not stored: the documents kept are what was reached.
-            depth=[row.depth if row.depth is not None or not row.scored else len(row.documents or ()) for row in rows],
+            depth=[row.depth for row in rows],
             top1_hit=[row.top1_hit for row in rows],
             top3_hit=[row.top3_hit for row in rows],
             latency_ms=[row.latency_ms for row in rows],
@@ -286,6 +319,9 @@ class QuestionColumns(_Record):
             metrics={name: [row.metrics.get(name) for row in rows] for name in names},
             documents=documents,
         )
+        # Before format 3 the depth was not stored: each record's documents say how many it has.
+        made._counts = np.fromiter((len(row.documents or ()) for row in rows), dtype=np.int64, count=len(rows))
+        return made
 
     def without_content(self) -> QuestionColumns:
         """The ``metadata_only`` form: no document ids, errors reduced to their class."""
@@ -346,6 +382,12 @@ class RetrievalDetails(_Record):
         if columnar != (self.format_version >= COLUMNAR_FORMAT_VERSION):
             shape = "columns" if columnar else "a list of records"
             raise ValueError(f"questions: format {self.format_version} does not hold {shape}")
+        if isinstance(self.questions, QuestionColumns) and self.measurement_depth is not None:
+            deepest = max((d for d in self.questions.depth if d is not None), default=0)
+            if deepest > self.measurement_depth:
+                raise ValueError(
+                    f"questions.depth: {deepest} is deeper than the measurement depth {self.measurement_depth}"
+                )
         return self
 
     @cached_property
@@ -392,7 +434,6 @@ class RetrievalDetails(_Record):
             "id": columns.id,
             "form": columns.form,
             "hard_class": columns.hard_class,
-            "documents": columns.document_lists() or [None] * len(columns),
             "depth": columns.depth,
             "top1_hit": columns.top1_hit,
             "top3_hit": columns.top3_hit,
@@ -400,7 +441,13 @@ class RetrievalDetails(_Record):
             "status": columns.status,
             "error": columns.error,
         }
-        frame.update({f"metric:{name}": values for name, values in columns.metrics.items()})
+        documents = columns.document_lists()
+        if documents is not None:  # withheld (metadata_only): no column, as a record leaves the field out
+            frame["documents"] = documents
+        # A record names only the metrics defined for it: a metric defined for no question has no column.
+        frame.update(
+            {f"metric:{name}": values for name, values in columns.metrics.items() if any(v is not None for v in values)}
+        )
         return pd.DataFrame(frame)
 
 
@@ -413,7 +460,7 @@ def parse_details_json(text: str | bytes, where: str) -> RunDetails:
     """:func:`parse_details` of the stored JSON text, parsed and validated in one pass (no
     Python dict per value: a 100,000-question run reads several times faster)."""
     try:
-        return RetrievalDetails.model_validate_json(text)
+        return _read_from(RetrievalDetails.model_validate_json(text), where)
     except ValidationError:
         # Prompt and answer details (``kind``), or invalid details: the dispatching path,
         # which also words the error.
@@ -425,8 +472,15 @@ def parse_details(raw: Any, where: str) -> RunDetails:
     try:
         if isinstance(raw, dict) and raw.get("kind") in ("prompts", "answers"):
             return PromptDetails.model_validate(raw)
-        return RetrievalDetails.model_validate(raw)
+        return _read_from(RetrievalDetails.model_validate(raw), where)
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(part) for part in error["loc"]) or "(details)"
         raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
+
+
+def _read_from(details: RetrievalDetails, where: str) -> RetrievalDetails:
+    """``details`` read from ``where``: documents decoded later (when first read) name it in an error."""
+    if isinstance(details.questions, QuestionColumns) and details.questions.documents is not None:
+        details.questions.documents._where = where
+    return details

@@ -180,7 +180,7 @@ def score_question(
     return result
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ScoredAnswers(Sequence[QuestionResult]):
     """A scored run as the arrays it was scored from: the verdicts, the metrics and the
     distinct documents kept, and the aggregates taken from the same arrays.
@@ -219,10 +219,20 @@ class ScoredAnswers(Sequence[QuestionResult]):
     def __getitem__(self, index: int) -> QuestionResult: ...
 
     @overload
-    def __getitem__(self, index: slice) -> list[QuestionResult]: ...
+    def __getitem__(self, index: slice) -> tuple[QuestionResult, ...]: ...
 
-    def __getitem__(self, index: int | slice) -> QuestionResult | list[QuestionResult]:
+    def __getitem__(self, index: int | slice) -> QuestionResult | tuple[QuestionResult, ...]:
         return self.results[index]
+
+    def __eq__(self, other: object) -> bool:
+        """As the tuple of its results (the arrays behind them are how, not what)."""
+        if isinstance(other, ScoredAnswers):
+            other = other.results
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return self.results == other
+
+    __hash__ = None  # type: ignore[assignment]  # its results hold dicts: not hashable
 
     @property
     def reached(self) -> np.ndarray:
@@ -230,7 +240,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
         return np.diff(self.kept.offsets)
 
     @cached_property
-    def results(self) -> list[QuestionResult]:
+    def results(self) -> tuple[QuestionResult, ...]:
         kept_ids = self.documents[self.kept.codes].tolist()
         bounds = self.kept.offsets.tolist()
         top1, top3 = self.top1.tolist(), self.top3.tolist()
@@ -257,7 +267,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
                     judged=bool(question.expected),
                 )
             )
-        return results
+        return tuple(results)
 
 
 def score_answers(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Sequence
@@ -163,6 +164,21 @@ def _with(path: str, value: Any) -> dict[str, Any]:
         ),
         (_with("questions.status", lambda s: [*s[:-1], "maybe"]), "questions.columns.status.3", "'ok' or 'error'"),
         (_with("format_version", 3), "(details)", "questions: format 3 does not hold columns"),
+        (_with("questions.depth", lambda d: [d[0], d[1], 1, d[3]]), "questions.columns", "'q2' is an error but"),
+        (_with("questions.top1_hit", lambda h: [None, *h[1:]]), "questions.columns", "'q0' is scored but its top1"),
+        (_with("questions.depth", lambda d: [-1, d[1] + 1, *d[2:]]), "questions.columns", "a depth below 0"),
+        (
+            _with(  # consistent with the count: only the measurement depth bounds what is decoded
+                "questions",
+                lambda q: {
+                    **q,
+                    "depth": [10**12, *q["depth"][1:]],
+                    "documents": {**q["documents"], "count": 10**12 + sum(d or 0 for d in q["depth"][1:])},
+                },
+            ),
+            "(details)",
+            "questions.depth: 1000000000000 is deeper than the measurement depth 100",
+        ),
     ],
 )
 def test_broken_columns_are_refused_naming_the_field(broken: dict[str, Any], field: str, problem: str) -> None:
@@ -192,7 +208,7 @@ def test_documents_that_cannot_be_decoded_fail_when_read(codes: Any, problem: st
     them); what cannot be decoded is a store error naming the field, never wrong documents."""
     details = parse_details(_with("questions.documents.codes", codes), "run r1")
     assert isinstance(details, RetrievalDetails) and details.hits("top1_hit")  # the verdicts still read
-    with pytest.raises(StoreError, match=f"details field 'questions.documents.codes': {problem}"):
+    with pytest.raises(StoreError, match=f"^run r1: details field 'questions.documents.codes': {problem}"):
         details.columns.document_lists()
 
 
@@ -202,3 +218,40 @@ def test_codes_round_trip_at_every_width(size: int) -> None:
     vocabulary = [f"d{i}" for i in range(size)] if size < 100_000 else [""] * size
     stored = DocumentColumns.model_validate_json(DocumentColumns.encode(vocabulary, codes).model_dump_json())
     assert stored.decoded().tolist() == codes.tolist()
+
+
+def test_documents_compare_equal_whether_or_not_they_were_decoded() -> None:
+    written = evaluate_retrieval(GOLDEN, _Deep(), "deep").details()
+    read = parse_details_json(written.to_json_text(), "run r1")
+    assert read == written
+    assert isinstance(read, RetrievalDetails) and read.columns.document_lists() is not None
+    assert read == written and written == read
+
+
+def test_a_dataframe_has_the_columns_the_records_have() -> None:
+    """metadata_only: no documents column; a metric no question has: no column."""
+    withheld = evaluate_retrieval(GOLDEN, _Deep(), "deep").details(PrivacyMode.METADATA_ONLY).to_dataframe()
+    assert "documents" not in withheld.columns and "metric:mrr@10" in withheld.columns
+
+    class _Fails:
+        def retrieve(self, question: str, limit: int) -> Sequence[str]:
+            raise RuntimeError("down")
+
+    failed = evaluate_retrieval(GOLDEN, _Fails(), "down").details().to_dataframe()
+    assert not [column for column in failed.columns if column.startswith("metric:")]
+    assert list(failed["status"]) == ["error"] * 4
+
+
+def test_records_before_format_3_keep_an_unknown_depth() -> None:
+    rows = [q.model_copy(update={"depth": None}) for q in _records_of(evaluate_retrieval(GOLDEN, _Mixed(), "mixed"))]
+    columns = QuestionColumns.from_rows(rows)
+    assert columns.depth == [None] * 4
+    assert columns.document_lists() == [q.documents for q in rows]
+
+
+def test_a_run_compares_and_copies_as_before() -> None:
+    """The evaluator's lazily built results behave as the tuple they were."""
+    run = evaluate_retrieval(GOLDEN, _Deep(), "deep")
+    assert copy.deepcopy(run) == run
+    assert run.results == tuple(run.results) and isinstance(run.results[1:3], tuple)
+    assert dataclasses.replace(run, results=tuple(run.results)) == run
