@@ -215,7 +215,7 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         depth=depth,
         top1_hit=top1,
         top3_hit=top3,
-        latency_ms=np.round(np.asarray(scored.latency_ms, dtype=np.float64), 3).tolist(),
+        latency_ms=[round(ms, 3) for ms in scored.latency_ms],  # Python's correctly rounded round, as records have
         status=["ok" if error is None else "error" for error in scored.errors],
         error=list(scored.errors),
         metrics=metrics,
