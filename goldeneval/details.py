@@ -60,6 +60,7 @@ __all__ = [
     "RunDetails",
     "parse_details",
     "parse_details_json",
+    "read_verdicts",
 ]
 
 DETAILS_FORMAT_VERSION = 4
@@ -410,12 +411,7 @@ class RetrievalDetails(_Record):
 
     def verdicts(self, column: Literal["top1_hit", "top3_hit"]) -> tuple[list[str], np.ndarray]:
         """The scored questions' ids in set order and their verdicts (what a comparison pairs)."""
-        columns = self.columns
-        values = getattr(columns, column)
-        if None not in values:  # no error: the columns as they are
-            return columns.id, np.asarray(values, dtype=np.bool_)
-        kept = [i for i, value in enumerate(values) if value is not None]
-        return [columns.id[i] for i in kept], np.asarray([values[i] for i in kept], dtype=np.bool_)
+        return _scored(self.columns.id, getattr(self.columns, column))
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -449,6 +445,58 @@ class RetrievalDetails(_Record):
             {f"metric:{name}": values for name, values in columns.metrics.items() if any(v is not None for v in values)}
         )
         return pd.DataFrame(frame)
+
+
+class _VerdictColumns(BaseModel):
+    """Of format 4's question columns, only what a comparison pairs."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    id: list[str]
+    top1_hit: list[bool | None]
+    top3_hit: list[bool | None]
+
+    @model_validator(mode="after")
+    def _one_entry_per_question(self) -> Self:
+        for name in ("top1_hit", "top3_hit"):
+            if len(getattr(self, name)) != len(self.id):
+                raise ValueError(f"{name}: {len(getattr(self, name))} entries for {len(self.id)} questions")
+        return self
+
+
+class _StoredVerdicts(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    kind: str | None = None
+    format_version: int = 1
+    questions: Any = None
+
+
+def read_verdicts(text: str | bytes, where: str) -> dict[str, tuple[list[str], np.ndarray]] | None:
+    """The verdict columns of stored retrieval details (format 4), read without the rest.
+
+    A comparison pairs only the question ids and the top-1/top-3 verdicts of the earlier run;
+    parsing its other columns (latencies, every metric, the documents) cost more than the
+    comparison itself.  The columns read are validated; the rest is when the details are
+    read.  None for prompt and answer details and for formats before 4: read them whole."""
+    try:
+        stored = _StoredVerdicts.model_validate_json(text)
+        if stored.kind is not None or stored.format_version < COLUMNAR_FORMAT_VERSION:
+            return None
+        columns = _VerdictColumns.model_validate(stored.questions)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(["questions", *(str(part) for part in error["loc"])])
+        raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
+    return {name: _scored(columns.id, getattr(columns, name)) for name in ("top1_hit", "top3_hit")}
+
+
+def _scored(ids: list[str], values: list[bool | None]) -> tuple[list[str], np.ndarray]:
+    """The scored questions' ids and their verdicts (an error has none)."""
+    if None not in values:  # no error: the columns as they are
+        return ids, np.asarray(values, dtype=np.bool_)
+    kept = [i for i, value in enumerate(values) if value is not None]
+    return [ids[i] for i in kept], np.asarray([values[i] for i in kept], dtype=np.bool_)
 
 
 RunDetails = RetrievalDetails | PromptDetails

@@ -18,6 +18,7 @@ from typing import Literal
 from goldeneval.details import RunDetails
 from goldeneval.golden import QuestionForm
 from goldeneval.prompts.details import PromptDetails
+from goldeneval.scoring import GRADER_ID
 from goldeneval.stats import PairedComparison, Verdicts, paired_comparison
 from goldeneval.store import SliceRates, StoredRun
 
@@ -50,11 +51,13 @@ def rate_names(details: RunDetails) -> Mapping[str, str]:
     return PROMPT_RATE_NAMES if isinstance(details, PromptDetails) else RATE_NAMES
 
 
-def _paired_outcomes(details: RunDetails, column: str) -> Verdicts | None:
+def _paired_outcomes(run: StoredRun, column: str) -> Verdicts | None:
     """Per question (prompt) id, the binary outcome behind a rate; None for a mean score."""
-    if isinstance(details, PromptDetails):
-        return Verdicts.of(details.passes()) if column == "pass_rate" else None
-    return Verdicts(*details.verdicts(_HIT_KEYS[column]))
+    if run.grader != GRADER_ID:
+        details = run.details
+        if isinstance(details, PromptDetails):
+            return Verdicts.of(details.passes()) if column == "pass_rate" else None
+    return Verdicts(*run.verdicts(_HIT_KEYS[column]))
 
 
 def check_slice_key(key: str) -> str:
@@ -281,7 +284,7 @@ def detect_regression(
     names = rate_names(current.details)
     for column in _HIT_KEYS:
         prev, cur = getattr(previous, column), getattr(current, column)
-        before, now = _paired_outcomes(previous.details, column), _paired_outcomes(current.details, column)
+        before, now = _paired_outcomes(previous, column), _paired_outcomes(current, column)
         comparison = (
             paired_comparison(names[column], before, now, seed=seed) if before is not None and now is not None else None
         )

@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 from urllib.parse import unquote
 
 import duckdb
+import numpy as np
 from filelock import FileLock, Timeout
 
-from goldeneval.details import RetrievalDetails, RunDetails, parse_details_json
+from goldeneval.details import RetrievalDetails, RunDetails, parse_details_json, read_verdicts
 from goldeneval.errors import InputError, StoreError, one_line
 from goldeneval.provenance import PROVENANCE_FIELDS
 
@@ -354,6 +355,20 @@ class StoredRun:
         if self.details_json is None:
             raise StoreError(f"run {self.id}: its details were not loaded (use get_run)")
         return parse_details_json(self.details_json, f"run {self.id}")
+
+    @cached_property
+    def _stored_verdicts(self) -> dict[str, tuple[list[str], np.ndarray]] | None:
+        if "details" in self.__dict__ or self.details_json is None:  # parsed already, or not loaded
+            return None
+        return read_verdicts(self.details_json, f"run {self.id}")
+
+    def verdicts(self, column: Literal["top1_hit", "top3_hit"]) -> tuple[list[str], np.ndarray]:
+        """The scored questions' ids and their top-1 or top-3 verdicts, what a comparison pairs:
+        read from the stored columns alone unless the whole details were already read."""
+        light = self._stored_verdicts
+        if light is not None:
+            return light[column]
+        return self.retrieval_details.verdicts(column)
 
     @property
     def retrieval_details(self) -> RetrievalDetails:

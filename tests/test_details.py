@@ -6,7 +6,8 @@ import copy
 import dataclasses
 import json
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import pytest
@@ -18,12 +19,14 @@ from goldeneval.details import (
     RetrievalDetails,
     parse_details,
     parse_details_json,
+    read_verdicts,
 )
 from goldeneval.errors import StoreError
 from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.metrics import parse_metrics
 from goldeneval.privacy import PrivacyMode
+from goldeneval.store import ResultStore
 
 
 class _Mixed:
@@ -255,3 +258,40 @@ def test_a_run_compares_and_copies_as_before() -> None:
     assert copy.deepcopy(run) == run
     assert run.results == tuple(run.results) and isinstance(run.results[1:3], tuple)
     assert dataclasses.replace(run, results=tuple(run.results)) == run
+
+
+def test_a_comparison_reads_only_the_verdict_columns_of_the_earlier_run(tmp_path: Path) -> None:
+    """The earlier run's ids and verdicts are read without its other columns, and equal what
+    the whole details give; an error has no verdict on either path."""
+    store = ResultStore(tmp_path / "results.duckdb")
+    run = evaluate_retrieval(GOLDEN, _Mixed(), "mixed")
+    saved = store.save_run(run.to_record())
+    earlier = store.get_run(saved.id)
+    assert earlier is not None
+    columns: tuple[Literal["top1_hit", "top3_hit"], ...] = ("top1_hit", "top3_hit")
+    light = [earlier.verdicts(column) for column in columns]
+    assert "details" not in earlier.__dict__  # the whole details were not parsed
+    whole = earlier.retrieval_details
+    for column, (ids, verdicts) in zip(columns, light, strict=True):
+        expected_ids, expected = whole.verdicts(column)
+        assert ids == expected_ids == ["q0", "q1", "q3"] and verdicts.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    ("broken", "field"),
+    [
+        (_with("questions.top1_hit", lambda h: h[:-1]), "questions"),
+        (_with("questions.top3_hit", lambda h: ["yes?", *h[1:]]), "questions.top3_hit.0"),
+        (_with("questions", lambda q: {k: v for k, v in q.items() if k != "id"}), "questions.id"),
+    ],
+)
+def test_broken_verdict_columns_are_refused_naming_the_run_and_field(broken: dict[str, Any], field: str) -> None:
+    with pytest.raises(StoreError, match=f"^run r1: details field '{field}'"):
+        read_verdicts(json.dumps(broken), "run r1")
+
+
+def test_records_before_format_4_are_read_whole_for_their_verdicts() -> None:
+    rows = _records_of(evaluate_retrieval(GOLDEN, _Mixed(), "mixed"))
+    older = {**_stored(), "format_version": 3, "questions": [q.to_json() for q in rows]}
+    assert read_verdicts(json.dumps(older), "run r1") is None
+    assert read_verdicts(json.dumps({"kind": "prompts", "format_version": 4}), "run r1") is None
