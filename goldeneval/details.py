@@ -404,11 +404,6 @@ class RetrievalDetails(_Record):
             return self.questions.rows()
         return list(self.questions)
 
-    def hits(self, column: Literal["top1_hit", "top3_hit"]) -> dict[str, bool]:
-        """Per question id, the verdict of the scored questions (errors have none)."""
-        ids, verdicts = self.verdicts(column)
-        return dict(zip(ids, verdicts.tolist(), strict=True))
-
     def verdicts(self, column: Literal["top1_hit", "top3_hit"]) -> tuple[list[str], np.ndarray]:
         """The scored questions' ids in set order and their verdicts (what a comparison pairs)."""
         return _scored(self.columns.id, getattr(self.columns, column))

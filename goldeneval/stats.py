@@ -99,8 +99,8 @@ class Verdicts(NamedTuple):
 
 def paired_comparison(
     rate: str,
-    previous: Verdicts | Mapping[str, bool],
-    current: Verdicts | Mapping[str, bool],
+    previous: Verdicts,
+    current: Verdicts,
     *,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
@@ -110,7 +110,7 @@ def paired_comparison(
     Columnar: when both runs scored the same questions in the same order (the usual case:
     one set, no errors) the verdict arrays are compared as they are; otherwise they are
     paired by id.  The newly failing and passing ids are listed sorted either way."""
-    before, now = (v if isinstance(v, Verdicts) else Verdicts.of(v) for v in (previous, current))
+    before, now = previous, current
     if before.ids == now.ids:
         ids, was, became = np.asarray(before.ids, dtype=object), before.hits, now.hits
     else:

@@ -133,7 +133,8 @@ def test_records_of_an_older_format_convert_to_columns_and_back() -> None:
             "questions": [q.to_json() for q in rows],
         }
     )
-    assert older.hits("top1_hit") == {q.id: q.top1_hit for q in rows if q.top1_hit is not None}
+    ids, verdicts = older.verdicts("top1_hit")
+    assert dict(zip(ids, verdicts.tolist(), strict=True)) == {q.id: q.top1_hit for q in rows if q.top1_hit is not None}
     assert older.columns.rows() == older.question_rows() == rows
 
 
@@ -210,7 +211,7 @@ def test_documents_that_cannot_be_decoded_fail_when_read(codes: Any, problem: st
     """The codes are decoded when the documents are first read (a comparison never reads
     them); what cannot be decoded is a store error naming the field, never wrong documents."""
     details = parse_details(_with("questions.documents.codes", codes), "run r1")
-    assert isinstance(details, RetrievalDetails) and details.hits("top1_hit")  # the verdicts still read
+    assert isinstance(details, RetrievalDetails) and details.verdicts("top1_hit")[0]  # the verdicts still read
     with pytest.raises(StoreError, match=f"^run r1: details field 'questions.documents.codes': {problem}"):
         details.columns.document_lists()
 

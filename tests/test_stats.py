@@ -59,7 +59,9 @@ def test_the_bootstrap_interval_brackets_the_observed_difference() -> None:
 
 
 def test_a_paired_comparison_uses_only_questions_both_runs_scored() -> None:
-    comparison = paired_comparison("top-1", {"a": True, "b": True, "c": False}, {"a": False, "b": True})
+    comparison = paired_comparison(
+        "top-1", Verdicts.of({"a": True, "b": True, "c": False}), Verdicts.of({"a": False, "b": True})
+    )
     assert comparison is not None
     assert (comparison.questions, comparison.newly_failing, comparison.newly_passing) == (2, ("a",), ())
 
@@ -73,7 +75,7 @@ def test_a_single_question_has_an_interval() -> None:
     """A one-question set compared with its earlier run (scipy's bootstrap refuses one
     observation; counting discordant pairs needs none)."""
     assert bootstrap_interval([True], [False]) == (-1.0, -1.0)
-    comparison = paired_comparison("top-1", {"q": True}, {"q": True})
+    comparison = paired_comparison("top-1", Verdicts.of({"q": True}), Verdicts.of({"q": True}))
     assert comparison is not None and comparison.interval == (0.0, 0.0)
 
 
@@ -85,7 +87,7 @@ def test_aligned_verdicts_and_verdicts_paired_by_id_compare_the_same() -> None:
     aligned = paired_comparison("top-1", Verdicts(ids, before), Verdicts(ids, now))
     order = rng.permutation(500)
     shuffled = Verdicts([ids[i] for i in order], now[order])
-    by_id = paired_comparison("top-1", dict(zip(ids, before.tolist(), strict=True)), shuffled)
+    by_id = paired_comparison("top-1", Verdicts.of(dict(zip(ids, before.tolist(), strict=True))), shuffled)
     assert aligned == by_id
     assert aligned is not None and list(aligned.newly_failing) == sorted(
         q for q, b, n in zip(ids, before, now, strict=True) if b and not n
