@@ -96,8 +96,9 @@ PACKAGES = (
 ZERO_RETRIEVER = "benchmarks.zero_retriever:factory"
 SAMPLE_SET = "transit-sample"
 LARGE_REPEAT_LIMIT = 100_000
-"""Question counts above this are run once, not ``--repeats`` times (minutes each).  Up to
-100,000 every run is repeated: a single run on a shared 2-core machine varies by a second."""
+"""Question counts above this are measured in the first round of the overhead section only
+(minutes each).  Up to 100,000 every round measures them: a single run on a shared 2-core
+machine varies by a second."""
 STARTUP_QUESTIONS = 10
 """The smallest set of the overhead section, whose time stands for the start-up cost.  (Not 1: a
 1-question run compared with an earlier one fails in scipy's bootstrap, which needs two.)"""
@@ -383,56 +384,146 @@ def _zero_run(set_path: Path, store: Path, cache: Path, timing: Path, log: Path,
     return {**asdict(result), "retriever_factory_s": factory["factory_s"]}
 
 
+REFERENCE_WORKLOAD = """
+import time
+start = time.perf_counter()
+ids = [f"document-{i}#0" for i in range(2_000)]
+codes = {}
+for _ in range(500):
+    for doc in ids:
+        codes.setdefault(doc, len(codes))
+    rows = [(doc, len(doc), doc.split("#")[0]) for doc in ids]
+    rows.sort(key=lambda row: row[2])
+print(time.perf_counter() - start)
+"""
+"""A fixed pure-Python workload (dictionary probes, small objects, a sort: what goldeneval's
+per-question work is made of), timed in a fresh interpreter at the start of every round of the
+overhead section: how fast the machine was then.  On a shared virtual machine that speed drifts
+by a third within an hour, which moves every absolute time with it."""
+
+
+def _reference_run(log: Path, timeout_s: float) -> float:
+    """Seconds the reference workload took, by its own clock (interpreter start-up excluded)."""
+    command = [sys.executable, "-c", REFERENCE_WORKLOAD]
+    checked(measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=timeout_s), log)
+    return float(log.read_text(encoding="utf-8").split()[-1])
+
+
 def section_overhead(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    """Every size, baseline then compared, once per round; the rounds one after the other.
+
+    Interleaving keeps the sizes of one round minutes apart, so a marginal cost (a difference
+    between two sizes) is taken from runs made at the same machine speed; each round's marginal
+    is computed on its own and the headline is the median over rounds (min and max reported)."""
     from benchmarks.zero_retriever import write_set
 
     sizes = sorted({STARTUP_QUESTIONS, *options["questions"]})
-    rows: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
+    sets = {}
     for n in sizes:
-        folder = work / f"n{n}"
-        folder.mkdir()
-        set_path = write_set(folder / "set.jsonl", n)
-        store, cache, timing = folder / "results.duckdb", folder / "cache", folder / "timing.json"
-        repeats = options["repeats"] if n <= LARGE_REPEAT_LIMIT else 1
-        baselines = []
-        try:
-            for i in range(repeats):  # each into an empty store; the first one's is compared with
-                fresh = store if i == 0 else folder / f"baseline-{i}.duckdb"
-                log = folder / f"baseline-{i}.log"
-                baselines.append(_zero_run(set_path, fresh, cache, timing, log, options["timeout_s"]))
-        except CommandFailed as exc:
-            failed.append({"questions": n, "run": "baseline", "error": str(exc).split("\n", 1)[0]})
-            print(f"overhead: {n:,} questions failed: {failed[-1]['error']}", flush=True)
-            break
-        baseline = sorted(baselines, key=lambda r: r["wall_s"])[len(baselines) // 2]  # the median run
-        compared = []
-        try:
-            for i in range(repeats):
-                log = folder / f"compared-{i}.log"
-                compared.append(_zero_run(set_path, store, cache, timing, log, options["timeout_s"]))
-        except CommandFailed as exc:
-            failed.append({"questions": n, "run": "compared", "error": str(exc).split("\n", 1)[0]})
-            print(f"overhead: {n:,} questions, compared run failed: {failed[-1]['error']}", flush=True)
-        row: dict[str, Any] = {"questions": n, "baseline": baseline, "baselines": baselines, "compared": compared}
-        if compared:
-            row |= {
-                "compared_wall_s": median([r["wall_s"] for r in compared]),
-                "compared_cpu_s": median([r["user_s"] + r["system_s"] for r in compared]),
-                "compared_factory_s": median([r["retriever_factory_s"] for r in compared]),
-                "compared_peak_rss_bytes": max(r["peak_rss_bytes"] for r in compared),
-            }
-        rows.append(row | {"store_bytes": store.stat().st_size})
-        shown = f"{row['compared_wall_s']:.2f} s" if compared else "failed"
-        print(f"overhead: {n:,} questions: baseline {baseline['wall_s']:.2f} s, compared {shown}", flush=True)
-    if len(rows) < 2:
+        (work / f"n{n}").mkdir()
+        sets[n] = write_set(work / f"n{n}" / "set.jsonl", n)
+    rounds: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    for r in range(options["overhead_rounds"]):
+        reference_s = _reference_run(work / f"reference-{r}.log", options["timeout_s"])
+        rows: list[dict[str, Any]] = []
+        for n in sizes:
+            if r > 0 and n > LARGE_REPEAT_LIMIT:
+                continue  # minutes each: measured in the first round only
+            folder = work / f"n{n}"
+            store, cache, timing = folder / f"round-{r}.duckdb", folder / "cache", folder / "timing.json"
+            try:
+                baseline = _zero_run(sets[n], store, cache, timing, folder / f"baseline-{r}.log", options["timeout_s"])
+            except CommandFailed as exc:
+                failed.append({"questions": n, "round": r, "run": "baseline", "error": str(exc).split("\n", 1)[0]})
+                print(f"overhead: round {r + 1}, {n:,} questions failed: {failed[-1]['error']}", flush=True)
+                break
+            row: dict[str, Any] = {"questions": n, "baseline": baseline, "compared": []}
+            try:
+                compared = _zero_run(sets[n], store, cache, timing, folder / f"compared-{r}.log", options["timeout_s"])
+            except CommandFailed as exc:
+                failed.append({"questions": n, "round": r, "run": "compared", "error": str(exc).split("\n", 1)[0]})
+                print(f"overhead: round {r + 1}, {n:,} questions, compared run failed: {failed[-1]['error']}")
+            else:
+                row |= {
+                    "compared": [compared],
+                    "compared_wall_s": compared["wall_s"],
+                    "compared_cpu_s": compared["user_s"] + compared["system_s"],
+                    "compared_factory_s": compared["retriever_factory_s"],
+                    "compared_peak_rss_bytes": compared["peak_rss_bytes"],
+                }
+            rows.append(row | {"store_bytes": store.stat().st_size})
+            shown = f"{row['compared_wall_s']:.2f} s" if row["compared"] else "failed"
+            print(
+                f"overhead: round {r + 1}, {n:,} questions: baseline {baseline['wall_s']:.2f} s, compared {shown}",
+                flush=True,
+            )
+        if len(rows) >= 2:
+            rounds.append({"reference_s": reference_s, "rows": rows, "derived": overhead_derived(rows)})
+    if not rounds:
         raise CommandFailed(failed[0]["error"] if failed else "fewer than two sizes measured")
     return {
-        "rows": rows,
+        "rounds": rounds,
+        "rows": overhead_rows(rounds),
         "failed": failed,
-        "derived": overhead_derived(rows),
-        "command": rows[-1]["baseline"]["command"],
+        "derived": overhead_across_rounds(rounds),
+        "command": rounds[0]["rows"][-1]["baseline"]["command"],
     }
+
+
+def overhead_rows(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per size for the table: the median run over the rounds that measured it."""
+    by_n: dict[int, list[dict[str, Any]]] = {}
+    for measured in rounds:
+        for size_row in measured["rows"]:
+            by_n.setdefault(size_row["questions"], []).append(size_row)
+    rows = []
+    for n, measured_rows in sorted(by_n.items()):
+        baselines = [measured["baseline"] for measured in measured_rows]
+        compared = [run for measured in measured_rows for run in measured["compared"]]
+        row: dict[str, Any] = {
+            "questions": n,
+            "rounds": len(measured_rows),
+            "baseline": sorted(baselines, key=lambda run: run["wall_s"])[len(baselines) // 2],
+            "compared": compared,
+            "store_bytes": max(measured["store_bytes"] for measured in measured_rows),
+        }
+        if compared:
+            row |= {
+                "compared_wall_s": median([run["wall_s"] for run in compared]),
+                "compared_cpu_s": median([run["user_s"] + run["system_s"] for run in compared]),
+                "compared_factory_s": median([run["retriever_factory_s"] for run in compared]),
+                "compared_peak_rss_bytes": max(run["peak_rss_bytes"] for run in compared),
+            }
+        rows.append(row)
+    return rows
+
+
+def overhead_across_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each round's :func:`overhead_derived`, combined: every per-question cost is the median
+    over the rounds that measured it (``spread`` keeps min and max of the headline's), with the
+    range of the reference workload's times (the machine's speed during the section)."""
+    derived_rounds = [measured["derived"] for measured in rounds]
+
+    def combined(values: list[Any]) -> Any:
+        if all(isinstance(value, dict) for value in values):
+            keys = dict.fromkeys(key for value in values for key in value)
+            return {key: combined([value[key] for value in values if key in value]) for key in keys}
+        if all(isinstance(value, float) for value in values):
+            return median(values)
+        return values[0]  # sizes and labels ("10000->100000"): the same in every round that has them
+
+    result: dict[str, Any] = combined(derived_rounds)
+    heads = [derived["headline_marginal_us"] for derived in derived_rounds]
+    numeric = [key for key, value in result["headline_marginal_us"].items() if isinstance(value, float)]
+    result["rounds"] = len(rounds)
+    result["spread"] = {
+        key: {"min": min(h[key] for h in heads if key in h), "max": max(h[key] for h in heads if key in h)}
+        for key in numeric
+    }
+    references = [measured["reference_s"] for measured in rounds]
+    result["reference_s"] = {"min": min(references), "median": median(references), "max": max(references)}
+    return result
 
 
 def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -888,19 +979,24 @@ def _between(key: str) -> str:
     return f"{int(a):,} to {int(b):,} questions"
 
 
-def headline_text(head: Mapping[str, Any]) -> str:
+def headline_text(head: Mapping[str, Any], spread: Mapping[str, Any] | None = None) -> str:
+    def shown(key: str) -> str:
+        if not spread or key not in spread:
+            return f"{head[key]:.0f} us"
+        return f"{head[key]:.0f} us ({spread[key]['min']:.0f}-{spread[key]['max']:.0f})"
+
     parts = []
     for kind, between in (("baseline", "between"), ("compared", "between_compared")):
         if between in head:
             parts.append(
-                f"{kind} runs, {_between(head[between])}: wall {head[f'{kind}_wall']:.0f} us, "
-                f"CPU {head[f'{kind}_cpu']:.0f} us"
+                f"{kind} runs, {_between(head[between])}: wall {shown(f'{kind}_wall')}, CPU {shown(f'{kind}_cpu')}"
             )
     return "; ".join(parts)
 
 
 def render_overhead(section: dict[str, Any]) -> list[str]:
     rows, derived = section["rows"], section["derived"]
+    rounds = derived.get("rounds", 1)
     startup = rows[0]
     lines = [
         "`goldeneval retrieval` as a whole process (supervisor and child, start-up included) with "
@@ -908,11 +1004,14 @@ def render_overhead(section: dict[str, Any]) -> list[str]:
         "a question, so the time is goldeneval's (loading the set, calling the retriever, collapsing "
         "and scoring, the store write, the verdict, the report). *baseline*: into an empty store; "
         "*compared*: into the store holding that baseline, so the verdict (McNemar, bootstrap) runs, "
-        f"as in every nightly run (each the median of the repeats, up to {LARGE_REPEAT_LIMIT:,} "
-        "questions). Per question beyond start-up = (cost at N - "
+        f"as in every nightly run. {rounds} rounds, one after the other, each running every size "
+        f"(up to {LARGE_REPEAT_LIMIT:,} questions; larger sets in the first round only), baseline then "
+        "compared, so that the sizes a cost per question is taken from were measured minutes apart, "
+        "at the same machine speed. Per question beyond start-up = (cost at N - "
         f"cost at {derived['startup_questions']}) / (N - {derived['startup_questions']}), the retriever's "
-        "own time (building its answers) subtracted; in wall time and in CPU time (user + system of the "
-        "process tree, which other processes on the machine do not inflate).",
+        "own time (building its answers) subtracted, computed in each round and then the median over "
+        "the rounds; in wall time and in CPU time (user + system of the process tree, which other "
+        "processes on the machine do not inflate). Times in the table: the median run.",
         "",
         "| questions | wall, baseline | wall, compared | CPU, compared | peak RSS | per question beyond start-up, "
         "wall (baseline / compared) | per question beyond start-up, CPU (compared) | retriever's own time "
@@ -939,14 +1038,16 @@ def render_overhead(section: dict[str, Any]) -> list[str]:
         )
     for failure in section.get("failed", []):
         lines.append(
-            f"| {failure['questions']:,} | {failure['run']} run failed: {failure['error'][-300:]} |" + " |" * 7
+            f"| {failure['questions']:,} | round {failure.get('round', 0) + 1}: {failure['run']} run failed: "
+            f"{failure['error'][-300:]} |" + " |" * 7
         )
     head = derived["headline_marginal_us"]
     lines += [
         "",
         f"Start-up ({startup['questions']} questions): {secs(startup['baseline']['wall_s'])} baseline, "
         f"{secs(startup.get('compared_wall_s'))} compared. **Framework cost per question** (difference of "
-        f"costs between two sizes / difference of questions): {headline_text(head)}.",
+        f"costs between two sizes / difference of questions; the median over the rounds, their range in "
+        f"parentheses): {headline_text(head, derived.get('spread'))}.",
     ]
     marginals = derived.get("compared_wall", {}).get("marginal_us", {})
     if len(marginals) > 1:
@@ -956,7 +1057,29 @@ def render_overhead(section: dict[str, Any]) -> list[str]:
             + ", ".join(f"{k.replace('->', '-')}: {v:.0f} / {cpu_marginals[k]:.0f} us" for k, v in marginals.items())
             + "; equal when the cost grows linearly with the question count."
         )
+    if section.get("rounds"):
+        lines += ["", *_round_lines(section["rounds"], derived)]
     lines += ["", f"Command: `{section['command']}`"]
+    return lines
+
+
+def _round_lines(rounds: list[dict[str, Any]], derived: Mapping[str, Any]) -> list[str]:
+    """The rounds one by one, with the reference workload's time at the start of each: how fast
+    the machine was.  (It drifts within seconds too, which no reference timed apart can follow:
+    hence the median over rounds.)"""
+    reference = derived["reference_s"]
+    lines = [
+        f"The machine's speed during the section: a fixed pure-Python workload (`REFERENCE_WORKLOAD` in "
+        f"`benchmarks/run.py`) timed at the start of each round took {reference['min']:.3f}-"
+        f"{reference['max']:.3f} s (median {reference['median']:.3f} s). Per round:",
+        "",
+        "| round | reference workload | baseline, wall per question | compared, wall per question |",
+        "| --- | --- | --- | --- |",
+    ]
+    for i, measured in enumerate(rounds, 1):
+        head = measured["derived"]["headline_marginal_us"]
+        cells = ["-" if head.get(key) is None else f"{head[key]:.0f} us" for key in ("baseline_wall", "compared_wall")]
+        lines.append(f"| {i} | {measured['reference_s']:.3f} s | {cells[0]} | {cells[1]} |")
     return lines
 
 
@@ -1099,11 +1222,12 @@ def targets(results: Mapping[str, Any]) -> list[str]:
         for failure in overhead.get("failed", []):
             lines.append(
                 f"| framework overhead under 50 us a question, {failure['questions']:,} questions "
-                f"| {failure['run']} run failed: {failure['error'][-200:]} | no |"
+                f"| round {failure.get('round', 0) + 1}: {failure['run']} run failed: {failure['error'][-200:]} | no |"
             )
+        rounds = overhead["derived"].get("rounds", 1)
         lines.append(
-            f"| framework overhead under 50 us a question (wall) | {headline_text(head)} "
-            f"| {yes(walls and max(walls) < 50)} |"
+            f"| framework overhead under 50 us a question (wall; median of {rounds} rounds, range in parentheses) "
+            f"| {headline_text(head, overhead['derived'].get('spread'))} | {yes(walls and max(walls) < 50)} |"
         )
         marginals = overhead["derived"].get("compared_cpu", {}).get("marginal_us", {})
         if marginals:
@@ -1258,6 +1382,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--questions", type=sizes, help="question counts (default 1000,10000,100000; quick: 100,300)")
     parser.add_argument("--dagster-questions", type=int, help="generated set in the Dagster section (default 10000)")
     parser.add_argument("--repeats", type=int, help="warm reruns and repeats of cheap runs (default 2; quick: 1)")
+    parser.add_argument(
+        "--overhead-rounds",
+        type=int,
+        help="rounds of the overhead section, each every size once, baseline and compared (default 5; quick: 1)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="SciFact as a BEIR folder")
     parser.add_argument(
         "--dense-set", default=SAMPLE_SET, help=f"set of the dense section: {SAMPLE_SET} or scifact (slow on 2 CPUs)"
@@ -1281,6 +1410,7 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "questions": args.questions or ([100, 300] if quick else [1000, 10_000, 100_000]),
         "dagster_questions": args.dagster_questions or (100 if quick else 10_000),
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
+        "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),
         "dense_set": args.dense_set,
         "timeout_s": args.timeout,

@@ -459,12 +459,20 @@ class _VerdictColumns(BaseModel):
         return self
 
 
-class _StoredVerdicts(BaseModel):
+class _StoredKind(BaseModel):
+    """What kind and format stored details are, read without building the rest: pydantic-core
+    skips the fields a model ignores without making Python objects of them."""
+
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     kind: str | None = None
     format_version: int = 1
-    questions: Any = None
+
+
+class _StoredVerdicts(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    questions: _VerdictColumns
 
 
 def read_verdicts(text: str | bytes, where: str) -> dict[str, tuple[list[str], np.ndarray]] | None:
@@ -475,13 +483,13 @@ def read_verdicts(text: str | bytes, where: str) -> dict[str, tuple[list[str], n
     comparison itself.  The columns read are validated; the rest is when the details are
     read.  None for prompt and answer details and for formats before 4: read them whole."""
     try:
-        stored = _StoredVerdicts.model_validate_json(text)
+        stored = _StoredKind.model_validate_json(text)
         if stored.kind is not None or stored.format_version < COLUMNAR_FORMAT_VERSION:
             return None
-        columns = _VerdictColumns.model_validate(stored.questions)
+        columns = _StoredVerdicts.model_validate_json(text).questions
     except ValidationError as exc:
         error = exc.errors()[0]
-        field = ".".join(["questions", *(str(part) for part in error["loc"])])
+        field = ".".join(str(part) for part in error["loc"]) or "(details)"
         raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
     return {name: _scored(columns.id, getattr(columns, name)) for name in ("top1_hit", "top3_hit")}
 

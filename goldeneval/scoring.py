@@ -371,25 +371,25 @@ def code_run(
     offsets = np.zeros(len(returned) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     total = int(offsets[-1])
-    # Code the raw ids in one C-level pass: ``setdefault`` keeps each id's first position, and
-    # the positions of first occurrences, in order, become the dense codes.  Python strings
-    # cache their hash, so a pass costs one dictionary probe per id.
+    # Code the raw ids in one C-level pass: ``setdefault`` gives each id the position of its
+    # first occurrence.  Python strings cache their hash, so a pass costs one dictionary probe
+    # per id; the distinct ids (far fewer) are then mapped to documents and coded.
     first_seen: dict[str, int] = {}
     first = np.fromiter(
         map(first_seen.setdefault, itertools.chain.from_iterable(returned), itertools.count()),
         dtype=np.int64,
         count=total,
     )
-    dense = np.empty(total, dtype=np.int64)
-    dense[np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))] = np.arange(len(first_seen))
-    raw_codes = dense[first]
     code_of: dict[str, int] = {}
     raw_to_doc = np.fromiter(
         (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in first_seen),
         dtype=np.int64,
         count=len(first_seen),
     )
-    rankings = columnar.Rankings(offsets, raw_to_doc[raw_codes])
+    # Each first position gets its raw id's document code, so one gather codes the run.
+    doc_at = np.empty(total, dtype=np.int64)
+    doc_at[np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))] = raw_to_doc
+    rankings = columnar.Rankings(offsets, doc_at[first])
     # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
     # unless the question grades it.
     expected = [sorted(question.expected) for question in questions]

@@ -101,6 +101,44 @@ def test_overhead_is_the_marginal_cost_per_question() -> None:
     assert partial["compared_wall"] == pytest.approx(40)
 
 
+def test_overhead_rounds_take_the_median_of_each_rounds_marginal_cost() -> None:
+    # Three rounds on a machine whose speed drifts: 40, 60 and 45 us a question (wall).  Each
+    # round's marginal comes from its own sizes, so a slow round does not bend a fast one.
+    sizes = (10, 1000, 10_000, 100_000)
+    rounds: list[dict[str, Any]] = [
+        {"reference_s": reference, "rows": [_row(n, 2.0 + per_question * n, 1.5 + per_question * n) for n in sizes]}
+        for per_question, reference in ((40e-6, 0.8), (60e-6, 1.2), (45e-6, 0.9))
+    ]
+    for measured in rounds:
+        measured["derived"] = run.overhead_derived(measured["rows"])
+    derived = run.overhead_across_rounds(rounds)
+    head = derived["headline_marginal_us"]
+    assert head["between"] == "10000->100000" and derived["rounds"] == 3
+    assert head["compared_wall"] == pytest.approx(45)
+    assert derived["spread"]["compared_wall"] == pytest.approx({"min": 40, "max": 60})
+    assert derived["compared_wall"]["beyond_startup_us"]["1000"] == pytest.approx(45)
+    assert derived["reference_s"] == pytest.approx({"min": 0.8, "median": 0.9, "max": 1.2})
+    assert derived["startup_questions"] == 10
+
+    rows = run.overhead_rows(rounds)
+    assert [row["questions"] for row in rows] == list(sizes)
+    assert rows[-1]["baseline"]["wall_s"] == pytest.approx(2.0 + 45e-6 * 100_000)  # the median run
+    assert len(rows[-1]["compared"]) == 3
+    text = "\n".join(run.render_overhead({"rows": rows, "derived": derived, "rounds": rounds, "command": "x"}))
+    assert "45 us (40-60)" in text and "| 2 | 1.200 s | 60 us | 60 us |" in text
+    met = [line for line in run.targets({"overhead": {"derived": derived}}) if "under 50 us" in line]
+    assert met and met[0].endswith("| yes |")
+
+    # The median round over 50 us: not met, even though one round was under.
+    for measured, per_question in zip(rounds, (40e-6, 60e-6, 55e-6), strict=True):
+        measured["rows"] = [_row(n, 2.0 + per_question * n, 1.5 + per_question * n) for n in sizes]
+        measured["derived"] = run.overhead_derived(measured["rows"])
+    slow = run.overhead_across_rounds(rounds)
+    assert slow["headline_marginal_us"]["compared_wall"] == pytest.approx(55)
+    met = [line for line in run.targets({"overhead": {"derived": slow}}) if "under 50 us" in line]
+    assert met[0].endswith("| no |")
+
+
 def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:
     golden = load_golden_set(write_set(tmp_path / "set.jsonl", 30))
     timing = tmp_path / "timing.json"
