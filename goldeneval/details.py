@@ -113,6 +113,12 @@ def code_width(vocabulary_size: int) -> int:
     return max(1, ((max(vocabulary_size - 1, 0)).bit_length() + 7) // 8)
 
 
+def _low_bytes(width: int) -> np.dtype[np.void]:
+    """A 32-bit little-endian code seen as its ``width`` low bytes: one structured field at
+    offset 0, so packing and unpacking are single numpy copies, not a strided byte loop."""
+    return np.dtype({"names": ["low"], "formats": [f"V{width}"], "offsets": [0], "itemsize": 4})
+
+
 class DocumentColumns(_Record):
     """Every question's distinct documents, best first, dictionary-coded (format 4).
 
@@ -143,7 +149,7 @@ class DocumentColumns(_Record):
         """The documents of a run: ``codes`` (any integer array) into ``vocabulary``."""
         full = np.ascontiguousarray(codes, dtype="<u4")
         width = code_width(len(vocabulary))
-        packed = full.view(np.uint8).reshape(-1, 4)[:, :width].tobytes()
+        packed = full.view(_low_bytes(width))["low"].tobytes()
         compressed = pa.Codec(_CODEC).compress(packed, asbytes=True)
         made = cls.model_construct(
             vocabulary=vocabulary, count=full.size, codes=base64.b64encode(compressed).decode("ascii")
@@ -171,9 +177,8 @@ class DocumentColumns(_Record):
             raise StoreError(
                 f"{self._where}: details field 'questions.documents.codes': cannot be decoded: {exc}"
             ) from None
-        full = np.zeros((self.count, 4), dtype=np.uint8)
-        full[:, :width] = np.frombuffer(packed, dtype=np.uint8).reshape(self.count, width)
-        codes = full.view("<u4").reshape(self.count)
+        codes = np.zeros(self.count, dtype="<u4")
+        codes.view(_low_bytes(width))["low"] = np.frombuffer(packed, dtype=f"V{width}")
         if codes.size and int(codes.max()) >= len(self.vocabulary):
             raise StoreError(
                 f"{self._where}: details field 'questions.documents.codes': code {int(codes.max())} is outside "

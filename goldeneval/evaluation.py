@@ -206,7 +206,7 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
     codes = scored.kept.codes
     used = np.zeros(len(scored.documents), dtype=np.bool_)
     used[codes] = True
-    recode = np.cumsum(used) - 1
+    recode = (np.cumsum(used) - 1).astype(np.uint32)  # the stored codes' own type: no conversion after
     questions = scored.questions
     return QuestionColumns.model_construct(
         id=[q.id for q in questions],
@@ -215,12 +215,19 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         depth=depth,
         top1_hit=top1,
         top3_hit=top3,
-        latency_ms=[round(ms, 3) for ms in scored.latency_ms],  # Python's correctly rounded round, as records have
+        latency_ms=_rounded_ms(scored.latency_ms),
         status=["ok" if error is None else "error" for error in scored.errors],
         error=list(scored.errors),
         metrics=metrics,
         documents=DocumentColumns.encode(scored.documents[used].tolist(), recode[codes]),
     )
+
+
+def _rounded_ms(latency_ms: Sequence[float]) -> list[float]:
+    """Latencies rounded by Python's correctly rounded ``round`` (as records have them), each
+    distinct value once: a batch's questions share one latency."""
+    rounded = {ms: round(ms, 3) for ms in set(latency_ms)}
+    return list(map(rounded.__getitem__, latency_ms))
 
 
 def _records(results: Sequence[QuestionResult], depth: int) -> list[QuestionDetail]:
