@@ -19,7 +19,9 @@ and peak RSS (its whole process tree, from ``wait4``) measured from outside:
     on generated sets of 10 questions (the start-up cost) and 1k / 10k / 100k questions, into an
     empty store (a first, baseline run) and again into that store (a run compared with it, as
     every nightly run is): framework time per question, and time and peak RSS against
-    question count.
+    question count.  In rounds, each running every size once: a cost per question is a
+    difference between two sizes, so both are measured minutes apart, at the same speed of a
+    machine whose speed drifts; the median over rounds is reported, with the range.
 ``scifact``
     ``goldeneval retrieval --retriever goldeneval.lexical`` on SciFact (BEIR folder) against a
     bare bm25s script (``benchmarks/bm25s_bare.py``) on the same 300 queries, both as whole
@@ -402,11 +404,16 @@ overhead section: how fast the machine was then.  On a shared virtual machine th
 by a third within an hour, which moves every absolute time with it."""
 
 
-def _reference_run(log: Path, timeout_s: float) -> float:
-    """Seconds the reference workload took, by its own clock (interpreter start-up excluded)."""
+def _reference_run(log: Path, timeout_s: float) -> float | None:
+    """Seconds the reference workload took, by its own clock (interpreter start-up excluded);
+    None when it failed (the round is measured all the same: the reference only describes it)."""
     command = [sys.executable, "-c", REFERENCE_WORKLOAD]
-    checked(measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=timeout_s), log)
-    return float(log.read_text(encoding="utf-8").split()[-1])
+    try:
+        checked(measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=timeout_s), log)
+        return float(log.read_text(encoding="utf-8").split()[-1])
+    except (CommandFailed, ValueError, IndexError) as exc:
+        print(f"overhead: the reference workload failed: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+        return None
 
 
 def section_overhead(options: dict[str, Any], work: Path) -> dict[str, Any]:
@@ -430,6 +437,8 @@ def section_overhead(options: dict[str, Any], work: Path) -> dict[str, Any]:
         for n in sizes:
             if r > 0 and n > LARGE_REPEAT_LIMIT:
                 continue  # minutes each: measured in the first round only
+            if any(failure["run"] == "baseline" and failure["questions"] <= n for failure in failed):
+                break  # a size whose first run failed, and every larger one, are not tried again
             folder = work / f"n{n}"
             store, cache, timing = folder / f"round-{r}.duckdb", folder / "cache", folder / "timing.json"
             try:
@@ -501,8 +510,13 @@ def overhead_rows(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def overhead_across_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     """Each round's :func:`overhead_derived`, combined: every per-question cost is the median
-    over the rounds that measured it (``spread`` keeps min and max of the headline's), with the
-    range of the reference workload's times (the machine's speed during the section)."""
+    over the rounds that measured it, with the range of the reference workload's times (the
+    machine's speed during the section).
+
+    The headline is taken over one interval for every round: between the two largest sizes
+    that every round measured (a size over :data:`LARGE_REPEAT_LIMIT`, measured in the first
+    round only, or one that failed in a round, is left out of it), each round's value computed
+    from its own runs; ``spread`` keeps their min and max."""
     derived_rounds = [measured["derived"] for measured in rounds]
 
     def combined(values: list[Any]) -> Any:
@@ -511,52 +525,69 @@ def overhead_across_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
             return {key: combined([value[key] for value in values if key in value]) for key in keys}
         if all(isinstance(value, float) for value in values):
             return median(values)
-        return values[0]  # sizes and labels ("10000->100000"): the same in every round that has them
+        return values[0]  # sizes and interval labels ("1000->10000"): one meaning in every round
 
     result: dict[str, Any] = combined(derived_rounds)
-    heads = [derived["headline_marginal_us"] for derived in derived_rounds]
-    numeric = [key for key, value in result["headline_marginal_us"].items() if isinstance(value, float)]
+    headline: dict[str, Any] = {}
+    spread: dict[str, dict[str, float]] = {}
+    for kind, label in (("baseline", "between"), ("compared", "between_compared")):
+        costs = [{clock: _costs(measured["rows"], kind, clock) for clock in CLOCKS} for measured in rounds]
+        common = sorted(set.intersection(*(set(cost["wall"]) for cost in costs)))
+        if len(common) < 2:
+            continue
+        a, b = (common[-2], common[-1]) if len(common) >= 3 else (common[0], common[-1])
+        headline[label] = f"{a}->{b}"
+        for clock in CLOCKS:
+            values = [(cost[clock][b] - cost[clock][a]) / (b - a) * 1e6 for cost in costs]
+            headline[f"{kind}_{clock}"] = median(values)
+            spread[f"{kind}_{clock}"] = {"min": min(values), "max": max(values)}
+    result["headline_marginal_us"] = headline
     result["rounds"] = len(rounds)
-    result["spread"] = {
-        key: {"min": min(h[key] for h in heads if key in h), "max": max(h[key] for h in heads if key in h)}
-        for key in numeric
-    }
-    references = [measured["reference_s"] for measured in rounds]
-    result["reference_s"] = {"min": min(references), "median": median(references), "max": max(references)}
+    result["spread"] = spread
+    references = [measured["reference_s"] for measured in rounds if measured.get("reference_s") is not None]
+    if references:
+        result["reference_s"] = {"min": min(references), "median": median(references), "max": max(references)}
     return result
 
 
-def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-question framework cost, in wall time and in CPU time (user + system, the whole
-    process tree: what contention from other processes does not inflate), with the retriever's
-    own time (its factory's precomputation) subtracted: marginal between consecutive sizes, and
-    beyond the smallest set's (the start-up's) cost.  A size whose compared run failed counts
-    for the baseline runs only."""
+CLOCKS = ("wall", "cpu")
 
-    def cost(row: dict[str, Any], kind: str, clock: str) -> float:
+
+def _costs(rows: list[dict[str, Any]], kind: str, clock: str) -> dict[int, float]:
+    """Seconds of goldeneval's own work at each size of one round's ``kind`` runs (``baseline``
+    or ``compared``): wall time, or CPU time (user + system, the whole process tree), with the
+    retriever's own time (its factory's precomputation) subtracted.  A size whose compared run
+    failed has no compared cost."""
+    costs = {}
+    for row in rows:
         if kind == "baseline":
             run = row["baseline"]
             spent = run["wall_s"] if clock == "wall" else run["user_s"] + run["system_s"]
-            return float(spent - run["retriever_factory_s"])
-        spent = row["compared_wall_s"] if clock == "wall" else row["compared_cpu_s"]
-        return float(spent - row["compared_factory_s"])
+            costs[row["questions"]] = float(spent - run["retriever_factory_s"])
+        elif row["compared"]:
+            spent = row["compared_wall_s"] if clock == "wall" else row["compared_cpu_s"]
+            costs[row["questions"]] = float(spent - row["compared_factory_s"])
+    return costs
 
+
+def overhead_derived(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-question framework cost (:func:`_costs`, in wall time and in CPU time, which
+    contention from other processes does not inflate): marginal between consecutive sizes, and
+    beyond the smallest set's (the start-up's) cost.  A size whose compared run failed counts
+    for the baseline runs only."""
     derived: dict[str, Any] = {"startup_questions": min(row["questions"] for row in rows)}
     headline: dict[str, Any] = {}
     for kind in ("baseline", "compared"):
-        by_n = {row["questions"]: row for row in rows if kind == "baseline" or row["compared"]}
-        sizes = sorted(by_n)
+        sizes = sorted(_costs(rows, kind, "wall"))
         if len(sizes) < 2:
             continue
         between = f"{sizes[-2]}->{sizes[-1]}" if len(sizes) >= 3 else f"{sizes[0]}->{sizes[-1]}"
         headline["between" if kind == "baseline" else "between_compared"] = between
-        for clock in ("wall", "cpu"):
-            start = cost(by_n[sizes[0]], kind, clock)
-            beyond = {str(n): (cost(by_n[n], kind, clock) - start) / (n - sizes[0]) * 1e6 for n in sizes[1:]}
-            marginal = {
-                f"{a}->{b}": (cost(by_n[b], kind, clock) - cost(by_n[a], kind, clock)) / (b - a) * 1e6
-                for a, b in itertools.pairwise(sizes[1:])
-            }
+        for clock in CLOCKS:
+            cost = _costs(rows, kind, clock)
+            start = cost[sizes[0]]
+            beyond = {str(n): (cost[n] - start) / (n - sizes[0]) * 1e6 for n in sizes[1:]}
+            marginal = {f"{a}->{b}": (cost[b] - cost[a]) / (b - a) * 1e6 for a, b in itertools.pairwise(sizes[1:])}
             derived[f"{kind}_{clock}"] = {"startup_s": start, "beyond_startup_us": beyond, "marginal_us": marginal}
             headline[f"{kind}_{clock}"] = marginal[between] if len(sizes) >= 3 else beyond[str(sizes[-1])]
     derived["headline_marginal_us"] = headline
@@ -996,22 +1027,28 @@ def headline_text(head: Mapping[str, Any], spread: Mapping[str, Any] | None = No
 
 def render_overhead(section: dict[str, Any]) -> list[str]:
     rows, derived = section["rows"], section["derived"]
-    rounds = derived.get("rounds", 1)
+    rounds = derived.get("rounds")
     startup = rows[0]
+    if rounds is None:  # measured before the section ran in rounds
+        method = " (each the median of the repeats). "
+    else:
+        method = (
+            f". {rounds} {'round' if rounds == 1 else 'rounds'}, one after the other, each running every size "
+            f"(up to {LARGE_REPEAT_LIMIT:,} questions; larger sets in the first round only), baseline then "
+            "compared, so that the sizes a cost per question is taken from were measured minutes apart, "
+            "at the same machine speed; each cost computed in each round, then the median over the rounds. "
+            "Times in the table: the median run. "
+        )
     lines = [
         "`goldeneval retrieval` as a whole process (supervisor and child, start-up included) with "
         f"`{ZERO_RETRIEVER}`: every answer precomputed when the retriever is built, 100 chunk ids "
         "a question, so the time is goldeneval's (loading the set, calling the retriever, collapsing "
         "and scoring, the store write, the verdict, the report). *baseline*: into an empty store; "
         "*compared*: into the store holding that baseline, so the verdict (McNemar, bootstrap) runs, "
-        f"as in every nightly run. {rounds} rounds, one after the other, each running every size "
-        f"(up to {LARGE_REPEAT_LIMIT:,} questions; larger sets in the first round only), baseline then "
-        "compared, so that the sizes a cost per question is taken from were measured minutes apart, "
-        "at the same machine speed. Per question beyond start-up = (cost at N - "
+        f"as in every nightly run{method}Per question beyond start-up = (cost at N - "
         f"cost at {derived['startup_questions']}) / (N - {derived['startup_questions']}), the retriever's "
-        "own time (building its answers) subtracted, computed in each round and then the median over "
-        "the rounds; in wall time and in CPU time (user + system of the process tree, which other "
-        "processes on the machine do not inflate). Times in the table: the median run.",
+        "own time (building its answers) subtracted; in wall time and in CPU time (user + system of the "
+        "process tree, which other processes on the machine do not inflate).",
         "",
         "| questions | wall, baseline | wall, compared | CPU, compared | peak RSS | per question beyond start-up, "
         "wall (baseline / compared) | per question beyond start-up, CPU (compared) | retriever's own time "
@@ -1046,8 +1083,9 @@ def render_overhead(section: dict[str, Any]) -> list[str]:
         "",
         f"Start-up ({startup['questions']} questions): {secs(startup['baseline']['wall_s'])} baseline, "
         f"{secs(startup.get('compared_wall_s'))} compared. **Framework cost per question** (difference of "
-        f"costs between two sizes / difference of questions; the median over the rounds, their range in "
-        f"parentheses): {headline_text(head, derived.get('spread'))}.",
+        "costs between two sizes / difference of questions"
+        + ("; the median over the rounds, their range in parentheses): " if (rounds or 1) > 1 else "): ")
+        + f"{headline_text(head, derived.get('spread') if (rounds or 1) > 1 else None)}.",
     ]
     marginals = derived.get("compared_wall", {}).get("marginal_us", {})
     if len(marginals) > 1:
@@ -1057,7 +1095,7 @@ def render_overhead(section: dict[str, Any]) -> list[str]:
             + ", ".join(f"{k.replace('->', '-')}: {v:.0f} / {cpu_marginals[k]:.0f} us" for k, v in marginals.items())
             + "; equal when the cost grows linearly with the question count."
         )
-    if section.get("rounds"):
+    if len(section.get("rounds", ())) > 1:
         lines += ["", *_round_lines(section["rounds"], derived)]
     lines += ["", f"Command: `{section['command']}`"]
     return lines
@@ -1067,19 +1105,30 @@ def _round_lines(rounds: list[dict[str, Any]], derived: Mapping[str, Any]) -> li
     """The rounds one by one, with the reference workload's time at the start of each: how fast
     the machine was.  (It drifts within seconds too, which no reference timed apart can follow:
     hence the median over rounds.)"""
-    reference = derived["reference_s"]
+    reference = derived.get("reference_s")
+    speed = (
+        "could not be timed"
+        if reference is None
+        else f"took {reference['min']:.3f}-{reference['max']:.3f} s (median {reference['median']:.3f} s)"
+    )
     lines = [
         f"The machine's speed during the section: a fixed pure-Python workload (`REFERENCE_WORKLOAD` in "
-        f"`benchmarks/run.py`) timed at the start of each round took {reference['min']:.3f}-"
-        f"{reference['max']:.3f} s (median {reference['median']:.3f} s). Per round:",
+        f"`benchmarks/run.py`) timed at the start of each round {speed}. Per round "
+        f"(between {_between(derived['headline_marginal_us'].get('between', '0->0'))}):",
         "",
         "| round | reference workload | baseline, wall per question | compared, wall per question |",
         "| --- | --- | --- | --- |",
     ]
+    between = derived["headline_marginal_us"]
     for i, measured in enumerate(rounds, 1):
-        head = measured["derived"]["headline_marginal_us"]
-        cells = ["-" if head.get(key) is None else f"{head[key]:.0f} us" for key in ("baseline_wall", "compared_wall")]
-        lines.append(f"| {i} | {measured['reference_s']:.3f} s | {cells[0]} | {cells[1]} |")
+        cells = []
+        for kind, label in (("baseline", "between"), ("compared", "between_compared")):
+            cost = _costs(measured["rows"], kind, "wall")
+            a, b = (int(n) for n in between.get(label, "0->0").split("->"))
+            cells.append(f"{(cost[b] - cost[a]) / (b - a) * 1e6:.0f} us" if a in cost and b in cost else "-")
+        reference_s = measured.get("reference_s")
+        shown = "-" if reference_s is None else f"{reference_s:.3f} s"
+        lines.append(f"| {i} | {shown} | {cells[0]} | {cells[1]} |")
     return lines
 
 
@@ -1225,9 +1274,11 @@ def targets(results: Mapping[str, Any]) -> list[str]:
                 f"| round {failure.get('round', 0) + 1}: {failure['run']} run failed: {failure['error'][-200:]} | no |"
             )
         rounds = overhead["derived"].get("rounds", 1)
+        rounds_note = f"; median of {rounds} rounds, range in parentheses" if rounds > 1 else ""
         lines.append(
-            f"| framework overhead under 50 us a question (wall; median of {rounds} rounds, range in parentheses) "
-            f"| {headline_text(head, overhead['derived'].get('spread'))} | {yes(walls and max(walls) < 50)} |"
+            f"| framework overhead under 50 us a question (wall{rounds_note}) "
+            f"| {headline_text(head, overhead['derived'].get('spread') if rounds > 1 else None)} "
+            f"| {yes(walls and max(walls) < 50)} |"
         )
         marginals = overhead["derived"].get("compared_cpu", {}).get("marginal_us", {})
         if marginals:

@@ -225,9 +225,15 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
 
 def _rounded_ms(latency_ms: Sequence[float]) -> list[float]:
     """Latencies rounded by Python's correctly rounded ``round`` (as records have them), each
-    distinct value once: a batch's questions share one latency."""
-    rounded = {ms: round(ms, 3) for ms in set(latency_ms)}
-    return list(map(rounded.__getitem__, latency_ms))
+    latency object once: a batch's questions share one.  Keyed by identity, not by value, so
+    that values equal but not alike (``0.0`` and ``-0.0``, ``1`` and ``1.0``) and NaN round as
+    themselves; ``values`` holds every object, so no identity is reused meanwhile."""
+    values = list(latency_ms)
+    by_object: dict[int, float] = {}
+    for ms in values:
+        if id(ms) not in by_object:
+            by_object[id(ms)] = round(ms, 3)
+    return [by_object[id(ms)] for ms in values]
 
 
 def _records(results: Sequence[QuestionResult], depth: int) -> list[QuestionDetail]:

@@ -139,6 +139,54 @@ def test_overhead_rounds_take_the_median_of_each_rounds_marginal_cost() -> None:
     assert met[0].endswith("| no |")
 
 
+def _rounds(costs: list[dict[int, float]]) -> list[dict[str, Any]]:
+    rounds = []
+    for per_size in costs:
+        rows = [_row(n, wall, wall) for n, wall in sorted(per_size.items())]
+        rounds.append({"reference_s": 0.5, "rows": rows, "derived": run.overhead_derived(rows)})
+    return rounds
+
+
+def test_overhead_headline_is_one_interval_in_every_round() -> None:
+    linear = {n: 2.0 + 40e-6 * n for n in (10, 1000, 10_000, 100_000)}
+    # A size over 100,000 is measured in the first round only (at 100 us a question beyond
+    # 100,000): the headline stays on the interval every round measured.
+    first = linear | {1_000_000: linear[100_000] + 100e-6 * 900_000}
+    derived = run.overhead_across_rounds(_rounds([first, linear, linear]))
+    head = derived["headline_marginal_us"]
+    assert head["between"] == "10000->100000" and head["baseline_wall"] == pytest.approx(40)
+    assert derived["spread"]["baseline_wall"] == pytest.approx({"min": 40, "max": 40})
+
+    # A compared run that failed at the largest size in one round: the compared headline is
+    # taken between the sizes every round compared, in every round.
+    rounds = _rounds([linear, {n: 2.0 + 80e-6 * n for n in linear}, linear])
+    rounds[0]["rows"][-1] |= {"compared": []}
+    rounds[0]["derived"] = run.overhead_derived(rounds[0]["rows"])
+    head = run.overhead_across_rounds(rounds)["headline_marginal_us"]
+    assert head["between"] == "10000->100000" and head["between_compared"] == "1000->10000"
+    assert head["compared_wall"] == pytest.approx(40) and head["baseline_wall"] == pytest.approx(40)
+    text = "\n".join(
+        run.render_overhead(
+            {
+                "rows": run.overhead_rows(rounds),
+                "derived": run.overhead_across_rounds(rounds),
+                "rounds": rounds,
+                "command": "x",
+            }
+        )
+    )
+    assert "| 1 | 0.500 s | 40 us | 40 us |" in text and "| 2 | 0.500 s | 80 us | 80 us |" in text
+
+
+def test_a_single_round_reports_no_range() -> None:
+    rounds = _rounds([{n: 2.0 + 40e-6 * n for n in (10, 1000, 10_000, 100_000)}])
+    derived = run.overhead_across_rounds(rounds)
+    text = "\n".join(
+        run.render_overhead({"rows": run.overhead_rows(rounds), "derived": derived, "rounds": rounds, "command": "x"})
+    )
+    assert "1 round," in text and "wall 40 us, CPU 40 us" in text and "(40-40)" not in text
+
+
 def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:
     golden = load_golden_set(write_set(tmp_path / "set.jsonl", 30))
     timing = tmp_path / "timing.json"

@@ -22,7 +22,7 @@ from goldeneval.details import (
     read_verdicts,
 )
 from goldeneval.errors import StoreError
-from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.evaluation import RetrievalRun, _rounded_ms, evaluate_retrieval
 from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.metrics import parse_metrics
 from goldeneval.privacy import PrivacyMode
@@ -296,3 +296,21 @@ def test_records_before_format_4_are_read_whole_for_their_verdicts() -> None:
     older = {**_stored(), "format_version": 3, "questions": [q.to_json() for q in rows]}
     assert read_verdicts(json.dumps(older), "run r1") is None
     assert read_verdicts(json.dumps({"kind": "prompts", "format_version": 4}), "run r1") is None
+
+
+@pytest.mark.parametrize(
+    "latencies",
+    [
+        [0.0, -0.0, 0.0],
+        [-0.0, 0.0],
+        [1, 1.0, True],
+        [float("nan"), 1.0, float("inf"), -float("inf"), 1e308, 5e-324, 0.0005, 0.0015, 2.675],
+        np.array([1.0, np.nan, 0.0005, 1.0]),
+        [0.1234567] * 32 + [2.0004999] * 32,
+    ],
+)
+def test_latencies_are_rounded_as_pythons_round_rounds_each(latencies: Sequence[float]) -> None:
+    # Rounded once per latency object (a batch shares one), never merged by value.
+    expected = [round(ms, 3) for ms in latencies]
+    rounded = _rounded_ms(latencies)
+    assert [(repr(ms), type(ms)) for ms in rounded] == [(repr(ms), type(ms)) for ms in expected]
