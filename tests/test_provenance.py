@@ -12,6 +12,7 @@ from goldeneval.provenance import (
     NOT_APPLICABLE,
     Provenance,
     benchmark_fingerprint,
+    canonical_label_encoding,
     label_digest,
     parse_provenance,
     variant_fingerprint,
@@ -77,6 +78,15 @@ def test_unicode_normal_forms_give_one_digest() -> None:
     composed = GoldenQuestion(id="q", text="caf\u00e9", form=QuestionForm.MATCH, expected=frozenset())
     decomposed = composed.model_copy(update={"text": "cafe\u0301"})
     assert label_digest(as_set([composed])) == label_digest(as_set([decomposed]))
+
+
+def test_grades_are_written_in_the_order_of_their_ids_as_the_set_writes_them() -> None:
+    # docs/label-digest.md: keys NFC, in the code point order of the ids before NFC.  As
+    # written, "e\u0301" (decomposed) sorts before "f"; its NFC form "\u00e9" sorts after.
+    graded = GoldenQuestion(
+        id="q", text="t", form=QuestionForm.GAP, expected=frozenset({"f", "e\u0301"}), grades={"f": 3, "e\u0301": 2}
+    )
+    assert '{"\u00e9":2,"f":3}' in canonical_label_encoding([graded]).decode("utf-8")
 
 
 def test_the_digest_is_versioned() -> None:
