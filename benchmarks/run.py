@@ -516,7 +516,7 @@ def overhead_across_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     The headline is taken over one interval for every round: between the two largest sizes
     that every round measured (a size over :data:`LARGE_REPEAT_LIMIT`, measured in the first
     round only, or one that failed in a round, is left out of it), each round's value computed
-    from its own runs; ``spread`` keeps their min and max."""
+    from its own runs; ``per_round_us`` keeps those values, ``spread`` their min and max."""
     derived_rounds = [measured["derived"] for measured in rounds]
 
     def combined(values: list[Any]) -> Any:
@@ -530,6 +530,7 @@ def overhead_across_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = combined(derived_rounds)
     headline: dict[str, Any] = {}
     spread: dict[str, dict[str, float]] = {}
+    per_round: dict[str, list[float]] = {}
     for kind, label in (("baseline", "between"), ("compared", "between_compared")):
         costs = [{clock: _costs(measured["rows"], kind, clock) for clock in CLOCKS} for measured in rounds]
         common = sorted(set.intersection(*(set(cost["wall"]) for cost in costs)))
@@ -541,9 +542,11 @@ def overhead_across_rounds(rounds: list[dict[str, Any]]) -> dict[str, Any]:
             values = [(cost[clock][b] - cost[clock][a]) / (b - a) * 1e6 for cost in costs]
             headline[f"{kind}_{clock}"] = median(values)
             spread[f"{kind}_{clock}"] = {"min": min(values), "max": max(values)}
+            per_round[f"{kind}_{clock}"] = values
     result["headline_marginal_us"] = headline
     result["rounds"] = len(rounds)
     result["spread"] = spread
+    result["per_round_us"] = per_round
     references = [measured["reference_s"] for measured in rounds if measured.get("reference_s") is not None]
     if references:
         result["reference_s"] = {"min": min(references), "median": median(references), "max": max(references)}
@@ -1119,13 +1122,11 @@ def _round_lines(rounds: list[dict[str, Any]], derived: Mapping[str, Any]) -> li
         "| round | reference workload | baseline, wall per question | compared, wall per question |",
         "| --- | --- | --- | --- |",
     ]
-    between = derived["headline_marginal_us"]
+    per_round = derived.get("per_round_us", {})
     for i, measured in enumerate(rounds, 1):
-        cells = []
-        for kind, label in (("baseline", "between"), ("compared", "between_compared")):
-            cost = _costs(measured["rows"], kind, "wall")
-            a, b = (int(n) for n in between.get(label, "0->0").split("->"))
-            cells.append(f"{(cost[b] - cost[a]) / (b - a) * 1e6:.0f} us" if a in cost and b in cost else "-")
+        cells = [
+            f"{per_round[key][i - 1]:.0f} us" if key in per_round else "-" for key in ("baseline_wall", "compared_wall")
+        ]
         reference_s = measured.get("reference_s")
         shown = "-" if reference_s is None else f"{reference_s:.3f} s"
         lines.append(f"| {i} | {shown} | {cells[0]} | {cells[1]} |")
