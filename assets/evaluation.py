@@ -1,7 +1,7 @@
 """The evaluation assets: golden sets -> rankings -> per-question hits -> stored summary.
 
 Thin on purpose: each body builds the partition's run specification, calls one verb of
-:mod:`goldeneval.pipeline` (the same verbs the CLI calls), and attaches metadata.  Tables
+:mod:`goldeneval.retrieval.pipeline` (the same verbs the CLI calls), and attaches metadata.  Tables
 travel between assets through the Parquet IO manager (``assets.io_manager``), keyed by
 partition and run.  The bodies are module-level functions, decorated by
 :func:`build_evaluation_assets` for the suite's partitions.
@@ -19,14 +19,14 @@ import pyarrow as pa
 from assets.checks import partitioned_check
 from assets.metadata import rank_metrics, rates, table_schema, text_or_unknown
 from assets.partitions import cell
-from goldeneval import pipeline
-from goldeneval.golden import GoldenQuestion
-from goldeneval.privacy import PrivacyMode
-from goldeneval.provenance import label_digest
-from goldeneval.report import measurement
-from goldeneval.retrievers.base import document_id_mapper
-from goldeneval.scoring import NO_HARD_CLASS
-from goldeneval.tables import (
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import label_digest
+from goldeneval.retrieval import pipeline
+from goldeneval.retrieval.golden import GoldenQuestion
+from goldeneval.retrieval.report import measurement
+from goldeneval.retrieval.retrievers.base import document_id_mapper
+from goldeneval.retrieval.scoring import NO_HARD_CLASS
+from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,
     hits_tables_run_id,

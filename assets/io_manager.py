@@ -3,7 +3,7 @@
 It lives beside the assets it stores (a resource, but one only they use).
 
 Each output is one hive-style file, ``<tables>/<asset>/set=<id>/retriever=<name>/
-<time>_<run id>.parquet`` (``goldeneval.tables``), and the file's path is recorded in the
+<time>_<run id>.parquet`` (``goldeneval.retrieval.tables``), and the file's path is recorded in the
 materialisation's metadata.  An input is read from the path the *latest materialisation of
 that partition* recorded — by the same run when it made one, so overlapping runs of one
 partition never read each other's tables — and never "the newest file in the folder", so a
@@ -19,8 +19,8 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.partitions import cell, prompt_cell
-from goldeneval.errors import StoreError
-from goldeneval.tables import read_table, write_partition_file
+from goldeneval.core.errors import StoreError
+from goldeneval.retrieval.tables import read_table, write_partition_file
 from resources.goldeneval import GoldenEvalResource
 
 PATH_METADATA_KEY = "path"

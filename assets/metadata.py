@@ -8,7 +8,7 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from goldeneval.scoring import RateSummary
+from goldeneval.retrieval.scoring import RateSummary
 
 UNKNOWN = "unknown"
 
@@ -30,7 +30,7 @@ def rates(summary: RateSummary, prefix: str = "") -> dict[str, Any]:
 def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:
     """Each reported rank metric as a float (``metric/ndcg@10``, plotted over time by the UI)
     and the whole measurement (definitions from the registry, depth, relevance level, the
-    questions left out) as JSON: :func:`goldeneval.report.measurement`."""
+    questions left out) as JSON: :func:`goldeneval.retrieval.report.measurement`."""
     values: dict[str, Any] = {
         f"metric/{metric['name']}": dg.MetadataValue.float(metric["value"])
         for metric in measured["metrics"]

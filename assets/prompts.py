@@ -2,8 +2,8 @@
 and the regression check of each stored summary, over (prompt set x model) partitions.
 
 The same shape as the retrieval assets, and thin in the same way: each body builds the
-partition's run specification and calls one verb — :func:`goldeneval.prompts.pipeline.evaluate`,
-then :func:`goldeneval.pipeline.record` and :func:`goldeneval.pipeline.judge`, the verbs
+partition's run specification and calls one verb — :func:`goldeneval.answers.pipeline.evaluate`,
+then :func:`goldeneval.retrieval.pipeline.record` and :func:`goldeneval.retrieval.pipeline.judge`, the verbs
 every run kind shares.  The checks are named as the retrieval ones (``run_complete`` on
 ``prompt_summary``, ``no_regression`` on ``prompt_regression_check``), so the alert sensor
 treats them alike.
@@ -23,13 +23,10 @@ from assets.evaluation import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from assets.metadata import table_schema, text_or_unknown
 from assets.partitions import prompt_cell
 from assets.regression import NO_REGRESSION, RegressionCheckConfig
-from goldeneval import pipeline
-from goldeneval.errors import StoreError
-from goldeneval.privacy import PrivacyMode
-from goldeneval.prompts import pipeline as prompt_pipeline
-from goldeneval.prompts.details import PromptRate
-from goldeneval.prompts.golden import prompt_set_digest
-from goldeneval.prompts.tables import (
+from goldeneval.answers import pipeline as prompt_pipeline
+from goldeneval.answers.details import PromptRate
+from goldeneval.answers.golden import prompt_set_digest
+from goldeneval.answers.tables import (
     gradings_privacy,
     gradings_table,
     gradings_tables_run_id,
@@ -37,8 +34,11 @@ from goldeneval.prompts.tables import (
     responses_table,
     run_from_gradings,
 )
-from goldeneval.regression import GateDecision
-from goldeneval.tables import markdown_preview, stored_run_id_for
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.regression import GateDecision
+from goldeneval.retrieval import pipeline
+from goldeneval.retrieval.tables import markdown_preview, stored_run_id_for
 from resources.goldeneval import GoldenEvalResource
 
 PROMPT_GROUP = "goldeneval_prompts"

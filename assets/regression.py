@@ -2,7 +2,7 @@
 
 Materialised by the regression sensor once per stored run (the sensor passes the stored run
 id in the run config); materialised by hand, it judges the partition's latest summary.  The
-verdict is :func:`goldeneval.pipeline.judge`, and ``no_regression`` passes exactly when the
+verdict is :func:`goldeneval.retrieval.pipeline.judge`, and ``no_regression`` passes exactly when the
 gate of ``--fail-on-regression`` would: only a baseline and a passing comparable run.
 """
 
@@ -13,9 +13,9 @@ import dagster as dg
 from assets.checks import partitioned_check
 from assets.evaluation import GROUP, STORE_POOL
 from assets.partitions import cell
-from goldeneval import pipeline
-from goldeneval.errors import StoreError
-from goldeneval.regression import GateDecision
+from goldeneval.core.errors import StoreError
+from goldeneval.core.regression import GateDecision
+from goldeneval.retrieval import pipeline
 from resources.goldeneval import GoldenEvalResource
 
 NO_REGRESSION = "no_regression"

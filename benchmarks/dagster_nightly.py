@@ -3,7 +3,7 @@
 Runs :func:`pipelines.main.main` in this process -- the ``nightly_evaluation`` job once per
 (set x retriever) partition of ``$GOLDENEVAL_CONFIG``, then the regression sensor's
 ``regression_check`` runs and the summary -- after wrapping the one function through which
-every evaluation builds its retriever (``goldeneval.pipeline.build_retriever``), so that it
+every evaluation builds its retriever (``goldeneval.retrieval.pipeline.build_retriever``), so that it
 can say what each build did: whether a lexical index was loaded from the cache or built, and
 how many chunks a model encoded (0 when every embedding came from the cache).
 
@@ -27,10 +27,10 @@ STARTED = time.perf_counter()
 
 def describe(retriever: object) -> dict[str, Any]:
     """What building ``retriever`` did, as far as the built-in retrievers report it."""
-    from goldeneval.retrievers.dense import DenseRetriever
-    from goldeneval.retrievers.hybrid import HybridRetriever
-    from goldeneval.retrievers.lexical import LexicalRetriever
-    from goldeneval.retrievers.reranked import DenseScorer, RerankedRetriever
+    from goldeneval.retrieval.retrievers.dense import DenseRetriever
+    from goldeneval.retrieval.retrievers.hybrid import HybridRetriever
+    from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+    from goldeneval.retrieval.retrievers.reranked import DenseScorer, RerankedRetriever
 
     record: dict[str, Any] = {"type": type(retriever).__name__}
     lexical = retriever if isinstance(retriever, LexicalRetriever) else None
@@ -54,11 +54,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--counts", type=Path, required=True, help="write the JSON record here")
     args = parser.parse_args(argv)
 
-    import goldeneval.pipeline
+    import goldeneval.retrieval.pipeline
     import pipelines.main
 
     built: list[tuple[str, float, object]] = []
-    original = goldeneval.pipeline.build_retriever  # type: ignore[attr-defined]
+    original = goldeneval.retrieval.pipeline.build_retriever  # type: ignore[attr-defined]
 
     def counting(retriever_id: str, context: Any) -> Any:
         start = time.perf_counter()
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
         built.append((retriever_id, time.perf_counter() - start, retriever))
         return retriever
 
-    goldeneval.pipeline.build_retriever = counting  # type: ignore[attr-defined]
+    goldeneval.retrieval.pipeline.build_retriever = counting  # type: ignore[attr-defined]
     imported = time.perf_counter()
     summary = io.StringIO()
     with contextlib.redirect_stdout(summary):

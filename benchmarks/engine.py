@@ -11,13 +11,13 @@ is timed three times and the median reported, next to what building the engine's
 * **numpy floor** -- the four metrics straightforwardly vectorised on the N x 100 matrix: the
   first 10 ids compared with a padded N x 3 matrix of relevant ids, no collapse of repeated
   ids, no depth.  What plain numpy costs at the least; the ratio column divides by it.
-* **columnar** -- ``goldeneval.columnar.score``: the same metrics plus protocol v1's top-1/top-3,
+* **columnar** -- ``goldeneval.retrieval.columnar.score``: the same metrics plus protocol v1's top-1/top-3,
   repeated ids collapsed to their first occurrence, on CSR arrays (``Rankings``/``Judgements``
   built from the matrix without copying).  "to cutoff" counts distinct documents up to the
   deepest cutoff (``depth_limit=10``, what flagging an unfilled cutoff needs); "full depth"
   counts all of them (``depth_limit=None``), which reads all 100 ids of every ranking.
   ``encode`` times building the arrays from pyarrow string lists with one dictionary encoding.
-* **per-question** -- ``goldeneval.scoring.score_question`` per question (GoldenQuestion objects
+* **per-question** -- ``goldeneval.retrieval.scoring.score_question`` per question (GoldenQuestion objects
   and Python string lists built apart).
 * **pytrec-eval** -- ``RelevanceEvaluator.evaluate`` on dicts (building them apart); MRR@10 is
   ``recip_rank`` on a second run cut at depth 10, as trec_eval defines it.
@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from goldeneval import columnar
+from goldeneval.retrieval import columnar
 
 DEPTH = 100
 """Ranked ids per question."""
@@ -295,9 +295,9 @@ def _join(*parts: str | None) -> str | None:
 
 
 def per_question(run: Synthetic, measure: Measure, chunk: int | None = None) -> None:
-    from goldeneval.golden import GoldenQuestion
-    from goldeneval.metrics import parse_metrics
-    from goldeneval.scoring import score_question
+    from goldeneval.retrieval.golden import GoldenQuestion
+    from goldeneval.retrieval.metrics import parse_metrics
+    from goldeneval.retrieval.scoring import score_question
 
     start = time.perf_counter()
     rankings, judged = string_lists(run)

@@ -35,10 +35,10 @@ from pathlib import Path
 
 import duckdb
 
-from goldeneval.errors import StoreError
-from goldeneval.evaluation import evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.privacy import PrivacyMode
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval.evaluation import evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.store import ResultStore, RunRecord
 
 

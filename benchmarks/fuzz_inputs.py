@@ -27,13 +27,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldeneval.beir import load_beir_set
-from goldeneval.errors import InputError
-from goldeneval.golden import load_golden_set
-from goldeneval.retrievers.base import RetrieverContext
-from goldeneval.retrievers.options import float_option, int_option
+from goldeneval.core.errors import InputError
+from goldeneval.retrieval.beir import load_beir_set
+from goldeneval.retrieval.golden import load_golden_set
+from goldeneval.retrieval.retrievers.base import RetrieverContext
+from goldeneval.retrieval.retrievers.options import float_option, int_option
+from goldeneval.retrieval.trec import read_trec_run
 from goldeneval.suite import load_suite
-from goldeneval.trec import read_trec_run
 
 MAX_MESSAGE = 1000
 """A refusal longer than this is not one readable line."""

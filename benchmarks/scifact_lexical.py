@@ -20,10 +20,10 @@ from pathlib import Path
 import bm25s
 import pytrec_eval
 
-from goldeneval.beir import load_beir_set
-from goldeneval.corpus import load_corpus
-from goldeneval.retrievers.lexical import LexicalRetriever
-from goldeneval.text import bm25_tokenize
+from goldeneval.core.corpus import load_corpus
+from goldeneval.core.text import bm25_tokenize
+from goldeneval.retrieval.beir import load_beir_set
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 DEPTH = 100

@@ -34,14 +34,14 @@ from typing import Any
 
 import pytrec_eval
 
-from goldeneval.beir import load_beir_set
-from goldeneval.corpus import load_corpus
-from goldeneval.evaluation import evaluate_retrieval
-from goldeneval.retrievers import Retriever, RetrieverContext, build_retriever, document_id_mapper
-from goldeneval.retrievers.dense import DenseRetriever
-from goldeneval.retrievers.hybrid import HybridRetriever
-from goldeneval.retrievers.lexical import LexicalRetriever
-from goldeneval.retrievers.reranked import DenseScorer, RerankedRetriever
+from goldeneval.core.corpus import load_corpus
+from goldeneval.retrieval.beir import load_beir_set
+from goldeneval.retrieval.evaluation import evaluate_retrieval
+from goldeneval.retrieval.retrievers import Retriever, RetrieverContext, build_retriever, document_id_mapper
+from goldeneval.retrieval.retrievers.dense import DenseRetriever
+from goldeneval.retrieval.retrievers.hybrid import HybridRetriever
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrieval.retrievers.reranked import DenseScorer, RerankedRetriever
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 DEFAULT_OUT = Path(__file__).resolve().parent / "scifact_retrievers.md"

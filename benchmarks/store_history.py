@@ -35,7 +35,7 @@ PLUGIN = textwrap.dedent(
     import json
     from pathlib import Path
 
-    from goldeneval.provenance import Provenance
+    from goldeneval.core.provenance import Provenance
 
 
     class Lookup:

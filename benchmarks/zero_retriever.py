@@ -24,8 +24,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from goldeneval.provenance import Provenance
-from goldeneval.retrievers.base import RetrieverContext
+from goldeneval.core.provenance import Provenance
+from goldeneval.retrieval.retrievers.base import RetrieverContext
 
 DISTRACTORS = 997
 """Distractor documents the rankings draw from (a prime, so rankings differ question to question)."""

@@ -5,7 +5,7 @@ named retrievers (``{name: {id, options, corpus, provenance}}``), the privacy mo
 regression thresholds, the nightly schedule, where results go and where alerts go.  Every
 (set, retriever) pair is one cell: the Dagster code location turns each cell into a
 partition, and :meth:`Suite.run_spec` turns one into the run specification that
-:mod:`goldeneval.pipeline` evaluates, records and judges — the same verbs the CLI calls.
+:mod:`goldeneval.retrieval.pipeline` evaluates, records and judges — the same verbs the CLI calls.
 Every field is validated when the file is loaded, naming the file and the field.  Relative
 paths are relative to the file.  Nothing here knows about Dagster.
 """
@@ -23,24 +23,31 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from goldeneval.comparison import Baseline
-from goldeneval.errors import InputError
-from goldeneval.evaluation import DEFAULT_TIMEOUT_S
-from goldeneval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
-from goldeneval.privacy import PrivacyMode, resolve_privacy
-from goldeneval.prompts.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
-from goldeneval.prompts.models import known_models
-from goldeneval.prompts.registry import resolve_prompt_set
-from goldeneval.prompts.spec import JudgeSpec, PromptRunSpec
-from goldeneval.provenance import Provenance, parse_provenance
-from goldeneval.regression import RegressionThresholds, check_slice_key
-from goldeneval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
-from goldeneval.retrievers.registry import known_retrievers
-from goldeneval.scoring import DEFAULT_HIT_CUTOFFS
-from goldeneval.sets import resolve_golden_set
-from goldeneval.spec import MAX_BATCH_SIZE, MAX_TIMEOUT_S, MAX_WORKERS, RunSpec, check_hit_cutoffs, check_metric_names
+from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
+from goldeneval.answers.models import known_models
+from goldeneval.answers.registry import resolve_prompt_set
+from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
+from goldeneval.core.comparison import Baseline
+from goldeneval.core.errors import InputError
+from goldeneval.core.privacy import PrivacyMode, resolve_privacy
+from goldeneval.core.provenance import Provenance, parse_provenance
+from goldeneval.core.regression import RegressionThresholds, check_slice_key
+from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrieval.retrievers.registry import known_retrievers
+from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
+from goldeneval.retrieval.sets import resolve_golden_set
+from goldeneval.retrieval.spec import (
+    MAX_BATCH_SIZE,
+    MAX_TIMEOUT_S,
+    MAX_WORKERS,
+    RunSpec,
+    check_hit_cutoffs,
+    check_metric_names,
+)
 from goldeneval.store import StoreLocation
-from goldeneval.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
     "CONFIG_ENV",

@@ -20,8 +20,8 @@ from typing import Any
 import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE
-from goldeneval.alerts import Alert, AlertDeliveryError
-from goldeneval.regression import GateDecision
+from goldeneval.core.alerts import Alert, AlertDeliveryError
+from goldeneval.core.regression import GateDecision
 from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
 from pipelines.jobs import REGRESSION_JOB
 from resources.alerts import AlertsResource

@@ -5,11 +5,11 @@ from __future__ import annotations
 import dagster as dg
 from dagster_slack import SlackResource
 
-from goldeneval.alerts import Alert, AlertDeliveryError, post_json
+from goldeneval.core.alerts import Alert, AlertDeliveryError, post_json
 
 
 class AlertsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
-    """Deliver an :class:`~goldeneval.alerts.Alert` to every configured channel."""
+    """Deliver an :class:`~goldeneval.core.alerts.Alert` to every configured channel."""
 
     webhook_url: str | None = None
     slack_token: str | None = None

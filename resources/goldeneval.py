@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import dagster as dg
 from pydantic import PrivateAttr
 
-from goldeneval.prompts.spec import PromptRunSpec
-from goldeneval.spec import RunSpec
+from goldeneval.answers.spec import PromptRunSpec
+from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import Store, open_store
 from goldeneval.suite import Suite, load_suite
 

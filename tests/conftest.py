@@ -125,7 +125,7 @@ FIXED_RANKINGS_PLUGIN = textwrap.dedent(
     import json
     from pathlib import Path
 
-    from goldeneval.provenance import Provenance
+    from goldeneval.core.provenance import Provenance
 
 
     class FixedRankings:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goldeneval.details import AggregatesDetail, QuestionDetail, RateDetail, RetrievalDetails
-from goldeneval.scoring import OVERFETCH_MULTIPLIER, SCORING_PROTOCOL_REVISION, TOP_K
+from goldeneval.retrieval.details import AggregatesDetail, QuestionDetail, RateDetail, RetrievalDetails
+from goldeneval.retrieval.scoring import OVERFETCH_MULTIPLIER, SCORING_PROTOCOL_REVISION, TOP_K
 
 
 def question(qid: str, top1: bool | None = True, top3: bool | None = True, **fields: Any) -> QuestionDetail:

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from goldeneval.alerts import Alert, AlertDeliveryError, post_json
+from goldeneval.core.alerts import Alert, AlertDeliveryError, post_json
 from tests.dagster_support import webhook_server
 
 ALERT = Alert(

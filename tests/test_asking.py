@@ -1,4 +1,4 @@
-"""Asking the retriever (goldeneval.asking): worker threads, batches, and per-question
+"""Asking the retriever (goldeneval.retrieval.asking): worker threads, batches, and per-question
 timeouts and errors that stay exact whichever way the questions are asked."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.metrics import parse_metrics
-from goldeneval.scoring import QuestionStatus
+from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.metrics import parse_metrics
+from goldeneval.retrieval.scoring import QuestionStatus
 
 
 def _set(n: int, *, prefix: str = "q") -> GoldenQuestionSet:
@@ -134,7 +134,7 @@ def test_a_call_that_returned_in_time_is_not_timed_out_when_the_caller_looks_lat
     holding the GIL) past the deadline of a call that returned in time.  That call is not a
     timeout, and its worker, already running the next question, is not retired (which lost
     that question, then crashed the run with a ValueError)."""
-    from goldeneval.asking import ask_all
+    from goldeneval.retrieval.asking import ask_all
 
     delays = {"a": 0.0, "b": 0.3, "c": 0.05, "d": 0.05}
 
@@ -335,10 +335,10 @@ def test_progress_sees_every_question_whichever_way_they_are_asked() -> None:
 
 
 def test_the_lexical_retrievers_batches_rank_as_its_single_calls() -> None:
-    from goldeneval.corpus import load_corpus
-    from goldeneval.retrievers.base import RetrieverContext
-    from goldeneval.retrievers.registry import build_retriever
-    from goldeneval.sets import resolve_golden_set
+    from goldeneval.core.corpus import load_corpus
+    from goldeneval.retrieval.retrievers.base import RetrieverContext
+    from goldeneval.retrieval.retrievers.registry import build_retriever
+    from goldeneval.retrieval.sets import resolve_golden_set
 
     golden = resolve_golden_set("transit-sample", ())
     assert golden.corpus is not None

@@ -1,5 +1,5 @@
 """Importing a golden set from the BEIR layout: targets from qrels, forms derived by the
-documented overlap rule (goldeneval.beir), and errors that name the file, question and field."""
+documented overlap rule (goldeneval.retrieval.beir), and errors that name the file, question and field."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.beir import FORM_OVERLAP_THRESHOLD, derive_form, load_beir_set, vocabulary_overlap
-from goldeneval.errors import GoldenSetError
-from goldeneval.golden import GoldenQuestionSet, QuestionForm
+from goldeneval.core.errors import GoldenSetError
+from goldeneval.retrieval.beir import FORM_OVERLAP_THRESHOLD, derive_form, load_beir_set, vocabulary_overlap
+from goldeneval.retrieval.golden import GoldenQuestionSet, QuestionForm
 
 CORPUS = [
     {"_id": "d1", "title": "Bicycle permits", "text": "Bicycles travel free on trams."},

@@ -13,8 +13,8 @@ import pytest
 
 from benchmarks import run
 from benchmarks.zero_retriever import ZeroCostRetriever, factory, write_set
-from goldeneval.golden import load_golden_set
-from goldeneval.retrievers.base import RetrieverContext
+from goldeneval.retrieval.golden import load_golden_set
+from goldeneval.retrieval.retrievers.base import RetrieverContext
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import document_id_mapper
-from goldeneval.retrievers.chunking import (
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import document_id_mapper
+from goldeneval.retrieval.retrievers.chunking import (
     ChunkingStrategy,
     Sections,
     TokenWindows,

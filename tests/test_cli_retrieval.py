@@ -163,7 +163,7 @@ def test_a_malformed_name_is_a_usage_error(workspace: CliWorkspace, name: str) -
 
 
 CRASHING_PLUGIN = """
-from goldeneval.provenance import Provenance
+from goldeneval.core.provenance import Provenance
 
 
 class Fine:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from goldeneval import evaluation, pipeline
-from goldeneval import scoring as scoring_module
-from goldeneval.collector import BULK_THRESHOLDS, fewer_collections
-from goldeneval.spec import RunSpec
+from goldeneval.core.collector import BULK_THRESHOLDS, fewer_collections
+from goldeneval.retrieval import evaluation, pipeline
+from goldeneval.retrieval import scoring as scoring_module
+from goldeneval.retrieval.spec import RunSpec
 
-SAMPLE_SET = Path(pipeline.__file__).parent / "sample" / "transit" / "golden.yaml"
+SAMPLE_SET = Path(pipeline.__file__).parents[1] / "sample" / "transit" / "golden.yaml"
 
 
 @pytest.fixture

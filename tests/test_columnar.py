@@ -5,7 +5,7 @@
   without relevant documents) and in a hypothesis property test.  trec_eval sorts by score, then
   document id, and keeps one entry per document, so it is handed each *collapsed* ranking with
   strictly decreasing scores; MRR@k is its ``recip_rank`` on the ranking cut at k.
-* ``goldeneval.scoring.score_question`` (and through it ``goldeneval.metrics``) for the protocol's
+* ``goldeneval.retrieval.scoring.score_question`` (and through it ``goldeneval.retrieval.metrics``) for the protocol's
   top-1/top-3 hits, the empty-expected rule and the binary metrics it reports, to 1e-12.
 
 Every comparison runs on each scan path: the pairwise one for short prefixes, the sorting one,
@@ -27,11 +27,11 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldeneval import columnar
-from goldeneval.columnar import Judgements, Rankings, collapse, encode, score
-from goldeneval.golden import GoldenQuestion
-from goldeneval.metrics import METRIC_KINDS, parse_metric
-from goldeneval.scoring import aggregate, error_result, raw_limit, score_question
+from goldeneval.retrieval import columnar
+from goldeneval.retrieval.columnar import Judgements, Rankings, collapse, encode, score
+from goldeneval.retrieval.golden import GoldenQuestion
+from goldeneval.retrieval.metrics import METRIC_KINDS, parse_metric
+from goldeneval.retrieval.scoring import aggregate, error_result, raw_limit, score_question
 
 CUTOFFS = (1, 3, 10, 100, 1000)
 ALL_METRICS = (*(f"{kind}@{k}" for kind in METRIC_KINDS if kind != "rprec" for k in CUTOFFS), "rprec")

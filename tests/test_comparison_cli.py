@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldeneval.cli import ExitCode
-from goldeneval.errors import InputError
+from goldeneval.core.errors import InputError
 from goldeneval.store import SCHEMA_VERSION, ResultStore
 from tests.conftest import FIXED_QUESTIONS, CliWorkspace
 
@@ -264,7 +264,7 @@ def test_an_incomplete_pinned_run_is_invalid_input_and_stores_nothing(cli_worksp
 
 
 def test_a_run_is_never_its_own_pinned_baseline(cli_workspace: CliWorkspace) -> None:
-    from goldeneval.comparison import Baseline, compare_with_history
+    from goldeneval.core.comparison import Baseline, compare_with_history
 
     first = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
     store = ResultStore(cli_workspace.store)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.corpus import (
+from goldeneval.core.corpus import (
     CORPUS_REVISION_PREFIX,
     Corpus,
     Document,
@@ -16,7 +16,7 @@ from goldeneval.corpus import (
     load_corpus,
     load_folder_corpus,
 )
-from goldeneval.errors import CorpusError
+from goldeneval.core.errors import CorpusError
 
 DOCUMENTS = (
     Document("fares/child-tickets", "Child tickets", "Children under 15 pay half."),

@@ -21,11 +21,11 @@ import resources.goldeneval
 from assets.evaluation import build_evaluation_assets
 from assets.partitions import evaluation_partitions
 from assets.regression import RegressionCheckConfig, build_regression_assets
-from goldeneval import pipeline
 from goldeneval.cli import ExitCode, main
-from goldeneval.privacy import PrivacyMode
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval import pipeline
+from goldeneval.retrieval.tables import hits_table
 from goldeneval.store import ResultStore
-from goldeneval.tables import hits_table
 from resources import GoldenEvalResource
 from tests.dagster_support import (
     FIXED_PROVENANCE,

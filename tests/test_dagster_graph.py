@@ -13,7 +13,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from goldeneval.metrics import METRIC_KINDS
+from goldeneval.retrieval.metrics import METRIC_KINDS
 from goldeneval.store import ResultStore, StoredRun
 from tests.dagster_support import (
     ASSETS,

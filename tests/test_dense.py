@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.retrievers.chunking import TokenWindows
-from goldeneval.retrievers.dense import DenseRetriever, default_model_path, model_revision, top_k
-from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.retrievers.chunking import TokenWindows
+from goldeneval.retrieval.retrievers.dense import DenseRetriever, default_model_path, model_revision, top_k
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 from tests.tiny_models import tiny_sentence_transformer
 
 pytestmark = pytest.mark.slow  # loads the MiniLM model
@@ -138,8 +138,8 @@ def test_a_quick_encode_shows_no_progress_bar(
 def test_batches_rank_every_sample_question_as_single_calls_do(tmp_path: Path) -> None:
     """``retrieve_batch`` encodes questions together (the model pads a batch); on the bundled
     sample every ranking to depth 100 is the one ``retrieve`` gives, question by question."""
-    from goldeneval.corpus import load_corpus
-    from goldeneval.sets import resolve_golden_set
+    from goldeneval.core.corpus import load_corpus
+    from goldeneval.retrieval.sets import resolve_golden_set
 
     golden = resolve_golden_set("transit-sample", ())
     assert golden.corpus is not None

@@ -15,10 +15,10 @@ from types import ModuleType
 
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.retrievers.dense import DenseRetriever
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.retrievers.dense import DenseRetriever
 
 pytestmark = pytest.mark.slow  # real processes with and without the dense extra
 
@@ -109,7 +109,7 @@ def test_a_broken_dense_install_names_the_module_and_the_import_error(
             raise ImportError("cannot import name 'Cache' from 'transformers'\n(more detail)")
         return real_import(name, package)
 
-    monkeypatch.setattr("goldeneval.retrievers.dense.importlib.import_module", broken)
+    monkeypatch.setattr("goldeneval.retrieval.retrievers.dense.importlib.import_module", broken)
     with pytest.raises(RetrieverError) as raised:
         build_retriever("goldeneval.dense", RetrieverContext(CORPUS, tmp_path / "cache"))
     assert str(raised.value) == (
@@ -120,7 +120,8 @@ def test_a_broken_dense_install_names_the_module_and_the_import_error(
 
 def test_the_cli_and_the_lexical_and_trec_run_retrievers_import_no_dense_module() -> None:
     code = (
-        "import sys, json, goldeneval, goldeneval.cli, goldeneval.retrievers.lexical, goldeneval.retrievers.trec_run\n"
+        "import sys, json, goldeneval, goldeneval.cli\n"
+        "import goldeneval.retrieval.retrievers.lexical, goldeneval.retrieval.retrievers.trec_run\n"
         f"print(json.dumps(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules)))"
     )
     result = python(code)

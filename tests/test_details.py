@@ -12,7 +12,9 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
-from goldeneval.details import (
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval.details import (
     DocumentColumns,
     QuestionColumns,
     QuestionDetail,
@@ -21,11 +23,9 @@ from goldeneval.details import (
     parse_details_json,
     read_verdicts,
 )
-from goldeneval.errors import StoreError
-from goldeneval.evaluation import RetrievalRun, _rounded_ms, evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.metrics import parse_metrics
-from goldeneval.privacy import PrivacyMode
+from goldeneval.retrieval.evaluation import RetrievalRun, _rounded_ms, evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.metrics import parse_metrics
 from goldeneval.store import ResultStore
 
 

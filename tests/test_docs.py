@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.metrics import METRIC_KINDS
+from goldeneval.retrieval.metrics import METRIC_KINDS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

@@ -9,10 +9,10 @@ import duckdb
 import numpy as np
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.retrievers.chunking import TokenWindows
-from goldeneval.retrievers.dense import DenseRetriever
-from goldeneval.retrievers.embedding_cache import CacheCounters
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.retrieval.retrievers.chunking import TokenWindows
+from goldeneval.retrieval.retrievers.dense import DenseRetriever
+from goldeneval.retrieval.retrievers.embedding_cache import CacheCounters
 from tests.tiny_models import tiny_sentence_transformer
 
 CORPUS = Corpus(

@@ -22,11 +22,12 @@ from click.testing import CliRunner
 from filelock import FileLock
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.errors import StoreError
-from goldeneval.evaluation import evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.privacy import PrivacyMode
-from goldeneval.store import ResultStore, RunRecord, _rollback
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval.evaluation import evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.store import ResultStore, RunRecord
+from goldeneval.store.duckdb_store import _rollback
 from tests.conftest import CliWorkspace
 
 ONE = GoldenQuestionSet(

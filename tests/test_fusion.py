@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.beir import load_beir_set
-from goldeneval.corpus import Corpus, load_corpus
-from goldeneval.errors import RetrieverError
-from goldeneval.golden import GoldenQuestionSet
-from goldeneval.retrievers.dense import DenseRetriever
-from goldeneval.retrievers.fusion import reciprocal_rank_fusion
-from goldeneval.retrievers.hybrid import HybridRetriever
-from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.core.corpus import Corpus, load_corpus
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.beir import load_beir_set
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.retrievers.dense import DenseRetriever
+from goldeneval.retrieval.retrievers.fusion import reciprocal_rank_fusion
+from goldeneval.retrieval.retrievers.hybrid import HybridRetriever
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 
 SUBSET_QUERIES = 30
 SUBSET_OTHER_DOCUMENTS = 300

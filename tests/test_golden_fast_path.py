@@ -26,12 +26,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.zero_retriever import write_set as write_generated_set
-from goldeneval import golden
-from goldeneval.errors import GoldenSetError
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
-from goldeneval.provenance import canonical_label_encoding, label_digest
+from goldeneval.core.errors import GoldenSetError
+from goldeneval.core.provenance import canonical_label_encoding, label_digest
+from goldeneval.retrieval import golden
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
 
-SAMPLE_SET = Path(golden.__file__).parent / "sample" / "transit" / "golden.yaml"
+SAMPLE_SET = Path(golden.__file__).parents[1] / "sample" / "transit" / "golden.yaml"
 
 
 @contextmanager

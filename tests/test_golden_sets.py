@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from goldeneval.errors import GoldenSetError
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
+from goldeneval.core.errors import GoldenSetError
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
 
 CHILD_FARE = {
     "id": "fare-child",

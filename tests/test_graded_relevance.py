@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from goldeneval.beir import load_beir_set
 from goldeneval.cli import main
-from goldeneval.errors import GoldenSetError
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
-from goldeneval.provenance import label_digest
+from goldeneval.core.errors import GoldenSetError
+from goldeneval.core.provenance import label_digest
+from goldeneval.retrieval.beir import load_beir_set
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
 from tests.test_beir_import import write_beir
 
 GRADED = {

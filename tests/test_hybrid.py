@@ -12,13 +12,13 @@ import yaml
 from click.testing import CliRunner
 
 from goldeneval.cli import main
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.retrievers.dense import DenseRetriever
-from goldeneval.retrievers.fusion import reciprocal_rank_fusion
-from goldeneval.retrievers.hybrid import HybridRetriever
-from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.retrievers.dense import DenseRetriever
+from goldeneval.retrieval.retrievers.fusion import reciprocal_rank_fusion
+from goldeneval.retrieval.retrievers.hybrid import HybridRetriever
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 from goldeneval.store import ResultStore
 from tests.tiny_models import tiny_sentence_transformer
 

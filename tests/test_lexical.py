@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.retrievers.lexical import LexicalRetriever
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 
 CORPUS = Corpus(
     (

@@ -7,14 +7,14 @@ import math
 
 import pytest
 
-from goldeneval.metrics import (
+from goldeneval.retrieval.columnar import question_metrics
+from goldeneval.retrieval.metrics import (
     DEFAULT_METRICS,
     MAX_CUTOFF,
     METRIC_KINDS,
     measurement_depth,
     parse_metric,
     parse_metrics,
-    question_metrics,
 )
 
 RANKING = ("a", "b", "c", "d", "e")

@@ -19,14 +19,14 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldeneval.beir import load_beir_set
-from goldeneval.corpus import load_corpus
-from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.metrics import METRIC_KINDS, Metric, parse_metrics
-from goldeneval.retrievers.base import document_id_mapper
-from goldeneval.retrievers.lexical import LexicalRetriever
-from goldeneval.scoring import score_question
+from goldeneval.core.corpus import load_corpus
+from goldeneval.retrieval.beir import load_beir_set
+from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.metrics import METRIC_KINDS, Metric, parse_metrics
+from goldeneval.retrieval.retrievers.base import document_id_mapper
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrieval.scoring import score_question
 
 CUTOFFS = (1, 3, 5, 10, 100)
 EVERY_METRIC = parse_metrics(

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.privacy import PRIVACY_ENV, PrivacyMode, resolve_privacy
+from goldeneval.core.privacy import PRIVACY_ENV, PrivacyMode, resolve_privacy
 from tests.conftest import CliWorkspace
 
 QUESTION_MARKER = "QMARK7c1e"
@@ -103,6 +103,6 @@ def test_metadata_only_keeps_only_the_class_of_an_error(cli_workspace: CliWorksp
     [("KeyError: 'DMARK-1'", "KeyError"), ("timed out after 5 s", "timed out after 5 s"), ("odd", "error")],
 )
 def test_content_free_errors(message: str, kept: str) -> None:
-    from goldeneval.privacy import content_free_error
+    from goldeneval.core.privacy import content_free_error
 
     assert content_free_error(message) == kept

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
+from goldeneval.answers.details import PromptDetails
 from goldeneval.cli import main
-from goldeneval.prompts.details import PromptDetails
-from goldeneval.retention import purge_runs
+from goldeneval.core.retention import purge_runs
 from goldeneval.store import ResultStore
 from tests.chat_server import answer, chat_server, last_user_message, verdict
 
@@ -26,7 +26,7 @@ SCRIPTED_MODEL = textwrap.dedent(
     import json
     from pathlib import Path
 
-    from goldeneval.provenance import Provenance
+    from goldeneval.core.provenance import Provenance
 
 
     class Scripted:

@@ -6,9 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goldeneval.errors import InputError
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.provenance import (
+from goldeneval.core.errors import InputError
+from goldeneval.core.provenance import (
     NOT_APPLICABLE,
     Provenance,
     benchmark_fingerprint,
@@ -17,6 +16,7 @@ from goldeneval.provenance import (
     parse_provenance,
     variant_fingerprint,
 )
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 
 texts = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() != "")
 questions = st.builds(
@@ -165,8 +165,8 @@ def test_configuration_overrides_the_retriever_field_by_field() -> None:
 def test_the_lexical_retriever_declares_model_and_chunking_not_applicable(tmp_path: object) -> None:
     from pathlib import Path
 
-    from goldeneval.corpus import Corpus, Document
-    from goldeneval.retrievers.lexical import LexicalRetriever
+    from goldeneval.core.corpus import Corpus, Document
+    from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 
     corpus = Corpus((Document("d", "t", "ferry timetable"),))
     declared = LexicalRetriever(corpus, Path(str(tmp_path))).provenance()
@@ -176,7 +176,7 @@ def test_the_lexical_retriever_declares_model_and_chunking_not_applicable(tmp_pa
 
 
 def test_a_retriever_without_the_capability_still_runs_with_unknown_provenance() -> None:
-    from goldeneval.evaluation import evaluate_retrieval
+    from goldeneval.retrieval.evaluation import evaluate_retrieval
 
     class Plain:
         def retrieve(self, question: str, limit: int) -> list[str]:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.retrievers import known_retrievers
-from goldeneval.retrievers.dense import DENSE_OPTIONS
-from goldeneval.retrievers.hybrid import HYBRID_OPTIONS
-from goldeneval.retrievers.reranked import RERANKED_OPTIONS
+from goldeneval.retrieval.retrievers import known_retrievers
+from goldeneval.retrieval.retrievers.dense import DENSE_OPTIONS
+from goldeneval.retrieval.retrievers.hybrid import HYBRID_OPTIONS
+from goldeneval.retrieval.retrievers.reranked import RERANKED_OPTIONS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 OPTIONS = {

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from goldeneval.regression import RegressionThresholds, VerdictStatus, detect_regression
+from goldeneval.core.regression import RegressionThresholds, VerdictStatus, detect_regression
 from goldeneval.store import StoredRun
 from tests.records import details, question
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.retrievers.dense import DenseRetriever, load_sentence_transformer, model_revision
-from goldeneval.retrievers.lexical import LexicalRetriever
-from goldeneval.retrievers.reranked import (
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.retrievers.dense import DenseRetriever, load_sentence_transformer, model_revision
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrieval.retrievers.reranked import (
     CrossEncoderScorer,
     DenseScorer,
     RerankedRetriever,

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.errors import InputError
-from goldeneval.retention import parse_duration
+from goldeneval.core.errors import InputError
+from goldeneval.core.retention import parse_duration
 from goldeneval.store import RunRecord, SliceRates, StoreLocation, open_store
 from tests.records import details
 

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from goldeneval.cli import main
-from goldeneval.corpus import Corpus, Document
-from goldeneval.errors import InputError, RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.retrievers.lexical import LexicalRetriever, bm25_parameters
-from goldeneval.retrievers.options import float_option, int_option
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import InputError, RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever, bm25_parameters
+from goldeneval.retrieval.retrievers.options import float_option, int_option
 
 CORPUS = Corpus(
     (
@@ -88,8 +88,8 @@ def _no_model_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(folder: Path) -> None:
         raise AssertionError(f"a model was loaded from {folder} before the options were checked")
 
-    monkeypatch.setattr("goldeneval.retrievers.dense.load_sentence_transformer", refuse)
-    monkeypatch.setattr("goldeneval.retrievers.reranked.load_cross_encoder", refuse)
+    monkeypatch.setattr("goldeneval.retrieval.retrievers.dense.load_sentence_transformer", refuse)
+    monkeypatch.setattr("goldeneval.retrieval.retrievers.reranked.load_cross_encoder", refuse)
 
 
 def build(retriever_id: str, cache: Path, **options: str) -> object:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.provenance import NOT_APPLICABLE, PROVENANCE_FIELDS, Provenance, variant_fingerprint
-from goldeneval.retrievers import RetrieverContext, build_retriever, known_retrievers
-from goldeneval.retrievers.dense import model_revision
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.provenance import NOT_APPLICABLE, PROVENANCE_FIELDS, Provenance, variant_fingerprint
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever, known_retrievers
+from goldeneval.retrieval.retrievers.dense import model_revision
 from tests.tiny_models import tiny_cross_encoder, tiny_sentence_transformer
 
 CORPUS = Corpus(

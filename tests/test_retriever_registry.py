@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.errors import RetrieverError
-from goldeneval.retrievers import RetrieverContext, build_retriever, known_retrievers, load_factory
-from goldeneval.retrievers.base import document_id_mapper
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever, known_retrievers, load_factory
+from goldeneval.retrieval.retrievers.base import document_id_mapper
 
 
 def test_the_builtin_lexical_retriever_is_registered() -> None:
@@ -29,7 +29,10 @@ def test_an_import_path_names_a_factory(tmp_path: Path, monkeypatch: pytest.Monk
     ("retriever_id", "message"),
     [
         ("nonexistent_module_xyz:build", "cannot import 'nonexistent_module_xyz'"),
-        ("goldeneval.scoring:no_such_factory", "module 'goldeneval.scoring' has no callable 'no_such_factory'"),
+        (
+            "goldeneval.retrieval.scoring:no_such_factory",
+            "module 'goldeneval.retrieval.scoring' has no callable 'no_such_factory'",
+        ),
         ("plainname", "unknown retriever 'plainname': not a registered id"),
     ],
 )

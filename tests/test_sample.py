@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.corpus import Corpus, load_corpus
-from goldeneval.golden import KNOWN_HARD_CLASSES, GoldenQuestionSet
+from goldeneval.core.corpus import Corpus, load_corpus
+from goldeneval.retrieval.golden import KNOWN_HARD_CLASSES, GoldenQuestionSet
 from goldeneval.sample import SAMPLE_CORPUS_PATH, golden_question_sets
 from goldeneval.store import ResultStore
 

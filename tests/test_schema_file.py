@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 import goldeneval
-from goldeneval.golden import golden_set_json_schema
+from goldeneval.retrieval.golden import golden_set_json_schema
 
-SCHEMA_PATH = Path(goldeneval.__file__).parent / "schema" / "golden-question-set.schema.json"
-REGENERATE = "goldeneval schema > goldeneval/schema/golden-question-set.schema.json"
+SCHEMA_PATH = Path(goldeneval.__file__).parent / "retrieval" / "schema" / "golden-question-set.schema.json"
+REGENERATE = "goldeneval schema > goldeneval/retrieval/schema/golden-question-set.schema.json"
 
 VALID_YAML = """\
 id: transit-mini

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from goldeneval.evaluation import evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.metrics import parse_metrics
-from goldeneval.retrievers.base import document_id_mapper
-from goldeneval.scoring import (
+from goldeneval.retrieval.evaluation import evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.metrics import parse_metrics
+from goldeneval.retrieval.retrievers.base import document_id_mapper
+from goldeneval.retrieval.scoring import (
     NO_HARD_CLASS,
     OVERFETCH_MULTIPLIER,
     TOP_K,
@@ -51,7 +51,7 @@ class ScriptedRetriever:
 
 
 def collapsed(returned_ids: Sequence[str]) -> tuple[str, ...]:
-    """The distinct documents the one scoring path (goldeneval.columnar) keeps of a ranking."""
+    """The distinct documents the one scoring path (goldeneval.retrieval.columnar) keeps of a ranking."""
     return score_question(question(["a"]), returned_ids, 0.0, to_doc).documents
 
 

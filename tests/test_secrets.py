@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from goldeneval.errors import InputError
-from goldeneval.provenance import Provenance, looks_like_secret, parse_provenance
+from goldeneval.core.errors import InputError
+from goldeneval.core.provenance import Provenance, looks_like_secret, parse_provenance
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import goldeneval.sets
+import goldeneval.retrieval.sets
 from goldeneval.cli import ExitCode, main
-from goldeneval.errors import DuplicateIdError, GoldenSetError, InputError
-from goldeneval.golden import load_golden_set
-from goldeneval.sets import SETS_PATH_ENV, GoldenSetRegistry, resolve_golden_set
+from goldeneval.core.errors import DuplicateIdError, GoldenSetError, InputError
+from goldeneval.retrieval.golden import load_golden_set
+from goldeneval.retrieval.sets import SETS_PATH_ENV, GoldenSetRegistry, resolve_golden_set
 
 WriteSet = Callable[..., Path]
 
@@ -32,7 +32,7 @@ def a_set(set_id: str) -> dict[str, Any]:
 @pytest.fixture
 def no_installed_set_providers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hide the installed ``goldeneval.golden_question_sets`` entry points: only the test's sets count."""
-    monkeypatch.setattr(goldeneval.sets, "entry_points", lambda group: [])
+    monkeypatch.setattr(goldeneval.retrieval.sets, "entry_points", lambda group: [])
 
 
 # --------------------------------------------------------------------------- registry

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, bootstrap
 
-from goldeneval.stats import Verdicts, bootstrap_interval, mcnemar_exact, paired_comparison
+from goldeneval.core.stats import Verdicts, bootstrap_interval, mcnemar_exact, paired_comparison
 
 PREVIOUS = [True] * 30 + [False] * 18
 CURRENT = [True] * 24 + [False] * 6 + [True] * 2 + [False] * 16  # 6 lost, 2 gained

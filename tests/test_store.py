@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.errors import InputError, StoreError
+from goldeneval.core.errors import InputError, StoreError
 from goldeneval.store import (
     DEFAULT_STORE_PATH,
     SCHEMA_VERSION,

@@ -21,8 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.errors import StoreError
-from goldeneval.store import STORE_ENV, RunRecord, SliceRates, Sql, Store, StoreLocation, open_store
+from goldeneval.core.errors import StoreError
+from goldeneval.store import STORE_ENV, RunRecord, SliceRates, Store, StoreLocation, open_store, store_exists
+from goldeneval.store.base import Sql
 from tests.conftest import CliWorkspace
 from tests.records import details, question
 from tests.store_sql import raw_sql
@@ -391,7 +392,7 @@ def test_store_copy_from_a_store_that_does_not_exist_creates_nothing(tmp_path: P
     code, _, err = copy(str(tmp_path / "missing.duckdb"), postgres_url)
     assert code == ExitCode.INVALID_INPUT
     assert err == f"goldeneval: error: store copy: the source store {tmp_path / 'missing.duckdb'} does not exist\n"
-    assert not StoreLocation.parse(postgres_url).exists()
+    assert not store_exists(StoreLocation.parse(postgres_url))
 
 
 def test_the_suite_file_selects_a_postgres_store_for_dagster(tmp_path: Path, postgres_url: str) -> None:

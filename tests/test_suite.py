@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from goldeneval import pipeline
-from goldeneval.comparison import Baseline
-from goldeneval.errors import InputError
-from goldeneval.privacy import PrivacyMode
+from goldeneval.core.comparison import Baseline
+from goldeneval.core.errors import InputError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval import pipeline
 from goldeneval.suite import load_suite
 
 PROJECT = Path(__file__).resolve().parents[1]

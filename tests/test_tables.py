@@ -8,13 +8,13 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from goldeneval.corpus import Corpus, Document
-from goldeneval.evaluation import RetrievalRun, evaluate_retrieval
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.privacy import PrivacyMode
-from goldeneval.retrievers.base import document_id_mapper
-from goldeneval.retrievers.lexical import LexicalRetriever
-from goldeneval.tables import (
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.retrievers.base import document_id_mapper
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,
     markdown_preview,

@@ -12,10 +12,10 @@ import pytrec_eval
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.errors import RetrieverError
-from goldeneval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.retrievers import RetrieverContext, build_retriever
-from goldeneval.trec import TrecRunError, read_trec_run
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+from goldeneval.retrieval.trec import TrecRunError, read_trec_run
 
 SET = GoldenQuestionSet(
     id="tiny",

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.errors import GoldenSetError, InputError
-from goldeneval.golden import load_golden_set
+from goldeneval.core.errors import GoldenSetError, InputError
+from goldeneval.core.yaml_errors import MAX_ALIAS_NODES, UnsafeYAMLError, describe_yaml_error, load_yaml
+from goldeneval.retrieval.golden import load_golden_set
 from goldeneval.sample import SAMPLE_SET_PATH
 from goldeneval.suite import load_suite
-from goldeneval.yaml_errors import MAX_ALIAS_NODES, UnsafeYAMLError, describe_yaml_error, load_yaml
 from tests.conftest import WriteSet
 
 MAX_ERROR_LINE = 500

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from goldeneval.golden import GoldenQuestionSet, load_golden_set
+from goldeneval.retrieval.golden import GoldenQuestionSet, load_golden_set
 
 SAMPLE_DIR = Path(__file__).parent / "transit"
 SAMPLE_SET_PATH = SAMPLE_DIR / "golden.yaml"

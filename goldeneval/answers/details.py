@@ -1,0 +1,166 @@
+"""The typed, versioned ``details`` of a prompt run and of an answer run (the store's JSON column).
+
+Retrieval runs keep :class:`goldeneval.retrieval.details.RetrievalDetails` (no ``kind`` key); prompt and
+answer runs carry ``kind: "prompts"`` or ``kind: "answers"``, and
+:func:`goldeneval.retrieval.details.parse_details` dispatches on it.  Every model forbids unknown keys,
+so a renamed field fails loudly.  In ``metadata_only`` no prompt text, answer text, judge
+reason, assertion message or context document id is kept: see :meth:`PromptDetail.without_content`.
+
+Format versions: 1 — the first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from goldeneval.core.privacy import content_free_error, withheld
+
+__all__ = [
+    "PROMPT_DETAILS_FORMAT_VERSION",
+    "AssertionOutcome",
+    "PromptAggregates",
+    "PromptDetail",
+    "PromptDetails",
+    "PromptRate",
+]
+
+PROMPT_DETAILS_FORMAT_VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AssertionOutcome(_Record):
+    """One deterministic assertion evaluated against an answer."""
+
+    type: str
+    passed: bool
+    weight: float
+    negate: bool = False
+    message: str | None = None
+    """What was expected and found; None in ``metadata_only`` (it quotes the set and the answer)."""
+
+
+class PromptDetail(_Record):
+    """One prompt (or golden question, in an answer run) of a stored run."""
+
+    id: str
+    status: Literal["ok", "error"]
+    """``error``: the model call or the grading failed; never a silent pass or fail."""
+    stage: Literal["retrieval", "model", "grader"] | None = None
+    """Where an error happened."""
+    passed: bool | None
+    score: float | None
+    latency_ms: float
+    """Wall-clock time of the model call."""
+    error: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    answer: str | None = Field(default=None, exclude_if=withheld)
+    """The model's answer; None in ``metadata_only``."""
+    reason: str | None = Field(default=None, exclude_if=withheld)
+    """The judge's reason (the first sample's); None in ``metadata_only``."""
+    assertions: list[AssertionOutcome] = Field(default_factory=list)
+    samples: list[float] = Field(default_factory=list)
+    """Judge scores, one per successful sample."""
+    spread: float | None = None
+    """Largest minus smallest judge sample."""
+    unstable: bool = False
+    """The judge samples straddle the pass threshold."""
+    retrieval_hit: bool | None = None
+    """Answer runs: whether retrieval found an expected document in the context (top-3)."""
+    form: str | None = None
+    hard_class: str | None = None
+    documents: list[str] | None = Field(default=None, exclude_if=withheld)
+    """Answer runs: the context documents, best first; None in ``metadata_only``."""
+
+    @property
+    def scored(self) -> bool:
+        return self.status == "ok"
+
+    def without_content(self) -> PromptDetail:
+        """The ``metadata_only`` form: ids, verdicts, scores and latencies only."""
+        return self.model_copy(
+            update={
+                "answer": None,
+                "reason": None,
+                "documents": None,
+                "error": content_free_error(self.error),
+                "assertions": [a.model_copy(update={"message": None}) for a in self.assertions],
+            }
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """As the store holds it: ``answer``, ``reason`` and ``documents`` absent when withheld."""
+        return self.model_dump(mode="json")
+
+
+class PromptRate(_Record):
+    """Counts and rates of a group of prompts."""
+
+    prompts: int
+    graded: int
+    errors: int
+    passed: int
+    pass_rate: float | None
+    mean_score: float | None
+
+
+class PromptAggregates(_Record):
+    overall: PromptRate
+    unstable: int = 0
+    mean_latency_ms: float | None = None
+    by_retrieval: dict[str, PromptRate] = Field(default_factory=dict)
+    """Answer runs: ``hit`` / ``miss`` (retrieval found an expected document or not)."""
+    by_form: dict[str, PromptRate] = Field(default_factory=dict)
+    by_hard_class: dict[str, PromptRate] = Field(default_factory=dict)
+
+
+class PromptDetails(_Record):
+    """The ``details`` of a prompt run (``kind: prompts``) or an answer run (``kind: answers``)."""
+
+    kind: Literal["prompts", "answers"]
+    format_version: int = Field(default=PROMPT_DETAILS_FORMAT_VERSION, ge=1, le=PROMPT_DETAILS_FORMAT_VERSION)
+    protocol: str
+    """The grading protocol and the grader's identity: part of the benchmark fingerprint."""
+    grader: str
+    """The grader that graded (after any fallback)."""
+    requested_grader: str | None = None
+    """The grader asked for, when it was unknown and the deterministic grader stood in."""
+    grader_identity: str
+    pass_threshold: float
+    judge_samples: int | None = None
+    model_id: str
+    """The model id (registered or package.module:factory) behind the series name."""
+    retriever_id: str | None = None
+    """Answer runs: the retriever that found the context."""
+    retrieval_run_id: str | None = None
+    """Answer runs: the retrieval run stored beside this one."""
+    retrieval_benchmark_fingerprint: str | None = None
+    tables_run_id: str | None = None
+    aggregates: PromptAggregates
+    prompts: list[PromptDetail]
+
+    @property
+    def questions(self) -> list[PromptDetail]:
+        """The prompts, under the name the retrieval details use."""
+        return self.prompts
+
+    def passes(self) -> dict[str, bool]:
+        """Per prompt id, whether it passed (graded prompts only): the paired outcome of regressions."""
+        return {p.id: bool(p.passed) for p in self.prompts if p.scored and p.passed is not None}
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def to_json_text(self) -> str:
+        """:meth:`to_json` as one JSON string, serialised without a Python object per value."""
+        return self.model_dump_json()
+
+    def to_dataframe(self) -> Any:
+        """One row per prompt (pandas): for notebooks."""
+        import pandas as pd  # type: ignore[import-untyped]
+
+        return pd.DataFrame([p.model_dump(exclude={"assertions"}) for p in self.prompts])

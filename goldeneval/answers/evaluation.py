@@ -1,0 +1,293 @@
+"""Running a golden prompt set against a model (ADR-060, decision 3): one call per prompt.
+
+:class:`EvaluationService` asks the model every prompt, grades each answer, records the
+wall-clock latency and aggregates a pass rate and a mean score.  It neither persists nor
+compares, so it is testable without a database.  A model that raises, times out or returns
+no text makes that prompt an ``error`` (stage ``model``); a grader that fails makes it an
+``error`` (stage ``grader``); the run goes on and is ``incomplete``.
+
+:class:`PromptRun` is the evaluated run; :meth:`PromptRun.to_record` maps it onto the store
+row every run kind shares: ``model`` = the series name, ``grader`` = the grader id,
+``pass_rate`` = the share of graded prompts that passed, ``mean_score`` = their mean score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from statistics import fmean
+from typing import Literal
+
+from goldeneval.answers.details import (
+    PROMPT_DETAILS_FORMAT_VERSION,
+    PromptAggregates,
+    PromptDetail,
+    PromptDetails,
+    PromptRate,
+)
+from goldeneval.answers.golden import GoldenPrompt, GoldenPromptSet
+from goldeneval.answers.graders import Grader, Grading, GradingItem
+from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with_timeout
+from goldeneval.core.collector import plugin_collections
+from goldeneval.core.errors import one_line
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import Provenance, variant_fingerprint
+from goldeneval.store import RunRecord, SliceRates
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "PROMPT_BENCHMARK_VERSION",
+    "PROMPT_PROTOCOL_REVISION",
+    "EvaluationService",
+    "PromptRun",
+    "Task",
+    "aggregate_prompts",
+    "prompt_benchmark_fingerprint",
+    "prompt_tasks",
+]
+
+DEFAULT_TIMEOUT_S = 60.0
+PROMPT_PROTOCOL_REVISION = "prompt-grading/v1"
+PROMPT_BENCHMARK_VERSION = "prompt-benchmark-v1"
+Progress = Callable[[Sequence["Task"]], Iterable["Task"]]
+
+
+def prompt_benchmark_fingerprint(set_digest: str, protocol: str) -> str:
+    """What a prompt run measured: the prompt set's digest and the grading protocol (with the
+    grader's identity).  Never unknown: a prompt set carries everything it is graded by."""
+    encoded = json.dumps([PROMPT_BENCHMARK_VERSION, set_digest, protocol], ensure_ascii=False, separators=(",", ":"))
+    return f"{PROMPT_BENCHMARK_VERSION}:sha256:{hashlib.sha256(encoded.encode('utf-8')).hexdigest()}"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One model call to make and grade: the request, the grading item, and labels to carry."""
+
+    request: ChatRequest
+    item: GradingItem
+    tags: tuple[str, ...] = ()
+    form: str | None = None
+    hard_class: str | None = None
+    retrieval_hit: bool | None = None
+    documents: tuple[str, ...] | None = None
+    retrieval_error: str | None = None
+    """Answers flow: the retriever failed on this question; no model call is made."""
+
+
+def prompt_tasks(prompt_set: GoldenPromptSet) -> list[Task]:
+    return [_prompt_task(prompt) for prompt in prompt_set.prompts]
+
+
+def _prompt_task(prompt: GoldenPrompt) -> Task:
+    messages = ((ChatMessage("system", prompt.system),) if prompt.system else ()) + (
+        ChatMessage("user", prompt.prompt),
+    )
+    return Task(
+        request=ChatRequest(messages=messages, question=prompt.prompt),
+        item=GradingItem(prompt.id, prompt.prompt, prompt.assertions, prompt.reference),
+        tags=prompt.tags,
+    )
+
+
+def _rate(details: Sequence[PromptDetail]) -> PromptRate:
+    graded = [d for d in details if d.scored]
+    passed = sum(1 for d in graded if d.passed)
+    scores = [d.score for d in graded if d.score is not None]
+    return PromptRate(
+        prompts=len(details),
+        graded=len(graded),
+        errors=len(details) - len(graded),
+        passed=passed,
+        pass_rate=passed / len(graded) if graded else None,
+        mean_score=fmean(scores) if scores else None,
+    )
+
+
+def _groups(details: Sequence[PromptDetail], key: Callable[[PromptDetail], str | None]) -> dict[str, PromptRate]:
+    grouped: dict[str, list[PromptDetail]] = {}
+    for detail in details:
+        value = key(detail)
+        if value is not None:
+            grouped.setdefault(value, []).append(detail)
+    return {name: _rate(members) for name, members in sorted(grouped.items())}
+
+
+def _retrieval_group(detail: PromptDetail) -> str | None:
+    return None if detail.retrieval_hit is None else ("hit" if detail.retrieval_hit else "miss")
+
+
+def aggregate_prompts(details: Sequence[PromptDetail], *, answers: bool = False) -> PromptAggregates:
+    latencies = [d.latency_ms for d in details if d.stage != "retrieval"]
+    return PromptAggregates(
+        overall=_rate(details),
+        unstable=sum(1 for d in details if d.unstable),
+        mean_latency_ms=round(fmean(latencies), 3) if latencies else None,
+        by_retrieval=_groups(details, _retrieval_group) if answers else {},
+        by_form=_groups(details, lambda d: d.form) if answers else {},
+        by_hard_class=_groups(details, lambda d: d.hard_class or "(none)") if answers else {},
+    )
+
+
+@dataclass(frozen=True)
+class PromptRun:
+    """One evaluated prompt run (or answer run): results, identity, and how it was graded."""
+
+    kind: Literal["prompts", "answers"]
+    set_id: str
+    series: str
+    """The series name the run is stored under (the store's ``model`` column)."""
+    model_id: str
+    grader: str
+    grader_identity: str
+    pass_threshold: float
+    results: tuple[PromptDetail, ...]
+    started_at: datetime
+    label_digest: str
+    protocol: str
+    benchmark_fingerprint: str | None
+    provenance: Provenance = field(default_factory=Provenance)
+    requested_grader: str | None = None
+    judge_samples: int | None = None
+    retriever_id: str | None = None
+    retrieval_run_id: str | None = None
+    retrieval_benchmark_fingerprint: str | None = None
+    notices: tuple[str, ...] = ()
+    """What the user should know (a grader fallback); shown by each door, never stored."""
+
+    @property
+    def aggregates(self) -> PromptAggregates:
+        return aggregate_prompts(self.results, answers=self.kind == "answers")
+
+    @property
+    def variant_fingerprint(self) -> str | None:
+        return variant_fingerprint(self.provenance)
+
+    @property
+    def complete(self) -> bool:
+        return all(r.scored for r in self.results)
+
+    def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> PromptDetails:
+        results = list(self.results)
+        if privacy is PrivacyMode.METADATA_ONLY:
+            results = [r.without_content() for r in results]
+        return PromptDetails(
+            kind=self.kind,
+            format_version=PROMPT_DETAILS_FORMAT_VERSION,
+            protocol=self.protocol,
+            grader=self.grader,
+            requested_grader=self.requested_grader,
+            grader_identity=self.grader_identity,
+            pass_threshold=self.pass_threshold,
+            judge_samples=self.judge_samples,
+            model_id=self.model_id,
+            retriever_id=self.retriever_id,
+            retrieval_run_id=self.retrieval_run_id,
+            retrieval_benchmark_fingerprint=self.retrieval_benchmark_fingerprint,
+            tables_run_id=tables_run_id,
+            aggregates=self.aggregates,
+            prompts=results,
+        )
+
+    def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RunRecord:
+        aggregates = self.aggregates
+        overall = aggregates.overall
+        slices = [
+            SliceRates(kind, value, rate.prompts, rate.graded, rate.pass_rate, rate.mean_score)
+            for kind, groups in (
+                ("retrieval", aggregates.by_retrieval),
+                ("form", aggregates.by_form),
+                ("hard_class", aggregates.by_hard_class),
+            )
+            for value, rate in groups.items()
+        ]
+        return RunRecord(
+            set_id=self.set_id,
+            model=self.series,
+            grader=self.grader,
+            pass_rate=overall.pass_rate,
+            mean_score=overall.mean_score,
+            question_count=overall.prompts,
+            scored_count=overall.graded,
+            error_count=overall.errors,
+            details=self.details(privacy, tables_run_id=tables_run_id),
+            slices=slices,
+            provenance=self.provenance.as_columns(),
+            created_at=self.started_at,
+            label_digest=self.label_digest,
+            benchmark_fingerprint=self.benchmark_fingerprint,
+            variant_fingerprint=self.variant_fingerprint,
+            privacy=privacy.value,
+        )
+
+
+def _failure(exc: BaseException) -> str:
+    text = one_line(str(exc))
+    return text if text.startswith("timed out after ") else f"{type(exc).__name__}: {text}"
+
+
+def _detail(task: Task, answer: str | None, latency_ms: float, **fields: object) -> PromptDetail:
+    return PromptDetail.model_validate(
+        {
+            "id": task.item.id,
+            "tags": list(task.tags),
+            "answer": answer,
+            "latency_ms": round(latency_ms, 3),
+            "form": task.form,
+            "hard_class": task.hard_class,
+            "retrieval_hit": task.retrieval_hit,
+            "documents": list(task.documents) if task.documents is not None else None,
+            **fields,
+        }
+    )
+
+
+@dataclass(frozen=True)
+class EvaluationService:
+    """Ask a model every task, grade each answer; stores and compares nothing."""
+
+    model: Model
+    grader: Grader
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+
+    def answer(self, task: Task) -> tuple[str | None, float, str | None]:
+        """``(answer, latency in ms, error)`` of one model call, within the timeout."""
+        start = time.perf_counter()
+        try:
+            text = call_with_timeout(lambda: self.model.complete(task.request), self.timeout_s)
+        except (Exception, SystemExit) as exc:  # a plug-in's sys.exit() is its error, not ours
+            return None, (time.perf_counter() - start) * 1000.0, _failure(exc)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        if not isinstance(text, str):
+            return None, elapsed, f"TypeError: complete() returned {type(text).__name__}, not text"
+        return text, elapsed, None
+
+    def evaluate(self, task: Task) -> PromptDetail:
+        if task.retrieval_error is not None:
+            return _detail(task, None, 0.0, status="error", stage="retrieval", passed=None, score=None,
+                           error=task.retrieval_error)  # fmt: skip
+        answer, latency_ms, error = self.answer(task)
+        if answer is None:
+            return _detail(task, None, latency_ms, status="error", stage="model", passed=None, score=None, error=error)
+        try:
+            grading = self.grader.grade(task.item, answer)
+        except Exception as exc:  # a grader's bug is this prompt's grading failure
+            grading = Grading(passed=None, score=None, error=_failure(exc))
+        common = {
+            "assertions": [a.model_dump() for a in grading.assertions],
+            "samples": list(grading.samples),
+            "spread": grading.spread,
+            "unstable": grading.unstable,
+            "reason": grading.reason,
+        }
+        if grading.error is not None:
+            return _detail(task, answer, latency_ms, status="error", stage="grader", passed=None, score=None,
+                           error=grading.error, **common)  # fmt: skip
+        return _detail(task, answer, latency_ms, status="ok", passed=grading.passed, score=grading.score, **common)
+
+    @plugin_collections()  # models and graders are plug-in code (goldeneval.core.collector)
+    def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[PromptDetail]:
+        return [self.evaluate(task) for task in (tasks if progress is None else progress(tasks))]

@@ -1,0 +1,329 @@
+"""Golden prompt sets (ADR-060, decision 1): prompts with deterministic assertions.
+
+A golden prompt carries an id, the prompt, an optional system prompt, deterministic
+assertions (``exact``, ``contains``, ``regex``, ``json_schema``; each with ``negate`` and a
+``weight``) and an optional reference answer.  Files are YAML, JSON or JSONL; the models
+below are the single source of the format: the published JSON Schema
+(``goldeneval/answers/schema/golden-prompt-set.schema.json``) is generated from them.  A bad
+file — an invalid regex, an unknown assertion type — fails at load time naming the file, the
+prompt (position and id) and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from goldeneval.core.errors import InputError, one_line
+from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+
+__all__ = [
+    "PROMPT_DIGEST_VERSION",
+    "PROMPT_SET_SUFFIXES",
+    "Assertion",
+    "AssertionType",
+    "GoldenPrompt",
+    "GoldenPromptSet",
+    "JsonType",
+    "PromptSetError",
+    "load_prompt_set",
+    "prompt_set_digest",
+    "prompt_set_json_schema",
+]
+
+PROMPT_SET_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+PROMPT_DIGEST_VERSION = "prompts-v1"
+
+
+class PromptSetError(InputError):
+    """A golden prompt set cannot be loaded: the message names the file, the prompt and the field."""
+
+    def __init__(
+        self,
+        source: str | Path,
+        problem: str,
+        *,
+        position: int | None = None,
+        prompt_id: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        where = [str(source)]
+        if position is not None:
+            where.append(f"prompt #{position}" + (f" (id {prompt_id!r})" if prompt_id is not None else ""))
+        if field is not None:
+            where.append(f"field {field!r}")
+        super().__init__(": ".join([*where, problem]))
+
+
+class AssertionType(StrEnum):
+    EXACT = "exact"
+    """The answer, trimmed, equals ``value``."""
+    CONTAINS = "contains"
+    """The answer contains ``value``."""
+    REGEX = "regex"
+    """``value`` (a Python regular expression) matches somewhere in the answer."""
+    JSON_SCHEMA = "json_schema"
+    """The answer is a JSON object with the ``required`` keys and the ``properties`` types."""
+
+
+class JsonType(StrEnum):
+    STRING = "string"
+    NUMBER = "number"
+    INTEGER = "integer"
+    BOOLEAN = "boolean"
+    ARRAY = "array"
+    OBJECT = "object"
+    NULL = "null"
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return value
+
+
+class Assertion(BaseModel):
+    """One deterministic check of an answer; no model call, no tokens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: AssertionType = Field(description="exact, contains, regex or json_schema.")
+    value: str | None = Field(
+        default=None, description="exact/contains: the text; regex: the pattern. Not used by json_schema."
+    )
+    case_sensitive: bool = Field(default=False, description="exact, contains and regex compare case-sensitively.")
+    required: list[str] = Field(default_factory=list, description="json_schema: keys the JSON object must have.")
+    properties: dict[str, JsonType] = Field(
+        default_factory=dict, description="json_schema: the JSON type of each key (checked when the key is present)."
+    )
+    negate: bool = Field(default=False, description="Pass when the check fails.")
+    weight: float = Field(default=1.0, gt=0, le=1000, allow_inf_nan=False, description="Weight in the prompt's score.")
+
+    @model_validator(mode="after")
+    def _fields_fit_the_type(self) -> Assertion:
+        if self.type is AssertionType.JSON_SCHEMA:
+            if self.value is not None:
+                raise ValueError("json_schema takes 'required' and 'properties', not 'value'")
+            if not self.required and not self.properties:
+                raise ValueError("json_schema needs 'required' keys or 'properties' types")
+            return self
+        if self.required or self.properties:
+            raise ValueError(f"{self.type.value} takes 'value', not 'required' or 'properties'")
+        if self.value is None or self.value == "":
+            raise ValueError(f"{self.type.value} needs a non-empty 'value'")
+        if self.type is AssertionType.REGEX:
+            try:
+                re.compile(self.value)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {one_line(self.value, 60)!r}: {exc}") from None
+        return self
+
+    def describe(self) -> str:
+        """A short label, e.g. ``not contains 'x'`` (quotes the set: full privacy only)."""
+        prefix = "not " if self.negate else ""
+        if self.type is AssertionType.JSON_SCHEMA:
+            keys = sorted({*self.required, *self.properties})
+            return f"{prefix}json_schema({', '.join(keys)})"
+        return f"{prefix}{self.type.value} {one_line(self.value or '', 60)!r}"
+
+
+class GoldenPrompt(BaseModel):
+    """One golden prompt."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, description="Unique within the set.")
+    prompt: str = Field(min_length=1, description="The user message sent to the model.")
+    system: str | None = Field(default=None, description="An optional system prompt.")
+    assertions: tuple[Assertion, ...] = Field(default=(), description="Deterministic checks of the answer.")
+    reference: str | None = Field(
+        default=None,
+        description="A reference answer: the judge sees it; without assertions, the deterministic "
+        "grader scores token F1 against it.",
+    )
+    tags: tuple[str, ...] = Field(default=(), description="Free-form labels.")
+
+    @field_validator("id", "prompt")
+    @classmethod
+    def _require_text(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @model_validator(mode="after")
+    def _gradable(self) -> GoldenPrompt:
+        if not self.assertions and not (self.reference and self.reference.strip()):
+            raise ValueError("a prompt needs at least one assertion or a reference answer")
+        return self
+
+
+class GoldenPromptSet(BaseModel):
+    """A named list of golden prompts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, description="Unique among all prompt sets.")
+    description: str = Field(default="", description="What the set measures.")
+    corpus: str | None = Field(
+        default=None,
+        description="A corpus for retrieval-augmented models (goldeneval.extractive), relative to the set file.",
+    )
+    prompts: tuple[GoldenPrompt, ...] = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _require_id(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @field_validator("prompts")
+    @classmethod
+    def _unique_ids(cls, value: tuple[GoldenPrompt, ...]) -> tuple[GoldenPrompt, ...]:
+        seen: set[str] = set()
+        for prompt in value:
+            if prompt.id in seen:
+                raise ValueError(f"duplicate prompt id {prompt.id!r}")
+            seen.add(prompt.id)
+        return value
+
+
+def prompt_set_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a YAML/JSON golden prompt set file, generated from the models."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://goldeneval.dev/schema/golden-prompt-set.schema.json",
+        **GoldenPromptSet.model_json_schema(),
+    }
+
+
+# --------------------------------------------------------------------------- digest
+
+
+def _nfc(value: str | None) -> str | None:
+    return None if value is None else unicodedata.normalize("NFC", value)
+
+
+def prompt_set_digest(prompt_set: GoldenPromptSet) -> str:
+    """``prompts-v1:sha256:<hex>`` over every prompt's id, prompt, system prompt, assertions
+    and reference (the labels of a prompt set); independent of prompt order, blind to tags
+    and the description."""
+    records = sorted(
+        (
+            [
+                _nfc(p.id),
+                _nfc(p.prompt),
+                _nfc(p.system),
+                [a.model_dump(mode="json") for a in p.assertions],
+                _nfc(p.reference),
+            ]
+            for p in prompt_set.prompts
+        ),
+        key=lambda record: str(record[0]),
+    )
+    encoded = json.dumps({"version": PROMPT_DIGEST_VERSION, "prompts": records}, ensure_ascii=False, sort_keys=True)
+    return f"{PROMPT_DIGEST_VERSION}:sha256:{hashlib.sha256(encoded.encode('utf-8')).hexdigest()}"
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _read(path: Path) -> Any:
+    suffix = path.suffix.lower()
+    if suffix not in PROMPT_SET_SUFFIXES:
+        raise PromptSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(PROMPT_SET_SUFFIXES)}")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise PromptSetError(path, "file not found") from None
+    except OSError as exc:
+        raise PromptSetError(path, f"cannot read file: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise PromptSetError(path, f"not valid UTF-8 (offset {exc.start}); save the file as UTF-8") from None
+    if suffix in (".yaml", ".yml"):
+        try:
+            return load_yaml(text)
+        except yaml.YAMLError as exc:
+            raise PromptSetError(path, describe_yaml_error(exc)) from None
+    if suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PromptSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    header: dict[str, Any] = {"id": path.stem}
+    prompts: list[Any] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PromptSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
+        if not prompts and isinstance(item, dict) and set(item) == {"set"} and isinstance(item["set"], dict):
+            header = {**header, **item["set"]}
+            continue
+        prompts.append(item)
+    return {**header, "prompts": prompts}
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    return one_line(".".join(str(part) for part in loc), 60) or "(prompt)"
+
+
+def _problem(exc: ValidationError) -> tuple[str, str]:
+    error = exc.errors()[0]
+    message = {"missing": "missing required field"}.get(error["type"], error["msg"].removeprefix("Value error, "))
+    if error["type"] not in ("missing", "extra_forbidden") and "input" in error and error["loc"]:
+        message += f" (got {one_line(repr(error['input']), 80)})"
+    return _field(error["loc"]), one_line(message, 200)
+
+
+def load_prompt_set(path: str | Path) -> GoldenPromptSet:
+    """Load and validate one golden prompt set file (YAML, JSON or JSONL).
+
+    JSONL holds one prompt per line with an optional first line ``{"set": {"id": ...}}``
+    (else the file name is the id).  A relative ``corpus`` is resolved against the file.
+    """
+    path = Path(path)
+    raw = _read(path)
+    if not isinstance(raw, Mapping):
+        raise PromptSetError(path, f"expected a mapping with 'id' and 'prompts', found {type(raw).__name__}")
+    raw_prompts = raw.get("prompts")
+    if not isinstance(raw_prompts, list) or not raw_prompts:
+        raise PromptSetError(path, "must be a non-empty list of prompts", field="prompts")
+    prompts: list[GoldenPrompt] = []
+    first: dict[str, int] = {}
+    for position, item in enumerate(raw_prompts, start=1):
+        raw_id = item.get("id") if isinstance(item, Mapping) else None
+        prompt_id = one_line(raw_id, 60) if isinstance(raw_id, str) else None
+        if not isinstance(item, Mapping):
+            raise PromptSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
+        try:
+            prompt = GoldenPrompt.model_validate(dict(item))
+        except ValidationError as exc:
+            field, problem = _problem(exc)
+            raise PromptSetError(path, problem, position=position, prompt_id=prompt_id, field=field) from None
+        if prompt.id in first:
+            raise PromptSetError(
+                path,
+                f"duplicate prompt id (first used by prompt #{first[prompt.id]})",
+                position=position,
+                prompt_id=prompt.id,
+                field="id",
+            )
+        first[prompt.id] = position
+        prompts.append(prompt)
+    header = {key: value for key, value in raw.items() if key != "prompts"}
+    try:
+        loaded = GoldenPromptSet.model_validate({**header, "prompts": prompts})
+    except ValidationError as exc:
+        field, problem = _problem(exc)
+        raise PromptSetError(path, problem, field=field) from None
+    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
+        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    return loaded

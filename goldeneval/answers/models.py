@@ -1,0 +1,210 @@
+"""The model contract and its registry (ADR-060): what answers a prompt.
+
+A model is anything with ``complete(request: ChatRequest) -> str``.  A factory
+``factory(context: ModelContext) -> Model`` builds it; factories are registered under the
+entry-point group ``goldeneval.models`` (built in: ``goldeneval.extractive``, the offline
+retrieval-augmented baseline, and ``goldeneval.openai``, any OpenAI-compatible
+chat-completions server) or named as ``package.module:factory``.  No model is built, and
+none is called, unless a run names it.
+
+A model may declare its provenance (``provenance() -> Provenance``): its revision is its id
+plus a declared revision; a mutable alias is recorded as such, never as an immutable
+revision (ADR-215).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Literal, Protocol, TypeVar, runtime_checkable
+
+from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.errors import GoldenEvalError, InputError, one_line
+
+__all__ = [
+    "MODELS_ENTRY_POINT_GROUP",
+    "ChatMessage",
+    "ChatRequest",
+    "Model",
+    "ModelContext",
+    "ModelError",
+    "ModelFactory",
+    "build_model",
+    "call_with_timeout",
+    "known_models",
+]
+
+MODELS_ENTRY_POINT_GROUP = "goldeneval.models"
+T = TypeVar("T")
+
+
+class ModelError(GoldenEvalError):
+    """A model call failed (HTTP error, timeout, malformed answer): the prompt's error, not a crash."""
+
+
+class ModelConfigError(InputError):
+    """A model cannot be found or built: invalid input."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One call: the chat messages, the bare question, and any retrieved context documents.
+
+    Chat models read ``messages`` (the context, if any, is already rendered into them);
+    ``goldeneval.extractive`` reads ``question`` and ``context``."""
+
+    messages: tuple[ChatMessage, ...]
+    question: str
+    context: tuple[Document, ...] = ()
+
+
+@runtime_checkable
+class Model(Protocol):
+    def complete(self, request: ChatRequest) -> str:
+        """The answer text.  Raises on failure (the evaluator records it)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelContext:
+    """What a model factory may use: its options, a corpus, a cache folder."""
+
+    model_id: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    corpus: Corpus | None = None
+    cache_dir: Path = Path(".goldeneval") / "cache"
+    context_supplied: bool = False
+    """The caller hands retrieved context with every request (the ``answers`` flow)."""
+
+    def label(self, name: str) -> str:
+        return f"model {self.model_id!r}: option {name!r}"
+
+    def check_known(self, known: Sequence[str]) -> None:
+        unknown = sorted(set(self.options) - set(known))
+        if unknown:
+            raise ModelConfigError(
+                f"model {self.model_id!r}: unknown option(s) {', '.join(map(repr, unknown))} "
+                f"(known: {', '.join(sorted(known)) or 'none'})"
+            )
+
+    def string(self, name: str, default: str | None = None) -> str | None:
+        value = self.options.get(name)
+        return default if value is None or value == "" else value
+
+    def number(self, name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
+        raw = self.options.get(name)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ModelConfigError(f"{self.label(name)}: expected a number, got {raw!r}") from None
+        if (
+            not math.isfinite(value)
+            or (minimum is not None and value < minimum)
+            or (maximum is not None and value > maximum)
+        ):
+            bounds = f" in [{minimum if minimum is not None else '-inf'}, {maximum if maximum is not None else 'inf'}]"
+            raise ModelConfigError(f"{self.label(name)}: must be a finite number{bounds}, got {raw}")
+        return value
+
+    def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
+        raw = self.options.get(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ModelConfigError(f"{self.label(name)}: expected a whole number, got {raw!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            top = f", <= {maximum}" if maximum is not None else ""
+            raise ModelConfigError(f"{self.label(name)}: must be >= {minimum}{top}, got {value}")
+        return value
+
+
+ModelFactory = Callable[[ModelContext], Model]
+
+
+def known_models() -> list[str]:
+    return sorted(ep.name for ep in entry_points(group=MODELS_ENTRY_POINT_GROUP))
+
+
+def _load_factory(model_id: str) -> ModelFactory:
+    for entry_point in entry_points(group=MODELS_ENTRY_POINT_GROUP, name=model_id):
+        factory: ModelFactory = entry_point.load()
+        return factory
+    if ":" not in model_id:
+        raise ModelConfigError(
+            f"unknown model {model_id!r}: not a registered id (known: {', '.join(known_models()) or 'none'}) "
+            "and not an import path of the form package.module:factory"
+        )
+    module_name, _, attribute = model_id.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ModelConfigError(f"model {model_id!r}: cannot import {module_name!r}: {exc}") from None
+    candidate = getattr(module, attribute, None)
+    if not callable(candidate):
+        raise ModelConfigError(f"model {model_id!r}: module {module_name!r} has no callable {attribute!r}")
+    imported: ModelFactory = candidate
+    return imported
+
+
+def build_model(context: ModelContext) -> Model:
+    """Build a model; a factory that raises is invalid input naming the model."""
+    factory = _load_factory(context.model_id)
+    try:
+        model = factory(context)
+    except GoldenEvalError:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise ModelConfigError(
+            f"model {context.model_id!r}: its factory raised {type(exc).__name__}: {one_line(str(exc))}"
+        ) from None
+    if not callable(getattr(model, "complete", None)):
+        raise ModelConfigError(
+            f"model {context.model_id!r}: its factory returned {type(model).__name__}, which has no "
+            "complete(request) method"
+        )
+    return model
+
+
+class CallTimeout(ModelError):
+    """The call ran past the per-prompt timeout."""
+
+
+def call_with_timeout(call: Callable[[], T], timeout_s: float | None) -> T:
+    """``call()`` within ``timeout_s`` seconds of wall-clock time (a plug-in model cannot hang
+    the run); its exception is re-raised, ``sys.exit()`` included as an error."""
+    if timeout_s is None:
+        return call()
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # reported as the prompt's error
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True, name="goldeneval-model")
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        raise CallTimeout(f"timed out after {timeout_s:g} s")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]

@@ -1,0 +1,204 @@
+"""``goldeneval.openai``: a client of the OpenAI-compatible chat-completions API.
+
+vLLM, Ollama, llama.cpp's server and hosted APIs all speak it: ``POST <base_url>/chat/completions``
+with ``{"model", "messages", "temperature", "max_tokens"}``, answered by
+``{"choices": [{"message": {"content": ...}}]}``.  Standard library only (urllib).
+
+Options: ``base_url`` (required, e.g. ``http://127.0.0.1:8000/v1``), ``model`` (required: the
+server's model name), ``api_key_env`` (the environment variable holding the API key, default
+``OPENAI_API_KEY``; unset means no ``Authorization`` header — local servers need none; the
+key itself is never an option, never stored, never printed), ``timeout_s`` (30), ``max_retries``
+(2: HTTP 429 and 5xx and unreachable servers are retried with exponential backoff from
+``backoff_s``, 0.5 s, honouring ``Retry-After`` up to 30 s; a timeout is not retried),
+``temperature`` (0), ``max_tokens`` (unset) and ``revision`` — an immutable revision the
+operator declares for the served model.  Without one, the model name is recorded as what it
+is, a mutable alias (``<name> (mutable alias)``), never as a revision.
+
+Nothing is called unless a run names this model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from goldeneval.answers.models import ChatRequest, ModelConfigError, ModelContext, ModelError
+from goldeneval.core.errors import one_line
+from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
+
+__all__ = ["DEFAULT_API_KEY_ENV", "MODEL_ID", "OpenAIChatModel", "build"]
+
+MODEL_ID = "goldeneval.openai"
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_BACKOFF_S = 0.5
+MAX_RETRY_AFTER_S = 30.0
+RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MUTABLE_ALIAS = " (mutable alias)"
+_OPTIONS = ("base_url", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "temperature",
+            "max_tokens", "revision")  # fmt: skip
+
+
+class _Retryable(ModelError):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
+    except ValueError:
+        return None
+
+
+class OpenAIChatModel:
+    """One chat-completions endpoint and model name."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str = DEFAULT_API_KEY_ENV,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff_s: float = DEFAULT_BACKOFF_S,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        revision: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.api_key_env = api_key_env
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.revision = revision
+        self._sleep = sleep
+        self.attempts = 0
+        """HTTP requests sent so far (for reports and tests)."""
+
+    def _body(self, request: ChatRequest) -> bytes:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.to_json() for m in request.messages],
+            "temperature": self.temperature,
+        }
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        return json.dumps(body).encode("utf-8")
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "User-Agent": "goldeneval"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _once(self, data: bytes) -> str:
+        self.attempts += 1
+        http_request = urllib.request.Request(self.url, data=data, headers=self._headers(), method="POST")
+        try:
+            with urllib.request.urlopen(http_request, timeout=self.timeout_s) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = one_line(exc.read(300).decode("utf-8", "replace"), 160)
+            message = f"HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else "")
+            if exc.code in RETRYABLE:
+                raise _Retryable(message, _retry_after(exc.headers.get("Retry-After"))) from None
+            raise ModelError(message) from None
+        except TimeoutError:
+            raise ModelError(f"timed out after {self.timeout_s:g} s") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise ModelError(f"timed out after {self.timeout_s:g} s") from None
+            raise _Retryable(f"unreachable: {one_line(str(exc.reason), 120)}") from None
+        except OSError as exc:
+            raise _Retryable(f"connection failed: {one_line(str(exc), 120)}") from None
+        return self._content(raw)
+
+    @staticmethod
+    def _content(raw: bytes) -> str:
+        try:
+            document = json.loads(raw)
+            content = document["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ModelError(
+                f"malformed chat-completions response: {one_line(raw.decode('utf-8', 'replace'), 120)!r}"
+            ) from None
+        if not isinstance(content, str):
+            raise ModelError(f"malformed chat-completions response: content is {type(content).__name__}")
+        return content
+
+    def complete(self, request: ChatRequest) -> str:
+        data = self._body(request)
+        for attempt in range(self.max_retries + 1):
+            try:
+                return self._once(data)
+            except _Retryable as exc:
+                if attempt == self.max_retries:
+                    tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
+                    raise ModelError(f"{exc} (after {tries})") from None
+                wait = exc.retry_after if exc.retry_after is not None else self.backoff_s * (2**attempt)
+                self._sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def provenance(self) -> Provenance:
+        parts = urllib.parse.urlsplit(self.url)
+        host = parts.hostname or "unknown"
+        endpoint = f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+        settings = f"temperature={self.temperature:g}" + (
+            f",max_tokens={self.max_tokens}" if self.max_tokens is not None else ""
+        )
+        revision = f"{self.model}@{self.revision}" if self.revision else f"{self.model}{MUTABLE_ALIAS}"
+        return Provenance(
+            corpus_revision=NOT_APPLICABLE,
+            model_revision=revision[:200],
+            chunking_identity=NOT_APPLICABLE,
+            pipeline_identity=f"{MODEL_ID}/chat-completions({endpoint},{settings})"[:200],
+        )
+
+
+def build(context: ModelContext) -> OpenAIChatModel:
+    context.check_known(_OPTIONS)
+    base_url = context.string("base_url")
+    model = context.string("model")
+    if not base_url or not model:
+        missing = " and ".join(repr(n) for n, v in (("base_url", base_url), ("model", model)) if not v)
+        raise ModelConfigError(
+            f"model {MODEL_ID!r}: option {missing} required, e.g. --model-option base_url=http://127.0.0.1:8000/v1 "
+            "--model-option model=NAME"
+        )
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ModelConfigError(f"{context.label('base_url')}: expected an http(s) URL, got {one_line(base_url, 80)!r}")
+    if parts.username or parts.password:
+        raise ModelConfigError(
+            f"{context.label('base_url')}: holds credentials; put the API key in an environment variable "
+            "named by api_key_env"
+        )
+    max_tokens = context.integer("max_tokens", 0, minimum=0)
+    return OpenAIChatModel(
+        base_url,
+        model,
+        api_key_env=context.string("api_key_env", DEFAULT_API_KEY_ENV) or DEFAULT_API_KEY_ENV,
+        timeout_s=context.number("timeout_s", DEFAULT_TIMEOUT_S, minimum=0.001, maximum=3600),
+        max_retries=context.integer("max_retries", DEFAULT_MAX_RETRIES, minimum=0, maximum=10),
+        backoff_s=context.number("backoff_s", DEFAULT_BACKOFF_S, minimum=0, maximum=60),
+        temperature=context.number("temperature", 0.0, minimum=0, maximum=2),
+        max_tokens=max_tokens or None,
+        revision=context.string("revision"),
+    )

@@ -1,0 +1,75 @@
+"""Quality as an opt-in routing hook (ADR-060, decision 5).
+
+:class:`EvaluationQualityScoreProvider` derives a per-model quality score from stored
+runs: for each set, the latest *complete* prompt or answer run of the model (its series
+name) — retrieval runs are not answer quality — and the mean of their mean scores.
+:class:`QualityAwareModelSelector` re-ranks a given candidate list by that score, best first;
+models without a score keep their relative order after the scored ones.  Nothing routes
+through it unless a caller opts in, and it changes no other selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+from goldeneval.retrieval.scoring import GRADER_ID
+from goldeneval.store import Store, StoredRun
+
+__all__ = ["EvaluationQualityScoreProvider", "QualityAwareModelSelector", "RankedModel"]
+
+
+@dataclass(frozen=True)
+class EvaluationQualityScoreProvider:
+    """Per-model quality scores from a result store."""
+
+    store: Store
+    graders: frozenset[str] | None = None
+    """Only runs of these graders; None: every prompt and answer grader."""
+
+    def _counts(self, run: StoredRun) -> bool:
+        if run.grader == GRADER_ID or not run.complete or run.mean_score is None:
+            return False
+        return self.graders is None or run.grader in self.graders
+
+    def latest_runs(self, model: str) -> list[StoredRun]:
+        """The latest complete prompt/answer run per set of ``model`` (a series name)."""
+        latest: dict[str, StoredRun] = {}
+        for run in self.store.list_runs(model=model):  # newest first, without details
+            if self._counts(run) and run.set_id not in latest:
+                latest[run.set_id] = run
+        return [latest[set_id] for set_id in sorted(latest)]
+
+    def score(self, model: str) -> float | None:
+        """The mean of the latest runs' mean scores, or None when the model has none."""
+        runs = self.latest_runs(model)
+        return fmean(run.mean_score for run in runs if run.mean_score is not None) if runs else None
+
+    def scores(self, models: Iterable[str]) -> dict[str, float | None]:
+        return {model: self.score(model) for model in models}
+
+
+@dataclass(frozen=True)
+class RankedModel:
+    model: str
+    score: float | None
+
+
+@dataclass(frozen=True)
+class QualityAwareModelSelector:
+    """Re-rank candidates by quality score; unscored candidates follow in their given order."""
+
+    provider: EvaluationQualityScoreProvider
+
+    def ranked(self, candidates: Sequence[str]) -> list[RankedModel]:
+        scores = [RankedModel(model, self.provider.score(model)) for model in candidates]
+        scored = sorted(
+            (entry for entry in scores if entry.score is not None),
+            key=lambda entry: -entry.score if entry.score is not None else 0.0,
+        )
+        return scored + [entry for entry in scores if entry.score is None]
+
+    def rank(self, candidates: Sequence[str]) -> list[str]:
+        """The candidates, best quality first (a stable sort: ties keep their given order)."""
+        return [entry.model for entry in self.ranked(candidates)]

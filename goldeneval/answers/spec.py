@@ -1,0 +1,94 @@
+"""Run specifications of prompt runs and answer runs: frozen, validated, built by both doors.
+
+The CLI builds them from flags (:mod:`goldeneval.cli.answers`), Dagster from one suite cell
+(:meth:`goldeneval.suite.Suite.prompt_run_spec`); the verbs of :mod:`goldeneval.answers.pipeline`
+evaluate them, and :func:`goldeneval.retrieval.pipeline.record` / :func:`goldeneval.retrieval.pipeline.judge`
+store and judge them exactly as retrieval runs.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from goldeneval.answers.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
+from goldeneval.core.comparison import PREVIOUS, Baseline
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import Provenance
+from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
+from goldeneval.retrieval.spec import MAX_TIMEOUT_S, RunSpec, check_series_name
+
+__all__ = ["DEFAULT_CONTEXT_DEPTH", "AnswerRunSpec", "GradingSpec", "JudgeSpec", "PromptRunSpec"]
+
+DEFAULT_CONTEXT_DEPTH = 3
+"""Documents the answers flow hands the model: the protocol's top-3."""
+
+
+class JudgeSpec(BaseModel):
+    """The judge model of ``llm_judge``: built only when that grader is chosen."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model_id: str = Field(min_length=1)
+    options: dict[str, str] = Field(default_factory=dict)
+    samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
+
+
+def _timeout(value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+        raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
+    return value
+
+
+class GradingSpec(BaseModel):
+    """What prompt and answer runs share: the model, the grader, and how the run is stored and judged."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    model_id: str = Field(min_length=1, description="Registered model id or package.module:factory.")
+    model_options: dict[str, str] = Field(default_factory=dict)
+    series: str = Field(description="The series name: the store's model column.")
+    grader: str = Field(default=DETERMINISTIC, min_length=1)
+    judge: JudgeSpec | None = None
+    pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
+    cache_dir: Path = Path(".goldeneval") / "cache"
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    privacy: PrivacyMode = PrivacyMode.FULL
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
+    baseline: Baseline = PREVIOUS
+    provenance: Provenance = Field(
+        default_factory=Provenance, description="Declared provenance; overrides the model's, field by field."
+    )
+
+    @field_validator("series")
+    @classmethod
+    def _series(cls, value: str) -> str:
+        return check_series_name(value)
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _finite_timeout(cls, value: float | None) -> float | None:
+        return _timeout(value)
+
+
+class PromptRunSpec(GradingSpec):
+    """One evaluation of a golden prompt set against a model."""
+
+    set_ref: str = Field(min_length=1, description="Registered prompt set id or prompt set file.")
+    expected_set_id: str | None = None
+    sets_dirs: tuple[Path, ...] = ()
+    corpus: Path | None = Field(default=None, description="Corpus of retrieval-augmented models; None: the set's.")
+
+
+class AnswerRunSpec(GradingSpec):
+    """One retrieval-augmented answer run: a golden question set through a retriever and a model.
+
+    ``retrieval`` is the retrieval run's own specification: the retrieval run is evaluated,
+    stored and judged exactly as ``goldeneval retrieval`` would, and the answers are graded
+    against each question's ``answer_gist``."""
+
+    retrieval: RunSpec
+    context_depth: int = Field(default=DEFAULT_CONTEXT_DEPTH, ge=1, le=30)

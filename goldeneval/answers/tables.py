@@ -1,0 +1,170 @@
+"""Arrow tables of a prompt set and a prompt run, for the Dagster assets' Parquet files.
+
+Each obeys the privacy mode: in ``metadata_only`` no prompt text, reference, answer text,
+judge reason or assertion message is written.
+
+* ``golden_prompt_sets`` — one row per prompt: id, assertion count and types, whether it has
+  a reference, tags; with ``full`` also the prompt, the system prompt and the reference.
+* ``model_responses`` — one row per prompt: status (``ok``/``error`` of the model call),
+  latency, the error; with ``full`` also the answer.
+* ``prompt_gradings`` — one row per prompt: status, stage, passed, score, judge samples,
+  spread, unstable, assertions passed/total, and ``detail`` (the stored per-prompt record as
+  JSON, already filtered by the privacy mode).  The run's identity rides along in the schema
+  metadata, so :func:`run_from_gradings` rebuilds the run exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+
+from goldeneval.answers.details import PromptDetail
+from goldeneval.answers.evaluation import PromptRun
+from goldeneval.answers.golden import GoldenPromptSet
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode, content_free_error
+from goldeneval.core.provenance import Provenance
+
+__all__ = [
+    "PROMPT_RUN_METADATA_KEY",
+    "gradings_privacy",
+    "gradings_table",
+    "gradings_tables_run_id",
+    "prompt_set_table",
+    "responses_table",
+    "run_from_gradings",
+]
+
+PROMPT_RUN_METADATA_KEY = b"goldeneval.prompt_run"
+TABLE_FORMAT_VERSION = 1
+
+
+def _stamp(table: pa.Table, run_id: str, at: datetime) -> pa.Table:
+    n = table.num_rows
+    table = table.append_column("run_id", pa.array([run_id] * n, pa.string()))
+    return table.append_column("evaluated_at", pa.array([at.astimezone(UTC)] * n, pa.timestamp("us", tz="UTC")))
+
+
+def prompt_set_table(prompt_set: GoldenPromptSet, privacy: PrivacyMode, run_id: str, at: datetime) -> pa.Table:
+    prompts = prompt_set.prompts
+    columns: dict[str, pa.Array] = {
+        "prompt_id": pa.array([p.id for p in prompts], pa.string()),
+        "assertion_count": pa.array([len(p.assertions) for p in prompts], pa.int32()),
+        "assertion_types": pa.array(
+            [sorted({a.type.value for a in p.assertions}) for p in prompts], pa.list_(pa.string())
+        ),
+        "has_reference": pa.array([p.reference is not None for p in prompts], pa.bool_()),
+        "tags": pa.array([list(p.tags) for p in prompts], pa.list_(pa.string())),
+    }
+    if privacy is PrivacyMode.FULL:
+        columns["prompt"] = pa.array([p.prompt for p in prompts], pa.string())
+        columns["system"] = pa.array([p.system for p in prompts], pa.string())
+        columns["reference"] = pa.array([p.reference for p in prompts], pa.string())
+    return _stamp(pa.table(columns), run_id, at)
+
+
+def responses_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Table:
+    results = run.results
+    full = privacy is PrivacyMode.FULL
+    model_failed = [r.stage in ("model", "retrieval") for r in results]
+    columns: dict[str, pa.Array] = {
+        "prompt_id": pa.array([r.id for r in results], pa.string()),
+        "status": pa.array(["error" if failed else "ok" for failed in model_failed], pa.string()),
+        "latency_ms": pa.array([r.latency_ms for r in results], pa.float64()),
+        "error": pa.array(
+            [
+                (r.error if full else content_free_error(r.error)) if f else None
+                for r, f in zip(results, model_failed, strict=True)
+            ],
+            pa.string(),
+        ),
+    }
+    if full:
+        columns["answer"] = pa.array([r.answer for r in results], pa.string())
+    return _stamp(pa.table(columns), run_id, run.started_at)
+
+
+def _identity(run: PromptRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
+    return {
+        "format": TABLE_FORMAT_VERSION,
+        "kind": run.kind,
+        "set_id": run.set_id,
+        "series": run.series,
+        "model_id": run.model_id,
+        "grader": run.grader,
+        "grader_identity": run.grader_identity,
+        "requested_grader": run.requested_grader,
+        "pass_threshold": run.pass_threshold,
+        "judge_samples": run.judge_samples,
+        "protocol": run.protocol,
+        "label_digest": run.label_digest,
+        "benchmark_fingerprint": run.benchmark_fingerprint,
+        "started_at": run.started_at.astimezone(UTC).isoformat(),
+        "provenance": run.provenance.as_columns(),
+        "tables_run_id": run_id,
+        "privacy": privacy.value,
+    }
+
+
+def gradings_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Table:
+    results = [r if privacy is PrivacyMode.FULL else r.without_content() for r in run.results]
+    columns: dict[str, pa.Array] = {
+        "prompt_id": pa.array([r.id for r in results], pa.string()),
+        "status": pa.array([r.status for r in results], pa.string()),
+        "stage": pa.array([r.stage for r in results], pa.string()),
+        "passed": pa.array([r.passed for r in results], pa.bool_()),
+        "score": pa.array([r.score for r in results], pa.float64()),
+        "samples": pa.array([r.samples for r in results], pa.list_(pa.float64())),
+        "spread": pa.array([r.spread for r in results], pa.float64()),
+        "unstable": pa.array([r.unstable for r in results], pa.bool_()),
+        "assertions_passed": pa.array([sum(a.passed for a in r.assertions) for r in results], pa.int32()),
+        "assertions_total": pa.array([len(r.assertions) for r in results], pa.int32()),
+        "latency_ms": pa.array([r.latency_ms for r in results], pa.float64()),
+        "error": pa.array([r.error for r in results], pa.string()),
+        "detail": pa.array([json.dumps(r.to_json()) for r in results], pa.string()),
+    }
+    table = _stamp(pa.table(columns), run_id, run.started_at)
+    identity = json.dumps(_identity(run, privacy, run_id)).encode("utf-8")
+    return table.replace_schema_metadata({PROMPT_RUN_METADATA_KEY: identity})
+
+
+def _read_identity(table: pa.Table) -> dict[str, Any]:
+    raw = (table.schema.metadata or {}).get(PROMPT_RUN_METADATA_KEY)
+    if raw is None:
+        raise StoreError("prompt_gradings table has no goldeneval.prompt_run metadata: not written by goldeneval")
+    identity: dict[str, Any] = json.loads(raw)
+    return identity
+
+
+def gradings_privacy(table: pa.Table) -> PrivacyMode:
+    return PrivacyMode(_read_identity(table)["privacy"])
+
+
+def gradings_tables_run_id(table: pa.Table) -> str:
+    return str(_read_identity(table)["tables_run_id"])
+
+
+def run_from_gradings(table: pa.Table) -> PromptRun:
+    """The run a :func:`gradings_table` describes (in ``metadata_only``, without content)."""
+    identity = _read_identity(table)
+    results = tuple(PromptDetail.model_validate(json.loads(text)) for text in table.column("detail").to_pylist())
+    return PromptRun(
+        kind=identity["kind"],
+        set_id=identity["set_id"],
+        series=identity["series"],
+        model_id=identity["model_id"],
+        grader=identity["grader"],
+        grader_identity=identity["grader_identity"],
+        pass_threshold=identity["pass_threshold"],
+        results=results,
+        started_at=datetime.fromisoformat(identity["started_at"]),
+        label_digest=identity["label_digest"],
+        protocol=identity["protocol"],
+        benchmark_fingerprint=identity["benchmark_fingerprint"],
+        provenance=Provenance.model_validate(identity["provenance"]),
+        requested_grader=identity["requested_grader"],
+        judge_samples=identity["judge_samples"],
+    )

@@ -1,0 +1,352 @@
+"""``goldeneval retrieval`` and the commands around golden sets: ``sets``, ``schema``, TREC export."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+
+from goldeneval.cli.app import (
+    CACHE_ENV,
+    DEFAULT_CACHE_DIR,
+    GATE_EXIT_CODES,
+    finite,
+    format_option,
+    main,
+    parse_cutoffs,
+    parse_options,
+    progress_bar,
+    run_guarded,
+    series_name,
+    sets_dir_option,
+    store_option,
+)
+from goldeneval.core.comparison import Baseline
+from goldeneval.core.errors import InputError, printable
+from goldeneval.core.privacy import PrivacyMode, resolve_privacy
+from goldeneval.core.provenance import parse_provenance
+from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
+from goldeneval.retrieval import pipeline
+from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
+from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.retrieval.golden import golden_set_json_schema
+from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
+from goldeneval.retrieval.report import outcome_json, render_outcome
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
+from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
+from goldeneval.retrieval.spec import (
+    MAX_BATCH_SIZE,
+    MAX_TIMEOUT_S,
+    MAX_WORKERS,
+    RunSpec,
+    check_metric_names,
+)
+from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
+from goldeneval.store import StoreLocation, open_store, resolve_store, store_exists
+
+
+@main.command()
+@click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder.")
+@click.option(
+    "--retriever",
+    "retriever_id",
+    required=True,
+    help="Registered retriever id (e.g. goldeneval.lexical) or import path package.module:factory.",
+)
+@click.option(
+    "--name",
+    "series",
+    default=None,
+    callback=series_name,
+    help="Series name the run is stored and compared under (default: the retriever id). "
+    "The same name as a retriever in goldeneval.yaml continues that nightly series.",
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own.",
+)
+@click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
+@click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
+@click.option(
+    "--max-top1-drop",
+    type=click.FloatRange(0, 1),
+    callback=finite,
+    default=DEFAULT_MAX_DROP,
+    show_default=True,
+    help="Largest allowed absolute drop of the top-1 hit rate.",
+)
+@click.option(
+    "--max-top3-drop",
+    type=click.FloatRange(0, 1),
+    callback=finite,
+    default=DEFAULT_MAX_DROP,
+    show_default=True,
+    help="Largest allowed absolute drop of the top-3 hit rate.",
+)
+@click.option(
+    "--max-p",
+    type=click.FloatRange(0, 1, min_open=True),
+    callback=finite,
+    default=None,
+    help="Also require significance: a drop is a regression only if its exact McNemar p < ALPHA.",
+)
+@click.option(
+    "--slice-drop",
+    "slice_drops",
+    multiple=True,
+    help="Threshold for a slice, SLICE=F with SLICE form:<FORM>, hard_class:<CLASS> or * (repeatable).",
+)
+@click.option(
+    "--min-slice-questions",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="A slice threshold applies only when both runs scored at least this many questions in it.",
+)
+@click.option(
+    "--baseline",
+    "baseline_text",
+    default="previous",
+    show_default=True,
+    help="Compare with: previous (latest earlier complete run), best (best comparable run) or "
+    "run:<id> (a run id or a unique prefix of one).",
+)
+@click.option(
+    "--fail-on-regression",
+    is_flag=True,
+    help="Exit 0 only for a baseline or a passing comparison: 1 regression, 4 incomplete, 6 not comparable.",
+)
+@format_option
+@store_option
+@sets_dir_option
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Index and embedding cache. Default: $GOLDENEVAL_CACHE, else .goldeneval/cache.",
+)
+@click.option(
+    "--chunk-separator",
+    default=DEFAULT_CHUNK_SEPARATOR,
+    show_default=True,
+    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
+    callback=finite,
+    default=DEFAULT_TIMEOUT_S,
+    show_default=True,
+    help="Per-question timeout in seconds; a timed-out question is an error, not a miss.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=1,
+    show_default=True,
+    help="Retrieval calls in flight at once, for retrievers that wait on a network service.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, MAX_BATCH_SIZE),
+    default=None,
+    help=f"Questions per retrieve_batch call, for retrievers that have one [default: {DEFAULT_BATCH_SIZE}; 1: never].",
+)
+@click.option(
+    "--hit-k",
+    "hit_k",
+    default=",".join(map(str, DEFAULT_HIT_CUTOFFS)),
+    show_default=True,
+    help="Cutoffs of the reported hit@k metrics (comma-separated, 1 to 1000).",
+)
+@click.option(
+    "--metrics",
+    "metric_names",
+    default=",".join(metric.name for metric in DEFAULT_METRICS),
+    show_default=True,
+    help="Rank metrics reported beside hit@k: ndcg@k, recall@k, mrr@k, precision@k (p@k), map@k, hit@k, "
+    "rprec; k from 1 to 1000. The deepest cutoff is the measurement depth (README, Metrics).",
+)
+@click.option(
+    "--relevance-level",
+    type=click.IntRange(min=1),
+    default=DEFAULT_RELEVANCE_LEVEL,
+    show_default=True,
+    help="Grade from which a document counts as relevant for the binary metrics (trec_eval -l).",
+)
+@click.option(
+    "--privacy",
+    type=click.Choice([m.value for m in PrivacyMode]),
+    default=None,
+    help="What the run persists. Default: $GOLDENEVAL_PRIVACY, else full. "
+    "metadata_only stores no question text and no document id.",
+)
+@click.option(
+    "--provenance",
+    "provenance_values",
+    multiple=True,
+    help="Declare a provenance field FIELD=VALUE for a retriever that cannot say it (repeatable); "
+    "overrides the retriever's own declaration.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 3) instead of warning when expected document ids are not in the corpus.",
+)
+@click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second.")
+def retrieval(
+    set_ref: str,
+    retriever_id: str,
+    series: str | None,
+    corpus_path: Path | None,
+    beir_split: str,
+    options: tuple[str, ...],
+    max_top1_drop: float,
+    max_top3_drop: float,
+    max_p: float | None,
+    slice_drops: tuple[str, ...],
+    min_slice_questions: int,
+    baseline_text: str,
+    fail_on_regression: bool,
+    output_format: str,
+    store_path: StoreLocation | None,
+    sets_dirs: tuple[Path, ...],
+    cache_dir: Path | None,
+    chunk_separator: str,
+    timeout_s: float,
+    workers: int,
+    batch_size: int | None,
+    hit_k: str,
+    metric_names: str,
+    relevance_level: int,
+    privacy: str | None,
+    provenance_values: tuple[str, ...],
+    strict: bool,
+    progress: bool,
+) -> None:
+    """Run a golden set against a retriever, print and store the run, report the verdict."""
+    parsed_options = parse_options(options)
+    cutoffs = parse_cutoffs(hit_k)
+    try:
+        metrics = check_metric_names(metric_names)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--metrics") from None
+    try:
+        thresholds = RegressionThresholds(
+            max_pass_rate_drop=max_top1_drop,
+            max_mean_score_drop=max_top3_drop,
+            max_p=max_p,
+            slice_max_drop={k: float(v) for k, v in parse_options(slice_drops, "--slice-drop").items()},
+            min_slice_questions=min_slice_questions,
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
+    resolved_store = resolve_store(store_path)
+    resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
+
+    def specification() -> RunSpec:
+        try:
+            return RunSpec(
+                set_ref=set_ref,
+                sets_dirs=sets_dirs,
+                beir_split=beir_split,
+                retriever_id=retriever_id,
+                options=parsed_options,
+                corpus=corpus_path,
+                series=series or retriever_id,
+                cache_dir=resolved_cache,
+                chunk_separator=chunk_separator,
+                timeout_s=timeout_s,
+                workers=workers,
+                batch_size=batch_size,
+                hit_cutoffs=cutoffs,
+                metrics=metrics,
+                relevance_level=relevance_level,
+                privacy=resolve_privacy(privacy),
+                thresholds=thresholds,
+                baseline=Baseline.parse(baseline_text),
+                provenance=parse_provenance(parse_options(provenance_values, "--provenance"), "--provenance"),
+                strict=strict,
+            )
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(p) for p in error["loc"])
+            raise InputError(f"{field}: {error['msg'].removeprefix('Value error, ')}") from None
+
+    def evaluate() -> pipeline.Outcome:
+        spec = specification()
+        return pipeline.run(spec, resolved_store, progress=progress_bar(progress))
+
+    outcome = run_guarded(evaluate)
+    for warning in outcome.run.warnings:
+        click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
+    if output_format == "json":
+        document = outcome_json(outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings)
+        click.echo(json.dumps(document, indent=2))
+    else:
+        click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
+    if fail_on_regression:
+        sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
+    if not outcome.verdict.passes_gate and outcome.verdict.status is not VerdictStatus.REGRESSION:
+        click.echo(f"Not compared ({outcome.verdict.status.value}): {outcome.verdict.reason}", err=True)
+
+
+@main.command()
+@sets_dir_option
+def sets(sets_dirs: tuple[Path, ...]) -> None:
+    """List the registered golden question sets and where each comes from."""
+    registry = run_guarded(lambda: GoldenSetRegistry.discover(sets_dirs))
+    for set_id in registry.ids():
+        golden_set = registry.get(set_id)
+        source = registry.source(set_id)
+        click.echo(f"{printable(set_id)}\t{len(golden_set.questions)} questions\t{printable(source)}")
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of golden set files."""
+    click.echo(json.dumps(golden_set_json_schema(), indent=2))
+
+
+# --------------------------------------------------------------------------- TREC export
+
+
+def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> int:
+    if not store_exists(store_path):
+        raise InputError(f"run {run_id!r} not found: the store {store_path} does not exist")
+    return write_lines(run_lines(open_store(store_path).find_run(run_id)), out)
+
+
+@main.command("export-run")
+@click.argument("run_id", metavar="RUN_ID")
+@click.option("--trec", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC run file.")
+@store_option
+def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None:
+    """Write a stored run as a TREC run file (qid Q0 docid rank score tag).
+
+    RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
+    resolved = resolve_store(store_path)
+    count = run_guarded(lambda: _export_run(resolved, run_id, out))
+    click.echo(f"wrote {count} lines to {out}")
+
+
+@main.command("export-qrels")
+@click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR folder.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC qrels file.")
+@click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
+@sets_dir_option
+def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path, ...]) -> None:
+    """Write a golden set as TREC qrels (qid 0 docid 1 per expected document)."""
+    count = run_guarded(
+        lambda: write_lines(qrels_lines(resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)), out)
+    )
+    click.echo(f"wrote {count} lines to {out}")

@@ -1,0 +1,106 @@
+"""Reading and keeping the result store: ``runs``, ``purge``, ``store copy``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from goldeneval.cli.app import (
+    DEFAULT_TABLES_ROOT,
+    TABLES_ENV,
+    StoreParam,
+    format_option,
+    main,
+    run_guarded,
+    store_option,
+)
+from goldeneval.core.errors import InputError
+from goldeneval.core.retention import PurgeReport, parse_duration, purge_runs
+from goldeneval.retrieval.report import render_runs, runs_json
+from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, resolve_store, store_exists
+
+
+@main.command()
+@store_option
+@click.option("--set", "set_id", default=None, help="Only runs of this set.")
+@click.option("--model", "--retriever", "model", default=None, help="Only runs of this series name or retriever id.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (newest first).")
+@format_option
+def runs(
+    store_path: StoreLocation | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
+) -> None:
+    """List stored runs, newest first."""
+    resolved = resolve_store(store_path)
+
+    def listed() -> list[StoredRun]:
+        if not store_exists(resolved):  # nothing stored yet: say so, create nothing
+            return []
+        return open_store(resolved).list_runs(set_id=set_id, retriever=model, limit=limit)
+
+    stored = run_guarded(listed)
+    if output_format == "json":
+        click.echo(json.dumps(runs_json(stored), indent=2))
+    else:
+        click.echo(render_runs(stored))
+
+
+@main.command()
+@click.option("--older-than", required=True, help="Delete runs created longer ago than this: 90m, 12h, 30d, 8w.")
+@click.option("--set", "set_id", default=None, help="Only runs of this set.")
+@click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
+@click.option(
+    "--tables-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also delete the Parquet table files the runs were built from, below this folder. "
+    "Default: $GOLDENEVAL_TABLES, else .goldeneval/tables.",
+)
+@store_option
+def purge(
+    older_than: str, set_id: str | None, dry_run: bool, tables_root: Path | None, store_path: StoreLocation | None
+) -> None:
+    """Delete whole runs (store rows and their Parquet table files) older than a duration."""
+    resolved = resolve_store(store_path)
+    root = tables_root or Path(os.environ.get(TABLES_ENV) or DEFAULT_TABLES_ROOT)
+
+    def run() -> PurgeReport:
+        duration = parse_duration(older_than)
+        if not store_exists(resolved):  # nothing stored yet: nothing to delete, nothing created
+            return PurgeReport((), (), dry_run)
+        return purge_runs(open_store(resolved), duration, set_id=set_id, tables_root=root, dry_run=dry_run)
+
+    report = run_guarded(run)
+    verb = "Would delete" if report.dry_run else "Deleted"
+    click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.table_files)} Parquet table file(s).")
+    for stored in report.runs:
+        click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
+
+
+# --------------------------------------------------------------------------- store maintenance
+
+
+@main.group("store")
+def store_group() -> None:
+    """Maintain result stores: move history between DuckDB files and PostgreSQL databases."""
+
+
+@store_group.command("copy")
+@click.option("--from", "source", required=True, type=StoreParam(), help="Store to copy from: DuckDB path or URL.")
+@click.option("--to", "target", required=True, type=StoreParam(), help="Store to copy into (created if new).")
+def store_copy(source: StoreLocation, target: StoreLocation) -> None:
+    """Copy every run (ids, fingerprints, privacy, details, slices, as stored) into another store.
+
+    Copying again copies nothing new; a run id the target holds with different content
+    refuses the whole copy (exit 5)."""
+
+    def copy() -> tuple[int, int]:
+        if not store_exists(source):
+            raise InputError(f"store copy: the source store {source} does not exist")
+        report = copy_runs(open_store(source), open_store(target))
+        return report.copied, report.already_there
+
+    copied, already = run_guarded(copy)
+    click.echo(f"Copied {copied} run(s) from {source} to {target}; {already} already there.")

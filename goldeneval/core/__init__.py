@@ -1,0 +1,1 @@
+"""What every run kind shares: errors, provenance, privacy, comparison states, the gate."""

@@ -1,0 +1,190 @@
+"""Which earlier run a new run is compared with, and whether it is comparable (ADR-215, 6).
+
+States against the chosen earlier run of the same series (set, series name, grader):
+
+* ``unknown`` — this run is incomplete, or its benchmark fingerprint is unknown (no
+  declared corpus revision), or the earlier run's is: no numeric verdict;
+* ``baseline`` — the series has no earlier complete run: this is its first;
+* ``mismatch`` — the earlier run measured another benchmark (corpus, labels or protocol);
+* ``comparable`` — equal known benchmark fingerprints: a numeric verdict, with any variant
+  difference (model, chunking, pipeline, retriever) reported as the treatment that changed.
+
+Baselines: ``previous`` (the latest earlier complete run), ``best`` (the best earlier
+comparable run, by top-1 then top-3; the previous run when none is comparable), ``run:<id>``
+(a pinned run of the same set and grader, possibly of another series, named by its id or a
+unique prefix), so CI can catch slow drift.  An earlier run that cannot be compared is never
+skipped: a run after it is ``unknown`` or ``mismatch``, never silently a new baseline.
+The candidates are found by indexed queries in the store, not by loading the history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from goldeneval.core.errors import InputError
+from goldeneval.core.regression import (
+    DEFAULT_THRESHOLDS,
+    ComparisonState,
+    RegressionThresholds,
+    RegressionVerdict,
+    detect_regression,
+)
+from goldeneval.store import Store, StoredRun
+
+__all__ = ["PREVIOUS", "Baseline", "compare_with_history", "resolve_pinned_baseline", "treatment_change"]
+
+_VARIANT_FIELDS = ("model_revision", "chunking_identity", "pipeline_identity")
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """How the earlier run is chosen: ``previous``, ``best`` or ``run:<id>``."""
+
+    kind: str = "previous"
+    run_id: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Baseline:
+        if text in ("previous", "best"):
+            return cls(text)
+        kind, sep, run_id = text.partition(":")
+        if kind == "run" and sep and run_id:
+            return cls("run", run_id)
+        raise InputError(f"baseline {text!r}: expected 'previous', 'best' or 'run:<id>'")
+
+
+PREVIOUS = Baseline()
+
+
+def _short(value: str | None) -> str:
+    if value is None:
+        return "unknown"
+    return value if len(value) <= 40 else value[:37] + "..."
+
+
+def _benchmark_difference(current: StoredRun, earlier: StoredRun) -> str:
+    parts = []
+    if current.provenance.get("corpus_revision") != earlier.provenance.get("corpus_revision"):
+        parts.append(
+            f"corpus changed (revision {_short(earlier.provenance.get('corpus_revision'))} -> "
+            f"{_short(current.provenance.get('corpus_revision'))})"
+        )
+    if current.label_digest != earlier.label_digest:
+        parts.append(f"labels changed (digest {_short(earlier.label_digest)} -> {_short(current.label_digest)})")
+    if current.details.protocol != earlier.details.protocol:
+        parts.append(f"scoring protocol changed ({earlier.details.protocol} -> {current.details.protocol})")
+    return "; ".join(parts) or "benchmark fingerprint differs"
+
+
+def treatment_change(current: StoredRun, earlier: StoredRun) -> str | None:
+    """How the variant differs, field by field, or None when it does not."""
+    if current.variant_fingerprint is not None and current.variant_fingerprint == earlier.variant_fingerprint:
+        return None
+    changed = [
+        f"{name} {earlier.provenance.get(name) or 'unknown'} -> {current.provenance.get(name) or 'unknown'}"
+        for name in _VARIANT_FIELDS
+        if current.provenance.get(name) != earlier.provenance.get(name)
+    ]
+    if current.model != earlier.model:
+        changed.insert(0, f"retriever {earlier.model} -> {current.model}")
+    return "; ".join(changed) or None
+
+
+def _why_unknown(run: StoredRun, who: str) -> str:
+    if run.label_digest is None:
+        return f"{who} was stored before fingerprints were recorded (provenance missing)"
+    return f"{who} has an unknown benchmark fingerprint: its retriever declares no corpus_revision (provenance missing)"
+
+
+def resolve_pinned_baseline(
+    store: Store, baseline: Baseline, set_id: str, grader: str, *, judged: str | None = None
+) -> StoredRun | None:
+    """The run ``run:<id>`` names (full id or unique prefix), checked before anything is stored.
+
+    Raises :class:`InputError` when no complete run of this set and grader other than the
+    ``judged`` one has that id, so a pinned baseline that cannot be used stores nothing and
+    a run is never compared with itself.
+    """
+    if baseline.kind != "run" or baseline.run_id is None:
+        return None
+    try:
+        pinned = store.find_run(baseline.run_id, excluding=judged)
+    except InputError as exc:
+        raise InputError(f"baseline: {exc}") from None
+    if pinned.set_id != set_id or pinned.grader != grader:
+        raise InputError(
+            f"baseline run {pinned.id}: it is a run of set {pinned.set_id!r} and grader {pinned.grader!r}, "
+            f"not of set {set_id!r} and grader {grader!r}"
+        )
+    if not pinned.complete:
+        raise InputError(f"baseline run {pinned.id}: it is incomplete ({pinned.error_count} questions errored)")
+    return pinned
+
+
+def _earlier_run(store: Store, current: StoredRun, baseline: Baseline, pinned: StoredRun | None) -> StoredRun | None:
+    if baseline.kind == "run":
+        return (
+            pinned
+            if pinned is not None
+            else resolve_pinned_baseline(store, baseline, current.set_id, current.grader, judged=current.id)
+        )
+    if baseline.kind == "best":
+        best = store.best_comparable_run(current)
+        if best is not None:
+            return best
+    return store.previous_complete_run(current)
+
+
+def compare_with_history(
+    store: Store,
+    current: StoredRun,
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    baseline: Baseline = PREVIOUS,
+    *,
+    pinned: StoredRun | None = None,
+    seed: int = 42,
+) -> RegressionVerdict:
+    """Decide the comparison state of ``current`` and, when comparable, its numeric verdict.
+
+    ``pinned`` is the run ``baseline`` pins, when the caller resolved it before storing.
+    """
+    if not current.complete:
+        return RegressionVerdict(
+            ComparisonState.UNKNOWN,
+            None,
+            f"this run is incomplete ({current.error_count} of {current.question_count} questions "
+            "errored); incomplete runs get no numeric verdict",
+        )
+    if current.benchmark_fingerprint is None:
+        return RegressionVerdict(ComparisonState.UNKNOWN, None, _why_unknown(current, "this run"))
+    earlier = _earlier_run(store, current, baseline, pinned)
+    if earlier is None:
+        return RegressionVerdict(
+            ComparisonState.BASELINE,
+            None,
+            f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline",
+        )
+    who = f"pinned run {earlier.id}" if baseline.kind == "run" else f"the previous run {earlier.id}"
+    if not earlier.complete:
+        return RegressionVerdict(ComparisonState.UNKNOWN, earlier.id, f"{who} is incomplete; no numeric verdict")
+    if earlier.benchmark_fingerprint is None:
+        return RegressionVerdict(
+            ComparisonState.UNKNOWN,
+            earlier.id,
+            f"{_why_unknown(earlier, who)}; no numeric verdict",
+        )
+    if earlier.benchmark_fingerprint != current.benchmark_fingerprint:
+        return RegressionVerdict(
+            ComparisonState.MISMATCH,
+            earlier.id,
+            f"benchmark differs from {who}: {_benchmark_difference(current, earlier)}; no numeric verdict",
+        )
+    return detect_regression(
+        current,
+        earlier,
+        thresholds,
+        current_slices=store.slices(current.id),
+        previous_slices=store.slices(earlier.id),
+        treatment_change=treatment_change(current, earlier),
+        seed=seed,
+    )

@@ -1,0 +1,314 @@
+"""Regression verdicts (ADR-060 decision 4, ADR-215 decision 6) for a comparable pair of runs.
+
+A rate (top-1 hit rate = ``pass_rate``, top-3 = ``mean_score``) regresses when it fell by
+more than its threshold (default 0.1 absolute) — and, with ``max_p`` set, when the exact
+McNemar test also calls the change significant.  Per-form and per-hard-class slices can
+carry thresholds of their own, counted only when both runs scored at least
+``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
+caught.  Which earlier run is comparable at all is :mod:`goldeneval.core.comparison`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from goldeneval.answers.details import PromptDetails
+from goldeneval.core.stats import PairedComparison, Verdicts, paired_comparison
+from goldeneval.retrieval.details import RunDetails
+from goldeneval.retrieval.golden import QuestionForm
+from goldeneval.retrieval.scoring import GRADER_ID
+from goldeneval.store import SliceRates, StoredRun
+
+__all__ = [
+    "DEFAULT_MAX_DROP",
+    "DEFAULT_THRESHOLDS",
+    "ComparisonState",
+    "GateDecision",
+    "RateChange",
+    "RegressionThresholds",
+    "RegressionVerdict",
+    "VerdictStatus",
+    "check_slice_key",
+    "detect_regression",
+]
+
+DEFAULT_MAX_DROP = 0.1
+DEFAULT_MIN_SLICE_QUESTIONS = 5
+_EPSILON = 1e-12
+"""Float slack, so that a drop of exactly the threshold (0.5 - 0.4) is not a regression."""
+
+RATE_NAMES = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
+PROMPT_RATE_NAMES = {"pass_rate": "pass rate", "mean_score": "mean score"}
+"""Prompt and answer runs (ADR-060): the same two columns, the same thresholds."""
+_HIT_KEYS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
+
+
+def rate_names(details: RunDetails) -> Mapping[str, str]:
+    """What ``pass_rate`` and ``mean_score`` mean for this kind of run."""
+    return PROMPT_RATE_NAMES if isinstance(details, PromptDetails) else RATE_NAMES
+
+
+def _paired_outcomes(run: StoredRun, column: str) -> Verdicts | None:
+    """Per question (prompt) id, the binary outcome behind a rate; None for a mean score."""
+    if run.grader != GRADER_ID:
+        details = run.details
+        if isinstance(details, PromptDetails):
+            return Verdicts.of(details.passes()) if column == "pass_rate" else None
+    return Verdicts(*run.verdicts(_HIT_KEYS[column]))
+
+
+def check_slice_key(key: str) -> str:
+    """A slice threshold's key: ``*``, ``form:MATCH``, ``form:GAP`` or ``hard_class:<CLASS>``.
+
+    A form that does not exist would never match a slice and silently gate nothing."""
+    kind, sep, value = key.partition(":")
+    if key != "*" and not (sep and value and kind in ("form", "hard_class")):
+        raise ValueError(f"slice {key!r} must be '*', 'form:<FORM>' or 'hard_class:<CLASS>'")
+    forms = [form.value for form in QuestionForm]
+    if kind == "form" and value not in forms:
+        raise ValueError(f"slice {key!r}: a form is one of {', '.join(forms)}")
+    return key
+
+
+def _check_fraction(name: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie between 0 and 1, got {value}")
+
+
+@dataclass(frozen=True)
+class RegressionThresholds:
+    """The largest allowed absolute drop of each rate, overall and per slice."""
+
+    max_pass_rate_drop: float = DEFAULT_MAX_DROP
+    max_mean_score_drop: float = DEFAULT_MAX_DROP
+    max_p: float | None = None
+    """When set, a drop is a regression only if its McNemar p-value is below it."""
+    slice_max_drop: Mapping[str, float] = field(default_factory=dict)
+    """Per slice ``"form:GAP"``, ``"hard_class:boilerplate"``, or ``"*"`` for every slice."""
+    min_slice_questions: int = DEFAULT_MIN_SLICE_QUESTIONS
+
+    def __post_init__(self) -> None:
+        _check_fraction("max_pass_rate_drop", self.max_pass_rate_drop)
+        _check_fraction("max_mean_score_drop", self.max_mean_score_drop)
+        if self.max_p is not None:
+            _check_fraction("max_p", self.max_p)
+        for key, value in self.slice_max_drop.items():
+            check_slice_key(key)
+            _check_fraction(f"slice threshold {key!r}", value)
+        if self.min_slice_questions < 1:
+            raise ValueError("min_slice_questions must be at least 1")
+
+    def overall(self, column: str) -> float:
+        return self.max_pass_rate_drop if column == "pass_rate" else self.max_mean_score_drop
+
+    def for_slice(self, kind: str, value: str) -> float | None:
+        return self.slice_max_drop.get(f"{kind}:{value}", self.slice_max_drop.get("*"))
+
+
+DEFAULT_THRESHOLDS = RegressionThresholds()
+
+
+class ComparisonState(StrEnum):
+    """ADR-215 decision 6: whether a numeric verdict is possible at all."""
+
+    BASELINE = "baseline"
+    """The first run with a known benchmark in its series."""
+    COMPARABLE = "comparable"
+    """Known, equal benchmark fingerprints: a numeric verdict follows."""
+    MISMATCH = "mismatch"
+    """Known, different benchmark fingerprints (corpus, labels or protocol changed)."""
+    UNKNOWN = "unknown"
+    """A benchmark fingerprint is unknown, or this run is incomplete."""
+
+
+class VerdictStatus(StrEnum):
+    """What a gate acts on: the state, refined to pass/regression when comparable."""
+
+    BASELINE = "baseline"
+    PASS = "pass"
+    REGRESSION = "regression"
+    MISMATCH = "mismatch"
+    UNKNOWN = "unknown"
+
+
+class GateDecision(StrEnum):
+    """What the regression gate decides about a stored run; only ``pass`` passes."""
+
+    PASS = "pass"
+    """A baseline, or a comparable run within every threshold."""
+    REGRESSION = "regression"
+    """A comparable run fell by more than a threshold."""
+    INCOMPLETE = "incomplete"
+    """The run itself is incomplete (a question errored or timed out): no verdict."""
+    NOT_COMPARABLE = "not_comparable"
+    """State ``mismatch`` or ``unknown``: nothing to compare with, so nothing can pass."""
+
+    @property
+    def raises_alert(self) -> bool:
+        """Whether a failed gate is alerted on its own.  An incomplete run is one incident,
+        alerted as incomplete (the ``run_complete`` check); its missing verdict is not
+        alerted a second time."""
+        return self in (GateDecision.REGRESSION, GateDecision.NOT_COMPARABLE)
+
+
+@dataclass(frozen=True)
+class RateChange:
+    rate: str
+    """Human name, e.g. 'top-1 hit rate', prefixed by the slice for slice changes."""
+    column: str
+    previous: float
+    current: float
+    threshold: float
+    p_value: float | None = None
+    max_p: float | None = None
+
+    @property
+    def drop(self) -> float:
+        return self.previous - self.current
+
+    @property
+    def significant(self) -> bool:
+        return self.max_p is None or (self.p_value is not None and self.p_value < self.max_p)
+
+    @property
+    def regressed(self) -> bool:
+        return self.drop > self.threshold + _EPSILON and self.significant
+
+    def describe(self) -> str:
+        direction = "fell" if self.drop > 0 else "rose" if self.drop < 0 else "held"
+        text = f"{self.rate} {direction} {self.previous:.3f} -> {self.current:.3f}"
+        if self.drop > 0:
+            text += f" (-{self.drop:.3f}, allowed -{self.threshold:.3f})"
+        if self.max_p is not None and self.p_value is not None:
+            text += f" [McNemar p={self.p_value:.3g}, required < {self.max_p:g}]"
+        return text
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rate": self.rate,
+            "column": self.column,
+            "previous": self.previous,
+            "current": self.current,
+            "drop": self.drop,
+            "threshold": self.threshold,
+            "p_value": self.p_value,
+            "regressed": self.regressed,
+        }
+
+
+@dataclass(frozen=True)
+class RegressionVerdict:
+    state: ComparisonState
+    previous_run_id: str | None
+    reason: str
+    regressed: bool = False
+    changes: tuple[RateChange, ...] = ()
+    slice_changes: tuple[RateChange, ...] = ()
+    paired: tuple[PairedComparison, ...] = ()
+    treatment_change: str | None = None
+    """For a comparable pair: how the variant (model, chunking, pipeline) differs."""
+
+    @property
+    def status(self) -> VerdictStatus:
+        if self.state is ComparisonState.COMPARABLE:
+            return VerdictStatus.REGRESSION if self.regressed else VerdictStatus.PASS
+        return VerdictStatus(self.state.value)
+
+    @property
+    def passes_gate(self) -> bool:
+        """ADR-215 decision 6: only a baseline and a passing comparison pass the gate."""
+        return self.status in (VerdictStatus.BASELINE, VerdictStatus.PASS)
+
+    def gate(self, complete: bool) -> GateDecision:
+        """The one gate rule, for ``--fail-on-regression`` and the ``no_regression`` check alike."""
+        if self.passes_gate:
+            return GateDecision.PASS
+        if self.status is VerdictStatus.REGRESSION:
+            return GateDecision.REGRESSION
+        return GateDecision.NOT_COMPARABLE if complete else GateDecision.INCOMPLETE
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status.value,
+            "state": self.state.value,
+            "previous_run_id": self.previous_run_id,
+            "reason": self.reason,
+            "treatment_change": self.treatment_change,
+            "changes": [c.to_dict() for c in self.changes],
+            "slice_changes": [c.to_dict() for c in self.slice_changes],
+            "paired": [p.to_dict() for p in self.paired],
+        }
+
+
+def _slice_changes(
+    previous: Sequence[SliceRates],
+    current: Sequence[SliceRates],
+    thresholds: RegressionThresholds,
+    names: Mapping[str, str] = RATE_NAMES,
+) -> list[RateChange]:
+    earlier = {(s.kind, s.value): s for s in previous}
+    changes = []
+    for now in current:
+        limit = thresholds.for_slice(now.kind, now.value)
+        before = earlier.get((now.kind, now.value))
+        if limit is None or before is None:
+            continue
+        if min(before.scored, now.scored) < thresholds.min_slice_questions:
+            continue
+        for column, prev, cur in (
+            ("pass_rate", before.pass_rate, now.pass_rate),
+            ("mean_score", before.mean_score, now.mean_score),
+        ):
+            if prev is not None and cur is not None:
+                name = f"{now.kind} {now.value}: {names[column]}"
+                changes.append(RateChange(name, column, prev, cur, limit))
+    return changes
+
+
+def detect_regression(
+    current: StoredRun,
+    previous: StoredRun,
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    *,
+    current_slices: Sequence[SliceRates] = (),
+    previous_slices: Sequence[SliceRates] = (),
+    treatment_change: str | None = None,
+    seed: int = 42,
+) -> RegressionVerdict:
+    """The numeric verdict of a comparable pair: rate drops, significance, slices."""
+    paired: list[PairedComparison] = []
+    changes: list[RateChange] = []
+    names = rate_names(current.details)
+    for column in _HIT_KEYS:
+        prev, cur = getattr(previous, column), getattr(current, column)
+        before, now = _paired_outcomes(previous, column), _paired_outcomes(current, column)
+        comparison = (
+            paired_comparison(names[column], before, now, seed=seed) if before is not None and now is not None else None
+        )
+        if comparison is not None:
+            paired.append(comparison)
+        if prev is None or cur is None:
+            continue
+        p_value = comparison.p_value if comparison is not None else None
+        changes.append(
+            RateChange(names[column], column, prev, cur, thresholds.overall(column), p_value, thresholds.max_p)
+        )
+    slices = _slice_changes(previous_slices, current_slices, thresholds, names)
+    fallen = [c for c in (*changes, *slices) if c.regressed]
+    if fallen:
+        reason = "; ".join(c.describe() for c in fallen)
+    else:
+        reason = "within thresholds: " + "; ".join(c.describe() for c in changes)
+    return RegressionVerdict(
+        ComparisonState.COMPARABLE,
+        previous.id,
+        reason,
+        regressed=bool(fallen),
+        changes=tuple(changes),
+        slice_changes=tuple(slices),
+        paired=tuple(paired),
+        treatment_change=treatment_change,
+    )

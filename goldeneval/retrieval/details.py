@@ -1,0 +1,542 @@
+"""The typed, versioned record of a retrieval run's details: what the store's ``details``
+column holds.
+
+The evaluator writes it (:meth:`goldeneval.retrieval.evaluation.RetrievalRun.details`); the report,
+the regression verdict, the comparison, the TREC export and retention read it.  Every model
+forbids unknown keys and most fields are required, so renaming a field on one side fails
+loudly (a validation error naming the field) instead of quietly reading "no shared
+questions".
+
+Format versions:
+
+* 1 — the shape stored by goldeneval before the record was typed (no ``format_version``
+  key; the first stores also kept a ``corpus_revision``, now a column; the Dagster assets
+  added ``tables_run_id``).  Read as is.
+* 2 — adds ``format_version``, ``retriever_id`` (the retriever behind the series name) and
+  ``tables_run_id`` as declared fields.
+* 3 — measurement depth: ``metrics`` (the names reported), ``relevance_level``,
+  ``measurement_depth``, ``unjudged`` (question ids the set's source left out), and per
+  question ``depth`` (distinct documents reached); ``documents`` keep the ranking to the
+  measurement depth instead of 10.
+* 4 — columnar: ``questions`` is one object of columns (:class:`QuestionColumns`), one
+  entry per question in set order, instead of a list of records; the documents are
+  dictionary-coded (:class:`DocumentColumns`).  A 100,000-question run with 100 documents a
+  question is written and read without a Python object per question or per document.
+  :meth:`RetrievalDetails.question_rows` gives the records of any format.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from functools import cached_property
+from typing import Annotated, Any, Literal, Self
+
+import numpy as np
+import pyarrow as pa
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationError,
+    model_validator,
+)
+
+from goldeneval.answers.details import PromptDetails
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import content_free_error, withheld
+
+__all__ = [
+    "DETAILS_FORMAT_VERSION",
+    "AggregatesDetail",
+    "DocumentColumns",
+    "QuestionColumns",
+    "QuestionDetail",
+    "RateDetail",
+    "RetrievalDetails",
+    "RunDetails",
+    "parse_details",
+    "parse_details_json",
+    "read_verdicts",
+]
+
+DETAILS_FORMAT_VERSION = 4
+COLUMNAR_FORMAT_VERSION = 4
+"""The first format whose ``questions`` are columns."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class QuestionDetail(_Record):
+    """One question of a stored run: what the evaluator measured, never its text."""
+
+    id: str
+    form: str
+    hard_class: str | None
+    documents: list[str] | None = Field(default=None, exclude_if=withheld)
+    """Distinct returned document ids, best first, to the measurement depth (format 1 and 2:
+    at most 10); None in ``metadata_only``."""
+    depth: int | None = None
+    """Distinct documents the ranking reached; None for an error and before format 3."""
+    top1_hit: bool | None
+    """None when the question errored (errors have no verdict)."""
+    top3_hit: bool | None
+    latency_ms: float
+    status: Literal["ok", "error"]
+    error: str | None
+    metrics: dict[str, float]
+
+    @property
+    def scored(self) -> bool:
+        return self.status == "ok"
+
+    def without_content(self) -> QuestionDetail:
+        """The ``metadata_only`` form: no document ids, an error reduced to its class."""
+        return self.model_copy(update={"documents": None, "error": content_free_error(self.error)})
+
+    def to_json(self) -> dict[str, Any]:
+        """As the store and ``--format json`` hold it: ``documents`` absent when withheld."""
+        return self.model_dump(mode="json")
+
+
+_CODEC = "zstd"
+"""How the packed codes are compressed (pyarrow's codec: part of every pyarrow wheel)."""
+
+
+def code_width(vocabulary_size: int) -> int:
+    """Bytes a stored code takes: the fewest that hold the largest (1 to 4)."""
+    return max(1, ((max(vocabulary_size - 1, 0)).bit_length() + 7) // 8)
+
+
+def _low_bytes(width: int) -> np.dtype[np.void]:
+    """A 32-bit little-endian code seen as its ``width`` low bytes: one structured field at
+    offset 0, so packing and unpacking are single numpy copies, not a strided byte loop."""
+    return np.dtype({"names": ["low"], "formats": [f"V{width}"], "offsets": [0], "itemsize": 4})
+
+
+class DocumentColumns(_Record):
+    """Every question's distinct documents, best first, dictionary-coded (format 4).
+
+    ``codes`` index ``vocabulary``, question after question: question ``i`` has
+    ``depth[i]`` of them (an error none), ``count`` in all.  Each code is stored in
+    :func:`code_width` little-endian bytes, the bytes zstd-compressed and the result
+    base64-encoded: one JSON string, written and read without a Python object per document,
+    and about half the size of 32-bit codes (every byte stored costs time in the store's
+    commit).  The codes are decoded, and checked against the vocabulary, when first read.
+    """
+
+    vocabulary: list[str]
+    count: int = Field(ge=0)
+    codes: str
+    _raw: bytes | None = PrivateAttr(default=None)
+    """The codes as 32-bit integers, once decoded."""
+    _where: str = PrivateAttr(default="details")
+    """What a decoding error names (the run, when read from the store)."""
+
+    def __eq__(self, other: object) -> bool:
+        """The stored fields only: whether the codes were decoded yet does not matter."""
+        if not isinstance(other, DocumentColumns):
+            return NotImplemented
+        return (self.vocabulary, self.count, self.codes) == (other.vocabulary, other.count, other.codes)
+
+    @classmethod
+    def encode(cls, vocabulary: list[str], codes: np.ndarray) -> DocumentColumns:
+        """The documents of a run: ``codes`` (any integer array) into ``vocabulary``."""
+        full = np.ascontiguousarray(codes, dtype="<u4")
+        width = code_width(len(vocabulary))
+        packed = full.view(_low_bytes(width))["low"].tobytes()
+        compressed = pa.Codec(_CODEC).compress(packed, asbytes=True)
+        made = cls.model_construct(
+            vocabulary=vocabulary, count=full.size, codes=base64.b64encode(compressed).decode("ascii")
+        )
+        made._raw = full.tobytes()
+        return made
+
+    def decoded(self) -> np.ndarray:
+        """The codes as a read-only array of 32-bit integers (decoded once).
+
+        Raises :class:`~goldeneval.core.errors.StoreError` when the stored string is not what
+        :meth:`encode` writes, or a code lies outside the vocabulary."""
+        if self._raw is None:
+            self._raw = self._decode()
+        return np.frombuffer(self._raw, dtype="<u4")
+
+    def _decode(self) -> bytes:
+        width = code_width(len(self.vocabulary))
+        try:
+            compressed = base64.b64decode(self.codes, validate=True)
+            packed = pa.Codec(_CODEC).decompress(compressed, decompressed_size=self.count * width, asbytes=True)
+            if len(packed) != self.count * width:
+                raise ValueError(f"{len(packed)} bytes for {self.count} codes of {width} bytes")
+        except (ValueError, OSError, MemoryError, pa.ArrowException) as exc:
+            raise StoreError(
+                f"{self._where}: details field 'questions.documents.codes': cannot be decoded: {exc}"
+            ) from None
+        codes = np.zeros(self.count, dtype="<u4")
+        codes.view(_low_bytes(width))["low"] = np.frombuffer(packed, dtype=f"V{width}")
+        if codes.size and int(codes.max()) >= len(self.vocabulary):
+            raise StoreError(
+                f"{self._where}: details field 'questions.documents.codes': code {int(codes.max())} is outside "
+                f"the vocabulary of {len(self.vocabulary)}"
+            )
+        return codes.tobytes()
+
+
+class QuestionColumns(_Record):
+    """Format 4's ``questions``: one list per field of :class:`QuestionDetail`, one entry per
+    question in set order.  A metric is None where it is undefined for the question (an error,
+    or a question without expected documents), where a record leaves the name out."""
+
+    id: list[str]
+    form: list[str]
+    hard_class: list[str | None]
+    depth: list[int | None]
+    top1_hit: list[bool | None]
+    top3_hit: list[bool | None]
+    latency_ms: list[float]
+    status: list[Literal["ok", "error"]]
+    error: list[str | None]
+    metrics: dict[str, list[float | None]]
+    documents: DocumentColumns | None = Field(default=None, exclude_if=withheld)
+    """None in ``metadata_only``."""
+
+    @model_validator(mode="after")
+    def _one_entry_per_question(self) -> Self:
+        count = len(self.id)
+        columns: dict[str, list[Any]] = {
+            "form": self.form,
+            "hard_class": self.hard_class,
+            "depth": self.depth,
+            "top1_hit": self.top1_hit,
+            "top3_hit": self.top3_hit,
+            "latency_ms": self.latency_ms,
+            "status": self.status,
+            "error": self.error,
+        }
+        columns.update({f"metrics.{name}": values for name, values in self.metrics.items()})
+        for name, values in columns.items():
+            if len(values) != count:
+                raise ValueError(f"{name}: {len(values)} entries for {count} questions")
+        # An error has no depth and no verdicts; a scored question has all three.  (The depths
+        # also split the documents among the questions: a wrong one would move documents.)
+        failed = [status == "error" for status in self.status]
+        for name in ("depth", "top1_hit", "top3_hit"):
+            missing = [value is None for value in getattr(self, name)]
+            if missing != failed:
+                i = next(i for i, (m, f) in enumerate(zip(missing, failed, strict=True)) if m != f)
+                state = "an error" if failed[i] else "scored"
+                raise ValueError(
+                    f"{name}: question {self.id[i]!r} is {state} but its {name} is {getattr(self, name)[i]!r}"
+                )
+        if any(depth is not None and depth < 0 for depth in self.depth):
+            raise ValueError("depth: a depth below 0")
+        if self.documents is not None:
+            stored, expected = self.documents.count, int(self.document_counts().sum())
+            if stored != expected:
+                raise ValueError(f"documents.count: {stored} codes where depth adds up to {expected}")
+        return self
+
+    _counts: np.ndarray | None = PrivateAttr(default=None)
+    """Documents per question where the depth does not say (records before format 3)."""
+
+    def __eq__(self, other: object) -> bool:
+        """The fields only (not what was derived from them)."""
+        if not isinstance(other, QuestionColumns):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in QuestionColumns.model_fields)
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def document_counts(self) -> np.ndarray:
+        """How many documents each question has stored (its depth; none for an error)."""
+        if self._counts is not None:
+            return self._counts
+        return np.fromiter((d or 0 for d in self.depth), dtype=np.int64, count=len(self.depth))
+
+    def document_lists(self) -> list[list[str]] | None:
+        """Each question's documents, best first; None when withheld (``metadata_only``)."""
+        if self.documents is None:
+            return None
+        vocabulary = np.asarray(self.documents.vocabulary, dtype=object)
+        documents: list[str] = vocabulary[self.documents.decoded()].tolist() if len(vocabulary) else []
+        bounds = np.concatenate(([0], np.cumsum(self.document_counts()))).tolist()
+        return [documents[bounds[i] : bounds[i + 1]] for i in range(len(self))]
+
+    def top_documents(self, k: int) -> list[list[str]] | None:
+        """Each question's first ``k`` documents (what a report shows), without decoding the rest."""
+        if self.documents is None:
+            return None
+        counts = self.document_counts()
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) else counts
+        shown = np.minimum(counts, k)
+        take = np.repeat(starts, shown) + (np.arange(int(shown.sum())) - np.repeat(np.cumsum(shown) - shown, shown))
+        vocabulary = np.asarray(self.documents.vocabulary, dtype=object)
+        documents: list[str] = vocabulary[self.documents.decoded()[take]].tolist() if take.size else []
+        bounds = np.concatenate(([0], np.cumsum(shown))).tolist()
+        return [documents[bounds[i] : bounds[i + 1]] for i in range(len(self))]
+
+    def rows(self) -> list[QuestionDetail]:
+        """The same questions as records (formats 1 to 3's shape)."""
+        documents = self.document_lists()
+        names = list(self.metrics)
+        metric_rows = zip(*(self.metrics[name] for name in names), strict=True) if names else ([] for _ in self.id)
+        return [
+            QuestionDetail.model_construct(
+                id=self.id[i],
+                form=self.form[i],
+                hard_class=self.hard_class[i],
+                documents=None if documents is None else documents[i],
+                depth=self.depth[i],
+                top1_hit=self.top1_hit[i],
+                top3_hit=self.top3_hit[i],
+                latency_ms=self.latency_ms[i],
+                status=self.status[i],
+                error=self.error[i],
+                metrics={name: value for name, value in zip(names, values, strict=True) if value is not None},
+            )
+            for i, values in enumerate(metric_rows)
+        ]
+
+    @classmethod
+    def from_rows(cls, rows: list[QuestionDetail]) -> QuestionColumns:
+        """Records (formats 1 to 3) as columns."""
+        names = list(dict.fromkeys(name for row in rows for name in row.metrics))
+        documents = None
+        if all(row.documents is not None for row in rows):
+            index: dict[str, int] = {}
+            codes = [index.setdefault(doc, len(index)) for row in rows for doc in row.documents or ()]
+            documents = DocumentColumns.encode(list(index), np.asarray(codes, dtype=np.int64))
+        made = cls.model_construct(
+            id=[row.id for row in rows],
+            form=[row.form for row in rows],
+            hard_class=[row.hard_class for row in rows],
+            depth=[row.depth for row in rows],
+            top1_hit=[row.top1_hit for row in rows],
+            top3_hit=[row.top3_hit for row in rows],
+            latency_ms=[row.latency_ms for row in rows],
+            status=[row.status for row in rows],
+            error=[row.error for row in rows],
+            metrics={name: [row.metrics.get(name) for row in rows] for name in names},
+            documents=documents,
+        )
+        # Before format 3 the depth was not stored: each record's documents say how many it has.
+        made._counts = np.fromiter((len(row.documents or ()) for row in rows), dtype=np.int64, count=len(rows))
+        return made
+
+    def without_content(self) -> QuestionColumns:
+        """The ``metadata_only`` form: no document ids, errors reduced to their class."""
+        return self.model_copy(
+            update={"documents": None, "error": [None if e is None else content_free_error(e) for e in self.error]}
+        )
+
+
+class RateDetail(_Record):
+    """Hit counts and rates of a group of questions (overall, one form, one hard class)."""
+
+    questions: int
+    scored: int
+    errors: int
+    top1_hits: int
+    top3_hits: int
+    top1_rate: float | None
+    top3_rate: float | None
+
+
+class AggregatesDetail(_Record):
+    overall: RateDetail
+    by_form: dict[str, RateDetail]
+    by_hard_class: dict[str, RateDetail]
+    metrics: dict[str, float]
+
+
+class RetrievalDetails(_Record):
+    """The ``details`` of a run whose grader is ``retrieval_hit_rate``."""
+
+    format_version: int = Field(default=1, ge=1, le=DETAILS_FORMAT_VERSION)
+    protocol: str
+    top_k: int
+    overfetch_multiplier: int
+    hit_cutoffs: list[int]
+    metrics: list[str] | None = None
+    """Names of the rank metrics reported (format 3); before, hit@k plus the @10 metrics."""
+    relevance_level: int = 1
+    measurement_depth: int | None = None
+    unjudged: list[str] = Field(default_factory=list)
+    aggregates: AggregatesDetail
+    questions: Annotated[
+        Annotated[list[QuestionDetail], Tag("records")] | Annotated[QuestionColumns, Tag("columns")],
+        Discriminator(lambda value: "records" if isinstance(value, list) else "columns"),
+    ]
+    """Records before format 4, columns since (read either with :meth:`question_rows` or
+    :meth:`columns`)."""
+    retriever_id: str | None = None
+    """The retriever id behind the series name; None for runs stored before it was recorded."""
+    tables_run_id: str | None = None
+    """The Dagster run whose Parquet tables this run was built from (retention deletes them)."""
+    corpus_revision: str | None = Field(default=None, exclude=True)
+    """Format 1 only (schema-1 stores); the provenance column holds it.  Read, never written."""
+
+    @model_validator(mode="after")
+    def _questions_in_the_format_shape(self) -> Self:
+        columnar = isinstance(self.questions, QuestionColumns)
+        if columnar != (self.format_version >= COLUMNAR_FORMAT_VERSION):
+            shape = "columns" if columnar else "a list of records"
+            raise ValueError(f"questions: format {self.format_version} does not hold {shape}")
+        if isinstance(self.questions, QuestionColumns) and self.measurement_depth is not None:
+            deepest = max((d for d in self.questions.depth if d is not None), default=0)
+            if deepest > self.measurement_depth:
+                raise ValueError(
+                    f"questions.depth: {deepest} is deeper than the measurement depth {self.measurement_depth}"
+                )
+        return self
+
+    @cached_property
+    def columns(self) -> QuestionColumns:
+        """The questions as columns, whatever the format (records are converted once)."""
+        if isinstance(self.questions, QuestionColumns):
+            return self.questions
+        return QuestionColumns.from_rows(self.questions)
+
+    def question_rows(self) -> list[QuestionDetail]:
+        """The questions as records, whatever the format."""
+        if isinstance(self.questions, QuestionColumns):
+            return self.questions.rows()
+        return list(self.questions)
+
+    def verdicts(self, column: Literal["top1_hit", "top3_hit"]) -> tuple[list[str], np.ndarray]:
+        """The scored questions' ids in set order and their verdicts (what a comparison pairs)."""
+        return _scored(self.columns.id, getattr(self.columns, column))
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+    def to_json_text(self) -> str:
+        """:meth:`to_json` as one JSON string, serialised without a Python object per value
+        (what the store writes: a 100,000-question run is not held as dicts and a string)."""
+        return self.model_dump_json()
+
+    def to_dataframe(self) -> Any:
+        """One row per question (pandas), metrics as ``metric:<name>`` columns: for notebooks."""
+        import pandas as pd  # type: ignore[import-untyped]
+
+        columns = self.columns
+        frame: dict[str, list[Any]] = {
+            "id": columns.id,
+            "form": columns.form,
+            "hard_class": columns.hard_class,
+            "depth": columns.depth,
+            "top1_hit": columns.top1_hit,
+            "top3_hit": columns.top3_hit,
+            "latency_ms": columns.latency_ms,
+            "status": columns.status,
+            "error": columns.error,
+        }
+        documents = columns.document_lists()
+        if documents is not None:  # withheld (metadata_only): no column, as a record leaves the field out
+            frame["documents"] = documents
+        # A record names only the metrics defined for it: a metric defined for no question has no column.
+        frame.update(
+            {f"metric:{name}": values for name, values in columns.metrics.items() if any(v is not None for v in values)}
+        )
+        return pd.DataFrame(frame)
+
+
+class _VerdictColumns(BaseModel):
+    """Of format 4's question columns, only what a comparison pairs."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    id: list[str]
+    top1_hit: list[bool | None]
+    top3_hit: list[bool | None]
+
+    @model_validator(mode="after")
+    def _one_entry_per_question(self) -> Self:
+        for name in ("top1_hit", "top3_hit"):
+            if len(getattr(self, name)) != len(self.id):
+                raise ValueError(f"{name}: {len(getattr(self, name))} entries for {len(self.id)} questions")
+        return self
+
+
+class _StoredKind(BaseModel):
+    """What kind and format stored details are, read without building the rest: pydantic-core
+    skips the fields a model ignores without making Python objects of them."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    kind: str | None = None
+    format_version: int = 1
+
+
+class _StoredVerdicts(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    questions: _VerdictColumns
+
+
+def read_verdicts(text: str | bytes, where: str) -> dict[str, tuple[list[str], np.ndarray]] | None:
+    """The verdict columns of stored retrieval details (format 4), read without the rest.
+
+    A comparison pairs only the question ids and the top-1/top-3 verdicts of the earlier run;
+    parsing its other columns (latencies, every metric, the documents) cost more than the
+    comparison itself.  The columns read are validated; the rest is when the details are
+    read.  None for prompt and answer details and for formats before 4: read them whole."""
+    try:
+        stored = _StoredKind.model_validate_json(text)
+        if stored.kind is not None or stored.format_version < COLUMNAR_FORMAT_VERSION:
+            return None
+        columns = _StoredVerdicts.model_validate_json(text).questions
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or "(details)"
+        raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
+    return {name: _scored(columns.id, getattr(columns, name)) for name in ("top1_hit", "top3_hit")}
+
+
+def _scored(ids: list[str], values: list[bool | None]) -> tuple[list[str], np.ndarray]:
+    """The scored questions' ids and their verdicts (an error has none)."""
+    if None not in values:  # no error: the columns as they are
+        return ids, np.asarray(values, dtype=np.bool_)
+    kept = [i for i, value in enumerate(values) if value is not None]
+    return [ids[i] for i in kept], np.asarray([values[i] for i in kept], dtype=np.bool_)
+
+
+RunDetails = RetrievalDetails | PromptDetails
+"""The details of any stored run: retrieval runs have no ``kind`` key, prompt and answer runs
+have ``kind: prompts`` / ``kind: answers`` (:mod:`goldeneval.answers.details`)."""
+
+
+def parse_details_json(text: str | bytes, where: str) -> RunDetails:
+    """:func:`parse_details` of the stored JSON text, parsed and validated in one pass (no
+    Python dict per value: a 100,000-question run reads several times faster)."""
+    try:
+        return _read_from(RetrievalDetails.model_validate_json(text), where)
+    except ValidationError:
+        # Prompt and answer details (``kind``), or invalid details: the dispatching path,
+        # which also words the error.
+        return parse_details(json.loads(text), where)
+
+
+def parse_details(raw: Any, where: str) -> RunDetails:
+    """Validate stored details, dispatching on ``kind``; a mismatch names the run and the field."""
+    try:
+        if isinstance(raw, dict) and raw.get("kind") in ("prompts", "answers"):
+            return PromptDetails.model_validate(raw)
+        return _read_from(RetrievalDetails.model_validate(raw), where)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or "(details)"
+        raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
+
+
+def _read_from(details: RetrievalDetails, where: str) -> RetrievalDetails:
+    """``details`` read from ``where``: documents decoded later (when first read) name it in an error."""
+    if isinstance(details.questions, QuestionColumns) and details.questions.documents is not None:
+        details.questions.documents._where = where
+    return details

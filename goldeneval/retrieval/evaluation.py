@@ -1,0 +1,414 @@
+"""Running a golden set against a retriever: ask every question (:mod:`goldeneval.retrieval.asking`),
+over-fetch where rankings fall short of the measurement depth, score the whole run at once
+(:func:`goldeneval.retrieval.scoring.score_answers`).
+
+Like ADR-072's ``RetrievalEvaluationService`` it neither persists nor compares, which
+keeps it testable without a database.  Latency comes from a monotonic clock; a retriever
+exception or a per-question timeout makes that question an ``error`` and the run goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import (
+    Provenance,
+    benchmark_fingerprint,
+    label_digest,
+    retriever_provenance,
+    variant_fingerprint,
+)
+from goldeneval.retrieval.asking import Answers, ask_all
+from goldeneval.retrieval.details import (
+    DETAILS_FORMAT_VERSION,
+    AggregatesDetail,
+    DocumentColumns,
+    QuestionColumns,
+    QuestionDetail,
+    RetrievalDetails,
+)
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
+from goldeneval.retrieval.metrics import (
+    DEFAULT_METRICS,
+    DEFAULT_RELEVANCE_LEVEL,
+    Metric,
+    measurement_depth,
+    parse_metrics,
+)
+from goldeneval.retrieval.retrievers.base import Retriever, document_id_mapper
+from goldeneval.retrieval.scoring import (
+    DEFAULT_HIT_CUTOFFS,
+    GRADER_ID,
+    OVERFETCH_MULTIPLIER,
+    SCORING_PROTOCOL_REVISION,
+    TOP_K,
+    Aggregates,
+    CodedRun,
+    QuestionResult,
+    RateSummary,
+    ScoredAnswers,
+    code_run,
+    first_raw_limit,
+    next_raw_limit,
+    raw_ceiling,
+    run_metrics,
+    score_answers,
+)
+from goldeneval.store import RunRecord, SliceRates
+
+__all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
+
+DEFAULT_TIMEOUT_S = 60.0
+Progress = Callable[[Sequence[GoldenQuestion]], Iterable[GoldenQuestion]]
+"""Wraps the questions as they are asked (a progress bar); gets the whole list, so it knows the total."""
+
+
+@dataclass(frozen=True)
+class RetrievalRun:
+    """One evaluated run of a set against a retriever (ADR-072's set evaluation result)."""
+
+    set_id: str
+    series: str
+    """The series name the run is stored under (the store's ``model`` column)."""
+    retriever_id: str
+    """The retriever id (registered or ``package.module:factory``) that produced the rankings."""
+    results: Sequence[QuestionResult]
+    """One result per question, in set order: the evaluator's :class:`ScoredAnswers` (backed
+    by arrays, the records built only when read), or records read back from a hits table."""
+    aggregates: Aggregates
+    started_at: datetime
+    provenance: Provenance = field(default_factory=Provenance)
+    label_digest: str | None = None
+    hit_cutoffs: tuple[int, ...] = field(default=DEFAULT_HIT_CUTOFFS)
+    metric_names: tuple[str, ...] = field(default_factory=lambda: tuple(m.name for m in run_metrics()))
+    """Every rank metric the run reports (hit@k for the hit cutoffs first), by name."""
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL
+    unjudged: tuple[str, ...] = ()
+    """Ids of questions the set's source left out for want of a relevant judgement."""
+    warnings: tuple[str, ...] = ()
+    """What the user should know about this run's input (never stored, shown by each door)."""
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        return parse_metrics(self.metric_names)
+
+    @property
+    def depth(self) -> int:
+        """The measurement depth: distinct documents kept per question (the deepest cutoff)."""
+        return measurement_depth(self.metrics, TOP_K)
+
+    @property
+    def unmeasured(self) -> tuple[str, ...]:
+        """Scored questions without expected documents: no-answer questions, which count in
+        top-1/top-3 but have no rank metrics (trec_eval has no qrels for them)."""
+        return tuple(r.question_id for r in self.results if r.scored and not r.judged)
+
+    @property
+    def short(self) -> tuple[str, ...]:
+        """Scored questions whose ranking ended before the measurement depth: their deepest
+        metrics count the missing ranks as misses."""
+        depth = self.depth
+        return tuple(r.question_id for r in self.results if r.scored and r.depth < depth)
+
+    @property
+    def benchmark_fingerprint(self) -> str | None:
+        if self.label_digest is None:
+            return None
+        return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, SCORING_PROTOCOL_REVISION)
+
+    @property
+    def variant_fingerprint(self) -> str | None:
+        return variant_fingerprint(self.provenance)
+
+    @property
+    def complete(self) -> bool:
+        return self.aggregates.overall.errors == 0
+
+    @property
+    def status(self) -> str:
+        return "complete" if self.complete else "incomplete"
+
+    def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RetrievalDetails:
+        """The typed details record the store keeps, filtered by the privacy mode."""
+        if isinstance(self.results, ScoredAnswers):
+            questions = _columns_of_scored(self.results)
+        else:
+            questions = QuestionColumns.from_rows(_records(self.results, self.depth))
+        if privacy is PrivacyMode.METADATA_ONLY:
+            questions = questions.without_content()
+        return RetrievalDetails(
+            format_version=DETAILS_FORMAT_VERSION,
+            protocol=SCORING_PROTOCOL_REVISION,
+            top_k=TOP_K,
+            overfetch_multiplier=OVERFETCH_MULTIPLIER,
+            hit_cutoffs=list(self.hit_cutoffs),
+            metrics=list(self.metric_names),
+            relevance_level=self.relevance_level,
+            measurement_depth=self.depth,
+            unjudged=list(self.unjudged),
+            aggregates=AggregatesDetail.model_validate(self.aggregates.to_dict()),
+            questions=questions,
+            retriever_id=self.retriever_id,
+            tables_run_id=tables_run_id,
+        )
+
+    def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RunRecord:
+        """ADR-072 decision 4: the run as an ADR-060 result row (top-1 -> pass_rate,
+        top-3 -> mean_score, grader ``retrieval_hit_rate``), under its series name."""
+        overall = self.aggregates.overall
+        slices = [
+            _slice(kind, value, summary)
+            for kind, group in (
+                ("form", self.aggregates.by_form),
+                ("hard_class", self.aggregates.by_hard_class),
+            )
+            for value, summary in group.items()
+        ]
+        return RunRecord(
+            set_id=self.set_id,
+            model=self.series,
+            grader=GRADER_ID,
+            pass_rate=overall.top1_rate,
+            mean_score=overall.top3_rate,
+            question_count=overall.questions,
+            scored_count=overall.scored,
+            error_count=overall.errors,
+            details=self.details(privacy, tables_run_id=tables_run_id),
+            slices=slices,
+            provenance=self.provenance.as_columns(),
+            created_at=self.started_at,
+            label_digest=self.label_digest,
+            benchmark_fingerprint=self.benchmark_fingerprint,
+            variant_fingerprint=self.variant_fingerprint,
+            privacy=privacy.value,
+        )
+
+
+def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
+    """The details' columns straight from the scoring arrays: no Python object per question
+    or per document beyond the lists the JSON is written from.  The evaluator's own values,
+    already typed, so constructed without re-validation (tests/test_details.py checks that
+    they validate)."""
+    ok = scored.ok
+    failed = np.flatnonzero(~ok).tolist()
+    depth: list[int | None] = scored.reached.tolist()
+    top1: list[bool | None] = scored.top1.tolist()
+    top3: list[bool | None] = scored.top3.tolist()
+    for i in failed:  # an error has no depth and no verdict
+        depth[i] = top1[i] = top3[i] = None
+    metrics: dict[str, list[float | None]] = {}
+    for name, values in scored.metrics.items():
+        listed: list[float | None] = values.tolist()
+        for i in np.flatnonzero(np.isnan(values)).tolist():
+            listed[i] = None
+        metrics[name] = listed
+    # The documents, re-coded into a vocabulary of the documents kept (the run's codes also
+    # cover expected documents that were never returned).
+    codes = scored.kept.codes
+    used = np.zeros(len(scored.documents), dtype=np.bool_)
+    used[codes] = True
+    recode = (np.cumsum(used) - 1).astype(np.uint32)  # the stored codes' own type: no conversion after
+    questions = scored.questions
+    return QuestionColumns.model_construct(
+        id=[q.id for q in questions],
+        form=scored.forms,
+        hard_class=scored.hard_classes,
+        depth=depth,
+        top1_hit=top1,
+        top3_hit=top3,
+        latency_ms=_rounded_ms(scored.latency_ms),
+        status=["ok" if error is None else "error" for error in scored.errors],
+        error=list(scored.errors),
+        metrics=metrics,
+        documents=DocumentColumns.encode(scored.documents[used].tolist(), recode[codes]),
+    )
+
+
+def _rounded_ms(latency_ms: Sequence[float]) -> list[float]:
+    """Latencies rounded by Python's correctly rounded ``round`` (as records have them), each
+    latency object once: a batch's questions share one.  Keyed by identity, not by value, so
+    that values equal but not alike (``0.0`` and ``-0.0``, ``1`` and ``1.0``) and NaN round as
+    themselves; ``values`` holds every object, so no identity is reused meanwhile."""
+    values = list(latency_ms)
+    by_object: dict[int, float] = {}
+    for ms in values:
+        if id(ms) not in by_object:
+            by_object[id(ms)] = round(ms, 3)
+    return [by_object[id(ms)] for ms in values]
+
+
+def _records(results: Sequence[QuestionResult], depth: int) -> list[QuestionDetail]:
+    """Results read back from a hits table, as the details' records."""
+    return [
+        QuestionDetail.model_construct(
+            id=r.question_id,
+            form=r.form,
+            hard_class=r.hard_class,
+            documents=list(r.documents[:depth]),
+            depth=r.depth if r.scored else None,
+            top1_hit=r.top1_hit if r.scored else None,
+            top3_hit=r.top3_hit if r.scored else None,
+            latency_ms=round(r.latency_ms, 3),
+            status=r.status.value,
+            error=r.error,
+            metrics=dict(r.metrics),
+        )
+        for r in results
+    ]
+
+
+def _slice(kind: str, value: str, summary: RateSummary) -> SliceRates:
+    return SliceRates(kind, value, summary.questions, summary.scored, summary.top1_rate, summary.top3_rate)
+
+
+def evaluate_retrieval(
+    golden_set: GoldenQuestionSet,
+    retriever: Retriever,
+    retriever_id: str,
+    *,
+    series: str | None = None,
+    to_document: Callable[[str], str] | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
+    metrics: Sequence[Metric] = DEFAULT_METRICS,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    provenance: Provenance | None = None,
+    progress: Progress | None = None,
+    workers: int = 1,
+    batch_size: int | None = None,
+) -> RetrievalRun:
+    """Ask ``retriever`` every question of ``golden_set`` and score the answers.
+
+    ``series`` is the name the run is stored under (default: ``retriever_id``).
+    ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
+    them is the measurement depth (see :func:`ask_to_depth`).
+    ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
+    ``workers`` calls run at once and ``batch_size`` questions go to one ``retrieve_batch``
+    call when the retriever has one (:mod:`goldeneval.retrieval.asking`); neither changes a result.
+    """
+    declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
+    mapper = to_document or document_id_mapper()
+    reported = run_metrics(hit_cutoffs, metrics)
+    depth = measurement_depth(reported, TOP_K)
+    started_at = datetime.now(UTC)
+    questions = golden_set.questions
+    answers, coded = ask_to_depth(
+        retriever,
+        questions,
+        depth,
+        mapper,
+        timeout_s=timeout_s,
+        workers=workers,
+        batch_size=batch_size,
+        progress=_ticker(progress, questions),
+    )
+    scored = score_answers(
+        questions,
+        answers.returned,
+        answers.errors,
+        answers.latency_ms,
+        mapper,
+        reported,
+        depth=depth,
+        relevance_level=relevance_level,
+        coded=coded,
+    )
+    return RetrievalRun(
+        set_id=golden_set.id,
+        series=series or retriever_id,
+        retriever_id=retriever_id,
+        results=scored,
+        aggregates=scored.aggregates,
+        started_at=started_at,
+        provenance=declared,
+        label_digest=label_digest(golden_set),
+        hit_cutoffs=tuple(hit_cutoffs),
+        metric_names=tuple(metric.name for metric in reported),
+        relevance_level=relevance_level,
+        unjudged=golden_set.unjudged,
+    )
+
+
+def ask_to_depth(
+    retriever: Retriever,
+    questions: Sequence[GoldenQuestion],
+    depth: int,
+    to_document: Callable[[str], str],
+    *,
+    timeout_s: float | None,
+    workers: int = 1,
+    batch_size: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Answers, CodedRun]:
+    """Every question's raw ranking, long enough for the protocol and for ``depth`` distinct
+    documents, and the run coded as arrays.
+
+    Each question is first asked for :func:`~goldeneval.retrieval.scoring.first_raw_limit` ids.  While
+    its ranking collapses to fewer than ``depth`` documents and the retriever returned all it
+    was asked for (so it may have more), it is asked again for ``OVERFETCH_MULTIPLIER`` times
+    as many, up to :func:`~goldeneval.retrieval.scoring.raw_ceiling` ids.  Which rankings fall short is
+    read off the whole run's arrays at once, not question by question.  ``timeout_s`` bounds
+    all calls of a question together: a deeper call gets what is left of it.
+    """
+    texts = [question.text for question in questions]
+    limit = first_raw_limit(depth)
+    answers = ask_all(
+        retriever, texts, limit, timeout_s=timeout_s, workers=workers, batch_size=batch_size, progress=progress
+    )
+    limits = np.full(len(questions), limit, dtype=np.int64)
+    while True:
+        coded = code_run(questions, answers.returned, to_document)
+        ok = np.fromiter((error is None for error in answers.errors), dtype=np.bool_, count=len(questions))
+        short = (
+            ok & (coded.rankings.lengths == limits) & (limits < raw_ceiling(depth)) & (coded.distinct(depth) < depth)
+        )
+        again = np.flatnonzero(short).tolist()
+        if not again:
+            return answers, coded
+        spent_s = [answers.latency_ms[i] / 1000.0 for i in again]
+        if timeout_s is not None:
+            for i, spent in zip(again, spent_s, strict=True):
+                if spent >= timeout_s:  # nothing left for a deeper call
+                    answers.errors[i] = f"timed out after {timeout_s:g} s"
+                    answers.returned[i] = ()
+            kept = [(i, spent) for i, spent in zip(again, spent_s, strict=True) if spent < timeout_s]
+            again, spent_s = [i for i, _ in kept], [spent for _, spent in kept]
+        deeper = [next_raw_limit(int(limits[i]), depth) for i in again]
+        more = ask_all(
+            retriever,
+            [texts[i] for i in again],
+            deeper,
+            timeout_s=timeout_s,
+            budgets_s=None if timeout_s is None else [timeout_s - spent for spent in spent_s],
+            workers=workers,
+        )
+        for j, i in enumerate(again):
+            limits[i] = deeper[j]
+            answers.latency_ms[i] += more.latency_ms[j]
+            answers.returned[i] = more.returned[j] if more.errors[j] is None else ()
+            answers.errors[i] = more.errors[j]
+
+
+def _ticker(progress: Progress | None, questions: Sequence[GoldenQuestion]) -> Callable[[int], None] | None:
+    """``progress`` (which wraps the question list, like tqdm) as a callback told how many
+    more questions were answered; the wrapped iterator is drained at the last question."""
+    if progress is None:
+        return None
+    steps = iter(progress(questions))
+    left = len(questions)
+
+    def tick(n: int) -> None:
+        nonlocal left
+        for _ in range(n):
+            next(steps, None)
+        left -= n
+        if left <= 0:
+            for _ in steps:  # let the wrapper see the end (tqdm closes its bar there)
+                pass
+
+    return tick

@@ -1,0 +1,465 @@
+"""Golden question sets (ADR-072, decision 1): the models, file loading and validation.
+
+A golden question set is a list of labelled questions against one concrete corpus.  Each
+question names ALL the documents that answer it (any of them is a hit) or none at all, in
+which case it declares that no indexed document answers it.
+
+Files are YAML, JSON or JSONL.  The models below are the single source of truth of the
+format: the published JSON Schema (``goldeneval/retrieval/schema/``) is generated from them, and every
+file is validated by them.  A bad file fails with one message that names the file, the
+question (position and id) and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import reprlib
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
+from pydantic_core import ErrorDetails
+
+from goldeneval.core.errors import GoldenSetError, one_line
+from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+
+__all__ = [
+    "KNOWN_HARD_CLASSES",
+    "GoldenQuestion",
+    "GoldenQuestionSet",
+    "QuestionForm",
+    "golden_set_json_schema",
+    "load_golden_set",
+]
+
+KNOWN_HARD_CLASSES = (
+    "near-duplicate",
+    "specific-vs-general",
+    "prose-free",
+    "boilerplate",
+    "normal",
+)
+"""Hard classes the methodology names; any other non-empty string is accepted as well."""
+
+SET_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+
+
+class QuestionForm(StrEnum):
+    """How a question relates to the wording of its target documents."""
+
+    MATCH = "MATCH"
+    """Shares vocabulary with the target document."""
+    GAP = "GAP"
+    """An everyday rewording with little vocabulary overlap: where retrieval problems live."""
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return value
+
+
+class GoldenQuestion(BaseModel):
+    """One labelled question.  ``answer_gist`` documents the label and is never scored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, description="Unique within the set.")
+    text: str = Field(min_length=1, description="The question as a user would ask it.")
+    form: QuestionForm = Field(description="MATCH or GAP.")
+    expected: frozenset[str] = Field(
+        description=(
+            "Every document id that answers the question; any of them counts as a hit. "
+            "Empty: no indexed document answers it, and only an empty ranking is a hit."
+        )
+    )
+    hard_class: str | None = Field(
+        default=None,
+        description="Known-difficult retrieval class, e.g. " + ", ".join(KNOWN_HARD_CLASSES) + ".",
+    )
+    grades: dict[str, StrictInt] = Field(
+        default_factory=dict,
+        description=(
+            "Graded relevance of expected documents (an integer >= 1; a document not listed "
+            "here has grade 1). Graded nDCG uses the grade as its gain; the binary metrics "
+            "count a document relevant when its grade reaches the run's relevance level."
+        ),
+    )
+    answer_gist: str | None = Field(default=None, description="Label documentation for humans; never scored.")
+    form_derived: bool = Field(
+        default=False,
+        description="True when the form was derived by a rule (BEIR import), not labelled.",
+    )
+
+    @field_validator("id", "text")
+    @classmethod
+    def _require_text(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @field_validator("expected", mode="before")
+    @classmethod
+    def _no_repeated_ids(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple) and len(value) > 1:  # one id cannot repeat: most questions
+            ids = [v for v in value if isinstance(v, str)]
+            if len(set(ids)) == len(ids):  # the common case: no Counter needed
+                return value
+            repeated = sorted(v for v, n in Counter(ids).items() if n > 1)
+            raise ValueError(f"document ids listed twice: {', '.join(repeated)}")
+        return value
+
+    @field_validator("expected")
+    @classmethod
+    def _require_ids(cls, value: frozenset[str]) -> frozenset[str]:
+        for doc_id in value:
+            if not doc_id.strip():
+                raise ValueError("document ids must not be empty")
+        return value
+
+    @field_validator("hard_class")
+    @classmethod
+    def _require_class(cls, value: str | None) -> str | None:
+        return None if value is None else _non_blank(value)
+
+    @field_validator("grades")
+    @classmethod
+    def _grades_of_expected_documents(cls, value: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        expected = info.data.get("expected", frozenset())
+        strays = sorted(set(value) - expected)
+        if strays:
+            raise ValueError(f"names documents that are not expected: {', '.join(strays[:5])}")
+        for doc_id, grade in value.items():
+            if grade < 1:
+                raise ValueError(f"grade of {doc_id!r} must be at least 1 (expected means relevant), got {grade}")
+        # Grade 1 is the default: dropping it keeps one form per meaning (and the label digest).
+        return {doc_id: grade for doc_id, grade in sorted(value.items()) if grade != 1}
+
+    def grade(self, doc_id: str) -> int:
+        """The relevance grade of ``doc_id``: 0 when it is not expected."""
+        return self.grades.get(doc_id, 1) if doc_id in self.expected else 0
+
+    @property
+    def judgements(self) -> dict[str, int]:
+        """Every expected document with its grade (trec_eval's qrels of this question)."""
+        return {doc_id: self.grades.get(doc_id, 1) for doc_id in sorted(self.expected)}
+
+
+class GoldenQuestionSet(BaseModel):
+    """A named list of golden questions, labelled against one corpus."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, max_length=200, description="Unique among all sets.")
+    description: str = Field(default="", description="What the set measures.")
+    corpus: str | None = Field(
+        default=None,
+        description=(
+            "Where the corpus the labels refer to lies, relative to the set file. "
+            "Used when no corpus is given on the command line."
+        ),
+    )
+    questions: tuple[GoldenQuestion, ...] = Field(min_length=1)
+    unjudged: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Ids of source questions left out because they have no relevant judgement "
+            "(a BEIR/TREC query judged only with grade 0); reported with every run, never scored."
+        ),
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _require_id(cls, value: str) -> str:
+        return _non_blank(value)
+
+    @field_validator("questions")
+    @classmethod
+    def _unique_question_ids(cls, value: tuple[GoldenQuestion, ...]) -> tuple[GoldenQuestion, ...]:
+        seen: set[str] = set()
+        for question in value:
+            if question.id in seen:
+                raise ValueError(f"duplicate question id {question.id!r}")
+            seen.add(question.id)
+        return value
+
+
+def golden_set_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a YAML/JSON golden set file, generated from the models."""
+    schema = GoldenQuestionSet.model_json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://goldeneval.dev/schema/golden-question-set.schema.json",
+        **schema,
+    }
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_golden_set(path: str | Path) -> GoldenQuestionSet:
+    """Load and validate one golden set file (YAML, JSON or JSONL).
+
+    JSONL holds one question object per line; an optional first line
+    ``{"set": {"id": ..., "description": ..., "corpus": ...}}`` names the set, else the
+    file name (without suffix) is its id.
+
+    A JSONL file is first tried on a fast path (:func:`_load_jsonl_fast`) that accepts only
+    what the checked path accepts, to the same model; anything else takes the checked path,
+    which names the file, line or question and field of the first problem.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SET_FILE_SUFFIXES:
+        raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
+    text = _read_text(path)
+    loaded = _load_jsonl_fast(path, text) if suffix == ".jsonl" else None
+    if loaded is None:
+        loaded = _load_checked(path, suffix, text)
+    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
+        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    return loaded
+
+
+def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:
+    """Parse and validate ``text`` step by step, so that the first problem is reported with
+    the file, the line or question, and the field."""
+    raw = _parse_document(path, suffix, text)
+    if not isinstance(raw, Mapping):
+        found = "an empty document" if raw is None else type(raw).__name__
+        raise GoldenSetError(path, f"expected a mapping with 'id' and 'questions', found {found}")
+    return _build_set(path, raw)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise GoldenSetError(path, "file not found") from None
+    except OSError as exc:
+        raise GoldenSetError(path, f"cannot read file: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GoldenSetError(
+            path,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
+        ) from None
+
+
+def _parse_document(path: Path, suffix: str, text: str) -> Any:
+    if suffix in (".yaml", ".yml"):
+        try:
+            return _unicode_only(path, load_yaml(text))
+        except yaml.YAMLError as exc:
+            raise GoldenSetError(path, describe_yaml_error(exc)) from None
+    if suffix == ".json":
+        try:
+            return _unicode_only(path, json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise GoldenSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
+            raise GoldenSetError(path, f"cannot read the JSON: {_unreadable(exc)}") from None
+    return _unicode_only(path, _read_jsonl(path, text))
+
+
+def _unreadable(exc: ValueError | RecursionError) -> str:
+    """What ``json.loads`` could not convert, in the author's words."""
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    return one_line(str(exc), MAX_QUOTED_PROBLEM)
+
+
+def _is_text(document: Any) -> bool:
+    """False when ``document`` holds a lone surrogate (from an escape such as ``"\\ud83d"``)."""
+    try:
+        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unicode_only(path: Path, document: Any) -> Any:
+    """Refuse escaped lone surrogates (``"\\ud83d"``): valid escapes, but not text that can be
+    encoded, digested or stored."""
+    if not _is_text(document):
+        raise GoldenSetError(path, "holds an escaped lone surrogate (such as \\ud83d), which is not text")
+    return document
+
+
+def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
+    header: dict[str, Any] = {"id": path.stem}
+    questions: list[Any] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise GoldenSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:
+            raise GoldenSetError(path, f"line {lineno}: cannot read the JSON: {_unreadable(exc)}") from None
+        if not questions and isinstance(item, dict) and set(item) == {"set"}:
+            if not isinstance(item["set"], dict):
+                raise GoldenSetError(path, f"line {lineno}: 'set' must be an object")
+            header = {**header, **item["set"]}
+            continue
+        questions.append(item)
+    return {**header, "questions": questions}
+
+
+_QUESTION_FROM_JSON = GoldenQuestion.__pydantic_validator__.validate_json
+"""pydantic-core's validator of one question from its JSON text: parsing and validation in
+one call, with no Python dict in between and without ``model_validate_json``'s Python wrapper."""
+
+
+def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
+    """The set that JSONL ``text`` holds when the file is valid, else None.
+
+    The checked path is slow on a large set: a Python dict per question from ``json.loads``,
+    ``model_validate`` per question, the whole set validated again, and the whole document
+    serialised once more to find lone surrogates.  Here each question line is parsed and
+    validated in one pydantic-core call, and the set's own fields are validated on a
+    one-question shell that then takes all the questions: their one set-level rule, unique
+    ids, is checked here (a new one must be added here too).
+
+    It returns a set only where the checked path returns an equal one, and None for
+    anything else, so that the checked path finds and words the problem.  pydantic-core's
+    JSON parser refuses what ``json.loads`` refuses or the model rejects (lone surrogate
+    escapes, control characters in strings, a line holding less or more than one value, ...)
+    and decodes the rest alike; the checks the checked path adds (header lines, duplicate
+    ids, the set's fields, integer length) are repeated.  tests/test_golden_fast_path.py
+    compares the two paths.
+    """
+    lines = [line for line in text.splitlines() if line.strip()]
+    header: dict[str, Any] = {"id": path.stem}
+    try:
+        start = 0
+        while start < len(lines):
+            item = json.loads(lines[start])
+            if not (isinstance(item, dict) and set(item) == {"set"}):
+                break
+            if not isinstance(item["set"], dict):
+                return None
+            header = {**header, **item["set"]}
+            start += 1
+        questions = [_QUESTION_FROM_JSON(line) for line in islice(lines, start, None)]
+    except Exception:  # every failure, whatever its kind, is the checked path's to report
+        return None
+    header.pop("questions", None)  # the checked path, too, takes the questions from the lines
+    if not questions or not _is_text(header) or not _unique_ids(questions) or not _grades_json_loads_reads(questions):
+        return None
+    try:
+        shell = GoldenQuestionSet.model_validate({**header, "questions": questions[:1]})
+    except ValidationError:
+        return None
+    return shell.model_copy(update={"questions": tuple(questions)})
+
+
+def _unique_ids(questions: list[GoldenQuestion]) -> bool:
+    return len(set(map(operator.attrgetter("id"), questions))) == len(questions)
+
+
+def _grades_json_loads_reads(questions: list[GoldenQuestion]) -> bool:
+    """False when a grade has more digits than ``json.loads`` converts
+    (``sys.get_int_max_str_digits()``): the checked path fails on it, pydantic-core does not."""
+    limit = sys.get_int_max_str_digits()
+    graded = list(filter(None, map(operator.attrgetter("grades"), questions)))
+    if not limit or not graded:
+        return True
+    bound = 10**limit
+    return all(grade < bound for grades in graded for grade in grades.values())
+
+
+MAX_QUOTED_FIELD = 60
+"""Longest question id and field path an error quotes (a key of the file can be any length)."""
+MAX_QUOTED_VALUE = 80
+"""Longest excerpt of a bad value an error quotes (``got ...``)."""
+MAX_QUOTED_PROBLEM = 160
+"""Longest problem an error states.  With the file name, an error stays a few hundred characters."""
+
+
+def _clip(text: str, limit: int = MAX_QUOTED_FIELD) -> str:
+    """``text`` cut to ``limit`` characters; errors quote it with ``repr``, which escapes the rest."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    return _clip(".".join(str(part) for part in loc)) if loc else "(question)"
+
+
+def _short_repr(value: Any) -> str:
+    """A bounded ``repr``: at most a few items, levels and characters of ``value`` are read,
+    so a huge or deeply shared value (a YAML alias) costs nothing to quote."""
+    shortener = reprlib.Repr()
+    shortener.maxlevel, shortener.maxlist, shortener.maxdict = 3, 4, 4
+    shortener.maxtuple = shortener.maxset = shortener.maxfrozenset = 4
+    shortener.maxstring = shortener.maxother = 60
+    return _clip(shortener.repr(value), MAX_QUOTED_VALUE)  # a repr is one line: newlines are escaped
+
+
+_PLAIN_PROBLEMS = {
+    "missing": "missing required field",
+    "frozen_set_type": "must be a list of document ids",
+}
+"""pydantic messages that would confuse a set author, in the author's words."""
+
+
+def _problem(error: ErrorDetails) -> str:
+    problem = _PLAIN_PROBLEMS.get(error["type"], error["msg"].removeprefix("Value error, "))
+    return one_line(problem, MAX_QUOTED_PROBLEM)
+
+
+def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
+    raw_questions = raw.get("questions")
+    if raw_questions is None:
+        raise GoldenSetError(path, "missing required field", field="questions")
+    if not isinstance(raw_questions, list):
+        raise GoldenSetError(path, f"must be a list, found {type(raw_questions).__name__}", field="questions")
+    questions = list(_validate_questions(path, raw_questions))
+    if not questions:
+        raise GoldenSetError(path, "must hold at least one question", field="questions")
+    header = {key: value for key, value in raw.items() if key != "questions"}
+    try:
+        return GoldenQuestionSet.model_validate({**header, "questions": questions})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise GoldenSetError(path, _problem(error), field=_field_name(error["loc"])) from None
+
+
+def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[GoldenQuestion]:
+    first_position: dict[str, int] = {}
+    for position, item in enumerate(raw_questions, start=1):
+        raw_id = item.get("id") if isinstance(item, Mapping) else None
+        question_id = _clip(raw_id) if isinstance(raw_id, str) else None
+        if not isinstance(item, Mapping):
+            raise GoldenSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
+        try:
+            question = GoldenQuestion.model_validate(dict(item))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            message = _problem(error)
+            if "input" in error and error["type"] not in ("missing", "extra_forbidden"):
+                message += f" (got {_short_repr(error['input'])})"
+            raise GoldenSetError(
+                path,
+                message,
+                position=position,
+                question_id=question_id,
+                field=_field_name(error["loc"]),
+            ) from None
+        if question.id in first_position:
+            raise GoldenSetError(
+                path,
+                f"duplicate question id (first used by question #{first_position[question.id]})",
+                position=position,
+                question_id=question.id,
+                field="id",
+            )
+        first_position[question.id] = position
+        yield question

@@ -1,0 +1,193 @@
+"""One evaluation pipeline, two front doors: evaluate, record, judge.
+
+The CLI (:func:`run`) and the Dagster assets (each verb in its own asset) call these and
+nothing else, so the two never decide differently:
+
+* :func:`evaluate` — build the retriever from a :class:`~goldeneval.retrieval.spec.RunSpec`, ask every
+  question, score (no store);
+* :func:`record` — write the typed run into the store (idempotent for a chosen id);
+* :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
+  is :meth:`~goldeneval.core.regression.RegressionVerdict.gate`, the same for
+  ``--fail-on-regression`` and the ``no_regression`` check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from goldeneval.core.collector import fewer_collections, plugin_collections
+from goldeneval.core.comparison import Baseline, compare_with_history, resolve_pinned_baseline
+from goldeneval.core.corpus import Corpus, load_corpus
+from goldeneval.core.errors import InputError, one_line
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import retriever_provenance
+from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
+from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.retrievers.base import RetrieverContext, document_id_mapper
+from goldeneval.retrieval.retrievers.registry import build_retriever
+from goldeneval.retrieval.scoring import GRADER_ID
+from goldeneval.retrieval.sets import resolve_golden_set
+from goldeneval.retrieval.spec import RunSpec
+from goldeneval.store import RunRecord, Store, StoredRun, StoreLocation, open_store, store_exists
+
+__all__ = [
+    "JudgedSpec",
+    "Outcome",
+    "RecordableRun",
+    "corpus_for",
+    "evaluate",
+    "judge",
+    "load_golden_set",
+    "pinned_baseline",
+    "record",
+    "run",
+]
+
+
+class RecordableRun(Protocol):
+    """An evaluated run of any kind: a retrieval run, or a prompt or answer run (ADR-060)."""
+
+    def to_record(self, privacy: PrivacyMode, *, tables_run_id: str | None = None) -> RunRecord: ...
+
+
+class JudgedSpec(Protocol):
+    """What :func:`judge` reads from a run specification of any kind."""
+
+    @property
+    def thresholds(self) -> RegressionThresholds: ...
+
+    @property
+    def baseline(self) -> Baseline: ...
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A stored run and its verdict."""
+
+    run: RetrievalRun
+    stored: StoredRun
+    verdict: RegressionVerdict
+
+    @property
+    def gate(self) -> GateDecision:
+        return self.verdict.gate(self.stored.complete)
+
+
+def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
+    """The set as it is now (files are read again, so a label change is seen)."""
+    golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
+    if spec.expected_set_id is not None and golden_set.id != spec.expected_set_id:
+        raise InputError(f"{spec.set_ref}: its id changed from {spec.expected_set_id!r} to {golden_set.id!r}; reload")
+    return golden_set
+
+
+def corpus_for(golden_set: GoldenQuestionSet, corpus_path: str | Path | None) -> Corpus | None:
+    """The corpus given explicitly, else the one the set names, else none."""
+    path = corpus_path or golden_set.corpus
+    return load_corpus(path) if path else None
+
+
+@fewer_collections()
+def evaluate(
+    spec: RunSpec, *, golden_set: GoldenQuestionSet | None = None, progress: Progress | None = None
+) -> RetrievalRun:
+    """Build the retriever, ask every question of the set, score.  Stores nothing.
+
+    The retriever's context carries the set (replaying retrievers key rankings by question
+    id); the spec's declared provenance overrides the retriever's own, field by field.
+    """
+    golden_set = golden_set or load_golden_set(spec)
+    corpus = corpus_for(golden_set, spec.corpus)
+    warnings = labels_outside_corpus(golden_set, corpus, spec)
+    context = RetrieverContext(
+        corpus=corpus,
+        cache_dir=spec.cache_dir,
+        options=spec.options,
+        golden_set=golden_set,
+    )
+    with plugin_collections():
+        retriever = build_retriever(spec.retriever_id, context)
+    run = evaluate_retrieval(
+        golden_set,
+        retriever,
+        spec.retriever_id,
+        series=spec.series,
+        to_document=document_id_mapper(spec.chunk_separator),
+        timeout_s=spec.timeout_s,
+        workers=spec.workers,
+        batch_size=spec.batch_size,
+        hit_cutoffs=spec.hit_cutoffs,
+        metrics=spec.parsed_metrics,
+        relevance_level=spec.relevance_level,
+        provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
+        progress=progress,
+    )
+    return dataclasses.replace(run, warnings=warnings)
+
+
+def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:
+    """A warning when expected ids are not in the corpus: those questions can never be hit,
+    which usually means the labels and the corpus do not belong together.  ``spec.strict``
+    makes it invalid input.  In ``metadata_only`` the ids are counted, never named."""
+    if corpus is None:
+        return ()
+    expected = {doc for question in golden_set.questions for doc in question.expected}
+    missing = sorted(expected - corpus.ids)
+    if not missing:
+        return ()
+    message = f"{len(missing)} of {len(expected)} expected document ids of set {golden_set.id!r} are not in the corpus"
+    if spec.privacy is PrivacyMode.FULL:
+        message += ": " + one_line(", ".join(missing), 200)
+    if spec.strict:
+        raise InputError(f"{message} (--strict)")
+    return (message,)
+
+
+@fewer_collections()
+def record(
+    store: Store,
+    run: RecordableRun,
+    privacy: PrivacyMode,
+    *,
+    run_id: str | None = None,
+    tables_run_id: str | None = None,
+) -> StoredRun:
+    """Write the run into the store in one transaction.  With a ``run_id`` it is idempotent:
+    recording the same run again returns the stored one and writes nothing."""
+    return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
+
+
+@fewer_collections()
+def judge(store: Store, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> RegressionVerdict:
+    """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
+    return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
+
+
+def pinned_baseline(store: Store, spec: JudgedSpec, set_id: str, grader: str = GRADER_ID) -> StoredRun | None:
+    """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
+    record, so a pinned baseline that cannot be used stores nothing."""
+    return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
+
+
+def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> Outcome:
+    """Evaluate, record and judge one spec: the CLI's door.
+
+    Everything that can be refused is checked before anything is written: the set, corpus
+    and retriever by evaluating, a pinned baseline before the evaluation starts, so invalid
+    input leaves the store as it was (not even an empty store file is created).
+    """
+    location = StoreLocation.parse(store_path)
+    golden_set = load_golden_set(spec)
+    pinned = None
+    if spec.baseline.kind == "run":
+        if not store_exists(location):
+            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {location} does not exist")
+        pinned = pinned_baseline(open_store(location), spec, golden_set.id)
+    evaluated = evaluate(spec, golden_set=golden_set, progress=progress)
+    store = open_store(location)
+    stored = record(store, evaluated, spec.privacy)
+    return Outcome(evaluated, stored, judge(store, stored, spec, pinned=pinned))

@@ -1,0 +1,305 @@
+"""Rendering an evaluated run for people (a text table) and for machines (JSON).
+
+The JSON document is the CLI's ``--format json`` output; README.md documents each field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldeneval.core.errors import printable
+from goldeneval.core.regression import RegressionVerdict
+from goldeneval.retrieval.details import QuestionColumns, RateDetail, RetrievalDetails
+from goldeneval.retrieval.metrics import parse_metric
+from goldeneval.retrieval.scoring import TOP_K
+from goldeneval.store import StoredRun, StoreLocation
+
+__all__ = [
+    "JSON_FORMAT_VERSION",
+    "measurement",
+    "outcome_json",
+    "render_outcome",
+    "render_runs",
+    "runs_json",
+    "verdict_lines",
+]
+
+JSON_FORMAT_VERSION = 1
+
+
+def _rate(value: float | None) -> str:
+    return "   n/a" if value is None else f"{value:6.3f}"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in headers]
+    return _column_table(headers, columns)
+
+
+def _column_table(headers: Sequence[str], columns: Sequence[list[str]]) -> list[str]:
+    """A text table from its columns (a 100,000-question run is 700,000 cells: each column is
+    checked for control characters in one pass, and padded in one comprehension)."""
+    cells = [column if "".join(column).isprintable() else [printable(c) for c in column] for column in columns]
+    widths = [max(len(h), max(map(len, column), default=0)) for h, column in zip(headers, cells, strict=True)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line.rstrip(), "  ".join("-" * w for w in widths)]
+    padded = [[c.ljust(w) for c in column] for column, w in zip(cells[:-1], widths[:-1], strict=True)]
+    out += [("  ".join(row)).rstrip() for row in zip(*padded, cells[-1], strict=True)]
+    return out
+
+
+def _summary_rows(groups: Mapping[str, RateDetail]) -> list[list[str]]:
+    return [
+        [name, str(s.questions), str(s.scored), str(s.errors), _rate(s.top1_rate), _rate(s.top3_rate)]
+        for name, s in groups.items()
+    ]
+
+
+_MARKS = {None: "-", True: "yes", False: "no"}
+"""A verdict as the table shows it (an error has none)."""
+
+
+def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path) -> str:
+    """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
+    details = stored.retrieval_details
+    aggregates = details.aggregates
+    lines = [f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}", ""]
+    questions = details.columns
+    columns = [
+        questions.id,
+        questions.form,
+        [hard_class or "" for hard_class in questions.hard_class],
+        [_MARKS[hit] for hit in questions.top1_hit],
+        [_MARKS[hit] for hit in questions.top3_hit],
+        _documents_cells(questions),
+        [f"{ms:.1f}" for ms in questions.latency_ms],
+    ]
+    headers = ["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"]
+    lines += _column_table(headers, columns)
+    headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
+    for title, groups in (
+        ("Overall", {"all": aggregates.overall}),
+        ("By form", aggregates.by_form),
+        ("By hard class", aggregates.by_hard_class),
+    ):
+        lines += ["", f"{title}:"]
+        lines += _table(headers, _summary_rows(groups))
+    lines += _measurement_lines(details)
+    lines += [
+        "",
+        f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
+        f"Benchmark fingerprint: {stored.benchmark_fingerprint or 'unknown'}",
+        f"Variant fingerprint: {stored.variant_fingerprint or 'unknown'}",
+        f"Regression verdict: {verdict.status.value}: {verdict.reason}",
+        *_verdict_details(verdict),
+    ]
+    return "\n".join(lines)
+
+
+def _listed(ids: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
+
+
+def measurement(details: RetrievalDetails) -> dict[str, Any]:
+    """What the rank metrics measured and what they left out, from a run's details: the
+    metrics with their definitions, the depth and relevance level, and the questions that
+    are not in them (no-answer questions, questions the set's source left unjudged) or whose
+    ranking ended before the depth."""
+    questions = details.columns
+    scored = [i for i, status in enumerate(questions.status) if status == "ok"]
+    depth = details.measurement_depth
+    names = details.metrics or list(details.aggregates.metrics)
+    metrics = []
+    for name in names:
+        metric = parse_metric(name)
+        metrics.append(
+            {
+                "name": metric.name,
+                "value": details.aggregates.metrics.get(metric.name),
+                "graded": metric.kind.graded,
+                "definition": metric.kind.definition,
+                "trec_eval": metric.trec_eval,
+            }
+        )
+    measured = np.zeros(len(questions), dtype=np.bool_)
+    for values in questions.metrics.values():
+        measured |= ~np.isnan(np.asarray(values, dtype=np.float64))  # None (undefined) becomes NaN
+    no_answer = [questions.id[i] for i in scored if not measured[i]]
+    reached = [(i, questions.depth[i]) for i in scored]
+    short_depths = {questions.id[i]: d for i, d in reached if depth is not None and d is not None and d < depth}
+    short = list(short_depths)
+    return {
+        "metrics": metrics,
+        "depth": depth,
+        "relevance_level": details.relevance_level,
+        "questions": len(scored) - len(no_answer),
+        "no_answer": {"count": len(no_answer), "ids": no_answer},
+        "unjudged": {"count": len(details.unjudged), "ids": list(details.unjudged)},
+        "short_rankings": {
+            "count": len(short),
+            "ids": short,
+            "shortest": min(short_depths.values(), default=None),
+        },
+    }
+
+
+def _measurement_lines(details: RetrievalDetails) -> list[str]:
+    summary = measurement(details)
+    if not summary["metrics"]:
+        return []
+    depth = summary["depth"]
+    lines = [
+        "",
+        f"Rank metrics (reported, not gated) over {summary['questions']} judged questions"
+        + (f", depth {depth}" if depth is not None else "")
+        + f", relevance level {summary['relevance_level']}:",
+    ]
+    rows = [
+        [m["name"], "n/a" if m["value"] is None else f"{m['value']:.4f}", m["definition"]] for m in summary["metrics"]
+    ]
+    lines += ["  " + line for line in _table(["metric", "value", "definition"], rows)]
+    no_answer, unjudged, short = summary["no_answer"], summary["unjudged"], summary["short_rankings"]
+    if no_answer["count"]:
+        lines.append(
+            f"  Not in the rank metrics: {no_answer['count']} no-answer questions (no expected document; "
+            f"top-1/top-3 count them): {_listed(no_answer['ids'])}"
+        )
+    if unjudged["count"]:
+        lines.append(
+            f"  Left out of the set: {unjudged['count']} questions of its source without a relevant judgement: "
+            f"{_listed(unjudged['ids'])}"
+        )
+    if short["count"]:
+        lines.append(
+            f"  Shorter than the depth {depth}: {short['count']} rankings (shortest {short['shortest']} documents; "
+            f"missing ranks count as misses): {_listed(short['ids'])}"
+        )
+    return lines
+
+
+def verdict_lines(verdict: RegressionVerdict) -> list[str]:
+    """The verdict's details under its one-line summary (also for prompt and answer runs)."""
+    return _verdict_details(verdict)
+
+
+def _verdict_details(verdict: RegressionVerdict) -> list[str]:
+    lines = []
+    if verdict.previous_run_id:
+        lines.append(f"  compared with run {verdict.previous_run_id} ({verdict.state.value})")
+    if verdict.treatment_change:
+        lines.append(f"  treatment changed: {verdict.treatment_change}")
+    for paired in verdict.paired:
+        low, high = paired.interval
+        lines.append(
+            f"  {paired.rate}: {len(paired.newly_failing)} newly failing, {len(paired.newly_passing)} newly "
+            f"passing of {paired.questions}; McNemar p={paired.p_value:.3g}; "
+            f"95% bootstrap interval of the change [{low:+.3f}, {high:+.3f}]"
+        )
+        if paired.newly_failing:
+            lines.append(f"    newly failing: {', '.join(paired.newly_failing)}")
+        if paired.newly_passing:
+            lines.append(f"    newly passing: {', '.join(paired.newly_passing)}")
+    lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
+    return lines
+
+
+def _series_label(stored: StoredRun) -> str:
+    retriever = stored.retriever_id or stored.model
+    return (
+        f"retriever {retriever!r}"
+        if retriever == stored.model
+        else f"series {stored.model!r} (retriever {retriever!r})"
+    )
+
+
+def _documents_cells(questions: QuestionColumns) -> list[str]:
+    """Each question's top documents, its error, or that the documents were withheld."""
+    tops = questions.top_documents(TOP_K)
+    return [
+        f"ERROR: {error}" if status != "ok" else "(withheld: metadata_only)" if tops is None else ", ".join(tops[i])
+        for i, (status, error) in enumerate(zip(questions.status, questions.error, strict=True))
+    ]
+
+
+def _run_json(run: StoredRun) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "created_at": run.created_at.isoformat(),
+        "set_id": run.set_id,
+        "retriever": run.model,
+        "retriever_id": run.retriever_id,
+        "grader": run.grader,
+        "status": run.status,
+        "top1_rate": run.pass_rate,
+        "top3_rate": run.mean_score,
+        "questions": run.question_count,
+        "scored": run.scored_count,
+        "errors": run.error_count,
+        "provenance": dict(run.provenance),
+        "label_digest": run.label_digest,
+        "benchmark_fingerprint": run.benchmark_fingerprint,
+        "variant_fingerprint": run.variant_fingerprint,
+        "privacy": run.privacy,
+    }
+
+
+def outcome_json(
+    stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path, *, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
+    details = stored.retrieval_details.to_json()
+    return {
+        "format_version": JSON_FORMAT_VERSION,
+        "store": str(store_path),
+        "run": _run_json(stored),
+        "protocol": {
+            "revision": details["protocol"],
+            "top_k": details["top_k"],
+            "overfetch_multiplier": details["overfetch_multiplier"],
+            "hit_cutoffs": details["hit_cutoffs"],
+        },
+        "measurement": measurement(stored.retrieval_details),
+        "questions": [question.to_json() for question in stored.retrieval_details.question_rows()],
+        "aggregates": details["aggregates"],
+        "verdict": verdict.to_dict(),
+        "warnings": list(warnings),
+    }
+
+
+def render_runs(runs: Sequence[StoredRun]) -> str:
+    if not runs:
+        return "No runs stored."
+    rows = [
+        [
+            r.id[:12],
+            r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            r.set_id,
+            r.model,
+            r.grader,
+            r.status,
+            f"{r.scored_count}/{r.question_count}",
+            _rate(r.pass_rate).strip(),
+            _rate(r.mean_score).strip(),
+        ]
+        for r in runs
+    ]
+    headers = [
+        "run",
+        "created (UTC)",
+        "set",
+        "model",
+        "grader",
+        "status",
+        "scored",
+        "pass/top-1",
+        "mean/top-3",
+    ]
+    return "\n".join(_table(headers, rows))
+
+
+def runs_json(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
+    return [_run_json(r) for r in runs]

@@ -1,0 +1,142 @@
+"""The retriever contract (ADR-072, decision 2) and how document ids are read from it.
+
+Deliberately minimal: a question string and a limit in, ranked ids out, so any retrieval
+pipeline can be measured.  A retriever that indexes chunks returns chunk ids; the adapter
+maps them to document ids by the prefix before a separator (``doc-17#3`` -> ``doc-17``), the
+same identity scheme the golden set's labels use.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from goldeneval.core.corpus import Corpus
+from goldeneval.core.errors import RetrieverError
+from goldeneval.retrieval.golden import GoldenQuestionSet
+
+__all__ = [
+    "DEFAULT_CHUNK_SEPARATOR",
+    "BatchRetriever",
+    "Retriever",
+    "RetrieverContext",
+    "RetrieverFactory",
+    "document_id_mapper",
+    "execution_revision",
+    "option_label",
+]
+
+DEFAULT_CHUNK_SEPARATOR = "#"
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Anything that ranks ids for a question."""
+
+    def retrieve(self, question: str, limit: int) -> Sequence[str]:
+        """Up to ``limit`` ids, best first.  An empty result means "nothing found"."""
+        ...
+
+
+@runtime_checkable
+class BatchRetriever(Retriever, Protocol):
+    """A retriever that can also rank many questions in one call (optional).
+
+    The evaluator uses ``retrieve_batch`` when it is there (``--batch-size``), and must get
+    exactly the rankings ``retrieve`` would give question by question: batching is a speed-up,
+    never a different measurement.  A batch that raises, returns the wrong number of rankings
+    or takes longer than one question's timeout is not trusted: its questions are asked again
+    one by one, so errors and timeouts stay with the question that caused them.
+    """
+
+    def retrieve_batch(self, questions: Sequence[str], limit: int) -> Sequence[Sequence[str]]:
+        """One ranking per question, in the questions' order, each up to ``limit`` ids."""
+        ...
+
+
+@dataclass(frozen=True)
+class RetrieverContext:
+    """What a retriever factory may use to build its retriever."""
+
+    corpus: Corpus | None
+    cache_dir: Path
+    options: Mapping[str, str] = field(default_factory=dict)
+    golden_set: GoldenQuestionSet | None = None
+    """The set being evaluated, for retrievers that replay rankings keyed by question id."""
+
+    def float_option(
+        self,
+        name: str,
+        default: float,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        retriever_id: str | None = None,
+    ) -> float:
+        """Option ``name`` as a finite number within ``[minimum, maximum]``, else ``default``.
+
+        ``nan``, ``inf`` and ``-inf`` are rejected whatever the bounds; ``retriever_id`` names
+        the retriever in the error.
+        """
+        raw = self.options.get(name)
+        if raw is None:
+            return default
+        label = option_label(name, retriever_id)
+        try:
+            value = float(raw)
+        except ValueError:
+            raise RetrieverError(f"{label}: expected a number, got {raw!r}") from None
+        if (
+            not math.isfinite(value)
+            or (minimum is not None and value < minimum)
+            or (maximum is not None and value > maximum)
+        ):
+            raise RetrieverError(f"{label}: must be a finite number{_range_text(minimum, maximum)}, got {raw.strip()}")
+        return value
+
+    def require_corpus(self, retriever_id: str) -> Corpus:
+        if self.corpus is None:
+            raise RetrieverError(
+                f"retriever {retriever_id!r} needs a corpus: pass --corpus PATH, or give the "
+                "golden set a 'corpus' entry"
+            )
+        return self.corpus
+
+
+RetrieverFactory = Callable[[RetrieverContext], Retriever]
+
+
+def option_label(name: str, retriever_id: str | None = None) -> str:
+    """How an error names an option: ``retriever 'goldeneval.lexical': option 'k1'``."""
+    return f"retriever {retriever_id!r}: option {name!r}" if retriever_id else f"retriever option {name!r}"
+
+
+def _range_text(minimum: float | None, maximum: float | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f" in [{minimum:g}, {maximum:g}]"
+    if minimum is not None:
+        return f" >= {minimum:g}"
+    if maximum is not None:
+        return f" <= {maximum:g}"
+    return ""
+
+
+def execution_revision(*packages: str) -> str:
+    """``goldeneval <version>; <package> <version>; ...`` for provenance."""
+    names = ("goldeneval", *packages)
+    return "; ".join(f"{name} {package_version(name)}" for name in names)
+
+
+def document_id_mapper(separator: str | None = DEFAULT_CHUNK_SEPARATOR) -> Callable[[str], str]:
+    """Map a returned id to its document id: the prefix before the first ``separator``."""
+    if not separator:
+        return lambda returned_id: returned_id
+
+    def to_document(returned_id: str) -> str:
+        return returned_id.split(separator, 1)[0]
+
+    return to_document

@@ -1,0 +1,78 @@
+"""``goldeneval.trec_run``: evaluate rankings produced elsewhere, from a TREC run file.
+
+Option ``run=PATH`` names the file (:func:`goldeneval.retrieval.trec.read_trec_run`).  Its query ids
+are the golden set's question ids; the retriever is asked by question text, so it maps each
+text to its question id through the set being evaluated (``RetrieverContext.golden_set``).
+A question the file has no line for gets an empty ranking, as in trec_eval; a question text
+the set does not hold is an error.
+
+Provenance: the pipeline identity is the SHA-256 of the file, so the variant changes exactly
+when the rankings do; model and chunking are not applicable to replayed rankings; the corpus
+revision is that of the corpus given to the run (``--corpus`` or the set's), else unknown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from goldeneval.core.errors import RetrieverError
+from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision
+from goldeneval.retrieval.retrievers.options import check_known_options, path_option
+from goldeneval.retrieval.trec import read_trec_run
+
+__all__ = ["TrecRunRetriever", "build"]
+
+RETRIEVER_ID = "goldeneval.trec_run"
+
+
+class TrecRunRetriever:
+    """Replays the rankings of a TREC run file, question by question."""
+
+    def __init__(self, path: Path, golden_set: GoldenQuestionSet, corpus_revision: str | None = None) -> None:
+        self.path = path
+        self.rankings = read_trec_run(path)
+        self.file_digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        self.corpus_revision = corpus_revision
+        self._query_id: dict[str, str] = {}
+        for question in golden_set.questions:
+            other = self._query_id.setdefault(question.text, question.id)
+            if other != question.id and self.rankings.get(other, []) != self.rankings.get(question.id, []):
+                raise RetrieverError(
+                    f"{path}: questions {other!r} and {question.id!r} of set {golden_set.id!r} share "
+                    "their text but have different rankings; a retriever asked by text cannot tell "
+                    "them apart"
+                )
+
+    def retrieve(self, question: str, limit: int) -> Sequence[str]:
+        query_id = self._query_id.get(question)
+        if query_id is None:
+            raise RetrieverError(f"{self.path}: the golden set has no question with this text")
+        return self.rankings.get(query_id, [])[: max(limit, 0)]
+
+    def provenance(self) -> Provenance:
+        return Provenance(
+            corpus_revision=self.corpus_revision,
+            model_revision=NOT_APPLICABLE,
+            chunking_identity=NOT_APPLICABLE,
+            pipeline_identity=f"{RETRIEVER_ID}/file(sha256:{self.file_digest})",
+            execution_revision=execution_revision(),
+        )
+
+
+def build(context: RetrieverContext) -> TrecRunRetriever:
+    """Entry-point factory for ``goldeneval.trec_run``; option ``run=PATH`` is required."""
+    check_known_options(context, RETRIEVER_ID, ("run",))
+    path = path_option(context, "run", retriever_id=RETRIEVER_ID)
+    if path is None:
+        raise RetrieverError(f"retriever {RETRIEVER_ID!r} needs option run=PATH (a TREC run file)")
+    if context.golden_set is None:
+        raise RetrieverError(
+            f"retriever {RETRIEVER_ID!r} needs the golden set to map question text to query ids; "
+            "build it with RetrieverContext(golden_set=...)"
+        )
+    revision = context.corpus.revision if context.corpus is not None else None
+    return TrecRunRetriever(path, context.golden_set, revision)

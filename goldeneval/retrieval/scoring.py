@@ -1,0 +1,547 @@
+"""Scoring protocol v1 (ADR-072, decision 3): distinct-document top-1/top-3 hits.
+
+The protocol, exactly:
+
+1. ask the retriever for ``TOP_K * OVERFETCH_MULTIPLIER`` raw ids, so that a chunk-grained
+   ranking does not collapse to fewer than ``TOP_K`` documents;
+2. map each id to its document id and collapse duplicates to their first occurrence;
+3. top-1 hit: the first distinct document is expected; top-3 hit: any of the first three is;
+4. a question with an empty expected set is a hit (both) only when nothing is returned;
+5. a retriever error or timeout is an ``error``, never a miss: it is left out of every rate
+   and makes the run ``incomplete``.
+
+Rates are aggregated overall, by form and by hard class, each with its question count.
+
+Separately from the protocol, the reported rank metrics (:mod:`goldeneval.retrieval.metrics`) look at
+the question's distinct documents to the run's *measurement depth*: the evaluator asks for
+``max(TOP_K * OVERFETCH_MULTIPLIER, depth)`` raw ids and over-fetches again while fewer
+distinct documents than the depth come back and the retriever has more.  The protocol's
+hits are still taken from the first ``TOP_K * OVERFETCH_MULTIPLIER`` raw ids of that
+ranking (a ranking must not change its head when asked for more, as any top-k ranking does).
+
+Both the protocol and the metrics are computed for a whole run at once by the columnar core
+(:mod:`goldeneval.retrieval.columnar`): :func:`score_answers` codes the run's ids into arrays, scores
+them in one pass and hands back the per-question results the store, the report and the
+Dagster tables read.  :func:`score_question` is the same computation for one question.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from typing import overload
+
+import numpy as np
+
+from goldeneval.retrieval import columnar
+from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
+from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics
+
+__all__ = [
+    "DEFAULT_HIT_CUTOFFS",
+    "GRADER_ID",
+    "NO_HARD_CLASS",
+    "OVERFETCH_MULTIPLIER",
+    "SCORING_PROTOCOL_REVISION",
+    "TOP_K",
+    "Aggregates",
+    "CodedRun",
+    "QuestionResult",
+    "QuestionStatus",
+    "RateSummary",
+    "ScoredAnswers",
+    "aggregate",
+    "aggregate_columns",
+    "code_run",
+    "error_result",
+    "first_raw_limit",
+    "next_raw_limit",
+    "raw_ceiling",
+    "run_metrics",
+    "score_answers",
+    "score_question",
+]
+
+TOP_K = 3
+"""The deepest hit rate the protocol gates on."""
+OVERFETCH_MULTIPLIER = 10
+"""Raw ids asked for per question = TOP_K * OVERFETCH_MULTIPLIER."""
+SCORING_PROTOCOL_REVISION = "retrieval-hit-rate/v1"
+"""Changes whenever a rule above changes; part of the benchmark identity."""
+GRADER_ID = "retrieval_hit_rate"
+"""The store's grader column for retrieval runs (keeps them apart from prompt grading)."""
+DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
+_FORM_VALUES = {form: form.value for form in QuestionForm}
+"""Each form's value, looked up without the enum's descriptor (once per question)."""
+NO_HARD_CLASS = "(none)"
+"""Breakdown key of questions without a hard class."""
+
+
+def raw_limit() -> int:
+    return TOP_K * OVERFETCH_MULTIPLIER
+
+
+def first_raw_limit(depth: int) -> int:
+    """Raw ids asked for first: the protocol's over-fetch, or the measurement depth when deeper."""
+    return max(raw_limit(), depth)
+
+
+def raw_ceiling(depth: int) -> int:
+    """The most raw ids ever asked for a question: ``OVERFETCH_MULTIPLIER`` times the depth."""
+    return max(first_raw_limit(depth), depth * OVERFETCH_MULTIPLIER)
+
+
+def next_raw_limit(limit: int, depth: int) -> int:
+    """The limit of the next, deeper call (``OVERFETCH_MULTIPLIER`` times, up to the ceiling)."""
+    return min(limit * OVERFETCH_MULTIPLIER, raw_ceiling(depth))
+
+
+class QuestionStatus(StrEnum):
+    OK = "ok"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """What the evaluator measured for one question."""
+
+    question_id: str
+    form: str
+    hard_class: str | None
+    expected: frozenset[str]
+    returned_ids: tuple[str, ...]
+    """The raw overfetched ranking, as the retriever returned it."""
+    documents: tuple[str, ...]
+    """Distinct document ids in rank order (first occurrences), to the measurement depth."""
+    top1_hit: bool
+    top3_hit: bool
+    latency_ms: float
+    status: QuestionStatus = QuestionStatus.OK
+    error: str | None = None
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    judged: bool = True
+    """Whether it has rank metrics: a question without expected documents has none."""
+    reached: int | None = None
+    """Distinct documents reached, when the documents themselves are withheld (tables
+    written in ``metadata_only``); otherwise :attr:`depth` counts :attr:`documents`."""
+
+    @property
+    def top_documents(self) -> tuple[str, ...]:
+        """The ``TOP_K`` best distinct documents: what the top-3 verdict looked at."""
+        return self.documents[:TOP_K]
+
+    @property
+    def scored(self) -> bool:
+        return self.status is QuestionStatus.OK
+
+    @property
+    def depth(self) -> int:
+        """How many distinct documents the ranking reached (the rank metrics saw these)."""
+        return self.reached if self.reached is not None else len(self.documents)
+
+
+def run_metrics(
+    hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS, metrics: Sequence[Metric] = DEFAULT_METRICS
+) -> tuple[Metric, ...]:
+    """The metrics a run reports: ``hit@k`` for each hit cutoff (``--hit-k``), then
+    ``metrics`` (``--metrics``), each once."""
+    names = [f"hit@{k}" for k in hit_cutoffs] + [metric.name for metric in metrics]
+    return parse_metrics(names)
+
+
+def score_question(
+    question: GoldenQuestion,
+    returned_ids: Sequence[str],
+    latency_ms: float,
+    to_document: Callable[[str], str],
+    metrics: Sequence[Metric] | None = None,
+    *,
+    depth: int | None = None,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+) -> QuestionResult:
+    """Apply the protocol to the head of one question's raw ranking, and the rank
+    ``metrics`` (default: :func:`run_metrics`) to its distinct documents, kept to ``depth``
+    (default: all of them): :func:`score_answers` for a run of one."""
+    (result,) = score_answers(
+        [question],
+        [returned_ids],
+        [None],
+        [latency_ms],
+        to_document,
+        metrics,
+        depth=depth,
+        relevance_level=relevance_level,
+    ).results
+    return result
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredAnswers(Sequence[QuestionResult]):
+    """A scored run as the arrays it was scored from: the verdicts, the metrics and the
+    distinct documents kept, and the aggregates taken from the same arrays.
+
+    It is also the sequence of its :attr:`results`, one :class:`QuestionResult` per
+    question, built on first use only: the store and the report read the arrays
+    (:mod:`goldeneval.retrieval.details`), so a large run never holds a Python object per question
+    unless a caller asks for one.
+    """
+
+    questions: Sequence[GoldenQuestion]
+    returned: Sequence[Sequence[str]]
+    errors: Sequence[str | None]
+    latency_ms: Sequence[float]
+    ok: np.ndarray
+    top1: np.ndarray
+    """Top-1 verdicts (meaningful where :attr:`ok`)."""
+    top3: np.ndarray
+    metrics: Mapping[str, np.ndarray]
+    """Each rank metric per question; NaN where undefined (an error, no expected document)."""
+    kept: columnar.Rankings
+    """Each question's distinct documents to the measurement depth, as codes (none for an error)."""
+    documents: np.ndarray
+    """The document id of each code (an object array)."""
+    forms: list[str]
+    hard_classes: list[str | None]
+    aggregates: Aggregates
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[QuestionResult]:
+        return iter(self.results)
+
+    @overload
+    def __getitem__(self, index: int) -> QuestionResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[QuestionResult, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> QuestionResult | tuple[QuestionResult, ...]:
+        return self.results[index]
+
+    def __eq__(self, other: object) -> bool:
+        """As the tuple of its results (the arrays behind them are how, not what)."""
+        if isinstance(other, ScoredAnswers):
+            other = other.results
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return self.results == other
+
+    __hash__ = None  # type: ignore[assignment]  # its results hold dicts: not hashable
+
+    @property
+    def reached(self) -> np.ndarray:
+        """Distinct documents each question reached (0 for an error)."""
+        return np.diff(self.kept.offsets)
+
+    @cached_property
+    def results(self) -> tuple[QuestionResult, ...]:
+        kept_ids = self.documents[self.kept.codes].tolist()
+        bounds = self.kept.offsets.tolist()
+        top1, top3 = self.top1.tolist(), self.top3.tolist()
+        columns = [(name, values.tolist()) for name, values in self.metrics.items()]
+        results: list[QuestionResult] = []
+        for i, question in enumerate(self.questions):
+            error = self.errors[i]
+            if error is not None:
+                results.append(error_result(question, error, self.latency_ms[i]))
+                continue
+            results.append(
+                QuestionResult(
+                    question_id=question.id,
+                    form=question.form.value,
+                    hard_class=question.hard_class,
+                    expected=question.expected,
+                    returned_ids=tuple(self.returned[i]),
+                    documents=tuple(kept_ids[bounds[i] : bounds[i + 1]]),
+                    top1_hit=top1[i],
+                    top3_hit=top3[i],
+                    latency_ms=self.latency_ms[i],
+                    # NaN marks an undefined metric (no judgements): such a question has none.
+                    metrics={name: values[i] for name, values in columns if values[i] == values[i]},
+                    judged=bool(question.expected),
+                )
+            )
+        return tuple(results)
+
+
+def score_answers(
+    questions: Sequence[GoldenQuestion],
+    returned: Sequence[Sequence[str]],
+    errors: Sequence[str | None],
+    latency_ms: Sequence[float],
+    to_document: Callable[[str], str],
+    metrics: Sequence[Metric] | None = None,
+    *,
+    depth: int | None = None,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    coded: CodedRun | None = None,
+) -> ScoredAnswers:
+    """Score a whole run: question ``i`` returned the raw ranking ``returned[i]`` in
+    ``latency_ms[i]``, or failed with ``errors[i]`` (an error, never a miss).
+
+    Raw ids are dictionary-coded once and each distinct raw id is mapped to its document once,
+    so ``to_document`` runs per distinct id, not per returned id; everything after that is
+    :func:`goldeneval.retrieval.columnar.score` over the whole run.  ``coded``: the run already coded
+    by :func:`code_run` (the evaluator codes it to decide its over-fetch).
+    """
+    metrics = run_metrics() if metrics is None else metrics
+    n = len(questions)
+    if not len(returned) == len(errors) == len(latency_ms) == n:
+        raise ValueError("questions, returned, errors and latency_ms must have one entry per question")
+    coded = coded or code_run(questions, returned, to_document)
+    ok = np.fromiter((error is None for error in errors), dtype=np.bool_, count=n)
+    scores = columnar.score(
+        coded.rankings,
+        coded.judgements,
+        metrics,
+        rel_level=relevance_level,
+        ok=ok,
+        depth_limit=depth,
+        protocol_head=raw_limit(),
+        defined="judged",
+    )
+    kept = coded.kept(depth)
+    if not ok.all():  # an error keeps no documents, whatever it returned before failing
+        kept = _without(kept, ~ok)
+    forms = [_FORM_VALUES[form] for form in map(operator.attrgetter("form"), questions)]
+    hard_classes = list(map(operator.attrgetter("hard_class"), questions))
+    aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, scores.metrics)
+    return ScoredAnswers(
+        questions=questions,
+        returned=returned,
+        errors=errors,
+        latency_ms=latency_ms,
+        ok=scores.ok,
+        top1=scores.top1,
+        top3=scores.top3,
+        metrics=scores.metrics,
+        kept=kept,
+        documents=coded.documents,
+        forms=forms,
+        hard_classes=hard_classes,
+        aggregates=aggregates,
+    )
+
+
+def _without(rankings: columnar.Rankings, dropped: np.ndarray) -> columnar.Rankings:
+    """``rankings`` with the rankings where ``dropped`` emptied."""
+    lengths = np.where(dropped, 0, np.diff(rankings.offsets))
+    keep = np.repeat(~dropped, np.diff(rankings.offsets))
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return columnar.Rankings(offsets, rankings.codes[keep])
+
+
+@dataclass(frozen=True)
+class CodedRun:
+    """A run as columnar arrays (:func:`code_run`)."""
+
+    rankings: columnar.Rankings
+    """Raw rankings, each raw id replaced by the code of its document."""
+    judgements: columnar.Judgements
+    documents: np.ndarray
+    """The document id of each code (an object array)."""
+
+    collapsed: dict[int | None, columnar.Rankings] = field(default_factory=dict, compare=False, repr=False)
+    """:meth:`kept` by depth, computed once (the evaluator's over-fetch and its scoring both read it)."""
+
+    def kept(self, depth: int | None) -> columnar.Rankings:
+        """Each ranking's distinct documents, at most ``depth`` of them."""
+        if depth not in self.collapsed:
+            self.collapsed[depth] = columnar.collapse(self.rankings, depth)
+        return self.collapsed[depth]
+
+    def distinct(self, depth: int) -> np.ndarray:
+        """Distinct documents of each ranking, counted up to ``depth``."""
+        return np.diff(self.kept(depth).offsets)
+
+
+def code_run(
+    questions: Sequence[GoldenQuestion], returned: Sequence[Sequence[str]], to_document: Callable[[str], str]
+) -> CodedRun:
+    """The run as columnar arrays: rankings of document codes (raw ids mapped and coded),
+    the judgements on the same codes, and the document id of each code."""
+    lengths = np.fromiter(map(len, returned), dtype=np.int64, count=len(returned))
+    offsets = np.zeros(len(returned) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    # Code the raw ids in one C-level pass: ``setdefault`` gives each id the position of its
+    # first occurrence.  Python strings cache their hash, so a pass costs one dictionary probe
+    # per id; the distinct ids (far fewer) are then mapped to documents and coded.
+    first_seen: dict[str, int] = {}
+    first = np.fromiter(
+        map(first_seen.setdefault, itertools.chain.from_iterable(returned), itertools.count()),
+        dtype=np.int64,
+        count=total,
+    )
+    code_of: dict[str, int] = {}
+    raw_to_doc = np.fromiter(
+        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in first_seen),
+        dtype=np.int64,
+        count=len(first_seen),
+    )
+    # Each first position gets its raw id's document code, so one gather codes the run.
+    doc_at = np.empty(total, dtype=np.int64)
+    doc_at[np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))] = raw_to_doc
+    rankings = columnar.Rankings(offsets, doc_at[first])
+    # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
+    # unless the question grades it.
+    expected = [sorted(question.expected) for question in questions]
+    judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, expected), dtype=np.int64, count=len(expected)), out=judged_offsets[1:])
+    judged_codes = np.fromiter(
+        (code_of.setdefault(doc_id, len(code_of)) for doc_id in itertools.chain.from_iterable(expected)),
+        dtype=np.int64,
+        count=int(judged_offsets[-1]),
+    )
+    grades = np.ones(judged_codes.size, dtype=np.int64)
+    for i, question in enumerate(questions):
+        if question.grades:
+            start = int(judged_offsets[i])
+            grades[start : start + len(expected[i])] = [question.grades.get(doc_id, 1) for doc_id in expected[i]]
+    judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
+    documents = np.empty(len(code_of), dtype=object)
+    documents[:] = list(code_of)
+    return CodedRun(rankings, judgements, documents)
+
+
+def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> QuestionResult:
+    """A question the retriever failed on: no verdict, not a miss."""
+    return QuestionResult(
+        question_id=question.id,
+        form=question.form.value,
+        hard_class=question.hard_class,
+        expected=question.expected,
+        returned_ids=(),
+        documents=(),
+        top1_hit=False,
+        top3_hit=False,
+        latency_ms=latency_ms,
+        status=QuestionStatus.ERROR,
+        error=message,
+        judged=bool(question.expected),
+    )
+
+
+@dataclass(frozen=True)
+class RateSummary:
+    """Hit counts and rates of a group of questions; rates exclude errored questions."""
+
+    questions: int
+    errors: int
+    top1_hits: int
+    top3_hits: int
+
+    @property
+    def scored(self) -> int:
+        return self.questions - self.errors
+
+    @property
+    def top1_rate(self) -> float | None:
+        return self.top1_hits / self.scored if self.scored else None
+
+    @property
+    def top3_rate(self) -> float | None:
+        return self.top3_hits / self.scored if self.scored else None
+
+    def to_dict(self) -> dict[str, int | float | None]:
+        return {
+            "questions": self.questions,
+            "scored": self.scored,
+            "errors": self.errors,
+            "top1_hits": self.top1_hits,
+            "top3_hits": self.top3_hits,
+            "top1_rate": self.top1_rate,
+            "top3_rate": self.top3_rate,
+        }
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    overall: RateSummary
+    by_form: Mapping[str, RateSummary]
+    by_hard_class: Mapping[str, RateSummary]
+    metrics: Mapping[str, float]
+    """Mean of each rank metric over the scored questions it is defined for."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "overall": self.overall.to_dict(),
+            "by_form": {k: v.to_dict() for k, v in self.by_form.items()},
+            "by_hard_class": {k: v.to_dict() for k, v in self.by_hard_class.items()},
+            "metrics": dict(self.metrics),
+        }
+
+
+def aggregate(results: Sequence[QuestionResult]) -> Aggregates:
+    """:func:`aggregate_columns` of per-question results (read back from a hits table)."""
+    count = len(results)
+    ok = np.fromiter((r.scored for r in results), dtype=np.bool_, count=count)
+    top1 = np.fromiter((r.scored and r.top1_hit for r in results), dtype=np.bool_, count=count)
+    top3 = np.fromiter((r.scored and r.top3_hit for r in results), dtype=np.bool_, count=count)
+    names: dict[str, None] = {}
+    for result in results:
+        if result.scored:
+            names.update(dict.fromkeys(result.metrics))
+    metrics = {
+        name: np.fromiter(
+            (r.metrics.get(name, math.nan) if r.scored else math.nan for r in results), dtype=np.float64, count=count
+        )
+        for name in names
+    }
+    return aggregate_columns(ok, top1, top3, [r.form for r in results], [r.hard_class for r in results], metrics)
+
+
+def aggregate_columns(
+    ok: np.ndarray,
+    top1: np.ndarray,
+    top3: np.ndarray,
+    forms: Sequence[str],
+    hard_classes: Sequence[str | None],
+    metrics: Mapping[str, np.ndarray],
+) -> Aggregates:
+    """Rates overall, by form and by hard class, and each metric's mean over the scored
+    questions it is defined for (NaN: undefined or errored), from one array per quantity.
+
+    Hits count only where ``ok``; a group's rates leave its errored questions out.
+    """
+    top1 = top1 & ok
+    top3 = top3 & ok
+    means: dict[str, float] = {}
+    for name, values in metrics.items():
+        defined = values[~np.isnan(values) & ok]
+        if defined.size:
+            # fsum, as statistics.fmean: the mean does not depend on the order of the questions.
+            means[name] = math.fsum(defined.tolist()) / defined.size
+    return Aggregates(
+        overall=RateSummary(len(ok), len(ok) - int(ok.sum()), int(top1.sum()), int(top3.sum())),
+        by_form=_groups(forms, ok, top1, top3),
+        by_hard_class=_groups([h or NO_HARD_CLASS for h in hard_classes], ok, top1, top3),
+        metrics=means,
+    )
+
+
+def _groups(keys: Sequence[str], ok: np.ndarray, top1: np.ndarray, top3: np.ndarray) -> dict[str, RateSummary]:
+    """The rates of each group of questions that share a key, sorted by key."""
+    codes: dict[str, int] = {}
+    code = np.fromiter((codes.setdefault(key, len(codes)) for key in keys), dtype=np.int64, count=len(keys))
+    size = len(codes)
+    questions = np.bincount(code, minlength=size)
+    scored = np.bincount(code, weights=ok, minlength=size)
+    hits1 = np.bincount(code, weights=top1, minlength=size)
+    hits3 = np.bincount(code, weights=top3, minlength=size)
+    return {
+        key: RateSummary(
+            questions=int(questions[c]),
+            errors=int(questions[c] - scored[c]),
+            top1_hits=int(hits1[c]),
+            top3_hits=int(hits3[c]),
+        )
+        for key, c in sorted(codes.items())
+    }

@@ -1,0 +1,138 @@
+"""The run specification: everything one evaluation needs, frozen and validated.
+
+Both front doors build one — the CLI from its flags (:mod:`goldeneval.cli`), Dagster from one
+suite cell (:meth:`goldeneval.suite.Suite.run_spec`) — and hand it to the verbs of
+:mod:`goldeneval.retrieval.pipeline`.  Nothing else decides how a run is evaluated, stored or judged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from goldeneval.core.comparison import PREVIOUS, Baseline
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import Provenance
+from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
+from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, MAX_CUTOFF, Metric, parse_metrics
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
+
+__all__ = [
+    "MAX_SERIES_LENGTH",
+    "MAX_TIMEOUT_S",
+    "RunSpec",
+    "check_hit_cutoffs",
+    "check_metric_names",
+    "check_series_name",
+]
+
+MAX_SERIES_LENGTH = 200
+MAX_TIMEOUT_S = 86400.0
+"""A per-question timeout above a day is a typo, not a setting."""
+MAX_WORKERS = 256
+"""More threads than this only queue on the retriever's own limits."""
+MAX_BATCH_SIZE = 10_000
+"""A larger batch holds too many questions' candidates in memory at once."""
+
+
+def check_hit_cutoffs(cutoffs: Sequence[int]) -> tuple[int, ...]:
+    """Reported hit@k cutoffs: whole numbers from 1 to 1000, sorted, each once."""
+    if not cutoffs or min(cutoffs) < 1 or max(cutoffs) > MAX_CUTOFF:
+        raise ValueError(f"hit cutoffs must be whole numbers from 1 to {MAX_CUTOFF}")
+    return tuple(sorted(set(cutoffs)))
+
+
+def check_metric_names(names: str | Sequence[str]) -> tuple[str, ...]:
+    """Metric names of the registry (``ndcg@10,recall@100``), canonical, each once."""
+    return tuple(metric.name for metric in parse_metrics(names))
+
+
+def check_series_name(name: str) -> str:
+    """A series name: 1 to 200 printable characters without whitespace (it keys the history)."""
+    if not name or len(name) > MAX_SERIES_LENGTH or not name.isprintable() or any(c.isspace() for c in name):
+        raise ValueError(f"series name {name!r}: use 1 to {MAX_SERIES_LENGTH} printable characters without whitespace")
+    return name
+
+
+class RunSpec(BaseModel):
+    """One evaluation of a golden set against a retriever, and how its verdict is decided.
+
+    The series name is what a run is stored under and compared within: a CLI run with
+    ``--name lexical`` and a nightly run of the suite's retriever ``lexical`` are one series.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    set_ref: str = Field(min_length=1, description="Registered set id, set file or BEIR folder.")
+    expected_set_id: str | None = Field(
+        default=None, description="The id the set must have (a suite cell's set): a changed id fails."
+    )
+    sets_dirs: tuple[Path, ...] = ()
+    beir_split: str = "test"
+    retriever_id: str = Field(min_length=1, description="Registered retriever id or package.module:factory.")
+    options: dict[str, str] = Field(default_factory=dict)
+    corpus: Path | None = Field(default=None, description="Corpus path; None: the set's own.")
+    series: str = Field(description="The series name: the store's model column.")
+    cache_dir: Path = Path(".goldeneval") / "cache"
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    workers: int = Field(
+        default=1, ge=1, le=MAX_WORKERS, description="Retrieval calls in flight at once (for network retrievers)."
+    )
+    batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_BATCH_SIZE,
+        description="Questions per retrieve_batch call, when the retriever has one (None: the default; 1: never).",
+    )
+    hit_cutoffs: tuple[int, ...] = DEFAULT_HIT_CUTOFFS
+    metrics: tuple[str, ...] = Field(
+        default=tuple(metric.name for metric in DEFAULT_METRICS),
+        description="Rank metrics reported beside hit@k (goldeneval.retrieval.metrics); the deepest sets the depth.",
+    )
+    relevance_level: int = Field(
+        default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
+    )
+    privacy: PrivacyMode = PrivacyMode.FULL
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
+    baseline: Baseline = PREVIOUS
+    provenance: Provenance = Field(
+        default_factory=Provenance, description="Declared provenance; overrides the retriever's, field by field."
+    )
+    strict: bool = Field(default=False, description="Fail, instead of warning, on expected ids not in the corpus.")
+
+    @field_validator("series")
+    @classmethod
+    def _series(cls, value: str) -> str:
+        return check_series_name(value)
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _finite_timeout(cls, value: float | None) -> float | None:
+        if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+            raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
+        return value
+
+    @field_validator("hit_cutoffs")
+    @classmethod
+    def _cutoffs(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        return check_hit_cutoffs(value)
+
+    @field_validator("metrics", mode="before")
+    @classmethod
+    def _metrics(cls, value: str | Sequence[str]) -> tuple[str, ...]:
+        return check_metric_names(value)
+
+    @property
+    def parsed_metrics(self) -> tuple[Metric, ...]:
+        return parse_metrics(self.metrics)
+
+    @field_validator("chunk_separator")
+    @classmethod
+    def _separator(cls, value: str | None) -> str | None:
+        return value or None

@@ -1,0 +1,323 @@
+"""Arrow tables of a set and a run, hive-style Parquet files, and runs read back from them.
+
+Three tables, each obeying the privacy mode (ADR-215, decision 5):
+
+* ``golden_question_sets`` — one row per question: id, form, hard class, number of expected
+  documents; with ``full`` also the text, the expected ids and the answer gist.
+* ``retriever_rankings`` — one row per returned id: question id, rank, whether its document
+  is a target, latency; with ``full`` also the returned id and its document id.
+* ``question_hits`` — one row per question: form, hard class, status, top-1 and top-3 hit,
+  latency, rank metrics and the error (in ``metadata_only`` only its class: a message can
+  quote a question or an id); with ``full`` also the distinct top-3 and top-10 documents.
+
+Files are laid out as ``<root>/<table>/set=<id>/retriever=<name>/<time>_<run>.parquet``, so
+``read_parquet('<root>/<table>/**/*.parquet', hive_partitioning=true)`` reads the whole
+history with ``set`` and ``retriever`` columns.  A ``question_hits`` file carries the run's
+identity (set, retriever, start, provenance, label digest) in its schema metadata, so the
+run can be rebuilt from it: :func:`run_from_hits`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode, content_free_error
+from goldeneval.core.provenance import Provenance
+from goldeneval.retrieval.evaluation import RetrievalRun
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.scoring import QuestionResult, QuestionStatus, aggregate
+
+__all__ = [
+    "RUN_METADATA_KEY",
+    "file_run_id",
+    "golden_set_table",
+    "hits_table",
+    "hits_tables_run_id",
+    "markdown_preview",
+    "partition_folder",
+    "rankings_table",
+    "read_table",
+    "run_files",
+    "run_from_hits",
+    "run_privacy",
+    "stored_run_id_for",
+    "write_partition_file",
+]
+
+RUN_METADATA_KEY = b"goldeneval.run"
+STORED_RUN_NAMESPACE = uuid.UUID("5b0c1f5e-7d3a-4c49-9a8e-2f1d6c0e8a41")
+TABLE_FORMAT_VERSION = 1
+
+
+def _stamp_columns(table: pa.Table, run_id: str, evaluated_at: datetime) -> pa.Table:
+    n = table.num_rows
+    table = table.append_column("run_id", pa.array([run_id] * n, pa.string()))
+    return table.append_column(
+        "evaluated_at", pa.array([evaluated_at.astimezone(UTC)] * n, pa.timestamp("us", tz="UTC"))
+    )
+
+
+def golden_set_table(
+    golden_set: GoldenQuestionSet, privacy: PrivacyMode, run_id: str, evaluated_at: datetime
+) -> pa.Table:
+    questions = golden_set.questions
+    columns: dict[str, pa.Array] = {
+        "question_id": pa.array([q.id for q in questions], pa.string()),
+        "form": pa.array([q.form.value for q in questions], pa.string()),
+        "hard_class": pa.array([q.hard_class for q in questions], pa.string()),
+        "expected_count": pa.array([len(q.expected) for q in questions], pa.int32()),
+        "form_derived": pa.array([q.form_derived for q in questions], pa.bool_()),
+    }
+    if privacy is PrivacyMode.FULL:
+        columns["text"] = pa.array([q.text for q in questions], pa.string())
+        columns["expected"] = pa.array([sorted(q.expected) for q in questions], pa.list_(pa.string()))
+        columns["answer_gist"] = pa.array([q.answer_gist for q in questions], pa.string())
+    return _stamp_columns(pa.table(columns), run_id, evaluated_at)
+
+
+def rankings_table(
+    run: RetrievalRun,
+    privacy: PrivacyMode,
+    to_document: Callable[[str], str],
+    run_id: str,
+) -> pa.Table:
+    """The raw overfetched ranking of every question, one row per returned id."""
+    rows: dict[str, list[Any]] = {
+        "question_id": [],
+        "rank": [],
+        "returned_id": [],
+        "document_id": [],
+        "is_target": [],
+        "latency_ms": [],
+    }
+    for result in run.results:
+        for rank, returned_id in enumerate(result.returned_ids, start=1):
+            document_id = to_document(returned_id)
+            rows["question_id"].append(result.question_id)
+            rows["rank"].append(rank)
+            rows["returned_id"].append(returned_id)
+            rows["document_id"].append(document_id)
+            rows["is_target"].append(document_id in result.expected)
+            rows["latency_ms"].append(result.latency_ms)
+    schema = [
+        ("question_id", pa.string()),
+        ("rank", pa.int32()),
+        ("returned_id", pa.string()),
+        ("document_id", pa.string()),
+        ("is_target", pa.bool_()),
+        ("latency_ms", pa.float64()),
+    ]
+    if privacy is PrivacyMode.METADATA_ONLY:
+        schema = [(name, kind) for name, kind in schema if name not in ("returned_id", "document_id")]
+    table = pa.table({name: pa.array(rows[name], kind) for name, kind in schema})
+    return _stamp_columns(table, run_id, run.started_at)
+
+
+def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
+    return {
+        "format": TABLE_FORMAT_VERSION,
+        "set_id": run.set_id,
+        "retriever": run.series,
+        "retriever_id": run.retriever_id,
+        "tables_run_id": run_id,
+        "started_at": run.started_at.astimezone(UTC).isoformat(),
+        "provenance": run.provenance.as_columns(),
+        "label_digest": run.label_digest,
+        "hit_cutoffs": list(run.hit_cutoffs),
+        "metrics": list(run.metric_names),
+        "relevance_level": run.relevance_level,
+        "unjudged": list(run.unjudged),
+        "privacy": privacy.value,
+    }
+
+
+def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table:
+    """One row per question; the run's identity rides along in the schema metadata."""
+    results = run.results
+    full = privacy is PrivacyMode.FULL
+    columns: dict[str, pa.Array] = {
+        "question_id": pa.array([r.question_id for r in results], pa.string()),
+        "form": pa.array([r.form for r in results], pa.string()),
+        "hard_class": pa.array([r.hard_class for r in results], pa.string()),
+        "status": pa.array([r.status.value for r in results], pa.string()),
+        "top1_hit": pa.array([r.top1_hit if r.scored else None for r in results], pa.bool_()),
+        "top3_hit": pa.array([r.top3_hit if r.scored else None for r in results], pa.bool_()),
+        "latency_ms": pa.array([r.latency_ms for r in results], pa.float64()),
+        "metrics": pa.array([list(r.metrics.items()) for r in results], pa.map_(pa.string(), pa.float64())),
+        "judged": pa.array([r.judged for r in results], pa.bool_()),
+        "depth": pa.array([r.depth if r.scored else None for r in results], pa.int32()),
+        # In metadata_only an error keeps only its class, as in the store (it can quote content).
+        "error": pa.array([r.error if full else content_free_error(r.error) for r in results], pa.string()),
+    }
+    if full:
+        columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
+        columns["documents"] = pa.array([list(r.documents) for r in results], pa.list_(pa.string()))
+    table = _stamp_columns(pa.table(columns), run_id, run.started_at)
+    identity = json.dumps(_run_identity(run, privacy, run_id)).encode("utf-8")
+    return table.replace_schema_metadata({RUN_METADATA_KEY: identity})
+
+
+def run_from_hits(table: pa.Table) -> RetrievalRun:
+    """The run a :func:`hits_table` describes.  With ``metadata_only`` its questions have
+    no documents, which is exactly what that mode stores."""
+    identity = _identity(table)
+    rows = table.to_pylist()
+    results = tuple(
+        QuestionResult(
+            question_id=row["question_id"],
+            form=row["form"],
+            hard_class=row["hard_class"],
+            expected=frozenset(),
+            returned_ids=(),
+            documents=tuple(row.get("documents") or ()),
+            top1_hit=bool(row["top1_hit"]),
+            top3_hit=bool(row["top3_hit"]),
+            latency_ms=row["latency_ms"],
+            status=QuestionStatus(row["status"]),
+            error=row.get("error"),
+            metrics=dict(row["metrics"] or []),
+            judged=row.get("judged", True) is not False,
+            reached=row.get("depth"),
+        )
+        for row in rows
+    )
+    return RetrievalRun(
+        set_id=identity["set_id"],
+        series=identity["retriever"],
+        retriever_id=identity.get("retriever_id", identity["retriever"]),
+        results=results,
+        aggregates=aggregate(results),
+        started_at=datetime.fromisoformat(identity["started_at"]),
+        provenance=Provenance.model_validate(identity["provenance"]),
+        label_digest=identity["label_digest"],
+        hit_cutoffs=tuple(identity["hit_cutoffs"]),
+        **_measurement(identity),
+    )
+
+
+def _measurement(identity: Mapping[str, Any]) -> dict[str, Any]:
+    """The measurement settings of a hits table (tables written before they were recorded
+    reported hit@k and the @10 metrics, at relevance level 1)."""
+    if "metrics" not in identity:
+        legacy = [f"hit@{k}" for k in identity["hit_cutoffs"]] + ["mrr@10", "recall@10", "ndcg@10"]
+        return {"metric_names": tuple(legacy)}
+    return {
+        "metric_names": tuple(identity["metrics"]),
+        "relevance_level": int(identity["relevance_level"]),
+        "unjudged": tuple(identity["unjudged"]),
+    }
+
+
+def _identity(table: pa.Table) -> dict[str, Any]:
+    raw = (table.schema.metadata or {}).get(RUN_METADATA_KEY)
+    if raw is None:
+        raise StoreError("question_hits table has no goldeneval.run metadata: not written by goldeneval")
+    identity: dict[str, Any] = json.loads(raw)
+    return identity
+
+
+def run_privacy(table: pa.Table) -> PrivacyMode:
+    return PrivacyMode(_identity(table)["privacy"])
+
+
+def hits_tables_run_id(table: pa.Table) -> str:
+    """The Dagster run that wrote a :func:`hits_table` (older files: their ``run_id`` column)."""
+    identity = _identity(table)
+    if identity.get("tables_run_id"):
+        return str(identity["tables_run_id"])
+    return str(table.column("run_id")[0].as_py())
+
+
+def stored_run_id_for(tables_run_id: str, set_id: str, series: str) -> str:
+    """The store id of the run built from one run's tables: the same tables give the same id,
+    so recording them twice is idempotent (``ResultStore.save_run``)."""
+    return uuid.uuid5(STORED_RUN_NAMESPACE, f"{tables_run_id}\x1f{set_id}\x1f{series}").hex
+
+
+# --------------------------------------------------------------------------- files
+
+
+def partition_folder(root: Path, table_name: str, partition: Mapping[str, str]) -> Path:
+    """``<root>/<table>/<dim>=<value>/...`` in the given dimension order."""
+    folder = root / table_name
+    for dimension, value in partition.items():
+        folder = folder / f"{dimension}={value}"
+    return folder
+
+
+def _file_stem(evaluated_at: datetime, run_id: str) -> str:
+    return f"{evaluated_at.astimezone(UTC):%Y%m%dT%H%M%S%fZ}_{run_id}"
+
+
+def file_run_id(path: Path) -> str:
+    """The id of the (Dagster) run that wrote a partition file: ``<time>_<run id>.parquet``."""
+    return path.stem.partition("_")[2]
+
+
+def run_files(root: Path, run_ids: set[str]) -> list[Path]:
+    """Every table file below ``root`` written by one of ``run_ids``."""
+    if not run_ids or not root.is_dir():
+        return []
+    return sorted(path for path in root.rglob("*.parquet") if file_run_id(path) in run_ids)
+
+
+def write_partition_file(
+    root: Path,
+    table_name: str,
+    partition: Mapping[str, str],
+    table: pa.Table,
+    run_id: str,
+    evaluated_at: datetime,
+) -> Path:
+    """Write one Parquet file for this run; renamed into place, so a file is whole or absent."""
+    folder = partition_folder(root, table_name, partition)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{_file_stem(evaluated_at, run_id)}.parquet"
+        handle, staging = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
+        os.close(handle)
+        try:
+            pq.write_table(table, staging)
+            os.replace(staging, target)
+        except BaseException:
+            Path(staging).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot write the {table_name} table: {exc.strerror}") from None
+    return target
+
+
+def read_table(path: Path) -> pa.Table:
+    return pq.read_table(path)
+
+
+def markdown_preview(table: pa.Table, limit: int = 10, columns: Sequence[str] | None = None) -> str:
+    """The first rows as a Markdown table (lists joined by commas, floats to 3 places)."""
+    names = [c for c in (columns or table.column_names) if c in table.column_names]
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return f"{value:.3f}"
+        if isinstance(value, list):
+            return ", ".join(str(v) for v in value)
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    for row in table.select(names).slice(0, limit).to_pylist():
+        lines.append("| " + " | ".join(cell(row[n]) for n in names) + " |")
+    if table.num_rows > limit:
+        lines.append(f"\n{table.num_rows - limit} more rows")
+    return "\n".join(lines)

@@ -1,0 +1,118 @@
+"""TREC interop: stored runs out as TREC run files, golden sets out as qrels, run files in.
+
+A TREC run file has one line per retrieved document, six whitespace-separated columns::
+
+    <query id> Q0 <document id> <rank> <score> <tag>
+
+and TREC qrels one line per judgement::
+
+    <query id> 0 <document id> <relevance>
+
+An exported run lists, per question, every distinct document the stored run kept (to its
+measurement depth, best first), with rank 1, 2, ... and score ``n - rank + 1`` so that every
+tool orders them the same way; errored questions have no lines.  The tag is the retriever
+id.  Qrels give every expected document its grade (1 unless the set grades it); a question
+with no expected document has no line (qrels cannot say "nothing answers this").  Both are
+sorted, so the files are deterministic.
+
+Reading a run file orders each query's documents by score, highest first, ties by rank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+from goldeneval.core.errors import InputError
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.store import StoredRun
+
+__all__ = ["TrecRunError", "qrels_lines", "read_trec_run", "run_lines", "write_lines"]
+
+
+class TrecRunError(InputError):
+    """A TREC run file cannot be read, or a stored run cannot be written as one."""
+
+
+def _check_token(value: str, what: str) -> str:
+    if not value or any(c.isspace() for c in value):
+        raise TrecRunError(f"{what} {value!r} cannot be written to a TREC file: it is empty or holds whitespace")
+    return value
+
+
+def run_lines(stored: StoredRun) -> list[str]:
+    """The TREC run lines of a stored run (the documents of each question of its details)."""
+    questions = stored.retrieval_details.question_rows()
+    if stored.privacy == "metadata_only" or any(q.documents is None for q in questions if q.scored):
+        raise TrecRunError(
+            f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids "
+            "to export; rerun with --privacy full"
+        )
+    tag = _check_token(stored.model, "retriever id")
+    lines: list[str] = []
+    for question in sorted(questions, key=lambda q: q.id):
+        query_id = _check_token(question.id, "question id")
+        documents = question.documents or []
+        for rank, doc_id in enumerate(documents, start=1):
+            _check_token(doc_id, f"question {query_id!r}: document id")
+            lines.append(f"{query_id} Q0 {doc_id} {rank} {len(documents) - rank + 1} {tag}")
+    return lines
+
+
+def qrels_lines(golden_set: GoldenQuestionSet) -> list[str]:
+    """TREC qrels of a golden set: every expected document with its grade."""
+    lines: list[str] = []
+    for question in sorted(golden_set.questions, key=lambda q: q.id):
+        query_id = _check_token(question.id, "question id")
+        for doc_id, grade in question.judgements.items():
+            lines.append(f"{query_id} 0 {_check_token(doc_id, f'question {query_id!r}: document id')} {grade}")
+    return lines
+
+
+def write_lines(lines: Iterable[str], path: Path) -> int:
+    """Write ``lines`` to ``path`` (``-`` is not special); returns the number written."""
+    text = "".join(f"{line}\n" for line in lines)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write: {exc.strerror}") from None
+    return text.count("\n")
+
+
+def read_trec_run(path: Path) -> dict[str, list[str]]:
+    """Query id -> document ids, best first, from a TREC run file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TrecRunError(f"{path}: TREC run file not found") from None
+    except UnicodeDecodeError as exc:
+        raise TrecRunError(f"{path}: not valid UTF-8 (byte offset {exc.start})") from None
+    except OSError as exc:
+        raise TrecRunError(f"{path}: cannot read: {exc.strerror}") from None
+    entries: dict[str, dict[str, tuple[float, int]]] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        columns = line.split()
+        if len(columns) != 6:
+            raise TrecRunError(
+                f"{path}: line {lineno}: expected 6 columns (qid Q0 docid rank score tag), found {len(columns)}"
+            )
+        query_id, _, doc_id, raw_rank, raw_score, _ = columns
+        try:
+            rank, score = int(raw_rank), float(raw_score)
+        except ValueError:
+            raise TrecRunError(
+                f"{path}: line {lineno}: rank {raw_rank!r} must be an integer and score {raw_score!r} a number"
+            ) from None
+        if not math.isfinite(score):
+            raise TrecRunError(f"{path}: line {lineno}: score {raw_score!r} is not a finite number")
+        documents = entries.setdefault(query_id, {})
+        if doc_id in documents:
+            raise TrecRunError(f"{path}: line {lineno}: query {query_id!r} lists document {doc_id!r} twice")
+        documents[doc_id] = (score, rank)
+    return {
+        query_id: sorted(documents, key=lambda doc: (-documents[doc][0], documents[doc][1]))
+        for query_id, documents in entries.items()
+    }

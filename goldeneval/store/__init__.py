@@ -1,0 +1,76 @@
+"""The result store (ADR-060 decision 4, ADR-072 decision 4): one log of runs, on DuckDB or PostgreSQL.
+
+One row per run in ``runs``, keyed for comparison by (set, model, grader): for retrieval runs
+``model`` is the retriever id, ``grader`` is ``retrieval_hit_rate``, ``pass_rate`` the top-1
+and ``mean_score`` the top-3 hit rate.  ``details`` holds a JSON snapshot per question;
+``run_slices`` holds the rates per form and per hard class.  Provenance columns are nullable:
+absent means unknown, never zero.
+
+There is one store interface, :class:`Store`, and two implementations: :class:`ResultStore`,
+the embedded default, one DuckDB file; and ``goldeneval.store.postgres.PostgresResultStore``,
+a PostgreSQL database many machines can share, selected by a ``postgresql://`` URL
+(:func:`open_store`).  Every query, the schema, its additive migrations and the rules of
+saving (idempotency, validation) are written once, here, in :class:`Store`; a backend only
+supplies connections, transactions and its SQL dialect (:class:`Dialect`).
+
+Every run is written in one transaction, so a killed writer leaves no partial run.  DuckDB
+allows one writing process per file; every writing connection is taken under a file lock
+beside the database, so concurrent writers wait instead of failing.  Readers open the file
+read-only without that lock: they wait only for the commit in progress, never for the
+writers queued behind it.  On PostgreSQL the database's own transactions do both jobs (see
+``goldeneval.store.postgres``).  The schema is versioned and migrations are additive.
+"""
+
+from __future__ import annotations
+
+import os
+
+from goldeneval.store.base import Dialect, Store
+from goldeneval.store.copy import CopyReport, copy_runs
+from goldeneval.store.duckdb_store import ResultStore
+from goldeneval.store.location import StoreLocation, redact_url, resolve_store, resolve_store_path, url_secrets
+from goldeneval.store.records import RunRecord, SliceRates, StoredRun
+from goldeneval.store.schema import DEFAULT_STORE_PATH, SCHEMA_VERSION, STORE_ENV
+
+__all__ = [
+    "DEFAULT_STORE_PATH",
+    "SCHEMA_VERSION",
+    "STORE_ENV",
+    "CopyReport",
+    "Dialect",
+    "ResultStore",
+    "RunRecord",
+    "SliceRates",
+    "Store",
+    "StoreLocation",
+    "StoredRun",
+    "copy_runs",
+    "open_store",
+    "redact_url",
+    "resolve_store",
+    "resolve_store_path",
+    "store_exists",
+    "url_secrets",
+]
+
+
+def open_store(location: StoreLocation | str | os.PathLike[str]) -> Store:
+    """Open (creating or upgrading its schema) the store at ``location``: a DuckDB
+    :class:`ResultStore` for a path, a ``PostgresResultStore`` for a ``postgresql://`` URL."""
+    where = StoreLocation.parse(location)
+    if where.path is not None:
+        return ResultStore(where.path)
+    from goldeneval.store.postgres import PostgresResultStore
+
+    return PostgresResultStore(where)
+
+
+def store_exists(location: StoreLocation | str | os.PathLike[str]) -> bool:
+    """Whether a store is there already: the DuckDB file exists, or the PostgreSQL database
+    holds the store's schema.  Reading commands ask first, so they create nothing."""
+    where = StoreLocation.parse(location)
+    if where.path is not None:
+        return where.path.exists()
+    from goldeneval.store.postgres import postgres_store_exists
+
+    return postgres_store_exists(where)

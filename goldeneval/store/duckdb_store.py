@@ -1,0 +1,130 @@
+"""The embedded default store: one DuckDB file, writers serialised by a file lock beside it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext, suppress
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from filelock import FileLock, Timeout
+
+from goldeneval.core.errors import StoreError, one_line
+from goldeneval.store.base import DUCKDB, Sql, Store
+from goldeneval.store.location import StoreLocation
+from goldeneval.store.schema import LOCK_TIMEOUT_S, SCHEMA_VERSION
+
+DUCKDB_MAGIC = b"DUCK"
+_MAGIC_AT, _HEADER_END = 8, 12
+"""DuckDB's file header: the magic bytes ``DUCK`` at offset 8."""
+_OFFLINE: dict[str, str | bool | int | float | list[str]] = {
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+}
+"""Every connection: the store never loads or downloads a DuckDB extension."""
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back after a failure without hiding it: when the failed statement already ended
+    the transaction (a full disk), the rollback's own error would replace the cause."""
+    with suppress(duckdb.Error):
+        con.rollback()
+
+
+class ResultStore(Store):
+    """The DuckDB result log, the embedded default.  Opening it creates the file and applies
+    pending migrations."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.location = StoreLocation(path=self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create its folder: {exc.strerror}") from None
+        self._check_header()
+        self._lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_S)
+        if self._stored_version() != SCHEMA_VERSION:
+            self._migrate()
+
+    def _stored_version(self) -> int | None:
+        """The schema version, read without the writer lock (None: no store there yet), so
+        opening an up-to-date store to read it never queues behind writers."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return None
+        with self._connection(write=False) as con:
+            try:
+                row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+            except duckdb.CatalogException:
+                return None
+        return int(row[0]) if row and row[0] is not None else None
+
+    def _check_header(self) -> None:
+        """Refuse a file that is not a DuckDB database before DuckDB sees it (given, say, a
+        SQLite file, DuckDB would try to fetch an extension from the network to read it)."""
+        try:
+            with self.path.open("rb") as handle:
+                header = handle.read(_HEADER_END)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot read: {exc.strerror}") from None
+        if header and header[_MAGIC_AT:_HEADER_END] != DUCKDB_MAGIC:
+            raise StoreError(f"{self.path}: not a DuckDB database (a goldeneval store is one); check --store")
+
+    @contextmanager
+    def _connection(self, *, write: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Writers take the file lock, so they queue instead of failing; readers do not take
+        it: a read-only connection waits only while a writer has the file open (one commit),
+        never for the writers queued behind it."""
+        try:
+            with self._lock if write else nullcontext():
+                con = self._connect(read_only=not write)
+                try:
+                    yield con
+                finally:
+                    con.close()
+        except Timeout:
+            raise StoreError(f"{self.path}: another process held the store for {LOCK_TIMEOUT_S:g} s") from None
+        except duckdb.Error as exc:
+            raise StoreError(f"{self.path}: {one_line(str(exc))}") from None
+        except OSError as exc:  # the lock file cannot be created: a read-only folder, a full disk
+            raise StoreError(f"{self.path}: cannot lock the store: {exc.strerror or exc}") from None
+
+    def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+        """Connect, retrying while another process holds DuckDB's own lock on the file (a
+        writer, for a reader; readers, for the writer holding the file lock)."""
+        deadline = time.monotonic() + LOCK_TIMEOUT_S
+        pause = 0.002
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only, config=_OFFLINE)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
+    @contextmanager
+    def _read(self) -> Iterator[Sql]:
+        with self._connection(write=False) as con:
+            yield Sql(con, DUCKDB)
+
+    @contextmanager
+    def _write(self) -> Iterator[Sql]:
+        with self._connection() as con:
+            con.begin()
+            try:
+                yield Sql(con, DUCKDB)
+                con.commit()
+            except BaseException:
+                _rollback(con)
+                raise
+
+    def _serialise(self, sql: Sql, keys: Sequence[str]) -> None:
+        """Nothing to do: DuckDB's writers are already one at a time (the file lock)."""
+
+    def _frame(self, sql: Sql, text: str, params: Sequence[Any]) -> Any:
+        return sql.cursor.execute(text, list(params)).df()

@@ -1,0 +1,91 @@
+"""The store's schema: its tables, columns and additive migrations, versioned.
+
+Every backend runs the same migrations (:meth:`goldeneval.store.base.Store._migrate`); a
+migration only adds, so old rows keep absent provenance absent: never backfilled, never zero."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goldeneval.core.provenance import PROVENANCE_FIELDS
+
+STORE_ENV = "GOLDENEVAL_STORE"
+DEFAULT_STORE_PATH = Path(".goldeneval") / "results.duckdb"
+"""Relative to the working directory: the project folder when run from it."""
+LOCK_TIMEOUT_S = 600.0
+
+PROVENANCE_COLUMNS = PROVENANCE_FIELDS
+IDENTITY_COLUMNS = ("label_digest", "benchmark_fingerprint", "variant_fingerprint", "privacy")
+
+
+_MIGRATIONS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+    (
+        1,
+        "runs, per-slice rates and nullable provenance",
+        (
+            """
+            CREATE TABLE runs (
+                id VARCHAR PRIMARY KEY,
+                created_at TIMESTAMP NOT NULL,
+                set_id VARCHAR NOT NULL,
+                model VARCHAR NOT NULL,
+                grader VARCHAR NOT NULL,
+                pass_rate DOUBLE,
+                mean_score DOUBLE,
+                question_count INTEGER NOT NULL,
+                scored_count INTEGER NOT NULL,
+                error_count INTEGER NOT NULL,
+                status VARCHAR NOT NULL CHECK (status IN ('complete', 'incomplete')),
+                details JSON NOT NULL,
+                corpus_revision VARCHAR,
+                model_revision VARCHAR,
+                chunking_identity VARCHAR,
+                pipeline_identity VARCHAR,
+                execution_revision VARCHAR
+            )
+            """,
+            "CREATE INDEX runs_series ON runs (set_id, model, grader, created_at)",
+            """
+            CREATE TABLE run_slices (
+                run_id VARCHAR NOT NULL,
+                slice_kind VARCHAR NOT NULL,
+                slice_value VARCHAR NOT NULL,
+                question_count INTEGER NOT NULL,
+                scored_count INTEGER NOT NULL,
+                pass_rate DOUBLE,
+                mean_score DOUBLE,
+                PRIMARY KEY (run_id, slice_kind, slice_value)
+            )
+            """,
+        ),
+    ),
+)
+_MIGRATIONS += (
+    (
+        2,
+        "ADR-215: label digest, benchmark and variant fingerprints, privacy mode",
+        (
+            # Additive only: rows written before keep NULL (unknown), never a backfilled value.
+            "ALTER TABLE runs ADD COLUMN label_digest VARCHAR",
+            "ALTER TABLE runs ADD COLUMN benchmark_fingerprint VARCHAR",
+            "ALTER TABLE runs ADD COLUMN variant_fingerprint VARCHAR",
+            "ALTER TABLE runs ADD COLUMN privacy VARCHAR",
+        ),
+    ),
+)
+_MIGRATIONS += (
+    (
+        3,
+        "one series for the CLI and Dagster: the retriever id behind the series name, the Dagster run of the tables",
+        (
+            # NULL for older rows: the retriever id was the series name, the tables run is in details.
+            "ALTER TABLE runs ADD COLUMN retriever_id VARCHAR",
+            "ALTER TABLE runs ADD COLUMN tables_run_id VARCHAR",
+        ),
+    ),
+)
+SCHEMA_VERSION = _MIGRATIONS[-1][0]
+_SCHEMA_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_version ("
+    "version INTEGER PRIMARY KEY, description VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+)
