@@ -19,10 +19,13 @@ import pyarrow as pa
 from assets.checks import partitioned_check
 from assets.metadata import rank_metrics, rates, table_schema, text_or_unknown
 from assets.partitions import cell
+from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.provenance import label_digest
+from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
+from goldeneval.retrieval.details import retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestion
+from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import measurement
 from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.scoring import NO_HARD_CLASS
@@ -130,8 +133,10 @@ def evaluation_summary(
     privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL
     tables_run = hits_tables_run_id(question_hits)
     store = goldeneval.open_store()
-    pipeline.pinned_baseline(store, spec, run.set_id)  # a pinned baseline that cannot be used stores nothing
-    stored = pipeline.record(
+    door.pinned_baseline(
+        store, spec, run.set_id, RETRIEVAL_GRADER
+    )  # a pinned baseline that cannot be used stores nothing
+    stored = door.record(
         store,
         run,
         privacy,
@@ -160,7 +165,7 @@ def evaluation_summary(
                     "by_hard_class": {k: v.to_dict() for k, v in aggregates.by_hard_class.items()},
                 }
             ),
-            **rank_metrics(measurement(stored.retrieval_details)),
+            **rank_metrics(measurement(retrieval_details(stored))),
             "label_digest": text_or_unknown(stored.label_digest),
             "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
             "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),

@@ -3,7 +3,7 @@ and the regression check of each stored summary, over (prompt set x model) parti
 
 The same shape as the retrieval assets, and thin in the same way: each body builds the
 partition's run specification and calls one verb — :func:`goldeneval.answers.pipeline.evaluate`,
-then :func:`goldeneval.retrieval.pipeline.record` and :func:`goldeneval.retrieval.pipeline.judge`, the verbs
+then :func:`goldeneval.core.door.record` and :func:`goldeneval.core.door.judge`, the verbs
 every run kind shares.  The checks are named as the retrieval ones (``run_complete`` on
 ``prompt_summary``, ``no_regression`` on ``prompt_regression_check``), so the alert sensor
 treats them alike.
@@ -34,10 +34,10 @@ from goldeneval.answers.tables import (
     responses_table,
     run_from_gradings,
 )
+from goldeneval.core import door
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
-from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.tables import markdown_preview, stored_run_id_for
 from resources.goldeneval import GoldenEvalResource
 
@@ -134,8 +134,8 @@ def prompt_summary(
     privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL
     tables_run = gradings_tables_run_id(prompt_gradings)
     store = goldeneval.open_store()
-    pipeline.pinned_baseline(store, spec, run.set_id, run.grader)
-    stored = pipeline.record(
+    door.pinned_baseline(store, spec, run.set_id, run.grader)
+    stored = door.record(
         store,
         run,
         privacy,
@@ -201,7 +201,7 @@ def prompt_regression_check(
     spec = goldeneval.prompt_run_spec(prompt_cell(context.partition_key))
     store = goldeneval.open_store()
     stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
-    verdict = pipeline.judge(store, stored, spec)
+    verdict = door.judge(store, stored, spec)
     gate = verdict.gate(stored.complete)
     identity: dict[str, Any] = {
         "set": stored.set_id,

@@ -2,7 +2,7 @@
 
 Materialised by the regression sensor once per stored run (the sensor passes the stored run
 id in the run config); materialised by hand, it judges the partition's latest summary.  The
-verdict is :func:`goldeneval.retrieval.pipeline.judge`, and ``no_regression`` passes exactly when the
+verdict is :func:`goldeneval.core.door.judge`, and ``no_regression`` passes exactly when the
 gate of ``--fail-on-regression`` would: only a baseline and a passing comparable run.
 """
 
@@ -13,9 +13,9 @@ import dagster as dg
 from assets.checks import partitioned_check
 from assets.evaluation import GROUP, STORE_POOL
 from assets.partitions import cell
+from goldeneval.core import door
 from goldeneval.core.errors import StoreError
 from goldeneval.core.regression import GateDecision
-from goldeneval.retrieval import pipeline
 from resources.goldeneval import GoldenEvalResource
 
 NO_REGRESSION = "no_regression"
@@ -42,7 +42,7 @@ def regression_check(
     spec = goldeneval.run_spec(cell(context.partition_key))
     store = goldeneval.open_store()
     stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
-    verdict = pipeline.judge(store, stored, spec)
+    verdict = door.judge(store, stored, spec)
     gate = verdict.gate(stored.complete)
     identity: dict[str, Any] = {
         "set": stored.set_id,

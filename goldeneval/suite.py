@@ -13,6 +13,7 @@ paths are relative to the file.  Nothing here knows about Dagster.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import zoneinfo
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
 from goldeneval.core.regression import RegressionThresholds, check_slice_key
+from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
@@ -47,7 +49,7 @@ from goldeneval.retrieval.spec import (
     check_hit_cutoffs,
     check_metric_names,
 )
-from goldeneval.store import StoreLocation
+from goldeneval.store import StoreLocation, resolve_store
 
 __all__ = [
     "CONFIG_ENV",
@@ -56,12 +58,15 @@ __all__ = [
     "RetrieverConfig",
     "Suite",
     "SuiteConfig",
+    "SuiteStorage",
+    "find_suite_file",
+    "load_storage",
     "load_suite",
 ]
 
 CONFIG_FILE_NAME = "goldeneval.yaml"
 CONFIG_ENV = "GOLDENEVAL_CONFIG"
-"""Path of the suite file; default: ``goldeneval.yaml`` in the project folder."""
+"""Path of the suite file; default: ``goldeneval.yaml`` in the working directory (:func:`find_suite_file`)."""
 WEBHOOK_ENV = "GOLDENEVAL_ALERT_WEBHOOK_URL"
 UI_URL_ENV = "GOLDENEVAL_UI_URL"
 
@@ -193,14 +198,50 @@ class ScheduleConfig(BaseModel):
 
 
 class StorageConfig(BaseModel):
+    """Where results go; absent: the default.  The environment overrides each (goldeneval.core.storage)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    store: str = Field(
-        default=".goldeneval/results.duckdb",
-        description="The result store: a DuckDB file (relative to this file) or a postgresql:// URL.",
+    store: str | None = Field(
+        default=None,
+        description="The result store: a DuckDB file (relative to this file) or a postgresql:// URL; "
+        f"${STORE.env} overrides it. Default: {STORE.default.as_posix()}.",
     )
-    tables: str = Field(default=".goldeneval/tables", description="Root of the hive-style Parquet tables.")
-    cache: str = Field(default=".goldeneval/cache", description="Retriever index cache.")
+    tables: str | None = Field(
+        default=None,
+        description=f"Root of the hive-style Parquet tables; ${TABLES.env} overrides it. "
+        f"Default: {TABLES.default.as_posix()}.",
+    )
+    cache: str | None = Field(
+        default=None,
+        description=f"Retriever index and embedding cache; ${CACHE.env} overrides it. "
+        f"Default: {CACHE.default.as_posix()}.",
+    )
+
+
+@dataclass(frozen=True)
+class SuiteStorage:
+    """A suite file's ``storage:`` section, and the file it is in (``None``: no suite file).
+
+    Each method resolves one setting as both doors do (:mod:`goldeneval.core.storage`): the
+    flag, else the environment, else this section (relative to the file), else the default
+    (relative to the file's folder; without a file, to the working directory)."""
+
+    config: StorageConfig = dataclasses.field(default_factory=StorageConfig)
+    path: Path | None = None
+
+    @property
+    def folder(self) -> Path | None:
+        return self.path.parent if self.path is not None else None
+
+    def store(self, flag: StoreLocation | str | os.PathLike[str] | None = None) -> StoreLocation:
+        return resolve_store(flag, suite_value=self.config.store, suite_folder=self.folder)
+
+    def tables(self, flag: str | os.PathLike[str] | None = None) -> Path:
+        return resolve_dir(TABLES, flag, suite_value=self.config.tables, suite_folder=self.folder)
+
+    def cache(self, flag: str | os.PathLike[str] | None = None) -> Path:
+        return resolve_dir(CACHE, flag, suite_value=self.config.cache, suite_folder=self.folder)
 
 
 class AlertsConfig(BaseModel):
@@ -365,23 +406,32 @@ class Suite:
         return list(self.config.retrievers)
 
     @property
+    def storage(self) -> SuiteStorage:
+        return SuiteStorage(config=self.config.storage, path=self.path)
+
+    @property
     def store_path(self) -> Path:
         """The DuckDB store file; see :attr:`store_location` for a store that may be a URL."""
-        return self._resolve(self.config.storage.store)
+        location = self.store_location
+        if location.path is None:
+            raise InputError(f"{self.path}: the result store {location} is a PostgreSQL URL, not a DuckDB file")
+        return location.path
 
     @property
     def store_location(self) -> StoreLocation:
-        """``storage.store``: a ``postgresql://`` URL as written, else a path relative to this file."""
-        location = StoreLocation.parse(self.config.storage.store)
-        return location if location.is_postgres else StoreLocation(path=self.store_path)
+        """``$GOLDENEVAL_STORE``, else ``storage.store``, else the default: a ``postgresql://`` URL
+        as written, else a path (a suite value and the default relative to this file)."""
+        return self.storage.store()
 
     @property
     def tables_root(self) -> Path:
-        return self._resolve(self.config.storage.tables)
+        """``$GOLDENEVAL_TABLES``, else ``storage.tables``, else the default."""
+        return self.storage.tables()
 
     @property
     def cache_dir(self) -> Path:
-        return self._resolve(self.config.storage.cache)
+        """``$GOLDENEVAL_CACHE``, else ``storage.cache``, else the default."""
+        return self.storage.cache()
 
     @property
     def privacy(self) -> PrivacyMode:
@@ -518,6 +568,37 @@ def _read(path: Path) -> Any:
         return load_yaml(text)
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: {describe_yaml_error(exc)}") from None
+
+
+def find_suite_file(explicit: str | Path | None = None) -> Path | None:
+    """The suite file: ``explicit`` (``--config``), else ``$GOLDENEVAL_CONFIG``, else
+    ``goldeneval.yaml`` in the working directory when there is one, else ``None``."""
+    if explicit:
+        return Path(explicit)
+    configured = os.environ.get(CONFIG_ENV)
+    if configured:
+        return Path(configured)
+    local = Path.cwd() / CONFIG_FILE_NAME
+    return local if local.is_file() else None
+
+
+def load_storage(explicit: str | Path | None = None) -> SuiteStorage:
+    """The ``storage:`` section of the suite file :func:`find_suite_file` finds (the rest of the
+    file is not read: no set is loaded); an empty one without a suite file."""
+    found = find_suite_file(explicit)
+    if found is None:
+        return SuiteStorage()
+    path = found.resolve()
+    raw = _read(path)
+    if not isinstance(raw, dict):
+        raise InputError(f"{path}: field '(file)': Input should be a valid dictionary")
+    try:
+        config = StorageConfig.model_validate(raw.get("storage") or {})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(["storage", *(str(p) for p in error["loc"])])
+        raise InputError(f"{path}: field {where!r}: {error['msg'].removeprefix('Value error, ')}") from None
+    return SuiteStorage(config=config, path=path)
 
 
 def load_suite(path: str | Path) -> Suite:

@@ -11,6 +11,10 @@ between invocations):
 3. a summary: the rates per partition, the verdicts, the checks, where everything is stored,
    and how to open the UI on the same instance.
 
+The store, the tables and the cache are resolved as the ``goldeneval`` command resolves them
+(``goldeneval.core.storage``): ``$GOLDENEVAL_STORE``, ``$GOLDENEVAL_TABLES``,
+``$GOLDENEVAL_CACHE``, else the suite file's ``storage:``, else ``.goldeneval/`` beside it.
+
 Exit status 0 when every run succeeded (a regression is reported, like ``goldeneval
 retrieval`` without ``--fail-on-regression``), 1 when a run failed.
 """
@@ -175,6 +179,7 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> s
         "",
         f"Result store:    {suite.store_location}",
         f"Parquet tables:  {suite.tables_root}  (read all history with DuckDB: README.md, 'Dagster')",
+        f"Index cache:     {suite.cache_dir}",
         f"Dagster home:    {home}",
         f"Privacy mode:    {suite.privacy.value}",
         "",
@@ -208,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="scripts/main.sh",
         description="Run the nightly goldeneval job over every (set x retriever) partition of "
         "goldeneval.yaml on the embedded default (DuckDB + Parquet, DAGSTER_HOME=.dagster_home), "
-        "then print the summary.",
+        "then print the summary. The store, tables and cache: $GOLDENEVAL_STORE, $GOLDENEVAL_TABLES, "
+        "$GOLDENEVAL_CACHE, else the suite file's storage:, else .goldeneval/ beside it.",
     )
     parser.parse_args(argv)
     home = prepare_home()

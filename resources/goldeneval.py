@@ -14,7 +14,10 @@ from goldeneval.suite import Suite, load_suite
 
 
 class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
-    """Where the suite file is; everything else (store, tables, cache) is read from it.
+    """Where the suite file is; everything else is read from it.  The store, the tables and the
+    cache are resolved as the CLI resolves them (``goldeneval.core.storage``): ``$GOLDENEVAL_STORE``,
+    ``$GOLDENEVAL_TABLES``, ``$GOLDENEVAL_CACHE`` of the process running the step, else the
+    file's ``storage:`` section, else ``.goldeneval/`` beside the file.
 
     The suite file is read once per resource instance (Dagster makes one per step, or per
     run in process), not once per call: loading it loads every set to learn its id.
@@ -37,5 +40,6 @@ class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         return self.suite().prompt_run_spec(where["prompt_set"], where["model"])
 
     def open_store(self) -> Store:
-        """The suite's result store: the DuckDB file, or the PostgreSQL database its URL names."""
+        """The result store (``$GOLDENEVAL_STORE``, else ``storage.store``): the DuckDB file, or
+        the PostgreSQL database its URL names."""
         return open_store(self.suite().store_location)

@@ -11,6 +11,7 @@ import pytest
 
 from goldeneval.cli import ExitCode
 from goldeneval.core.errors import InputError
+from goldeneval.retrieval.details import retrieval_details
 from goldeneval.store import SCHEMA_VERSION, ResultStore
 from tests.conftest import FIXED_QUESTIONS, CliWorkspace
 
@@ -212,8 +213,8 @@ def test_a_store_of_the_previous_schema_keeps_every_old_row_intact_and_unknown(l
     for run in runs:
         assert set(run.provenance.values()) == {None}
         assert (run.label_digest, run.benchmark_fingerprint, run.variant_fingerprint, run.privacy) == (None,) * 4
-        assert len(run.retrieval_details.question_rows()) == 81
-        assert run.details.format_version == 1
+        assert len(retrieval_details(run).question_rows()) == 81
+        assert retrieval_details(run).format_version == 1
 
 
 def test_the_first_known_run_after_legacy_rows_is_unknown_not_a_baseline(legacy_store: Path, tmp_path: Path) -> None:

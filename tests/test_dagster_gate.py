@@ -22,6 +22,7 @@ from assets.evaluation import build_evaluation_assets
 from assets.partitions import evaluation_partitions
 from assets.regression import RegressionCheckConfig, build_regression_assets
 from goldeneval.cli import ExitCode, main
+from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.tables import hits_table
@@ -265,10 +266,10 @@ def test_the_summary_asset_called_directly_records_a_hits_table_once(
 def test_the_regression_check_asset_called_directly_fails_a_mismatch(project: Project) -> None:
     resource = GoldenEvalResource(config_path=str(project.config))
     store = resource.open_store()
-    pipeline.record(store, pipeline.evaluate(resource.run_spec(WHERE)), PrivacyMode.FULL)
+    door.record(store, pipeline.evaluate(resource.run_spec(WHERE)), PrivacyMode.FULL)
     _declare_corpus(project, "fixed-corpus-2")
     resource = GoldenEvalResource(config_path=str(project.config))
-    current = pipeline.record(store, pipeline.evaluate(resource.run_spec(WHERE)), PrivacyMode.FULL)
+    current = door.record(store, pipeline.evaluate(resource.run_spec(WHERE)), PrivacyMode.FULL)
     [check] = build_regression_assets(PARTITIONS)
     context = dg.build_asset_context(partition_key=PARTITION, resources={"goldeneval": resource})
     result = check(context, config=RegressionCheckConfig(stored_run_id=current.id[:10]))

@@ -13,6 +13,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from goldeneval.retrieval.details import retrieval_details
 from goldeneval.retrieval.metrics import METRIC_KINDS
 from goldeneval.store import ResultStore, StoredRun
 from tests.dagster_support import (
@@ -169,10 +170,10 @@ def test_summary_metadata_reports_every_rank_metric_the_registry_declares(graph:
     metadata = latest_metadata(graph.instance, "evaluation_summary", "lexical|alpha-set")
     stored = ResultStore(graph.project.store).get_run(str(metadata["stored_run_id"].value))
     assert stored is not None
-    aggregates = stored.retrieval_details.aggregates.metrics
+    aggregates = retrieval_details(stored).aggregates.metrics
     assert {name: _float(metadata, f"metric/{name}") for name in aggregates} == aggregates
     measured = metadata["measurement"].value
-    assert [m["name"] for m in measured["metrics"]] == stored.retrieval_details.metrics
+    assert [m["name"] for m in measured["metrics"]] == retrieval_details(stored).metrics
     assert {m["definition"] for m in measured["metrics"]} <= {k.definition for k in METRIC_KINDS.values()}
     assert measured["depth"] == 100
 

@@ -22,6 +22,7 @@ from goldeneval.retrieval.details import (
     parse_details,
     parse_details_json,
     read_verdicts,
+    retrieval_details,
 )
 from goldeneval.retrieval.evaluation import RetrievalRun, _rounded_ms, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
@@ -269,11 +270,13 @@ def test_a_comparison_reads_only_the_verdict_columns_of_the_earlier_run(tmp_path
     saved = store.save_run(run.to_record())
     earlier = store.get_run(saved.id)
     assert earlier is not None
-    columns: tuple[Literal["top1_hit", "top3_hit"], ...] = ("top1_hit", "top3_hit")
-    light = [earlier.verdicts(column) for column in columns]
+    columns: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
+    light = [earlier.paired_outcomes(rate) for rate in columns]
     assert "details" not in earlier.__dict__  # the whole details were not parsed
-    whole = earlier.retrieval_details
-    for column, (ids, verdicts) in zip(columns, light, strict=True):
+    whole = retrieval_details(earlier)
+    for column, outcomes in zip(columns.values(), light, strict=True):
+        assert outcomes is not None
+        ids, verdicts = outcomes
         expected_ids, expected = whole.verdicts(column)
         assert ids == expected_ids == ["q0", "q1", "q3"] and verdicts.tolist() == expected.tolist()
 

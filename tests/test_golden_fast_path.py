@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 from benchmarks.zero_retriever import write_set as write_generated_set
 from goldeneval.core.errors import GoldenSetError
-from goldeneval.core.provenance import canonical_label_encoding, label_digest
 from goldeneval.retrieval import golden
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
+from goldeneval.retrieval.labels import canonical_label_encoding, label_digest
 
 SAMPLE_SET = Path(golden.__file__).parents[1] / "sample" / "transit" / "golden.yaml"
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from goldeneval.cli import main
 from goldeneval.core.errors import GoldenSetError
-from goldeneval.core.provenance import label_digest
 from goldeneval.retrieval.beir import load_beir_set
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
+from goldeneval.retrieval.labels import label_digest
 from tests.test_beir_import import write_beir
 
 GRADED = {

@@ -11,12 +11,11 @@ from goldeneval.core.provenance import (
     NOT_APPLICABLE,
     Provenance,
     benchmark_fingerprint,
-    canonical_label_encoding,
-    label_digest,
     parse_provenance,
     variant_fingerprint,
 )
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.labels import canonical_label_encoding, label_digest
 
 texts = st.text(min_size=1, max_size=20).filter(lambda s: s.strip() != "")
 questions = st.builds(

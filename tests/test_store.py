@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from goldeneval.core.errors import InputError, StoreError
+from goldeneval.retrieval.details import retrieval_details
 from goldeneval.store import (
     DEFAULT_STORE_PATH,
     SCHEMA_VERSION,
@@ -275,7 +276,7 @@ def test_list_runs_leaves_details_out_unless_asked(store: Store) -> None:
     [full] = store.list_runs(with_details=True)
     with pytest.raises(StoreError, match="its details were not loaded"):
         _ = light.details
-    assert full.retrieval_details.question_rows()[0].id == "q1"
+    assert retrieval_details(full).question_rows()[0].id == "q1"
 
 
 def test_runs_read_into_a_dataframe_without_details(store: Store) -> None:
@@ -326,4 +327,4 @@ def test_a_nul_in_a_runs_details_breaks_no_query_over_the_store(store: Store) ->
     doomed = store.purge(T0 + timedelta(days=1), dry_run=True)
     assert {run.id: run.tables_run_id for run in doomed} == {"nul": None, "legacy": "dg-1", "new": "dg-2"}
     stored = store.get_run("nul")
-    assert stored is not None and stored.retrieval_details.question_rows()[0].documents == ["d\x00x"]
+    assert stored is not None and retrieval_details(stored).question_rows()[0].documents == ["d\x00x"]

@@ -1,24 +1,29 @@
 """The typed, versioned ``details`` of a prompt run and of an answer run (the store's JSON column).
 
-Retrieval runs keep :class:`goldeneval.retrieval.details.RetrievalDetails` (no ``kind`` key); prompt and
-answer runs carry ``kind: "prompts"`` or ``kind: "answers"``, and
-:func:`goldeneval.retrieval.details.parse_details` dispatches on it.  Every model forbids unknown keys,
-so a renamed field fails loudly.  In ``metadata_only`` no prompt text, answer text, judge
-reason, assertion message or context document id is kept: see :meth:`PromptDetail.without_content`.
+Prompt and answer runs carry ``kind: "prompts"`` or ``kind: "answers"``; the store reads
+them back through :mod:`goldeneval.core.kinds`, where :data:`PROMPT_DETAILS` is registered.
+Every model forbids unknown keys, so a renamed field fails loudly.  In ``metadata_only`` no
+prompt text, answer text, judge reason, assertion message or context document id is kept:
+see :meth:`PromptDetail.without_content`.
 
 Format versions: 1 — the first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from goldeneval.core.kinds import DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
+from goldeneval.core.stats import Verdicts
 
 __all__ = [
+    "PROMPT_DETAILS",
     "PROMPT_DETAILS_FORMAT_VERSION",
+    "PROMPT_RATE_NAMES",
     "AssertionOutcome",
     "PromptAggregates",
     "PromptDetail",
@@ -27,6 +32,8 @@ __all__ = [
 ]
 
 PROMPT_DETAILS_FORMAT_VERSION = 1
+PROMPT_RATE_NAMES: Mapping[str, str] = {"pass_rate": "pass rate", "mean_score": "mean score"}
+"""Prompt and answer runs (ADR-060): the same two columns as retrieval runs, the same thresholds."""
 
 
 class _Record(BaseModel):
@@ -152,6 +159,14 @@ class PromptDetails(_Record):
         """Per prompt id, whether it passed (graded prompts only): the paired outcome of regressions."""
         return {p.id: bool(p.passed) for p in self.prompts if p.scored and p.passed is not None}
 
+    @property
+    def rate_names(self) -> Mapping[str, str]:
+        return PROMPT_RATE_NAMES
+
+    def paired_outcomes(self, rate: str) -> Verdicts | None:
+        """The pass rate is a share of passes; the mean score is a mean, with no paired outcome."""
+        return Verdicts.of(self.passes()) if rate == "pass_rate" else None
+
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
@@ -164,3 +179,15 @@ class PromptDetails(_Record):
         import pandas as pd  # type: ignore[import-untyped]
 
         return pd.DataFrame([p.model_dump(exclude={"assertions"}) for p in self.prompts])
+
+
+def read_prompt_details(text: str | bytes, where: str) -> PromptDetails:
+    """Stored prompt or answer details; a mismatch names the run and the field."""
+    try:
+        return PromptDetails.model_validate_json(text)
+    except ValidationError as exc:
+        raise stored_details_error(exc, where) from None
+
+
+PROMPT_DETAILS = register_details_kind(DetailsKind(names=("prompts", "answers"), read=read_prompt_details))
+"""Also the entry points ``prompts`` and ``answers`` of ``goldeneval.run_kinds``."""

@@ -2,7 +2,7 @@
 
 * :func:`evaluate` — load the prompt set, build the model (and the judge, only when
   ``llm_judge`` is chosen), ask and grade every prompt; stores nothing;
-* :func:`goldeneval.retrieval.pipeline.record` and :func:`goldeneval.retrieval.pipeline.judge` — the same verbs,
+* :func:`goldeneval.core.door.record` and :func:`goldeneval.core.door.judge` — the same verbs,
   store, comparison states, thresholds and gate as retrieval runs;
 * :func:`run` — the CLI's door: everything that can be refused (the set, the model, the
   judge, a pinned baseline) is checked before anything is written.
@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,12 +26,11 @@ from goldeneval.answers.graders import LLM_JUDGE, Grader, GraderChoice, GradingS
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.spec import GradingSpec, PromptRunSpec
+from goldeneval.core import door
 from goldeneval.core.corpus import Corpus, load_corpus
 from goldeneval.core.errors import InputError
 from goldeneval.core.provenance import Provenance, retriever_provenance
-from goldeneval.core.regression import GateDecision, RegressionVerdict
-from goldeneval.retrieval import pipeline
-from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
+from goldeneval.store import StoreLocation, open_store
 
 __all__ = [
     "PromptOutcome",
@@ -46,17 +44,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class PromptOutcome:
-    """A stored prompt (or answer) run and its verdict."""
-
-    run: PromptRun
-    stored: StoredRun
-    verdict: RegressionVerdict
-
-    @property
-    def gate(self) -> GateDecision:
-        return self.verdict.gate(self.stored.complete)
+PromptOutcome = door.Outcome[PromptRun]
+"""A stored prompt (or answer) run and its verdict."""
 
 
 def load_prompt_set(spec: PromptRunSpec) -> GoldenPromptSet:
@@ -158,12 +147,6 @@ def run(spec: PromptRunSpec, store_path: StoreLocation | Path, *, progress: Prog
     location = StoreLocation.parse(store_path)
     prompt_set = load_prompt_set(spec)
     choice = grading_choice(spec)
-    pinned = None
-    if spec.baseline.kind == "run":
-        if not store_exists(location):
-            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {location} does not exist")
-        pinned = pipeline.pinned_baseline(open_store(location), spec, prompt_set.id, choice.grader.id)
+    pinned = door.pinned_baseline(location, spec, prompt_set.id, choice.grader.id)
     evaluated = evaluate(spec, prompt_set=prompt_set, choice=choice, progress=progress)
-    store = open_store(location)
-    stored = pipeline.record(store, evaluated, spec.privacy)
-    return PromptOutcome(evaluated, stored, pipeline.judge(store, stored, spec, pinned=pinned))
+    return door.record_and_judge(open_store(location), evaluated, spec, pinned=pinned)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from goldeneval.retrieval.scoring import GRADER_ID
+from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.store import Store, StoredRun
 
 __all__ = ["EvaluationQualityScoreProvider", "QualityAwareModelSelector", "RankedModel"]
@@ -29,7 +29,7 @@ class EvaluationQualityScoreProvider:
     """Only runs of these graders; None: every prompt and answer grader."""
 
     def _counts(self, run: StoredRun) -> bool:
-        if run.grader == GRADER_ID or not run.complete or run.mean_score is None:
+        if run.grader == RETRIEVAL_GRADER or not run.complete or run.mean_score is None:
             return False
         return self.graders is None or run.grader in self.graders
 

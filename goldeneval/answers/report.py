@@ -12,16 +12,13 @@ from typing import Any
 
 from goldeneval.answers.details import PromptDetail, PromptDetails, PromptRate
 from goldeneval.answers.pipeline import PromptOutcome
-from goldeneval.answers.rag import AnswersOutcome
 from goldeneval.core.errors import InputError, one_line, printable
-from goldeneval.retrieval.report import outcome_json, render_outcome, verdict_lines
+from goldeneval.core.report import verdict_lines
 from goldeneval.store import StoredRun, StoreLocation
 
 __all__ = [
     "PROMPTS_JSON_FORMAT_VERSION",
-    "answers_json",
     "prompt_outcome_json",
-    "render_answers",
     "render_prompt_outcome",
 ]
 
@@ -136,26 +133,6 @@ def render_prompt_outcome(outcome: PromptOutcome, store_path: StoreLocation | Pa
     return "\n".join(lines + _footer(stored, verdict_text, store_path))
 
 
-def render_answers(outcome: AnswersOutcome, store_path: StoreLocation | Path) -> str:
-    retrieval = outcome.retrieval
-    answers = outcome.answers
-    lines = [render_outcome(retrieval.stored, retrieval.verdict, store_path), "", "=" * 72, ""]
-    stored = answers.stored
-    details = _details(stored)
-    title = (
-        f"goldeneval answers: set {stored.set_id!r}, series {stored.model!r} "
-        f"(retriever {details.retriever_id!r} -> model {details.model_id!r})"
-    )
-    lines += _body(stored, title)
-    verdict = answers.verdict
-    verdict_text = [
-        f"Stored beside retrieval run {details.retrieval_run_id}.",
-        f"Answer verdict: {verdict.status.value}: {verdict.reason}",
-        *verdict_lines(verdict),
-    ]
-    return "\n".join(lines + _footer(stored, verdict_text, store_path))
-
-
 def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
     return {
         "id": stored.id,
@@ -200,15 +177,4 @@ def prompt_outcome_json(outcome: PromptOutcome, store_path: StoreLocation | Path
         "aggregates": document["aggregates"],
         "verdict": outcome.verdict.to_dict(),
         "notices": list(outcome.run.notices),
-    }
-
-
-def answers_json(outcome: AnswersOutcome, store_path: StoreLocation | Path) -> dict[str, Any]:
-    retrieval = outcome.retrieval
-    return {
-        "format_version": PROMPTS_JSON_FORMAT_VERSION,
-        "store": str(store_path),
-        "retrieval": outcome_json(retrieval.stored, retrieval.verdict, store_path, warnings=retrieval.run.warnings),
-        "answers": prompt_outcome_json(outcome.answers, store_path),
-        "gate": outcome.gate.value,
     }

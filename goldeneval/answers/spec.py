@@ -1,14 +1,13 @@
-"""Run specifications of prompt runs and answer runs: frozen, validated, built by both doors.
+"""Run specifications of prompt runs (and the grading part of answer runs): frozen, validated.
 
 The CLI builds them from flags (:mod:`goldeneval.cli.answers`), Dagster from one suite cell
 (:meth:`goldeneval.suite.Suite.prompt_run_spec`); the verbs of :mod:`goldeneval.answers.pipeline`
-evaluate them, and :func:`goldeneval.retrieval.pipeline.record` / :func:`goldeneval.retrieval.pipeline.judge`
+evaluate them, and :func:`goldeneval.core.door.record` / :func:`goldeneval.core.door.judge`
 store and judge them exactly as retrieval runs.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -19,12 +18,9 @@ from goldeneval.core.comparison import PREVIOUS, Baseline
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
-from goldeneval.retrieval.spec import MAX_TIMEOUT_S, RunSpec, check_series_name
+from goldeneval.core.spec import check_series_name, check_timeout
 
-__all__ = ["DEFAULT_CONTEXT_DEPTH", "AnswerRunSpec", "GradingSpec", "JudgeSpec", "PromptRunSpec"]
-
-DEFAULT_CONTEXT_DEPTH = 3
-"""Documents the answers flow hands the model: the protocol's top-3."""
+__all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec"]
 
 
 class JudgeSpec(BaseModel):
@@ -35,12 +31,6 @@ class JudgeSpec(BaseModel):
     model_id: str = Field(min_length=1)
     options: dict[str, str] = Field(default_factory=dict)
     samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
-
-
-def _timeout(value: float | None) -> float | None:
-    if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
-        raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
-    return value
 
 
 class GradingSpec(BaseModel):
@@ -71,7 +61,7 @@ class GradingSpec(BaseModel):
     @field_validator("timeout_s")
     @classmethod
     def _finite_timeout(cls, value: float | None) -> float | None:
-        return _timeout(value)
+        return check_timeout(value)
 
 
 class PromptRunSpec(GradingSpec):
@@ -81,14 +71,3 @@ class PromptRunSpec(GradingSpec):
     expected_set_id: str | None = None
     sets_dirs: tuple[Path, ...] = ()
     corpus: Path | None = Field(default=None, description="Corpus of retrieval-augmented models; None: the set's.")
-
-
-class AnswerRunSpec(GradingSpec):
-    """One retrieval-augmented answer run: a golden question set through a retriever and a model.
-
-    ``retrieval`` is the retrieval run's own specification: the retrieval run is evaluated,
-    stored and judged exactly as ``goldeneval retrieval`` would, and the answers are graded
-    against each question's ``answer_gist``."""
-
-    retrieval: RunSpec
-    context_depth: int = Field(default=DEFAULT_CONTEXT_DEPTH, ge=1, le=30)

@@ -24,9 +24,9 @@ import pyarrow as pa
 from goldeneval.answers.details import PromptDetail
 from goldeneval.answers.evaluation import PromptRun
 from goldeneval.answers.golden import GoldenPromptSet
-from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode, content_free_error
 from goldeneval.core.provenance import Provenance
+from goldeneval.store.parquet import TABLE_FORMAT_VERSION, read_identity, stamp_columns, table_privacy, with_identity
 
 __all__ = [
     "PROMPT_RUN_METADATA_KEY",
@@ -39,13 +39,6 @@ __all__ = [
 ]
 
 PROMPT_RUN_METADATA_KEY = b"goldeneval.prompt_run"
-TABLE_FORMAT_VERSION = 1
-
-
-def _stamp(table: pa.Table, run_id: str, at: datetime) -> pa.Table:
-    n = table.num_rows
-    table = table.append_column("run_id", pa.array([run_id] * n, pa.string()))
-    return table.append_column("evaluated_at", pa.array([at.astimezone(UTC)] * n, pa.timestamp("us", tz="UTC")))
 
 
 def prompt_set_table(prompt_set: GoldenPromptSet, privacy: PrivacyMode, run_id: str, at: datetime) -> pa.Table:
@@ -63,7 +56,7 @@ def prompt_set_table(prompt_set: GoldenPromptSet, privacy: PrivacyMode, run_id: 
         columns["prompt"] = pa.array([p.prompt for p in prompts], pa.string())
         columns["system"] = pa.array([p.system for p in prompts], pa.string())
         columns["reference"] = pa.array([p.reference for p in prompts], pa.string())
-    return _stamp(pa.table(columns), run_id, at)
+    return stamp_columns(pa.table(columns), run_id, at)
 
 
 def responses_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Table:
@@ -84,7 +77,7 @@ def responses_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Tab
     }
     if full:
         columns["answer"] = pa.array([r.answer for r in results], pa.string())
-    return _stamp(pa.table(columns), run_id, run.started_at)
+    return stamp_columns(pa.table(columns), run_id, run.started_at)
 
 
 def _identity(run: PromptRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
@@ -126,21 +119,16 @@ def gradings_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Tabl
         "error": pa.array([r.error for r in results], pa.string()),
         "detail": pa.array([json.dumps(r.to_json()) for r in results], pa.string()),
     }
-    table = _stamp(pa.table(columns), run_id, run.started_at)
-    identity = json.dumps(_identity(run, privacy, run_id)).encode("utf-8")
-    return table.replace_schema_metadata({PROMPT_RUN_METADATA_KEY: identity})
+    table = stamp_columns(pa.table(columns), run_id, run.started_at)
+    return with_identity(table, PROMPT_RUN_METADATA_KEY, _identity(run, privacy, run_id))
 
 
 def _read_identity(table: pa.Table) -> dict[str, Any]:
-    raw = (table.schema.metadata or {}).get(PROMPT_RUN_METADATA_KEY)
-    if raw is None:
-        raise StoreError("prompt_gradings table has no goldeneval.prompt_run metadata: not written by goldeneval")
-    identity: dict[str, Any] = json.loads(raw)
-    return identity
+    return read_identity(table, PROMPT_RUN_METADATA_KEY, "prompt_gradings")
 
 
 def gradings_privacy(table: pa.Table) -> PrivacyMode:
-    return PrivacyMode(_read_identity(table)["privacy"])
+    return table_privacy(table, PROMPT_RUN_METADATA_KEY, "prompt_gradings")
 
 
 def gradings_tables_run_id(table: pa.Table) -> str:

@@ -4,13 +4,12 @@
 They are registered on the command group of :mod:`goldeneval.cli` and use its helpers: the
 same exit codes, the same one-line errors, the same gate.  Nothing is decided here: each
 command builds a run specification and calls :mod:`goldeneval.answers.pipeline` or
-:mod:`goldeneval.answers.rag`.
+:mod:`goldeneval.rag.answers`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -26,13 +25,10 @@ from goldeneval.answers.models import known_models
 from goldeneval.answers.pipeline import PromptOutcome
 from goldeneval.answers.pipeline import run as run_prompts
 from goldeneval.answers.quality import EvaluationQualityScoreProvider, QualityAwareModelSelector
-from goldeneval.answers.rag import AnswersOutcome, run_answers
 from goldeneval.answers.registry import PromptSetRegistry
-from goldeneval.answers.report import answers_json, prompt_outcome_json, render_answers, render_prompt_outcome
-from goldeneval.answers.spec import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, JudgeSpec, PromptRunSpec
+from goldeneval.answers.report import prompt_outcome_json, render_prompt_outcome
+from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli.app import (
-    CACHE_ENV,
-    DEFAULT_CACHE_DIR,
     GATE_EXIT_CODES,
     finite,
     format_option,
@@ -42,6 +38,7 @@ from goldeneval.cli.app import (
     run_guarded,
     series_name,
     sets_dir_option,
+    storage_default_help,
     store_option,
 )
 from goldeneval.core.comparison import Baseline
@@ -49,8 +46,12 @@ from goldeneval.core.errors import InputError, printable
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import parse_provenance
 from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
+from goldeneval.core.storage import CACHE
+from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
+from goldeneval.rag.report import answers_json, render_answers
 from goldeneval.retrieval.spec import MAX_TIMEOUT_S, RunSpec
-from goldeneval.store import StoreLocation, open_store, resolve_store, store_exists
+from goldeneval.store import StoreLocation, open_store, store_exists
+from goldeneval.suite import load_storage
 
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 
@@ -65,10 +66,6 @@ def _validated(build: Callable[[], S]) -> S:
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error["loc"])
         raise InputError(f"{field}: {error['msg'].removeprefix('Value error, ')}") from None
-
-
-def _cache(cache_dir: Path | None) -> Path:
-    return cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
 
 
 def _judge(judge_model: str | None, judge_options: tuple[str, ...], judge_samples: int) -> JudgeSpec | None:
@@ -163,7 +160,7 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
             "--cache-dir",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
-            help="Index cache of retrieval-augmented models. Default: $GOLDENEVAL_CACHE, else .goldeneval/cache.",
+            help="Index cache of retrieval-augmented models. " + storage_default_help(CACHE),
         ),
         click.option(
             "--timeout",
@@ -241,7 +238,8 @@ def prompts(
     parsed_model_options = parse_options(model_options, "--model-option")
     judge = _judge(judge_model, judge_options, judge_samples)
     thresholds = _thresholds(max_pass_drop, max_score_drop, max_p)
-    resolved_store = resolve_store(store_path)
+    storage = load_storage()
+    resolved_store = storage.store(store_path)
 
     def evaluate() -> PromptOutcome:
         spec = _validated(
@@ -255,7 +253,7 @@ def prompts(
                 grader=grader,
                 judge=judge,
                 pass_threshold=pass_threshold,
-                cache_dir=_cache(cache_dir),
+                cache_dir=storage.cache(cache_dir),
                 timeout_s=timeout_s,
                 privacy=resolve_privacy(privacy),
                 thresholds=thresholds,
@@ -345,7 +343,8 @@ def answers(
     parsed_model_options = parse_options(model_options, "--model-option")
     judge = _judge(judge_model, judge_options, judge_samples)
     thresholds = _thresholds(max_pass_drop, max_score_drop, max_p)
-    resolved_store = resolve_store(store_path)
+    storage = load_storage()
+    resolved_store = storage.store(store_path)
 
     def evaluate() -> AnswersOutcome:
         mode = resolve_privacy(privacy)
@@ -358,7 +357,7 @@ def answers(
                 options=parsed_options,
                 corpus=corpus_path,
                 series=retriever_name or retriever_id,
-                cache_dir=_cache(cache_dir),
+                cache_dir=storage.cache(cache_dir),
                 timeout_s=timeout_s,
                 privacy=mode,
                 baseline=baseline if baseline.kind != "run" else Baseline(),
@@ -374,7 +373,7 @@ def answers(
                 grader=grader,
                 judge=judge,
                 pass_threshold=pass_threshold,
-                cache_dir=_cache(cache_dir),
+                cache_dir=storage.cache(cache_dir),
                 timeout_s=timeout_s,
                 privacy=mode,
                 thresholds=thresholds,
@@ -437,7 +436,7 @@ def quality(candidates: tuple[str, ...], store_path: StoreLocation | None, outpu
 
     The score is the mean of each model's latest complete prompt or answer run per set;
     models without one keep their order after the scored ones."""
-    resolved = resolve_store(store_path)
+    resolved = load_storage().store(store_path)
 
     def ranked() -> list[tuple[str, float | None]]:
         if not store_exists(resolved):

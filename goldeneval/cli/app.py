@@ -33,11 +33,13 @@ from goldeneval.cli.supervisor import run_supervised
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.errors import GoldenEvalError, InputError, StoreError, printable
 from goldeneval.core.regression import GateDecision
+from goldeneval.core.storage import STORE, StorageSetting
 from goldeneval.retrieval.spec import (
     check_hit_cutoffs,
     check_series_name,
 )
 from goldeneval.store import StoreLocation
+from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME
 
 __all__ = [
     "GATE_EXIT_CODES",
@@ -47,13 +49,9 @@ __all__ = [
     "main",
     "run_guarded",
     "sets_dir_option",
+    "storage_default_help",
     "store_option",
 ]
-
-CACHE_ENV = "GOLDENEVAL_CACHE"
-DEFAULT_CACHE_DIR = Path(".goldeneval") / "cache"
-TABLES_ENV = "GOLDENEVAL_TABLES"
-DEFAULT_TABLES_ROOT = Path(".goldeneval") / "tables"
 
 T = TypeVar("T")
 
@@ -152,13 +150,20 @@ class StoreParam(click.ParamType[StoreLocation, Any]):
         return StoreLocation(path=click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx))
 
 
+def storage_default_help(setting: StorageSetting) -> str:
+    """The ``Default:`` of a storage option's help: goldeneval.core.storage's order after the flag."""
+    return (
+        f"Default: ${setting.env}, else storage.{setting.key} of the suite file "
+        f"(${CONFIG_ENV}, else ./{CONFIG_FILE_NAME}), else {setting.default.as_posix()}."
+    )
+
+
 store_option = click.option(
     "--store",
     "store_path",
     type=StoreParam(),
     default=None,
-    help="Result store: a DuckDB file, or a postgresql:// URL for a shared store. "
-    "Default: $GOLDENEVAL_STORE, else .goldeneval/results.duckdb.",
+    help="Result store: a DuckDB file, or a postgresql:// URL for a shared store. " + storage_default_help(STORE),
 )
 sets_dir_option = click.option(
     "--sets-dir",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -11,8 +10,6 @@ import click
 from pydantic import ValidationError
 
 from goldeneval.cli.app import (
-    CACHE_ENV,
-    DEFAULT_CACHE_DIR,
     GATE_EXIT_CODES,
     finite,
     format_option,
@@ -23,6 +20,7 @@ from goldeneval.cli.app import (
     run_guarded,
     series_name,
     sets_dir_option,
+    storage_default_help,
     store_option,
 )
 from goldeneval.core.comparison import Baseline
@@ -30,6 +28,7 @@ from goldeneval.core.errors import InputError, printable
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import parse_provenance
 from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
+from goldeneval.core.storage import CACHE
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
@@ -47,7 +46,8 @@ from goldeneval.retrieval.spec import (
     check_metric_names,
 )
 from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
-from goldeneval.store import StoreLocation, open_store, resolve_store, store_exists
+from goldeneval.store import StoreLocation, open_store, store_exists
+from goldeneval.suite import load_storage
 
 
 @main.command()
@@ -131,7 +131,7 @@ from goldeneval.store import StoreLocation, open_store, resolve_store, store_exi
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Index and embedding cache. Default: $GOLDENEVAL_CACHE, else .goldeneval/cache.",
+    help="Index and embedding cache. " + storage_default_help(CACHE),
 )
 @click.option(
     "--chunk-separator",
@@ -250,8 +250,9 @@ def retrieval(
         )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
-    resolved_store = resolve_store(store_path)
-    resolved_cache = cache_dir or Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR)
+    storage = load_storage()
+    resolved_store = storage.store(store_path)
+    resolved_cache = storage.cache(cache_dir)
 
     def specification() -> RunSpec:
         try:
@@ -334,7 +335,7 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
     """Write a stored run as a TREC run file (qid Q0 docid rank score tag).
 
     RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
-    resolved = resolve_store(store_path)
+    resolved = load_storage().store(store_path)
     count = run_guarded(lambda: _export_run(resolved, run_id, out))
     click.echo(f"wrote {count} lines to {out}")
 

@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 
 from goldeneval.cli.app import (
-    DEFAULT_TABLES_ROOT,
-    TABLES_ENV,
     StoreParam,
     format_option,
     main,
     run_guarded,
+    storage_default_help,
     store_option,
 )
 from goldeneval.core.errors import InputError
 from goldeneval.core.retention import PurgeReport, parse_duration, purge_runs
+from goldeneval.core.storage import TABLES
 from goldeneval.retrieval.report import render_runs, runs_json
-from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, resolve_store, store_exists
+from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, store_exists
+from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 
 
 @main.command()
@@ -33,7 +33,7 @@ def runs(
     store_path: StoreLocation | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
 ) -> None:
     """List stored runs, newest first."""
-    resolved = resolve_store(store_path)
+    resolved = load_storage().store(store_path)
 
     def listed() -> list[StoredRun]:
         if not store_exists(resolved):  # nothing stored yet: say so, create nothing
@@ -56,15 +56,29 @@ def runs(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Also delete the Parquet table files the runs were built from, below this folder. "
-    "Default: $GOLDENEVAL_TABLES, else .goldeneval/tables.",
+    + storage_default_help(TABLES),
 )
 @store_option
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Suite file whose storage: section names the store and the tables root when neither a flag "
+    f"nor the environment does. Default: ${CONFIG_ENV}, else ./{CONFIG_FILE_NAME} when there is one.",
+)
 def purge(
-    older_than: str, set_id: str | None, dry_run: bool, tables_root: Path | None, store_path: StoreLocation | None
+    older_than: str,
+    set_id: str | None,
+    dry_run: bool,
+    tables_root: Path | None,
+    store_path: StoreLocation | None,
+    config_path: Path | None,
 ) -> None:
     """Delete whole runs (store rows and their Parquet table files) older than a duration."""
-    resolved = resolve_store(store_path)
-    root = tables_root or Path(os.environ.get(TABLES_ENV) or DEFAULT_TABLES_ROOT)
+    storage = load_storage(config_path)
+    resolved = storage.store(store_path)
+    root = storage.tables(tables_root)
 
     def run() -> PurgeReport:
         duration = parse_duration(older_than)

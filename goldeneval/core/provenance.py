@@ -19,9 +19,7 @@ import functools
 import hashlib
 import json
 import math
-import operator
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,22 +27,20 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from goldeneval.core.errors import InputError, one_line
-from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 
 if TYPE_CHECKING:
     from detect_secrets.plugins.base import BasePlugin
 
 __all__ = [
     "BENCHMARK_FINGERPRINT_VERSION",
-    "LABEL_DIGEST_VERSION",
     "NOT_APPLICABLE",
     "PROVENANCE_FIELDS",
     "VARIANT_FINGERPRINT_VERSION",
     "Provenance",
     "ProvidesProvenance",
     "benchmark_fingerprint",
-    "canonical_label_encoding",
-    "label_digest",
+    "canonical_json",
+    "canonical_text",
     "parse_provenance",
     "retriever_provenance",
     "variant_fingerprint",
@@ -53,7 +49,6 @@ __all__ = [
 NOT_APPLICABLE = "not_applicable"
 """An explicit declaration that a field does not apply (a lexical retriever has no model)."""
 MAX_VALUE_LENGTH = 200
-LABEL_DIGEST_VERSION = "labels-v1"
 BENCHMARK_FINGERPRINT_VERSION = "benchmark-v1"
 VARIANT_FINGERPRINT_VERSION = "variant-v1"
 
@@ -252,88 +247,20 @@ def retriever_provenance(retriever: object, source: str = "retriever") -> Proven
     return declared
 
 
-# --------------------------------------------------------------------------- label digest
+def canonical_json(value: Any) -> bytes:
+    """The one canonical JSON of every digest and fingerprint: UTF-8, no spaces, no ASCII escapes."""
+    return canonical_text(value).encode("utf-8")
 
 
-def _nfc(value: str) -> str:
-    # ASCII is NFC (a flag CPython keeps: no scan).  ``normalize`` itself returns NFC text as it
-    # is after a quick check, and normalises the rest once (``is_normalized`` first would
-    # normalise it twice).
-    return value if value.isascii() else unicodedata.normalize("NFC", value)
-
-
-def _question_record(question: GoldenQuestion) -> list[Any]:
-    record: list[Any] = [
-        _nfc(question.id),
-        _nfc(question.text),
-        question.form.value,
-        None if question.hard_class is None else _nfc(question.hard_class),
-        sorted(_nfc(doc) for doc in question.expected),
-    ]
-    if question.grades:  # only grades other than the default 1: binary sets keep their digest
-        record.append({_nfc(doc): grade for doc, grade in sorted(question.grades.items())})
-    return record
-
-
-def _canonical_json(value: Any) -> bytes:
-    return _canonical_text(value).encode("utf-8")
-
-
-def _canonical_text(value: Any) -> str:
+def canonical_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-_LABEL_FIELDS = operator.attrgetter("id", "text", "form", "hard_class", "expected", "grades")
-
-
-def _label_text_as_written(questions: Iterable[GoldenQuestion]) -> str:
-    """The canonical encoding (as text) of ``questions`` with their strings as they are:
-    the canonical encoding itself when every string is NFC.
-
-    Built with as little Python per question as possible: a C getter, tuples (which JSON
-    writes as arrays), one sort by a C key.  ``form`` is a ``StrEnum``: JSON writes its value.
-    """
-    records = [
-        (qid, text, form, hard_class, sorted(expected), dict(sorted(grades.items())))
-        if grades
-        else (qid, text, form, hard_class, sorted(expected))
-        for qid, text, form, hard_class, expected, grades in map(_LABEL_FIELDS, questions)
-    ]
-    records.sort(key=operator.itemgetter(0))
-    return _canonical_text({"version": LABEL_DIGEST_VERSION, "questions": records})
-
-
-def canonical_label_encoding(questions: Iterable[GoldenQuestion]) -> bytes:
-    """The versioned canonical encoding the label digest hashes (docs/label-digest.md).
-
-    Normalising string by string was most of the cost of a large set, and nearly always a
-    no-op.  So the encoding is first written with the strings as they are.  When that text
-    is NFC (at once when it is ASCII), every string in it is, and it is the encoding: each
-    string lies between quotes, which never compose or reorder with a neighbour, and JSON's
-    escapes replace only ASCII characters that do neither.  Otherwise (rare: decomposed
-    text, or an escape such as ``\\n`` before a combining mark) it is rebuilt string by
-    string.
-    """
-    questions = tuple(questions)
-    text = _label_text_as_written(questions)
-    if text.isascii() or unicodedata.is_normalized("NFC", text):
-        return text.encode("utf-8")
-    records = sorted((_question_record(q) for q in questions), key=lambda record: record[0])
-    return _canonical_json({"version": LABEL_DIGEST_VERSION, "questions": records})
-
-
-def label_digest(golden_set: GoldenQuestionSet) -> str:
-    """``labels-v1:sha256:<hex>`` over id, text, form, hard class, expected ids and grades
-    of every question; independent of question and target order; blind to ``answer_gist``."""
-    digest = hashlib.sha256(canonical_label_encoding(golden_set.questions)).hexdigest()
-    return f"{LABEL_DIGEST_VERSION}:sha256:{digest}"
 
 
 # --------------------------------------------------------------------------- fingerprints
 
 
 def _fingerprint(version: str, parts: list[str]) -> str:
-    digest = hashlib.sha256(_canonical_json([version, *parts])).hexdigest()
+    digest = hashlib.sha256(canonical_json([version, *parts])).hexdigest()
     return f"{version}:sha256:{digest}"
 
 

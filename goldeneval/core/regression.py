@@ -13,14 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
 
-from goldeneval.answers.details import PromptDetails
-from goldeneval.core.stats import PairedComparison, Verdicts, paired_comparison
-from goldeneval.retrieval.details import RunDetails
-from goldeneval.retrieval.golden import QuestionForm
-from goldeneval.retrieval.scoring import GRADER_ID
-from goldeneval.store import SliceRates, StoredRun
+from goldeneval.core.forms import QuestionForm
+from goldeneval.core.records import SliceRates, StoredRun
+from goldeneval.core.stats import PairedComparison, paired_comparison
 
 __all__ = [
     "DEFAULT_MAX_DROP",
@@ -40,24 +36,8 @@ DEFAULT_MIN_SLICE_QUESTIONS = 5
 _EPSILON = 1e-12
 """Float slack, so that a drop of exactly the threshold (0.5 - 0.4) is not a regression."""
 
-RATE_NAMES = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
-PROMPT_RATE_NAMES = {"pass_rate": "pass rate", "mean_score": "mean score"}
-"""Prompt and answer runs (ADR-060): the same two columns, the same thresholds."""
-_HIT_KEYS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
-
-
-def rate_names(details: RunDetails) -> Mapping[str, str]:
-    """What ``pass_rate`` and ``mean_score`` mean for this kind of run."""
-    return PROMPT_RATE_NAMES if isinstance(details, PromptDetails) else RATE_NAMES
-
-
-def _paired_outcomes(run: StoredRun, column: str) -> Verdicts | None:
-    """Per question (prompt) id, the binary outcome behind a rate; None for a mean score."""
-    if run.grader != GRADER_ID:
-        details = run.details
-        if isinstance(details, PromptDetails):
-            return Verdicts.of(details.passes()) if column == "pass_rate" else None
-    return Verdicts(*run.verdicts(_HIT_KEYS[column]))
+RATES = ("pass_rate", "mean_score")
+"""The two stored rates every kind of run has; what each means is its details' ``rate_names``."""
 
 
 def check_slice_key(key: str) -> str:
@@ -247,7 +227,7 @@ def _slice_changes(
     previous: Sequence[SliceRates],
     current: Sequence[SliceRates],
     thresholds: RegressionThresholds,
-    names: Mapping[str, str] = RATE_NAMES,
+    names: Mapping[str, str],
 ) -> list[RateChange]:
     earlier = {(s.kind, s.value): s for s in previous}
     changes = []
@@ -281,10 +261,10 @@ def detect_regression(
     """The numeric verdict of a comparable pair: rate drops, significance, slices."""
     paired: list[PairedComparison] = []
     changes: list[RateChange] = []
-    names = rate_names(current.details)
-    for column in _HIT_KEYS:
+    names = current.details.rate_names
+    for column in RATES:
         prev, cur = getattr(previous, column), getattr(current, column)
-        before, now = _paired_outcomes(previous, column), _paired_outcomes(current, column)
+        before, now = previous.paired_outcomes(column), current.paired_outcomes(column)
         comparison = (
             paired_comparison(names[column], before, now, seed=seed) if before is not None and now is not None else None
         )

@@ -14,8 +14,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from goldeneval.core.errors import InputError
-from goldeneval.retrieval.tables import run_files
-from goldeneval.store import Store, StoredRun
+from goldeneval.core.records import StoredRun
+from goldeneval.store.base import Store
+from goldeneval.store.parquet import run_files
 
 __all__ = ["PurgeReport", "parse_duration", "purge_runs"]
 

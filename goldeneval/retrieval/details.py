@@ -28,7 +28,7 @@ Format versions:
 from __future__ import annotations
 
 import base64
-import json
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Annotated, Any, Literal, Self
 
@@ -45,25 +45,32 @@ from pydantic import (
     model_validator,
 )
 
-from goldeneval.answers.details import PromptDetails
 from goldeneval.core.errors import StoreError
+from goldeneval.core.kinds import UNKEYED_KIND, DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
+from goldeneval.core.records import StoredRun
+from goldeneval.core.stats import Verdicts
 
 __all__ = [
     "DETAILS_FORMAT_VERSION",
+    "RATE_NAMES",
+    "RETRIEVAL_DETAILS",
     "AggregatesDetail",
     "DocumentColumns",
     "QuestionColumns",
     "QuestionDetail",
     "RateDetail",
     "RetrievalDetails",
-    "RunDetails",
     "parse_details",
     "parse_details_json",
     "read_verdicts",
+    "retrieval_details",
 ]
 
 DETAILS_FORMAT_VERSION = 4
+RATE_NAMES: Mapping[str, str] = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
+"""What the stored rates of a retrieval run mean (ADR-072's mapping onto the store)."""
+_HIT_COLUMNS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
 COLUMNAR_FORMAT_VERSION = 4
 """The first format whose ``questions`` are columns."""
 
@@ -413,6 +420,14 @@ class RetrievalDetails(_Record):
         """The scored questions' ids in set order and their verdicts (what a comparison pairs)."""
         return _scored(self.columns.id, getattr(self.columns, column))
 
+    @property
+    def rate_names(self) -> Mapping[str, str]:
+        return RATE_NAMES
+
+    def paired_outcomes(self, rate: str) -> Verdicts | None:
+        """Both stored rates are shares of binary verdicts: top-1 and top-3 hits."""
+        return Verdicts(*self.verdicts(_HIT_COLUMNS[rate]))
+
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
@@ -464,9 +479,8 @@ class _VerdictColumns(BaseModel):
         return self
 
 
-class _StoredKind(BaseModel):
-    """What kind and format stored details are, read without building the rest: pydantic-core
-    skips the fields a model ignores without making Python objects of them."""
+class _StoredFormat(BaseModel):
+    """What kind and format stored details are, read without building the rest."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -486,17 +500,22 @@ def read_verdicts(text: str | bytes, where: str) -> dict[str, tuple[list[str], n
     A comparison pairs only the question ids and the top-1/top-3 verdicts of the earlier run;
     parsing its other columns (latencies, every metric, the documents) cost more than the
     comparison itself.  The columns read are validated; the rest is when the details are
-    read.  None for prompt and answer details and for formats before 4: read them whole."""
+    read.  None for formats before 4 (and details of another kind): read them whole."""
     try:
-        stored = _StoredKind.model_validate_json(text)
+        stored = _StoredFormat.model_validate_json(text)
         if stored.kind is not None or stored.format_version < COLUMNAR_FORMAT_VERSION:
             return None
         columns = _StoredVerdicts.model_validate_json(text).questions
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(part) for part in error["loc"]) or "(details)"
-        raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
+        raise stored_details_error(exc, where) from None
     return {name: _scored(columns.id, getattr(columns, name)) for name in ("top1_hit", "top3_hit")}
+
+
+def _stored_outcomes(text: str | bytes, where: str) -> dict[str, Verdicts] | None:
+    verdicts = read_verdicts(text, where)
+    if verdicts is None:
+        return None
+    return {rate: Verdicts(*verdicts[column]) for rate, column in _HIT_COLUMNS.items()}
 
 
 def _scored(ids: list[str], values: list[bool | None]) -> tuple[list[str], np.ndarray]:
@@ -507,32 +526,21 @@ def _scored(ids: list[str], values: list[bool | None]) -> tuple[list[str], np.nd
     return [ids[i] for i in kept], np.asarray([values[i] for i in kept], dtype=np.bool_)
 
 
-RunDetails = RetrievalDetails | PromptDetails
-"""The details of any stored run: retrieval runs have no ``kind`` key, prompt and answer runs
-have ``kind: prompts`` / ``kind: answers`` (:mod:`goldeneval.answers.details`)."""
-
-
-def parse_details_json(text: str | bytes, where: str) -> RunDetails:
+def parse_details_json(text: str | bytes, where: str) -> RetrievalDetails:
     """:func:`parse_details` of the stored JSON text, parsed and validated in one pass (no
     Python dict per value: a 100,000-question run reads several times faster)."""
     try:
         return _read_from(RetrievalDetails.model_validate_json(text), where)
-    except ValidationError:
-        # Prompt and answer details (``kind``), or invalid details: the dispatching path,
-        # which also words the error.
-        return parse_details(json.loads(text), where)
+    except ValidationError as exc:
+        raise stored_details_error(exc, where) from None
 
 
-def parse_details(raw: Any, where: str) -> RunDetails:
-    """Validate stored details, dispatching on ``kind``; a mismatch names the run and the field."""
+def parse_details(raw: Any, where: str) -> RetrievalDetails:
+    """Validate stored retrieval details; a mismatch names the run and the field."""
     try:
-        if isinstance(raw, dict) and raw.get("kind") in ("prompts", "answers"):
-            return PromptDetails.model_validate(raw)
         return _read_from(RetrievalDetails.model_validate(raw), where)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(part) for part in error["loc"]) or "(details)"
-        raise StoreError(f"{where}: details field {field!r}: {error['msg']}") from None
+        raise stored_details_error(exc, where) from None
 
 
 def _read_from(details: RetrievalDetails, where: str) -> RetrievalDetails:
@@ -540,3 +548,15 @@ def _read_from(details: RetrievalDetails, where: str) -> RetrievalDetails:
     if isinstance(details.questions, QuestionColumns) and details.questions.documents is not None:
         details.questions.documents._where = where
     return details
+
+
+def retrieval_details(stored: StoredRun) -> RetrievalDetails:
+    """The details of a stored retrieval run; a run of another kind is invalid input."""
+    return stored.details_as(RetrievalDetails)
+
+
+RETRIEVAL_DETAILS = register_details_kind(
+    DetailsKind(names=(UNKEYED_KIND,), read=parse_details_json, outcomes=_stored_outcomes)
+)
+"""Retrieval details carry no ``kind`` key (they predate it); registered as the entry point
+``retrieval`` of ``goldeneval.run_kinds`` too, so a store is read before this is imported."""

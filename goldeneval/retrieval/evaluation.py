@@ -19,7 +19,6 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import (
     Provenance,
     benchmark_fingerprint,
-    label_digest,
     retriever_provenance,
     variant_fingerprint,
 )
@@ -33,6 +32,7 @@ from goldeneval.retrieval.details import (
     RetrievalDetails,
 )
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
+from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.metrics import (
     DEFAULT_METRICS,
     DEFAULT_RELEVANCE_LEVEL,

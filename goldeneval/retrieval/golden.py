@@ -18,7 +18,6 @@ import reprlib
 import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from enum import StrEnum
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, V
 from pydantic_core import ErrorDetails
 
 from goldeneval.core.errors import GoldenSetError, one_line
+from goldeneval.core.forms import QuestionForm
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
@@ -49,15 +49,6 @@ KNOWN_HARD_CLASSES = (
 """Hard classes the methodology names; any other non-empty string is accepted as well."""
 
 SET_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
-
-
-class QuestionForm(StrEnum):
-    """How a question relates to the wording of its target documents."""
-
-    MATCH = "MATCH"
-    """Shares vocabulary with the target document."""
-    GAP = "GAP"
-    """An everyday rewording with little vocabulary overlap: where retrieval problems live."""
 
 
 def _non_blank(value: str) -> str:

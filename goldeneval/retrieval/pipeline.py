@@ -1,30 +1,24 @@
-"""One evaluation pipeline, two front doors: evaluate, record, judge.
+"""Retrieval runs through the one door: evaluate here, record and judge as every run.
 
-The CLI (:func:`run`) and the Dagster assets (each verb in its own asset) call these and
-nothing else, so the two never decide differently:
-
-* :func:`evaluate` — build the retriever from a :class:`~goldeneval.retrieval.spec.RunSpec`, ask every
-  question, score (no store);
-* :func:`record` — write the typed run into the store (idempotent for a chosen id);
-* :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
-  is :meth:`~goldeneval.core.regression.RegressionVerdict.gate`, the same for
-  ``--fail-on-regression`` and the ``no_regression`` check.
+* :func:`evaluate` — build the retriever from a :class:`~goldeneval.retrieval.spec.RunSpec`,
+  ask every question, score (no store);
+* :func:`goldeneval.core.door.record` and :func:`goldeneval.core.door.judge` — the verbs
+  every kind of run shares (store, comparison states, thresholds, gate);
+* :func:`run` — the CLI's door: everything that can be refused is checked before anything
+  is written.  The Dagster assets call the same verbs, each in its own asset.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from goldeneval.core import door
 from goldeneval.core.collector import fewer_collections, plugin_collections
-from goldeneval.core.comparison import Baseline, compare_with_history, resolve_pinned_baseline
 from goldeneval.core.corpus import Corpus, load_corpus
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import retriever_provenance
-from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import RetrieverContext, document_id_mapper
@@ -32,49 +26,20 @@ from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.retrieval.scoring import GRADER_ID
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.spec import RunSpec
-from goldeneval.store import RunRecord, Store, StoredRun, StoreLocation, open_store, store_exists
+from goldeneval.store import StoreLocation, open_store
 
 __all__ = [
-    "JudgedSpec",
     "Outcome",
-    "RecordableRun",
     "corpus_for",
     "evaluate",
-    "judge",
+    "labels_outside_corpus",
     "load_golden_set",
-    "pinned_baseline",
-    "record",
     "run",
 ]
 
 
-class RecordableRun(Protocol):
-    """An evaluated run of any kind: a retrieval run, or a prompt or answer run (ADR-060)."""
-
-    def to_record(self, privacy: PrivacyMode, *, tables_run_id: str | None = None) -> RunRecord: ...
-
-
-class JudgedSpec(Protocol):
-    """What :func:`judge` reads from a run specification of any kind."""
-
-    @property
-    def thresholds(self) -> RegressionThresholds: ...
-
-    @property
-    def baseline(self) -> Baseline: ...
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A stored run and its verdict."""
-
-    run: RetrievalRun
-    stored: StoredRun
-    verdict: RegressionVerdict
-
-    @property
-    def gate(self) -> GateDecision:
-        return self.verdict.gate(self.stored.complete)
+Outcome = door.Outcome[RetrievalRun]
+"""A stored retrieval run and its verdict."""
 
 
 def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
@@ -147,32 +112,6 @@ def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, 
     return (message,)
 
 
-@fewer_collections()
-def record(
-    store: Store,
-    run: RecordableRun,
-    privacy: PrivacyMode,
-    *,
-    run_id: str | None = None,
-    tables_run_id: str | None = None,
-) -> StoredRun:
-    """Write the run into the store in one transaction.  With a ``run_id`` it is idempotent:
-    recording the same run again returns the stored one and writes nothing."""
-    return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
-
-
-@fewer_collections()
-def judge(store: Store, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> RegressionVerdict:
-    """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
-    return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
-
-
-def pinned_baseline(store: Store, spec: JudgedSpec, set_id: str, grader: str = GRADER_ID) -> StoredRun | None:
-    """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
-    record, so a pinned baseline that cannot be used stores nothing."""
-    return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
-
-
 def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> Outcome:
     """Evaluate, record and judge one spec: the CLI's door.
 
@@ -182,12 +121,6 @@ def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress |
     """
     location = StoreLocation.parse(store_path)
     golden_set = load_golden_set(spec)
-    pinned = None
-    if spec.baseline.kind == "run":
-        if not store_exists(location):
-            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {location} does not exist")
-        pinned = pinned_baseline(open_store(location), spec, golden_set.id)
+    pinned = door.pinned_baseline(location, spec, golden_set.id, GRADER_ID)
     evaluated = evaluate(spec, golden_set=golden_set, progress=progress)
-    store = open_store(location)
-    stored = record(store, evaluated, spec.privacy)
-    return Outcome(evaluated, stored, judge(store, stored, spec, pinned=pinned))
+    return door.record_and_judge(open_store(location), evaluated, spec, pinned=pinned)

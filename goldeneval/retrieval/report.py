@@ -13,7 +13,8 @@ import numpy as np
 
 from goldeneval.core.errors import printable
 from goldeneval.core.regression import RegressionVerdict
-from goldeneval.retrieval.details import QuestionColumns, RateDetail, RetrievalDetails
+from goldeneval.core.report import verdict_lines
+from goldeneval.retrieval.details import QuestionColumns, RateDetail, RetrievalDetails, retrieval_details
 from goldeneval.retrieval.metrics import parse_metric
 from goldeneval.retrieval.scoring import TOP_K
 from goldeneval.store import StoredRun, StoreLocation
@@ -65,7 +66,7 @@ _MARKS = {None: "-", True: "yes", False: "no"}
 
 def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path) -> str:
     """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
-    details = stored.retrieval_details
+    details = retrieval_details(stored)
     aggregates = details.aggregates
     lines = [f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}", ""]
     questions = details.columns
@@ -95,7 +96,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
         f"Benchmark fingerprint: {stored.benchmark_fingerprint or 'unknown'}",
         f"Variant fingerprint: {stored.variant_fingerprint or 'unknown'}",
         f"Regression verdict: {verdict.status.value}: {verdict.reason}",
-        *_verdict_details(verdict),
+        *verdict_lines(verdict),
     ]
     return "\n".join(lines)
 
@@ -182,32 +183,6 @@ def _measurement_lines(details: RetrievalDetails) -> list[str]:
     return lines
 
 
-def verdict_lines(verdict: RegressionVerdict) -> list[str]:
-    """The verdict's details under its one-line summary (also for prompt and answer runs)."""
-    return _verdict_details(verdict)
-
-
-def _verdict_details(verdict: RegressionVerdict) -> list[str]:
-    lines = []
-    if verdict.previous_run_id:
-        lines.append(f"  compared with run {verdict.previous_run_id} ({verdict.state.value})")
-    if verdict.treatment_change:
-        lines.append(f"  treatment changed: {verdict.treatment_change}")
-    for paired in verdict.paired:
-        low, high = paired.interval
-        lines.append(
-            f"  {paired.rate}: {len(paired.newly_failing)} newly failing, {len(paired.newly_passing)} newly "
-            f"passing of {paired.questions}; McNemar p={paired.p_value:.3g}; "
-            f"95% bootstrap interval of the change [{low:+.3f}, {high:+.3f}]"
-        )
-        if paired.newly_failing:
-            lines.append(f"    newly failing: {', '.join(paired.newly_failing)}")
-        if paired.newly_passing:
-            lines.append(f"    newly passing: {', '.join(paired.newly_passing)}")
-    lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
-    return lines
-
-
 def _series_label(stored: StoredRun) -> str:
     retriever = stored.retriever_id or stored.model
     return (
@@ -251,7 +226,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
 def outcome_json(
     stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path, *, warnings: Sequence[str] = ()
 ) -> dict[str, Any]:
-    details = stored.retrieval_details.to_json()
+    details = retrieval_details(stored).to_json()
     return {
         "format_version": JSON_FORMAT_VERSION,
         "store": str(store_path),
@@ -262,8 +237,8 @@ def outcome_json(
             "overfetch_multiplier": details["overfetch_multiplier"],
             "hit_cutoffs": details["hit_cutoffs"],
         },
-        "measurement": measurement(stored.retrieval_details),
-        "questions": [question.to_json() for question in stored.retrieval_details.question_rows()],
+        "measurement": measurement(retrieval_details(stored)),
+        "questions": [question.to_json() for question in retrieval_details(stored).question_rows()],
         "aggregates": details["aggregates"],
         "verdict": verdict.to_dict(),
         "warnings": list(warnings),

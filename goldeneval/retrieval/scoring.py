@@ -38,6 +38,7 @@ from typing import overload
 
 import numpy as np
 
+from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics
@@ -73,7 +74,7 @@ OVERFETCH_MULTIPLIER = 10
 """Raw ids asked for per question = TOP_K * OVERFETCH_MULTIPLIER."""
 SCORING_PROTOCOL_REVISION = "retrieval-hit-rate/v1"
 """Changes whenever a rule above changes; part of the benchmark identity."""
-GRADER_ID = "retrieval_hit_rate"
+GRADER_ID = RETRIEVAL_GRADER
 """The store's grader column for retrieval runs (keeps them apart from prompt grading)."""
 DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
 _FORM_VALUES = {form: form.value for form in QuestionForm}

@@ -7,7 +7,6 @@ suite cell (:meth:`goldeneval.suite.Suite.run_spec`) — and hand it to the verb
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from goldeneval.core.comparison import PREVIOUS, Baseline
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
+from goldeneval.core.spec import MAX_SERIES_LENGTH, MAX_TIMEOUT_S, check_series_name, check_timeout
 from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, MAX_CUTOFF, Metric, parse_metrics
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
@@ -31,9 +31,6 @@ __all__ = [
     "check_series_name",
 ]
 
-MAX_SERIES_LENGTH = 200
-MAX_TIMEOUT_S = 86400.0
-"""A per-question timeout above a day is a typo, not a setting."""
 MAX_WORKERS = 256
 """More threads than this only queue on the retriever's own limits."""
 MAX_BATCH_SIZE = 10_000
@@ -50,13 +47,6 @@ def check_hit_cutoffs(cutoffs: Sequence[int]) -> tuple[int, ...]:
 def check_metric_names(names: str | Sequence[str]) -> tuple[str, ...]:
     """Metric names of the registry (``ndcg@10,recall@100``), canonical, each once."""
     return tuple(metric.name for metric in parse_metrics(names))
-
-
-def check_series_name(name: str) -> str:
-    """A series name: 1 to 200 printable characters without whitespace (it keys the history)."""
-    if not name or len(name) > MAX_SERIES_LENGTH or not name.isprintable() or any(c.isspace() for c in name):
-        raise ValueError(f"series name {name!r}: use 1 to {MAX_SERIES_LENGTH} printable characters without whitespace")
-    return name
 
 
 class RunSpec(BaseModel):
@@ -114,9 +104,7 @@ class RunSpec(BaseModel):
     @field_validator("timeout_s")
     @classmethod
     def _finite_timeout(cls, value: float | None) -> float | None:
-        if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
-            raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
-        return value
+        return check_timeout(value)
 
     @field_validator("hit_cutoffs")
     @classmethod

@@ -19,24 +19,31 @@ run can be rebuilt from it: :func:`run_from_hits`.
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode, content_free_error
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.scoring import QuestionResult, QuestionStatus, aggregate
+from goldeneval.store.parquet import (
+    TABLE_FORMAT_VERSION,
+    file_run_id,
+    markdown_preview,
+    partition_folder,
+    read_identity,
+    read_table,
+    run_files,
+    stamp_columns,
+    stored_run_id_for,
+    table_privacy,
+    with_identity,
+    write_partition_file,
+)
 
 __all__ = [
     "RUN_METADATA_KEY",
@@ -56,16 +63,6 @@ __all__ = [
 ]
 
 RUN_METADATA_KEY = b"goldeneval.run"
-STORED_RUN_NAMESPACE = uuid.UUID("5b0c1f5e-7d3a-4c49-9a8e-2f1d6c0e8a41")
-TABLE_FORMAT_VERSION = 1
-
-
-def _stamp_columns(table: pa.Table, run_id: str, evaluated_at: datetime) -> pa.Table:
-    n = table.num_rows
-    table = table.append_column("run_id", pa.array([run_id] * n, pa.string()))
-    return table.append_column(
-        "evaluated_at", pa.array([evaluated_at.astimezone(UTC)] * n, pa.timestamp("us", tz="UTC"))
-    )
 
 
 def golden_set_table(
@@ -83,7 +80,7 @@ def golden_set_table(
         columns["text"] = pa.array([q.text for q in questions], pa.string())
         columns["expected"] = pa.array([sorted(q.expected) for q in questions], pa.list_(pa.string()))
         columns["answer_gist"] = pa.array([q.answer_gist for q in questions], pa.string())
-    return _stamp_columns(pa.table(columns), run_id, evaluated_at)
+    return stamp_columns(pa.table(columns), run_id, evaluated_at)
 
 
 def rankings_table(
@@ -121,7 +118,7 @@ def rankings_table(
     if privacy is PrivacyMode.METADATA_ONLY:
         schema = [(name, kind) for name, kind in schema if name not in ("returned_id", "document_id")]
     table = pa.table({name: pa.array(rows[name], kind) for name, kind in schema})
-    return _stamp_columns(table, run_id, run.started_at)
+    return stamp_columns(table, run_id, run.started_at)
 
 
 def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
@@ -163,9 +160,8 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
     if full:
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
         columns["documents"] = pa.array([list(r.documents) for r in results], pa.list_(pa.string()))
-    table = _stamp_columns(pa.table(columns), run_id, run.started_at)
-    identity = json.dumps(_run_identity(run, privacy, run_id)).encode("utf-8")
-    return table.replace_schema_metadata({RUN_METADATA_KEY: identity})
+    table = stamp_columns(pa.table(columns), run_id, run.started_at)
+    return with_identity(table, RUN_METADATA_KEY, _run_identity(run, privacy, run_id))
 
 
 def run_from_hits(table: pa.Table) -> RetrievalRun:
@@ -220,15 +216,11 @@ def _measurement(identity: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _identity(table: pa.Table) -> dict[str, Any]:
-    raw = (table.schema.metadata or {}).get(RUN_METADATA_KEY)
-    if raw is None:
-        raise StoreError("question_hits table has no goldeneval.run metadata: not written by goldeneval")
-    identity: dict[str, Any] = json.loads(raw)
-    return identity
+    return read_identity(table, RUN_METADATA_KEY, "question_hits")
 
 
 def run_privacy(table: pa.Table) -> PrivacyMode:
-    return PrivacyMode(_identity(table)["privacy"])
+    return table_privacy(table, RUN_METADATA_KEY, "question_hits")
 
 
 def hits_tables_run_id(table: pa.Table) -> str:
@@ -237,87 +229,3 @@ def hits_tables_run_id(table: pa.Table) -> str:
     if identity.get("tables_run_id"):
         return str(identity["tables_run_id"])
     return str(table.column("run_id")[0].as_py())
-
-
-def stored_run_id_for(tables_run_id: str, set_id: str, series: str) -> str:
-    """The store id of the run built from one run's tables: the same tables give the same id,
-    so recording them twice is idempotent (``ResultStore.save_run``)."""
-    return uuid.uuid5(STORED_RUN_NAMESPACE, f"{tables_run_id}\x1f{set_id}\x1f{series}").hex
-
-
-# --------------------------------------------------------------------------- files
-
-
-def partition_folder(root: Path, table_name: str, partition: Mapping[str, str]) -> Path:
-    """``<root>/<table>/<dim>=<value>/...`` in the given dimension order."""
-    folder = root / table_name
-    for dimension, value in partition.items():
-        folder = folder / f"{dimension}={value}"
-    return folder
-
-
-def _file_stem(evaluated_at: datetime, run_id: str) -> str:
-    return f"{evaluated_at.astimezone(UTC):%Y%m%dT%H%M%S%fZ}_{run_id}"
-
-
-def file_run_id(path: Path) -> str:
-    """The id of the (Dagster) run that wrote a partition file: ``<time>_<run id>.parquet``."""
-    return path.stem.partition("_")[2]
-
-
-def run_files(root: Path, run_ids: set[str]) -> list[Path]:
-    """Every table file below ``root`` written by one of ``run_ids``."""
-    if not run_ids or not root.is_dir():
-        return []
-    return sorted(path for path in root.rglob("*.parquet") if file_run_id(path) in run_ids)
-
-
-def write_partition_file(
-    root: Path,
-    table_name: str,
-    partition: Mapping[str, str],
-    table: pa.Table,
-    run_id: str,
-    evaluated_at: datetime,
-) -> Path:
-    """Write one Parquet file for this run; renamed into place, so a file is whole or absent."""
-    folder = partition_folder(root, table_name, partition)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{_file_stem(evaluated_at, run_id)}.parquet"
-        handle, staging = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
-        os.close(handle)
-        try:
-            pq.write_table(table, staging)
-            os.replace(staging, target)
-        except BaseException:
-            Path(staging).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise StoreError(f"{folder}: cannot write the {table_name} table: {exc.strerror}") from None
-    return target
-
-
-def read_table(path: Path) -> pa.Table:
-    return pq.read_table(path)
-
-
-def markdown_preview(table: pa.Table, limit: int = 10, columns: Sequence[str] | None = None) -> str:
-    """The first rows as a Markdown table (lists joined by commas, floats to 3 places)."""
-    names = [c for c in (columns or table.column_names) if c in table.column_names]
-
-    def cell(value: Any) -> str:
-        if value is None:
-            return ""
-        if isinstance(value, float):
-            return f"{value:.3f}"
-        if isinstance(value, list):
-            return ", ".join(str(v) for v in value)
-        return str(value).replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
-    for row in table.select(names).slice(0, limit).to_pylist():
-        lines.append("| " + " | ".join(cell(row[n]) for n in names) + " |")
-    if table.num_rows > limit:
-        lines.append(f"\n{table.num_rows - limit} more rows")
-    return "\n".join(lines)

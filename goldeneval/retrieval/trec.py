@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from goldeneval.core.errors import InputError
+from goldeneval.retrieval.details import retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.store import StoredRun
 
@@ -43,7 +44,7 @@ def _check_token(value: str, what: str) -> str:
 
 def run_lines(stored: StoredRun) -> list[str]:
     """The TREC run lines of a stored run (the documents of each question of its details)."""
-    questions = stored.retrieval_details.question_rows()
+    questions = retrieval_details(stored).question_rows()
     if stored.privacy == "metadata_only" or any(q.documents is None for q in questions if q.scored):
         raise TrecRunError(
             f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids "

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import os
 
+from goldeneval.core.records import RunRecord, SliceRates, StoredRun
 from goldeneval.store.base import Dialect, Store
 from goldeneval.store.copy import CopyReport, copy_runs
 from goldeneval.store.duckdb_store import ResultStore
 from goldeneval.store.location import StoreLocation, redact_url, resolve_store, resolve_store_path, url_secrets
-from goldeneval.store.records import RunRecord, SliceRates, StoredRun
 from goldeneval.store.schema import DEFAULT_STORE_PATH, SCHEMA_VERSION, STORE_ENV
 
 __all__ = [

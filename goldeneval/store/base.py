@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Protocol
 
 from goldeneval.core.errors import InputError, StoreError
+from goldeneval.core.records import RunRecord, SliceRates, StoredRun
 from goldeneval.store.location import StoreLocation
-from goldeneval.store.records import RunRecord, SliceRates, StoredRun
 from goldeneval.store.schema import _MIGRATIONS, _SCHEMA_TABLE, IDENTITY_COLUMNS, PROVENANCE_COLUMNS, SCHEMA_VERSION
 
 _RUN_COLUMNS = (

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
 from goldeneval.core.errors import InputError
-from goldeneval.store.schema import DEFAULT_STORE_PATH, STORE_ENV
+from goldeneval.core.storage import STORE, URL_SCHEME, resolve
 
-_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_URL_SCHEME = URL_SCHEME
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 _SECRET_PARAMETERS = frozenset({"password", "passfile", "sslpassword"})
 
@@ -102,13 +101,18 @@ class StoreLocation:
         return str(self.path) if self.path is not None else redact_url(self.url or "")
 
 
-def resolve_store(option: StoreLocation | str | os.PathLike[str] | None = None) -> StoreLocation:
-    """``--store`` if given, else ``$GOLDENEVAL_STORE``, else ``.goldeneval/results.duckdb``:
-    a DuckDB path or a ``postgresql://`` URL."""
-    if option:
-        return StoreLocation.parse(option)
-    env = os.environ.get(STORE_ENV)
-    return StoreLocation.parse(env) if env else StoreLocation(path=DEFAULT_STORE_PATH)
+def resolve_store(
+    option: StoreLocation | str | os.PathLike[str] | None = None,
+    *,
+    suite_value: str | None = None,
+    suite_folder: Path | None = None,
+) -> StoreLocation:
+    """``--store`` if given, else ``$GOLDENEVAL_STORE``, else the suite file's ``storage.store``
+    (relative to ``suite_folder``), else ``.goldeneval/results.duckdb``
+    (:func:`goldeneval.core.storage.resolve`): a DuckDB path or a ``postgresql://`` URL."""
+    if isinstance(option, StoreLocation):
+        return option
+    return StoreLocation.parse(resolve(STORE, option, suite_value=suite_value, suite_folder=suite_folder))
 
 
 def resolve_store_path(option: str | Path | None = None) -> Path:

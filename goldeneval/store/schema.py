@@ -5,13 +5,12 @@ migration only adds, so old rows keep absent provenance absent: never backfilled
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from goldeneval.core.provenance import PROVENANCE_FIELDS
+from goldeneval.core.storage import STORE
 
-STORE_ENV = "GOLDENEVAL_STORE"
-DEFAULT_STORE_PATH = Path(".goldeneval") / "results.duckdb"
-"""Relative to the working directory: the project folder when run from it."""
+STORE_ENV = STORE.env
+DEFAULT_STORE_PATH = STORE.default
+"""Relative to the suite file's folder, else to the working directory (goldeneval.core.storage)."""
 LOCK_TIMEOUT_S = 600.0
 
 PROVENANCE_COLUMNS = PROVENANCE_FIELDS

@@ -29,25 +29,32 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import Field
+
 from goldeneval.answers.evaluation import EvaluationService, Progress, PromptRun, Task
 from goldeneval.answers.graders import LLM_JUDGE, GraderChoice, GradingItem
 from goldeneval.answers.models import ChatMessage, ChatRequest
 from goldeneval.answers.pipeline import PromptOutcome, build_spec_model, grading_choice
-from goldeneval.answers.spec import AnswerRunSpec
+from goldeneval.answers.spec import GradingSpec
+from goldeneval.core import door
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import InputError
 from goldeneval.core.provenance import Provenance, benchmark_fingerprint
+from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.core.regression import GateDecision
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.scoring import SCORING_PROTOCOL_REVISION, QuestionResult
+from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation, open_store, store_exists
 
 __all__ = [
     "ANSWER_GRADER_PREFIX",
     "ANSWER_LABELS_VERSION",
     "ANSWER_PROTOCOL_REVISION",
+    "DEFAULT_CONTEXT_DEPTH",
+    "AnswerRunSpec",
     "AnswersOutcome",
     "answer_grader_id",
     "answer_label_digest",
@@ -179,6 +186,21 @@ def evaluate_answers(
     )
 
 
+DEFAULT_CONTEXT_DEPTH = 3
+"""Documents the answers flow hands the model: the protocol's top-3."""
+
+
+class AnswerRunSpec(GradingSpec):
+    """One retrieval-augmented answer run: a golden question set through a retriever and a model.
+
+    ``retrieval`` is the retrieval run's own specification: the retrieval run is evaluated,
+    stored and judged exactly as ``goldeneval retrieval`` would, and the answers are graded
+    against each question's ``answer_gist``."""
+
+    retrieval: RunSpec
+    context_depth: int = Field(default=DEFAULT_CONTEXT_DEPTH, ge=1, le=30)
+
+
 @dataclass(frozen=True)
 class AnswersOutcome:
     """The stored retrieval run and the stored answer run beside it, each with its verdict."""
@@ -209,17 +231,12 @@ def run_answers(
         if not store_exists(location):
             raise InputError(f"baseline run: the store {location} does not exist")
         existing = open_store(location)
-        pinned_retrieval = pipeline.pinned_baseline(existing, spec.retrieval, golden_set.id)
-        pinned_answers = pipeline.pinned_baseline(existing, spec, golden_set.id, answer_grader_id(choice.grader.id))
+        pinned_retrieval = door.pinned_baseline(existing, spec.retrieval, golden_set.id, RETRIEVAL_GRADER)
+        pinned_answers = door.pinned_baseline(existing, spec, golden_set.id, answer_grader_id(choice.grader.id))
     retrieval = pipeline.evaluate(spec.retrieval, golden_set=golden_set)
     store = open_store(location)
-    stored_retrieval = pipeline.record(store, retrieval, spec.retrieval.privacy)
-    retrieval_outcome = pipeline.Outcome(
-        retrieval, stored_retrieval, pipeline.judge(store, stored_retrieval, spec.retrieval, pinned=pinned_retrieval)
-    )
+    retrieval_outcome = door.record_and_judge(store, retrieval, spec.retrieval, pinned=pinned_retrieval)
     answers = evaluate_answers(
-        spec, golden_set, retrieval, choice=choice, retrieval_run_id=stored_retrieval.id, progress=progress
+        spec, golden_set, retrieval, choice=choice, retrieval_run_id=retrieval_outcome.stored.id, progress=progress
     )
-    stored = pipeline.record(store, answers, spec.privacy)
-    verdict = pipeline.judge(store, stored, spec, pinned=pinned_answers)
-    return AnswersOutcome(retrieval_outcome, PromptOutcome(answers, stored, verdict))
+    return AnswersOutcome(retrieval_outcome, door.record_and_judge(store, answers, spec, pinned=pinned_answers))

@@ -1,4 +1,11 @@
-"""What the store takes and gives back: a run to record, a stored run, its rates per slice."""
+"""The typed run record: what the store takes (:class:`RunRecord`) and gives back
+(:class:`StoredRun`), and a run's rates per slice.  Shared by every kind of run; a kind's
+details are read through :mod:`goldeneval.core.kinds`.
+
+ADR-072's mapping onto the store is kept at this boundary: a retrieval run is stored under
+grader :data:`RETRIEVAL_GRADER`, with ``pass_rate`` its top-1 and ``mean_score`` its top-3
+hit rate.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +13,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Literal
-
-import numpy as np
+from typing import TypeVar
 
 from goldeneval.core.errors import InputError, StoreError
-from goldeneval.retrieval.details import RetrievalDetails, RunDetails, parse_details_json, read_verdicts
+from goldeneval.core.kinds import RunDetails, read_details, read_paired_outcomes
+from goldeneval.core.stats import Verdicts
+
+__all__ = ["RETRIEVAL_GRADER", "RunRecord", "SliceRates", "StoredRun"]
+
+RETRIEVAL_GRADER = "retrieval_hit_rate"
+"""The grader column of retrieval runs (ADR-072); prompt and answer runs store their own."""
+
+D = TypeVar("D")
 
 
 @dataclass(frozen=True)
@@ -87,26 +100,27 @@ class StoredRun:
     def details(self) -> RunDetails:
         if self.details_json is None:
             raise StoreError(f"run {self.id}: its details were not loaded (use get_run)")
-        return parse_details_json(self.details_json, f"run {self.id}")
+        return read_details(self.details_json, f"run {self.id}")
 
     @cached_property
-    def _stored_verdicts(self) -> dict[str, tuple[list[str], np.ndarray]] | None:
+    def _stored_outcomes(self) -> Mapping[str, Verdicts] | None:
         if "details" in self.__dict__ or self.details_json is None:  # parsed already, or not loaded
             return None
-        return read_verdicts(self.details_json, f"run {self.id}")
+        return read_paired_outcomes(self.details_json, f"run {self.id}")
 
-    def verdicts(self, column: Literal["top1_hit", "top3_hit"]) -> tuple[list[str], np.ndarray]:
-        """The scored questions' ids and their top-1 or top-3 verdicts, what a comparison pairs:
-        read from the stored columns alone unless the whole details were already read."""
-        light = self._stored_verdicts
+    def paired_outcomes(self, rate: str) -> Verdicts | None:
+        """The scored questions' ids and their outcomes behind ``rate``, what a comparison
+        pairs: read from the stored columns alone where the kind can, unless the whole
+        details were already read; None for a rate that is no share of binary outcomes."""
+        light = self._stored_outcomes
         if light is not None:
-            return light[column]
-        return self.retrieval_details.verdicts(column)
+            return light.get(rate)
+        return self.details.paired_outcomes(rate)
 
-    @property
-    def retrieval_details(self) -> RetrievalDetails:
-        """The details of a retrieval run; a prompt or answer run is invalid input here."""
+    def details_as(self, kind: type[D]) -> D:
+        """The details, which must be of ``kind``; another kind of run is invalid input here."""
         details = self.details
-        if not isinstance(details, RetrievalDetails):
-            raise InputError(f"run {self.id} is a {details.kind} run (grader {self.grader!r}), not a retrieval run")
+        if not isinstance(details, kind):
+            found = getattr(details, "kind", None) or type(details).__name__
+            raise InputError(f"run {self.id} is a {found} run (grader {self.grader!r}), not a {kind.__name__} run")
         return details

@@ -1,0 +1,109 @@
+"""The door every kind of run goes through: record, judge, and the outcome both front doors show.
+
+A kind evaluates (its own verb: a retrieval run asks a retriever, a prompt run a model) and
+hands the evaluated run here.  The CLI (``goldeneval retrieval``, ``prompts``, ``answers``)
+and the Dagster assets call these verbs and nothing else, so the two never decide
+differently:
+
+* :func:`record` — write the typed run into the store (idempotent for a chosen id);
+* :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
+  is :meth:`~goldeneval.core.regression.RegressionVerdict.gate`, the same for
+  ``--fail-on-regression`` and the ``no_regression`` check;
+* :func:`pinned_baseline` — before anything is evaluated, the run ``--baseline run:<id>``
+  pins, so a pinned baseline that cannot be used stores nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+from goldeneval.core.collector import fewer_collections
+from goldeneval.core.comparison import Baseline, compare_with_history, resolve_pinned_baseline
+from goldeneval.core.errors import InputError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.records import RunRecord, StoredRun
+from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
+from goldeneval.store import Store, StoreLocation, open_store, store_exists
+
+__all__ = ["JudgedSpec", "Outcome", "RecordableRun", "judge", "pinned_baseline", "record", "record_and_judge"]
+
+
+class RecordableRun(Protocol):
+    """An evaluated run of any kind: a retrieval run, or a prompt or answer run (ADR-060)."""
+
+    def to_record(self, privacy: PrivacyMode, *, tables_run_id: str | None = None) -> RunRecord: ...
+
+
+class JudgedSpec(Protocol):
+    """What the door reads from a run specification of any kind."""
+
+    @property
+    def thresholds(self) -> RegressionThresholds: ...
+
+    @property
+    def baseline(self) -> Baseline: ...
+
+    @property
+    def privacy(self) -> PrivacyMode: ...
+
+
+R = TypeVar("R", bound=RecordableRun)
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[R]):
+    """An evaluated run, as stored, and its verdict."""
+
+    run: R
+    stored: StoredRun
+    verdict: RegressionVerdict
+
+    @property
+    def gate(self) -> GateDecision:
+        return self.verdict.gate(self.stored.complete)
+
+
+@fewer_collections()
+def record(
+    store: Store,
+    run: RecordableRun,
+    privacy: PrivacyMode,
+    *,
+    run_id: str | None = None,
+    tables_run_id: str | None = None,
+) -> StoredRun:
+    """Write the run into the store in one transaction.  With a ``run_id`` it is idempotent:
+    recording the same run again returns the stored one and writes nothing."""
+    return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
+
+
+@fewer_collections()
+def judge(store: Store, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> RegressionVerdict:
+    """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
+    return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
+
+
+def pinned_baseline(
+    location: StoreLocation | Path | Store, spec: JudgedSpec, set_id: str, grader: str
+) -> StoredRun | None:
+    """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
+    evaluate, so a pinned baseline that cannot be used stores nothing, and (from a location)
+    asking never creates a store."""
+    if spec.baseline.kind != "run":
+        return None
+    if isinstance(location, Store):
+        store = location
+    else:
+        where = StoreLocation.parse(location)
+        if not store_exists(where):
+            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {where} does not exist")
+        store = open_store(where)
+    return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
+
+
+def record_and_judge(store: Store, evaluated: R, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> Outcome[R]:
+    """Record an evaluated run and judge it: the last two verbs of every run."""
+    stored = record(store, evaluated, spec.privacy)
+    return Outcome(evaluated, stored, judge(store, stored, spec, pinned=pinned))

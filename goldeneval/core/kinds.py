@@ -1,0 +1,160 @@
+"""The seam between the shared machinery and the kinds of run (retrieval, answers, a third).
+
+A run kind is stored like every other: one row of ``runs`` and its typed ``details`` JSON.
+What the shared machinery (the store's records, comparison, the gate) needs from a kind's
+details is declared here and nowhere else: what its two stored rates mean, and the binary
+outcome behind a rate per question, which a comparison pairs.  Each kind registers how its
+details are read back (:func:`register_details_kind`) when its details module is imported;
+a stored run of a kind nobody imported yet is read through the entry-point group
+``goldeneval.run_kinds`` (``name = "package.module:OBJECT"``), as retrievers and models are
+found.  This module never imports a kind, so a third kind is added without editing it.
+
+Stored details carry their kind in a ``kind`` key; retrieval details, which predate the key,
+carry none and are read as :data:`UNKEYED_KIND`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from goldeneval.core.errors import StoreError
+from goldeneval.core.stats import Verdicts
+
+__all__ = [
+    "RUN_KINDS_GROUP",
+    "UNKEYED_KIND",
+    "DetailsKind",
+    "RunDetails",
+    "details_kind",
+    "read_details",
+    "read_paired_outcomes",
+    "register_details_kind",
+    "stored_details_error",
+]
+
+RUN_KINDS_GROUP = "goldeneval.run_kinds"
+UNKEYED_KIND = "retrieval"
+"""The kind of stored details without a ``kind`` key (retrieval details of every format)."""
+
+
+@runtime_checkable
+class RunDetails(Protocol):
+    """What the shared machinery reads from the details of any kind of run."""
+
+    @property
+    def protocol(self) -> str:
+        """The kind's measurement protocol revision: a change makes two runs incomparable."""
+        ...
+
+    @property
+    def retriever_id(self) -> str | None:
+        """The retriever behind the run, where one found documents (the store's column)."""
+        ...
+
+    @property
+    def tables_run_id(self) -> str | None:
+        """The (Dagster) run whose Parquet tables the run was built from, if any."""
+        ...
+
+    def to_json_text(self) -> str:
+        """The details as the one JSON string the store keeps."""
+        ...
+
+    @property
+    def rate_names(self) -> Mapping[str, str]:
+        """What the stored ``pass_rate`` and ``mean_score`` mean for this kind, for messages."""
+        ...
+
+    def paired_outcomes(self, rate: str) -> Verdicts | None:
+        """Per scored question, the binary outcome behind ``rate``; None when the rate is not
+        a share of binary outcomes (a mean score), so no paired test applies."""
+        ...
+
+
+ReadDetails = Callable[[str | bytes, str], RunDetails]
+ReadOutcomes = Callable[[str | bytes, str], Mapping[str, Verdicts] | None]
+
+
+@dataclass(frozen=True)
+class DetailsKind:
+    """How one kind's stored details are read: whole (``read``), and, where a kind can do it
+    cheaper than reading everything, only the outcomes a comparison pairs (``outcomes``: per
+    binary rate; it returns None for details it cannot read that way, which are then read
+    whole)."""
+
+    names: tuple[str, ...]
+    """The values of the details' ``kind`` key this kind reads (:data:`UNKEYED_KIND` for none)."""
+    read: ReadDetails
+    outcomes: ReadOutcomes | None = None
+
+
+_KINDS: dict[str, DetailsKind] = {}
+_entry_points_loaded = False
+
+
+def register_details_kind(kind: DetailsKind) -> DetailsKind:
+    """Register ``kind`` under each of its names; registering the same object again is a no-op."""
+    for name in kind.names:
+        known = _KINDS.get(name)
+        if known is not None and known is not kind:
+            raise ValueError(f"run kind {name!r} is registered twice")
+        _KINDS[name] = kind
+    return kind
+
+
+def details_kind(name: str, where: str) -> DetailsKind:
+    """The registered kind ``name``, loading the entry points on first need."""
+    global _entry_points_loaded
+    if name not in _KINDS and not _entry_points_loaded:
+        _entry_points_loaded = True
+        for entry in entry_points(group=RUN_KINDS_GROUP):
+            loaded = entry.load()
+            if not isinstance(loaded, DetailsKind):
+                raise StoreError(f"entry point {entry.name!r} of {RUN_KINDS_GROUP}: {entry.value} is not a DetailsKind")
+            register_details_kind(loaded)
+    kind = _KINDS.get(name)
+    if kind is None:
+        known = ", ".join(sorted(_KINDS)) or "none"
+        raise StoreError(f"{where}: details of kind {name!r}, which no installed run kind reads (known: {known})")
+    return kind
+
+
+class _StoredKind(BaseModel):
+    """The ``kind`` key of stored details, read without building the rest: pydantic-core skips
+    the fields a model ignores without making Python objects of them."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    kind: str | None = None
+
+
+def stored_details_error(exc: ValidationError, where: str) -> StoreError:
+    """One line naming the run and the field of stored details that did not validate."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or "(details)"
+    return StoreError(f"{where}: details field {field!r}: {error['msg']}")
+
+
+def _kind_of(text: str | bytes, where: str) -> DetailsKind:
+    try:
+        name = _StoredKind.model_validate_json(text).kind
+    except ValidationError as exc:
+        raise stored_details_error(exc, where) from None
+    return details_kind(name or UNKEYED_KIND, where)
+
+
+def read_details(text: str | bytes, where: str) -> RunDetails:
+    """Stored details, read by their kind; invalid details name ``where`` and the field."""
+    return _kind_of(text, where).read(text, where)
+
+
+def read_paired_outcomes(text: str | bytes, where: str) -> Mapping[str, Verdicts] | None:
+    """The outcomes behind each binary rate, read cheaply from the stored text; None when the
+    kind reads them only from its whole details."""
+    kind = _kind_of(text, where)
+    return kind.outcomes(text, where) if kind.outcomes is not None else None

@@ -1,0 +1,152 @@
+"""The Parquet tables beside the store: hive-style partition files, whole or absent.
+
+Every kind of run writes its Arrow tables the same way: ``<root>/<table>/<dim>=<value>/...
+/<time>_<run>.parquet`` (so ``read_parquet('<root>/<table>/**/*.parquet',
+hive_partitioning=true)`` reads a table's whole history), each row stamped with the run that
+wrote it, and a run's identity in the schema metadata of its main table under a key of the
+kind's own.  Retention deletes a run's files by that run id (:func:`run_files`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode
+
+__all__ = [
+    "TABLE_FORMAT_VERSION",
+    "file_run_id",
+    "markdown_preview",
+    "partition_folder",
+    "read_identity",
+    "read_table",
+    "run_files",
+    "stamp_columns",
+    "stored_run_id_for",
+    "table_privacy",
+    "with_identity",
+    "write_partition_file",
+]
+
+STORED_RUN_NAMESPACE = uuid.UUID("5b0c1f5e-7d3a-4c49-9a8e-2f1d6c0e8a41")
+TABLE_FORMAT_VERSION = 1
+
+
+def stamp_columns(table: pa.Table, run_id: str, evaluated_at: datetime) -> pa.Table:
+    """The table with ``run_id`` and ``evaluated_at`` (UTC) columns of the run that wrote it."""
+    n = table.num_rows
+    table = table.append_column("run_id", pa.array([run_id] * n, pa.string()))
+    return table.append_column(
+        "evaluated_at", pa.array([evaluated_at.astimezone(UTC)] * n, pa.timestamp("us", tz="UTC"))
+    )
+
+
+def with_identity(table: pa.Table, key: bytes, identity: Mapping[str, Any]) -> pa.Table:
+    """The table carrying a run's identity (JSON) in its schema metadata under ``key``."""
+    return table.replace_schema_metadata({key: json.dumps(identity).encode("utf-8")})
+
+
+def read_identity(table: pa.Table, key: bytes, table_name: str) -> dict[str, Any]:
+    """The identity :func:`with_identity` wrote; a table without it was not written by goldeneval."""
+    raw = (table.schema.metadata or {}).get(key)
+    if raw is None:
+        raise StoreError(f"{table_name} table has no {key.decode()} metadata: not written by goldeneval")
+    identity: dict[str, Any] = json.loads(raw)
+    return identity
+
+
+def table_privacy(table: pa.Table, key: bytes, table_name: str) -> PrivacyMode:
+    """The privacy mode a table was written under."""
+    return PrivacyMode(read_identity(table, key, table_name)["privacy"])
+
+
+def stored_run_id_for(tables_run_id: str, set_id: str, series: str) -> str:
+    """The store id of the run built from one run's tables: the same tables give the same id,
+    so recording them twice is idempotent (``ResultStore.save_run``)."""
+    return uuid.uuid5(STORED_RUN_NAMESPACE, f"{tables_run_id}\x1f{set_id}\x1f{series}").hex
+
+
+def partition_folder(root: Path, table_name: str, partition: Mapping[str, str]) -> Path:
+    """``<root>/<table>/<dim>=<value>/...`` in the given dimension order."""
+    folder = root / table_name
+    for dimension, value in partition.items():
+        folder = folder / f"{dimension}={value}"
+    return folder
+
+
+def _file_stem(evaluated_at: datetime, run_id: str) -> str:
+    return f"{evaluated_at.astimezone(UTC):%Y%m%dT%H%M%S%fZ}_{run_id}"
+
+
+def file_run_id(path: Path) -> str:
+    """The id of the (Dagster) run that wrote a partition file: ``<time>_<run id>.parquet``."""
+    return path.stem.partition("_")[2]
+
+
+def run_files(root: Path, run_ids: set[str]) -> list[Path]:
+    """Every table file below ``root`` written by one of ``run_ids``."""
+    if not run_ids or not root.is_dir():
+        return []
+    return sorted(path for path in root.rglob("*.parquet") if file_run_id(path) in run_ids)
+
+
+def write_partition_file(
+    root: Path,
+    table_name: str,
+    partition: Mapping[str, str],
+    table: pa.Table,
+    run_id: str,
+    evaluated_at: datetime,
+) -> Path:
+    """Write one Parquet file for this run; renamed into place, so a file is whole or absent."""
+    folder = partition_folder(root, table_name, partition)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{_file_stem(evaluated_at, run_id)}.parquet"
+        handle, staging = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
+        os.close(handle)
+        try:
+            pq.write_table(table, staging)
+            os.replace(staging, target)
+        except BaseException:
+            Path(staging).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot write the {table_name} table: {exc.strerror}") from None
+    return target
+
+
+def read_table(path: Path) -> pa.Table:
+    return pq.read_table(path)
+
+
+def markdown_preview(table: pa.Table, limit: int = 10, columns: Sequence[str] | None = None) -> str:
+    """The first rows as a Markdown table (lists joined by commas, floats to 3 places)."""
+    names = [c for c in (columns or table.column_names) if c in table.column_names]
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return f"{value:.3f}"
+        if isinstance(value, list):
+            return ", ".join(str(v) for v in value)
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    for row in table.select(names).slice(0, limit).to_pylist():
+        lines.append("| " + " | ".join(cell(row[n]) for n in names) + " |")
+    if table.num_rows > limit:
+        lines.append(f"\n{table.num_rows - limit} more rows")
+    return "\n".join(lines)
