@@ -14,17 +14,16 @@ revision (ADR-215).
 
 from __future__ import annotations
 
-import importlib
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 from goldeneval.core.corpus import Corpus, Document
-from goldeneval.core.errors import GoldenEvalError, InputError, one_line
+from goldeneval.core.errors import GoldenEvalError, InputError
+from goldeneval.core.plugins import PluginKind
 
 __all__ = [
     "MODELS_ENTRY_POINT_GROUP",
@@ -139,48 +138,18 @@ class ModelContext:
 ModelFactory = Callable[[ModelContext], Model]
 
 
+MODELS: PluginKind[ModelContext, Model] = PluginKind(
+    group=MODELS_ENTRY_POINT_GROUP, noun="model", method="complete(request)", error=ModelConfigError
+)
+
+
 def known_models() -> list[str]:
-    return sorted(ep.name for ep in entry_points(group=MODELS_ENTRY_POINT_GROUP))
-
-
-def _load_factory(model_id: str) -> ModelFactory:
-    for entry_point in entry_points(group=MODELS_ENTRY_POINT_GROUP, name=model_id):
-        factory: ModelFactory = entry_point.load()
-        return factory
-    if ":" not in model_id:
-        raise ModelConfigError(
-            f"unknown model {model_id!r}: not a registered id (known: {', '.join(known_models()) or 'none'}) "
-            "and not an import path of the form package.module:factory"
-        )
-    module_name, _, attribute = model_id.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ModelConfigError(f"model {model_id!r}: cannot import {module_name!r}: {exc}") from None
-    candidate = getattr(module, attribute, None)
-    if not callable(candidate):
-        raise ModelConfigError(f"model {model_id!r}: module {module_name!r} has no callable {attribute!r}")
-    imported: ModelFactory = candidate
-    return imported
+    return MODELS.known()
 
 
 def build_model(context: ModelContext) -> Model:
     """Build a model; a factory that raises is invalid input naming the model."""
-    factory = _load_factory(context.model_id)
-    try:
-        model = factory(context)
-    except GoldenEvalError:
-        raise
-    except (Exception, SystemExit) as exc:
-        raise ModelConfigError(
-            f"model {context.model_id!r}: its factory raised {type(exc).__name__}: {one_line(str(exc))}"
-        ) from None
-    if not callable(getattr(model, "complete", None)):
-        raise ModelConfigError(
-            f"model {context.model_id!r}: its factory returned {type(model).__name__}, which has no "
-            "complete(request) method"
-        )
-    return model
+    return MODELS.build(context.model_id, context)
 
 
 class CallTimeout(ModelError):
