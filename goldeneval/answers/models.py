@@ -24,6 +24,7 @@ from typing import Literal, Protocol, TypeVar, runtime_checkable
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import GoldenEvalError, InputError
 from goldeneval.core.plugins import PluginKind
+from goldeneval.core.storage import CACHE
 
 __all__ = [
     "MODELS_ENTRY_POINT_GROUP",
@@ -85,7 +86,7 @@ class ModelContext:
     model_id: str
     options: Mapping[str, str] = field(default_factory=dict)
     corpus: Corpus | None = None
-    cache_dir: Path = Path(".goldeneval") / "cache"
+    cache_dir: Path = CACHE.default
     context_supplied: bool = False
     """The caller hands retrieved context with every request (the ``answers`` flow)."""
 

@@ -19,6 +19,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.spec import check_series_name, check_timeout
+from goldeneval.core.storage import CACHE
 
 __all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec"]
 
@@ -44,7 +45,7 @@ class GradingSpec(BaseModel):
     grader: str = Field(default=DETERMINISTIC, min_length=1)
     judge: JudgeSpec | None = None
     pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
-    cache_dir: Path = Path(".goldeneval") / "cache"
+    cache_dir: Path = CACHE.default
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     privacy: PrivacyMode = PrivacyMode.FULL
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS

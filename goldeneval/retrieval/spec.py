@@ -17,6 +17,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.spec import MAX_SERIES_LENGTH, MAX_TIMEOUT_S, check_series_name, check_timeout
+from goldeneval.core.storage import CACHE
 from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, MAX_CUTOFF, Metric, parse_metrics
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
@@ -68,7 +69,7 @@ class RunSpec(BaseModel):
     options: dict[str, str] = Field(default_factory=dict)
     corpus: Path | None = Field(default=None, description="Corpus path; None: the set's own.")
     series: str = Field(description="The series name: the store's model column.")
-    cache_dir: Path = Path(".goldeneval") / "cache"
+    cache_dir: Path = CACHE.default
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     workers: int = Field(
