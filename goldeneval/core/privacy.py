@@ -3,8 +3,9 @@
 ``full`` keeps per-question details with their distinct returned document ids.
 ``metadata_only`` persists no question text and no document id anywhere — the DuckDB
 store, Parquet tables, Dagster metadata and reports: question ids, forms, hard classes,
-hit verdicts, latencies, rates and fingerprints remain.  Question text is never persisted
-in either mode; the label digest stands in for it.
+hit verdicts, latencies, rates and fingerprints remain.  The result store never holds
+question text in either mode (the label digest stands in for it); with ``full`` the
+``golden_question_sets`` Parquet table does, with ``metadata_only`` nothing does.
 """
 
 from __future__ import annotations

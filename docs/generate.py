@@ -1,0 +1,948 @@
+"""The generated parts of the reference pages in docs/reference/, read from the code.
+
+Each page holds a cog block that calls one function here and prints what it returns:
+
+    <!-- [[[cog import generate; cog.out(generate.cli_reference()) ]]] -->
+    ...generated text...
+    <!-- [[[end]]] -->
+
+Regenerate every page with ``bash scripts/docs.sh`` (``cog -r -I docs`` on each page);
+``tests/test_docs_generated.py`` runs ``cog --check`` on each page and fails when one drifted.
+
+Everything comes from public entry points: the click group ``goldeneval.cli.main``, the metric
+registry ``goldeneval.retrieval.metrics``, a real store created in a temporary folder and read
+back with DuckDB's ``information_schema``, real runs of the bundled sets (``transit-sample``
+against ``goldeneval.lexical``, ``goldeneval.smoke`` against ``goldeneval.extractive``), and
+Dagster's ``Definitions`` API over ``pipelines.definitions``.  Two tables are not exported yet
+and are read where they are (``METRIC_ALIASES`` / ``_ALIASES`` of the metric registry, checked
+through ``parse_metric``; ``MIGRATIONS`` / ``_MIGRATIONS`` of ``goldeneval.store.schema``, to
+say which schema version added each column).  Only what a person has to say about a field (what it means) is
+written here, in the description tables below; a field the code has and the table does not
+describe, or a description of a field the code no longer has, fails the generation, so the
+pages cannot silently fall behind.  Values that change from run to run (ids, timestamps,
+latencies, versions) never reach a page, so regenerating an unchanged tree changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "cli_reference",
+    "dagster_reference",
+    "json_output_reference",
+    "metrics_reference",
+    "parquet_reference",
+    "store_reference",
+]
+
+TERMINAL_WIDTH = 100
+"""Help text is wrapped at this width whatever the terminal, so the page is the same everywhere."""
+SAMPLE_SET = "transit-sample"
+SAMPLE_RETRIEVER = "goldeneval.lexical"
+SAMPLE_PROMPT_SET = "goldeneval.smoke"
+SAMPLE_MODEL = "goldeneval.extractive"
+REGENERATE = "bash scripts/docs.sh"
+
+
+class UndocumentedError(RuntimeError):
+    """The code has a field this module does not describe, or the other way round."""
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+@contextmanager
+def _clean_environment() -> Iterator[None]:
+    """No GOLDENEVAL_* variable of the caller's shell (a store, a privacy mode, a sets path)
+    may change what a page says."""
+    saved = {name: value for name, value in os.environ.items() if name.startswith("GOLDENEVAL_")}
+    for name in saved:
+        del os.environ[name]
+    os.environ["GOLDENEVAL_NO_SUPERVISOR"] = "1"
+    try:
+        yield
+    finally:
+        del os.environ["GOLDENEVAL_NO_SUPERVISOR"]
+        os.environ.update(saved)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
+    lines += ["| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _check_described(kind: str, found: Sequence[str], described: Mapping[str, object]) -> None:
+    missing = [name for name in found if name not in described]
+    stale = [name for name in described if name not in found]
+    problems = []
+    if missing:
+        problems.append(f"the code has {kind} that docs/generate.py does not describe: {missing}")
+    if stale:
+        problems.append(f"docs/generate.py describes {kind} the code no longer has: {stale}")
+    if problems:
+        raise UndocumentedError("; ".join(problems) + f". Edit the descriptions, then run {REGENERATE}.")
+
+
+def _cli(args: Sequence[str]) -> str:
+    """Run ``goldeneval ARGS`` in this process (click's runner) and return its stdout."""
+    from click.testing import CliRunner
+
+    from goldeneval.cli import main
+
+    with _clean_environment():
+        result = CliRunner().invoke(main, list(args), prog_name="goldeneval", terminal_width=TERMINAL_WIDTH)
+    if result.exit_code != 0:
+        raise RuntimeError(f"goldeneval {' '.join(args)} exited {result.exit_code}:\n{result.output}")
+    return result.stdout
+
+
+# --------------------------------------------------------------------------- cli.md
+
+
+def _command_paths() -> list[list[str]]:
+    """Every command and subcommand of ``goldeneval``, in the order ``--help`` lists them."""
+    import click
+
+    from goldeneval.cli import main
+
+    paths: list[list[str]] = []
+
+    def walk(group: click.Group, prefix: list[str]) -> None:
+        context = click.Context(group, info_name=" ".join(["goldeneval", *prefix]))
+        for name in group.list_commands(context):
+            command = group.get_command(context, name)
+            if command is None or command.hidden:
+                continue
+            paths.append([*prefix, name])
+            if isinstance(command, click.Group):
+                walk(command, [*prefix, name])
+
+    walk(main, [])
+    return paths
+
+
+def cli_reference() -> str:
+    """``goldeneval --help`` and every command's and subcommand's ``--help``."""
+    paths = _command_paths()
+    out = ["Commands: " + ", ".join(f"[`{' '.join(p)}`](#goldeneval-{'-'.join(p)})" for p in paths) + ".\n"]
+    for path in [[], *paths]:
+        title = " ".join(["goldeneval", *path])
+        out.append(f"\n## {title}\n\n```text\n{_cli([*path, '--help']).rstrip()}\n```\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- metrics.md
+
+
+def metrics_reference() -> str:
+    """The metric registry: one row per metric family, then the defaults and the aliases."""
+    from goldeneval.retrieval import metrics
+    from goldeneval.retrieval.spec import RunSpec
+
+    rows = [
+        [
+            f"`{kind.key}@k`" if kind.takes_cutoff else f"`{kind.key}`",
+            kind.label,
+            "graded" if kind.graded else "binary",
+            kind.definition,
+            f"`{kind.trec_eval}`",
+            kind.citation,
+        ]
+        for kind in metrics.METRIC_KINDS.values()
+    ]
+    out = [
+        "<!-- metrics-table: one row per entry of goldeneval.retrieval.metrics.METRIC_KINDS, in its order -->\n",
+        _table(["name", "metric", "relevance", "one question's value", "equals trec_eval", "reference"], rows),
+        "<!-- end metrics-table -->\n",
+    ]
+    # The aliases the parser accepts beside the names above (its table is not exported, so
+    # each one is read through the public parser: only what parse_metric accepts is listed).
+    aliases = getattr(metrics, "METRIC_ALIASES", None) or getattr(metrics, "_ALIASES", {})
+    alias_rows = []
+    for alias, key in sorted(aliases.items()):
+        kind = metrics.METRIC_KINDS[key]
+        example = f"{alias}@10" if kind.takes_cutoff else alias
+        parsed = metrics.parse_metric(example)
+        alias_rows.append([f"`{example}`", f"`{parsed.name}`"])
+    hit_cutoffs = ",".join(str(k) for k in RunSpec.model_fields["hit_cutoffs"].default)
+    default_metrics = ",".join(RunSpec.model_fields["metrics"].default)
+    out += [
+        "\n## Defaults and limits\n\n",
+        _table(
+            ["setting", "value"],
+            [
+                ["`--hit-k` (suite: `hit_cutoffs`)", f"`{hit_cutoffs}`"],
+                ["`--metrics` (suite: `metrics`)", f"`{default_metrics}`"],
+                ["cutoff k", f"a whole number from 1 to {metrics.MAX_CUTOFF}"],
+                ["`--relevance-level` (suite: `relevance_level`)", f"`{metrics.DEFAULT_RELEVANCE_LEVEL}`"],
+            ],
+        ),
+    ]
+    if alias_rows:
+        out += [
+            "\n## Aliases\n\nNames are case-insensitive; these spellings are read as the metric beside them:\n\n",
+            _table(["written", "read as"], alias_rows),
+        ]
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- store.md
+
+STORE_COLUMNS: dict[str, dict[str, str]] = {
+    "runs": {
+        "id": "The run id (32 hex digits). Commands that take a run id accept any unique prefix.",
+        "created_at": "When the run started, UTC.",
+        "set_id": "The golden set (or golden prompt set) the run measured.",
+        "model": "The series name: `--name`, default the retriever id (for prompt runs the model id); "
+        "in the nightly job the retriever's name in `goldeneval.yaml`.",
+        "grader": "`retrieval_hit_rate` for retrieval runs; `deterministic`, `llm_judge`, "
+        "`answer_deterministic` or `answer_llm_judge` for prompt and answer runs.",
+        "pass_rate": "Retrieval: the top-1 hit rate. Prompts: the share of graded prompts that passed. "
+        "NULL when nothing was scored.",
+        "mean_score": "Retrieval: the top-3 hit rate. Prompts: the mean score. NULL when nothing was scored.",
+        "question_count": "Questions (or prompts) in the run.",
+        "scored_count": "Questions scored (not errored).",
+        "error_count": "Questions that errored or timed out.",
+        "status": "`complete`, or `incomplete` when a question errored.",
+        "details": "The typed, versioned record of the run (JSON): for retrieval runs "
+        "`goldeneval.retrieval.details.RetrievalDetails`, for prompt and answer runs "
+        "`goldeneval.answers.details.PromptDetails`; see [below](#details).",
+        "corpus_revision": "Provenance: SHA-256 revision of the corpus; NULL = unknown.",
+        "model_revision": "Provenance: the embedding or chat model's revision, or `not_applicable`; NULL = unknown.",
+        "chunking_identity": "Provenance: how documents were chunked, or `not_applicable`; NULL = unknown.",
+        "pipeline_identity": "Provenance: the retriever's algorithm and parameters; NULL = unknown.",
+        "execution_revision": "Provenance: the software versions that ran (for reproduction only, never compared).",
+        "label_digest": "Digest of the set's labels ([label-digest.md](../label-digest.md)); computed, never supplied.",
+        "benchmark_fingerprint": "f(corpus revision, label digest, scoring protocol); NULL when a part is unknown.",
+        "variant_fingerprint": "f(model, chunking, pipeline); NULL when a part is unknown.",
+        "privacy": "`full` or `metadata_only`; NULL for runs stored before privacy was recorded.",
+        "retriever_id": "The retriever behind the series name; NULL for runs stored before schema 3.",
+        "tables_run_id": "The Dagster run whose Parquet tables the run was built from; NULL for CLI runs.",
+    },
+    "run_slices": {
+        "run_id": "The run (`runs.id`).",
+        "slice_kind": "`form`, `hard_class` or, for answer runs, `retrieval`.",
+        "slice_value": "The form (`MATCH`, `GAP`), the hard class, or `hit`/`miss`.",
+        "question_count": "Questions in the slice.",
+        "scored_count": "Questions of the slice that were scored.",
+        "pass_rate": "The slice's top-1 hit rate (prompts: pass rate).",
+        "mean_score": "The slice's top-3 hit rate (prompts: mean score).",
+    },
+    "schema_version": {
+        "version": "A migration that has been applied to this store.",
+        "description": "What it added.",
+        "applied_at": "When it was applied to this store.",
+    },
+}
+
+
+def _columns_by_migration() -> dict[tuple[str, str], int]:
+    """The schema version that added each column, by applying the store's migrations one at a
+    time to an empty in-memory DuckDB (a migration only adds, so each one's new columns are
+    the difference), in the order the migrations created them."""
+    import duckdb
+
+    from goldeneval.store import schema
+
+    migrations = getattr(schema, "MIGRATIONS", None) or schema._MIGRATIONS
+    con = duckdb.connect(":memory:")
+    added: dict[tuple[str, str], int] = {}
+    for version, _description, statements in migrations:
+        for statement in statements:
+            con.execute(statement)
+            for table, column in con.execute(
+                "SELECT table_name, column_name FROM information_schema.columns "
+                "WHERE table_schema = 'main' ORDER BY ordinal_position"
+            ).fetchall():
+                added.setdefault((table, column), version)
+    con.close()
+    return added
+
+
+def store_reference() -> str:
+    """The tables and columns of a store created by this goldeneval, read back from DuckDB."""
+    import duckdb
+
+    from goldeneval.store import SCHEMA_VERSION, ResultStore
+    from goldeneval.store.postgres import POSTGRES
+
+    added = _columns_by_migration()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "results.duckdb"
+        ResultStore(path)
+        con = duckdb.connect(str(path), read_only=True)
+        columns = con.execute(
+            "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns "
+            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+        ).fetchall()
+        keys = con.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+            "WHERE constraint_type = 'PRIMARY KEY' ORDER BY table_name"
+        ).fetchall()
+        checks = con.execute(
+            "SELECT table_name, constraint_text FROM duckdb_constraints() "
+            "WHERE constraint_type = 'CHECK' ORDER BY table_name, constraint_text"
+        ).fetchall()
+        indexes = con.execute("SELECT table_name, sql FROM duckdb_indexes() ORDER BY table_name, index_name").fetchall()
+        migrations = con.execute("SELECT version, description FROM schema_version ORDER BY version").fetchall()
+        con.close()
+
+    # The tables the migrations made, in the order they made them; then the bookkeeping.
+    tables = list(dict.fromkeys([*(table for table, _ in added), *(table for table, *_ in columns)]))
+    _check_described("tables", tables, STORE_COLUMNS)
+    out = [f"Schema version {SCHEMA_VERSION}. Tables: " + ", ".join(f"[`{t}`](#{t})" for t in tables)]
+    out.append(".\n")
+    primary = {table: list(names) for table, names in keys}
+    for table in tables:
+        described = STORE_COLUMNS[table]
+        found = [column for t, column, *_ in columns if t == table]
+        _check_described(f"columns of {table}", found, described)
+        rows = []
+        for t, column, data_type, nullable in columns:
+            if t != table:
+                continue
+            since = added.get((table, column))
+            rows.append(
+                [
+                    f"`{column}`",
+                    f"`{data_type}`",
+                    f"`{POSTGRES.ddl(data_type)}`",
+                    "yes" if nullable == "YES" else "no",
+                    "" if since is None else str(since),
+                    described[column],
+                ]
+            )
+        out.append(f"\n## {table}\n\n")
+        key = primary.get(table)
+        if key:
+            out.append(f"Primary key: ({', '.join(f'`{c}`' for c in key)}).")
+        table_checks = [text for t, text in checks if t == table]
+        if table_checks:
+            out.append(" Checks: " + "; ".join(f"`{text}`" for text in table_checks) + ".")
+        table_indexes = [sql for t, sql in indexes if t == table and sql]
+        if table_indexes:
+            out.append(" Indexes: " + "; ".join(f"`{sql.rstrip(';')}`" for sql in table_indexes) + ".")
+        out.append("\n\n")
+        out.append(_table(["column", "DuckDB type", "PostgreSQL type", "nullable", "since schema", "meaning"], rows))
+    out.append("\n## Migrations\n\nApplied in order, each once, recorded in `schema_version`:\n\n")
+    out.append(_table(["version", "what it adds"], [[str(v), d] for v, d in migrations]))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- Parquet tables
+
+PARQUET_COLUMNS: dict[str, dict[str, str]] = {
+    "golden_question_sets": {
+        "question_id": "The question's id.",
+        "form": "`MATCH` or `GAP`.",
+        "hard_class": "The hard class, or null.",
+        "expected_count": "How many documents are expected (0: a no-answer question).",
+        "form_derived": "Whether the form was derived (BEIR sets), not labelled.",
+        "text": "The question text.",
+        "expected": "The expected document ids, sorted.",
+        "answer_gist": "The set's answer gist, or null.",
+    },
+    "retriever_rankings": {
+        "question_id": "The question's id.",
+        "rank": "1-based rank of the returned id in the raw over-fetched ranking.",
+        "returned_id": "The id the retriever returned (a document or chunk id).",
+        "document_id": "Its document id (the prefix before the chunk separator).",
+        "is_target": "Whether that document is expected for the question.",
+        "latency_ms": "The question's latency.",
+    },
+    "question_hits": {
+        "question_id": "The question's id.",
+        "form": "`MATCH` or `GAP`.",
+        "hard_class": "The hard class, or null.",
+        "status": "`ok` or `error`.",
+        "top1_hit": "Top-1 hit; null when the question errored.",
+        "top3_hit": "Top-3 hit; null when the question errored.",
+        "latency_ms": "The question's latency.",
+        "metrics": "Every reported rank metric of the question (empty for a no-answer question).",
+        "judged": "Whether the question has rank metrics (false for a no-answer question: no expected document).",
+        "depth": "Distinct documents the ranking reached; null when errored.",
+        "error": "The error; in `metadata_only` only the exception's class (a message can quote content).",
+        "top_documents": "The distinct top-3 documents: what the top-3 verdict looked at.",
+        "documents": "The distinct documents, best first, to the measurement depth.",
+    },
+}
+STAMP_COLUMNS = {
+    "run_id": "The Dagster run that wrote the file.",
+    "evaluated_at": "When the run started, UTC.",
+}
+
+
+def _sample_run() -> Any:
+    """A real evaluation of the bundled sample with the lexical retriever (nothing stored)."""
+    from goldeneval.retrieval.pipeline import evaluate
+    from goldeneval.retrieval.spec import RunSpec
+
+    with tempfile.TemporaryDirectory() as folder, _clean_environment():
+        spec = RunSpec(
+            set_ref=SAMPLE_SET,
+            retriever_id=SAMPLE_RETRIEVER,
+            series="sample",
+            cache_dir=Path(folder) / "cache",
+        )
+        return evaluate(spec)
+
+
+def parquet_reference() -> str:
+    """The columns of the three Parquet tables the Dagster assets write, in both privacy modes."""
+    from datetime import UTC, datetime
+
+    from goldeneval.core.privacy import PrivacyMode
+    from goldeneval.retrieval.pipeline import load_golden_set
+    from goldeneval.retrieval.retrievers.base import document_id_mapper
+    from goldeneval.retrieval.spec import RunSpec
+    from goldeneval.retrieval.tables import golden_set_table, hits_table, rankings_table
+
+    run = _sample_run()
+    with _clean_environment():
+        golden = load_golden_set(RunSpec(set_ref=SAMPLE_SET, retriever_id=SAMPLE_RETRIEVER, series="sample"))
+    started = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def tables(privacy: PrivacyMode) -> dict[str, Any]:
+        return {
+            "golden_question_sets": golden_set_table(golden, privacy, "RUN", started),
+            "retriever_rankings": rankings_table(run, privacy, document_id_mapper("#"), "RUN"),
+            "question_hits": hits_table(run, privacy, "RUN"),
+        }
+
+    full, private = tables(PrivacyMode.FULL), tables(PrivacyMode.METADATA_ONLY)
+    _check_described("Parquet tables", list(full), PARQUET_COLUMNS)
+    out = []
+    for name, table in full.items():
+        kept = set(private[name].column_names)
+        described = {**PARQUET_COLUMNS[name], **STAMP_COLUMNS}
+        _check_described(f"columns of the Parquet table {name}", table.column_names, described)
+        rows = [
+            [
+                f"`{field.name}`",
+                f"`{field.type}`",
+                "yes" if field.name in kept else "**no**",
+                described[field.name],
+            ]
+            for field in table.schema
+        ]
+        out.append(f"\n### {name}\n\n")
+        out.append(_table(["column", "Arrow type", "in `metadata_only`", "meaning"], rows))
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- json-output.md
+
+JSON_FIELDS: dict[str, str] = {
+    "format_version": "1; bumped on any incompatible change of this document.",
+    "store": "The result store the run was written to (a PostgreSQL URL with its password as `***`).",
+    "run": "The stored run, as `goldeneval runs --format json` lists it.",
+    "run.id": "The stored run id.",
+    "run.created_at": "Start time, ISO 8601, UTC.",
+    "run.set_id": "The golden set: first part of the series key.",
+    "run.retriever": "The series name (`--name`, default the retriever id); stored as `runs.model`.",
+    "run.retriever_id": "The retriever id that produced the rankings (null for runs stored before schema 3).",
+    "run.grader": "`retrieval_hit_rate`: the series key's third part.",
+    "run.status": "`complete`, or `incomplete` when a question errored.",
+    "run.top1_rate": "Top-1 hit rate over the scored questions (null when none scored).",
+    "run.top3_rate": "Top-3 hit rate over the scored questions (null when none scored).",
+    "run.questions": "Questions in the run.",
+    "run.scored": "Questions scored.",
+    "run.errors": "Questions that errored or timed out.",
+    "run.provenance": "The declared provenance fields; null = unknown.",
+    "run.provenance.corpus_revision": "Revision of the corpus.",
+    "run.provenance.model_revision": "Revision of the model, or `not_applicable`.",
+    "run.provenance.chunking_identity": "Chunking, or `not_applicable`.",
+    "run.provenance.pipeline_identity": "The retriever's algorithm and parameters.",
+    "run.provenance.execution_revision": "The software versions that ran.",
+    "run.label_digest": "Identity of the set's labels (null = unknown).",
+    "run.benchmark_fingerprint": "Identity of what was measured: corpus, labels, protocol (null = unknown).",
+    "run.variant_fingerprint": "Identity of what measured it: model, chunking, pipeline (null = unknown).",
+    "run.privacy": "`full` or `metadata_only` (null for runs stored before privacy was recorded).",
+    "protocol": "The scoring protocol.",
+    "protocol.revision": "`retrieval-hit-rate/v1`.",
+    "protocol.top_k": "3: top-3 is the widest gated hit.",
+    "protocol.overfetch_multiplier": "10: the retriever is asked for top_k x 10 raw ids.",
+    "protocol.hit_cutoffs": "Cutoffs of the reported hit@k metrics (`--hit-k`).",
+    "measurement": "What the rank metrics measured and what they left out.",
+    "measurement.metrics": "One entry per reported metric.",
+    "measurement.metrics[].name": "The metric, e.g. `ndcg@10`.",
+    "measurement.metrics[].value": "Its mean over the questions it is defined for (null when none).",
+    "measurement.metrics[].graded": "Whether it uses the grades (nDCG) rather than the relevance level.",
+    "measurement.metrics[].definition": "One question's value, in words (the registry's definition).",
+    "measurement.metrics[].trec_eval": "The trec_eval measure it equals.",
+    "measurement.depth": "Measurement depth: the deepest cutoff.",
+    "measurement.relevance_level": "Grade from which the binary metrics count a document relevant.",
+    "measurement.questions": "Questions in the rank metrics.",
+    "measurement.no_answer": "Questions left out of the rank metrics because they expect no document.",
+    "measurement.no_answer.count": "How many.",
+    "measurement.no_answer.ids": "Their ids.",
+    "measurement.unjudged": "Questions the set's source left without a relevant judgement (BEIR).",
+    "measurement.unjudged.count": "How many.",
+    "measurement.unjudged.ids": "Their ids.",
+    "measurement.short_rankings": "Questions whose ranking ended before the depth (missing ranks count as misses).",
+    "measurement.short_rankings.count": "How many.",
+    "measurement.short_rankings.ids": "Their ids.",
+    "measurement.short_rankings.shortest": "The shortest such ranking, in documents (null when none).",
+    "questions": "One entry per question, in the set's order.",
+    "questions[].id": "The question's id.",
+    "questions[].form": "`MATCH` or `GAP`.",
+    "questions[].hard_class": "The hard class, or null.",
+    "questions[].documents": "Distinct returned document ids, best first, to the measurement depth.",
+    "questions[].depth": "Distinct documents reached; null when errored.",
+    "questions[].top1_hit": "Top-1 hit; null when errored.",
+    "questions[].top3_hit": "Top-3 hit; null when errored.",
+    "questions[].latency_ms": "The question's latency (a batched question's share of its batch).",
+    "questions[].status": "`ok` or `error`.",
+    "questions[].error": "Why the question errored (in `metadata_only` only the exception's class); else null.",
+    "questions[].metrics": "Every reported metric of the question; empty for a question without targets.",
+    "questions[].metrics.<metric>": "The value of that metric for this question.",
+    "aggregates": "The protocol's rates.",
+    "aggregates.overall": "Over the whole run.",
+    "aggregates.overall.questions": "Questions.",
+    "aggregates.overall.scored": "Scored questions.",
+    "aggregates.overall.errors": "Errored questions.",
+    "aggregates.overall.top1_hits": "Top-1 hits.",
+    "aggregates.overall.top3_hits": "Top-3 hits.",
+    "aggregates.overall.top1_rate": "Top-1 hit rate (null when none scored).",
+    "aggregates.overall.top3_rate": "Top-3 hit rate (null when none scored).",
+    "aggregates.by_form": "The same counts and rates per form.",
+    "aggregates.by_form.<form>": "One form: the keys of `aggregates.overall`.",
+    "aggregates.by_form.<form>.questions": "As in `aggregates.overall`.",
+    "aggregates.by_form.<form>.scored": "As in `aggregates.overall`.",
+    "aggregates.by_form.<form>.errors": "As in `aggregates.overall`.",
+    "aggregates.by_form.<form>.top1_hits": "As in `aggregates.overall`.",
+    "aggregates.by_form.<form>.top3_hits": "As in `aggregates.overall`.",
+    "aggregates.by_form.<form>.top1_rate": "As in `aggregates.overall`.",
+    "aggregates.by_form.<form>.top3_rate": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class": "The same per hard class (`(none)` for questions without one).",
+    "aggregates.by_hard_class.<hard class>": "One hard class: the keys of `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.questions": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.scored": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.errors": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.top1_hits": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.top3_hits": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.top1_rate": "As in `aggregates.overall`.",
+    "aggregates.by_hard_class.<hard class>.top3_rate": "As in `aggregates.overall`.",
+    "aggregates.metrics": "Mean of each rank metric over the scored questions it is defined for.",
+    "aggregates.metrics.<metric>": "That mean.",
+    "verdict": "The comparison with the earlier run of the series.",
+    "verdict.status": "`baseline`, `pass`, `regression`, `mismatch` or `unknown`.",
+    "verdict.state": "`baseline`, `comparable`, `mismatch` or `unknown`.",
+    "verdict.previous_run_id": "The run compared against (null for a baseline).",
+    "verdict.reason": "A sentence explaining the verdict.",
+    "verdict.treatment_change": "For a comparable pair: how model, chunking, pipeline or retriever differ "
+    "(null if they do not).",
+    "verdict.changes": "One entry per gated rate (top-1, top-3).",
+    "verdict.changes[].rate": "The rate, e.g. `top-1 hit rate`.",
+    "verdict.changes[].column": "Its store column: `pass_rate` or `mean_score`.",
+    "verdict.changes[].previous": "The earlier run's value.",
+    "verdict.changes[].current": "This run's value.",
+    "verdict.changes[].drop": "previous - current.",
+    "verdict.changes[].threshold": "The largest allowed drop.",
+    "verdict.changes[].p_value": "Exact McNemar p-value of the change (null where none is computed).",
+    "verdict.changes[].regressed": "Whether it regressed (a drop past the threshold, and significant with `--max-p`).",
+    "verdict.slice_changes": "The same per gated slice (`--slice-drop`), when both runs scored enough questions in it.",
+    "verdict.slice_changes[].rate": "The slice and rate, e.g. `form GAP: top-1 hit rate`.",
+    "verdict.slice_changes[].column": "As in `verdict.changes`.",
+    "verdict.slice_changes[].previous": "As in `verdict.changes`.",
+    "verdict.slice_changes[].current": "As in `verdict.changes`.",
+    "verdict.slice_changes[].drop": "As in `verdict.changes`.",
+    "verdict.slice_changes[].threshold": "As in `verdict.changes`.",
+    "verdict.slice_changes[].p_value": "As in `verdict.changes`.",
+    "verdict.slice_changes[].regressed": "As in `verdict.changes`.",
+    "verdict.paired": "Per rate, the paired comparison of the questions both runs scored.",
+    "verdict.paired[].rate": "The rate.",
+    "verdict.paired[].questions": "Questions compared.",
+    "verdict.paired[].newly_failing": "Ids of the questions that newly fail.",
+    "verdict.paired[].newly_passing": "Ids of the questions that newly pass.",
+    "verdict.paired[].mcnemar_p": "Exact McNemar p-value (two-sided binomial on the discordant questions).",
+    "verdict.paired[].bootstrap_95": "[low, high]: paired bootstrap 95% interval of the change (seed 42).",
+    "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
+    "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
+}
+JSON_MAPS = {
+    "questions[].metrics": "<metric>",
+    "aggregates.metrics": "<metric>",
+    "aggregates.by_form": "<form>",
+    "aggregates.by_hard_class": "<hard class>",
+}
+"""Objects keyed by data (a metric name, a form), not by a fixed field name."""
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _json_paths(
+    value: Any, path: str, found: dict[str, set[str]], maps: Mapping[str, str], *, item: bool = False
+) -> None:
+    """Record the JSON type of every key path under ``value``; the keys of the objects in a
+    list are recorded under ``<list>[].<key>``."""
+    kind = _json_type(value)
+    if isinstance(value, list):
+        items = {_json_type(element) for element in value}
+        kind = "array of " + " or ".join(sorted(items)) if items else "array"
+    if path and not item:
+        found.setdefault(path, set()).add(kind)
+    if isinstance(value, dict):
+        for key, child in value.items():
+            name = maps.get(path, key)
+            _json_paths(child, f"{path}.{name}" if path else name, found, maps)
+    elif isinstance(value, list):
+        for element in value:
+            if isinstance(element, dict):
+                _json_paths(element, f"{path}[]", found, maps, item=True)
+
+
+PROMPT_JSON_FIELDS: dict[str, str] = {
+    "format_version": "1; bumped on any incompatible change of this document.",
+    "kind": "`prompts` (`answers` inside a `goldeneval answers` document).",
+    "store": "The result store the run was written to (a PostgreSQL URL with its password as `***`).",
+    "run": "The stored run.",
+    "run.id": "The stored run id.",
+    "run.created_at": "Start time, ISO 8601, UTC.",
+    "run.set_id": "The golden prompt set.",
+    "run.model": "The series name (`--name`, default the model id); stored as `runs.model`.",
+    "run.model_id": "The model id behind the series name.",
+    "run.retriever_id": "Answer runs: the retriever that found the context; else null.",
+    "run.grader": "`deterministic` or `llm_judge` (`answer_deterministic` / `answer_llm_judge` for answer runs).",
+    "run.requested_grader": "The grader asked for, when it was unknown and `deterministic` stood in; else null.",
+    "run.status": "`complete`, or `incomplete` when a prompt errored.",
+    "run.pass_rate": "Share of the graded prompts that passed (null when none was graded).",
+    "run.mean_score": "Mean score of the graded prompts (null when none was graded).",
+    "run.prompts": "Prompts in the run.",
+    "run.graded": "Prompts graded.",
+    "run.errors": "Prompts whose model call or grading failed.",
+    "run.provenance": "The declared provenance fields; null = unknown.",
+    "run.provenance.corpus_revision": "Revision of the corpus the model read, if any.",
+    "run.provenance.model_revision": "The model's name and declared revision, or `(mutable alias)` without one.",
+    "run.provenance.chunking_identity": "Chunking, or `not_applicable`.",
+    "run.provenance.pipeline_identity": "The model's endpoint and settings, or its algorithm.",
+    "run.provenance.execution_revision": "The software versions that ran.",
+    "run.label_digest": "The prompt set's digest (`prompts-v1:sha256:...`).",
+    "run.benchmark_fingerprint": "f(label digest, grading protocol with the grader's identity) (null = unknown).",
+    "run.variant_fingerprint": "f(model, chunking, pipeline) (null = unknown).",
+    "run.privacy": "`full` or `metadata_only`.",
+    "run.retrieval_run_id": "Answer runs: the retrieval run stored beside this one; else null.",
+    "grading": "How the answers were graded.",
+    "grading.protocol": "The grading protocol with the grader's identity: part of the benchmark fingerprint.",
+    "grading.grader_identity": "The grader, its version and settings (the judge model's revision, samples).",
+    "grading.pass_threshold": "Score at which a judged or reference-graded answer passes (`--pass-threshold`).",
+    "grading.judge_samples": "`--judge-samples` for `llm_judge`; else null.",
+    "prompts": "One entry per prompt, in the set's order.",
+    "prompts[].id": "The prompt's id.",
+    "prompts[].status": "`ok`, or `error` when the model call or the grading failed.",
+    "prompts[].stage": "Where an error happened: `retrieval`, `model` or `grader`; else null.",
+    "prompts[].passed": "Whether the prompt passed; null when errored.",
+    "prompts[].score": "Its score in [0, 1]; null when errored.",
+    "prompts[].latency_ms": "Wall-clock time of the model call.",
+    "prompts[].error": "Why it errored (in `metadata_only` only the exception's class); else null.",
+    "prompts[].tags": "The prompt's tags.",
+    "prompts[].answer": "The model's answer.",
+    "prompts[].reason": "How the answer was graded, when a judge or the reference graded it: the judge's reason "
+    "(the first sample's) or the reference grading (e.g. the token F1).",
+    "prompts[].assertions": "One entry per assertion of the prompt.",
+    "prompts[].assertions[].type": "`exact`, `contains`, `regex` or `json_schema`.",
+    "prompts[].assertions[].passed": "Whether it passed (after `negate`).",
+    "prompts[].assertions[].weight": "Its weight in the score.",
+    "prompts[].assertions[].negate": "Whether it passes when the check fails.",
+    "prompts[].assertions[].message": "What was expected and found (it quotes the set and the answer).",
+    "prompts[].samples": "`llm_judge`: the judge's scores, one per successful sample.",
+    "prompts[].spread": "`llm_judge`: largest minus smallest sample; else null.",
+    "prompts[].unstable": "Whether the judge samples straddle the pass threshold.",
+    "prompts[].retrieval_hit": "Answer runs: whether retrieval found an expected document (top-3); else null.",
+    "prompts[].form": "Answer runs: the question's form; else null.",
+    "prompts[].hard_class": "Answer runs: the question's hard class; else null.",
+    "aggregates": "Counts and rates.",
+    "aggregates.overall": "Over the whole run.",
+    "aggregates.overall.prompts": "Prompts.",
+    "aggregates.overall.graded": "Graded prompts.",
+    "aggregates.overall.errors": "Errored prompts.",
+    "aggregates.overall.passed": "Prompts that passed.",
+    "aggregates.overall.pass_rate": "passed / graded (null when none was graded).",
+    "aggregates.overall.mean_score": "Mean score of the graded prompts (null when none was graded).",
+    "aggregates.unstable": "Prompts reported unstable.",
+    "aggregates.mean_latency_ms": "Mean latency of the model calls.",
+    "aggregates.by_retrieval": "Answer runs: the keys of `aggregates.overall` per `hit` and `miss`; else empty.",
+    "aggregates.by_form": "Answer runs: the keys of `aggregates.overall` per form; else empty.",
+    "aggregates.by_hard_class": "Answer runs: the keys of `aggregates.overall` per hard class; else empty.",
+    "verdict": "The comparison with the earlier run of the series, as for retrieval runs, with the rates named "
+    "`pass rate` and `mean score`.",
+    "verdict.changes": "One entry per gated rate (pass rate, mean score).",
+    "verdict.changes[].rate": "The rate: `pass rate` or `mean score`.",
+    "verdict.paired[].rate": "The rate (`pass rate`: McNemar on the per-prompt pass/fail).",
+    "notices": "What to know about the run, e.g. an unknown grader that fell back to `deterministic`.",
+}
+PROMPT_JSON_MAPS = {
+    "aggregates.by_retrieval": "<hit or miss>",
+    "aggregates.by_form": "<form>",
+    "aggregates.by_hard_class": "<hard class>",
+}
+ANSWER_JSON_FIELDS: dict[str, str] = {
+    "format_version": "1; bumped on any incompatible change of this document.",
+    "store": "The result store both runs were written to.",
+    "retrieval": "The retrieval run: a `goldeneval retrieval --format json` document.",
+    "answers": "The answer run: a `goldeneval prompts --format json` document with `kind: answers` and the keys below.",
+    "gate": "The gate decision of `--fail-on-regression`: the answer run's, or the retrieval run's when "
+    "the answer run passes.",
+    "answers.prompts[].documents": "The context documents the model answered from, best first.",
+    "answers.aggregates.by_retrieval.<hit or miss>": "Prompts whose question retrieval hit or missed (top-3).",
+    "answers.aggregates.by_form.<form>": "Prompts of one question form.",
+    "answers.aggregates.by_hard_class.<hard class>": "Prompts of one hard class.",
+}
+
+
+def _types(kinds: set[str]) -> str:
+    """``array of string, null``; a bare ``array`` (an empty list) only when no run filled it."""
+    if any(kind.startswith("array of ") for kind in kinds):
+        kinds = kinds - {"array"}
+    order = ["object", "array", "string", "integer", "number", "boolean", "null"]
+    return ", ".join(sorted(kinds, key=lambda k: (order.index(k.split()[0]), k)))
+
+
+def _cli_json(args: Sequence[str]) -> Any:
+    return json.loads(_cli([*args, "--format", "json", "--no-progress"]))
+
+
+def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
+    """Each JSON document the commands print, from real runs, in ``full`` and in
+    ``metadata_only``: for ``retrieval`` and ``prompts`` a compared run (retrieval: another k1
+    under the same series name, slices gated) and its baseline; for ``answers`` one run.  The
+    compared run comes first: it has every key, so keys are listed in the document's order."""
+    store = ["--store", str(folder / "results.duckdb"), "--cache-dir", str(folder / "cache")]
+    retrieval = ["retrieval", "--set", SAMPLE_SET, "--retriever", SAMPLE_RETRIEVER, *store]
+    prompts = ["prompts", "--set", SAMPLE_PROMPT_SET, "--model", SAMPLE_MODEL, *store]
+    answers = ["answers", "--set", SAMPLE_SET, "--retriever", SAMPLE_RETRIEVER, "--model", SAMPLE_MODEL, *store]
+    documents: dict[str, tuple[list[Any], list[Any]]] = {}
+    for mode in ("full", "metadata_only"):
+        privacy = ["--privacy", mode, "--name"]
+        first = _cli_json([*retrieval, *privacy, f"sample-{mode}"])
+        second = _cli_json([*retrieval, *privacy, f"sample-{mode}", "--option", "k1=1.2", "--slice-drop", "*=0.2"])
+        documents.setdefault("retrieval", ([], []))[mode != "full"].extend([second, first])
+        first = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
+        second = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
+        documents.setdefault("prompts", ([], []))[mode != "full"].extend([second, first])
+        documents.setdefault("answers", ([], []))[mode != "full"].append(_cli_json([*answers, *privacy[:2]]))
+    runs = json.loads(_cli(["runs", "--store", str(folder / "results.duckdb"), "--format", "json"]))
+    documents["runs"] = ([runs], [])
+    return documents
+
+
+def _key_paths(documents: Sequence[Any], maps: Mapping[str, str]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for document in documents:
+        _json_paths(document, "", found, maps)
+    return found
+
+
+def _key_table(
+    full: Sequence[Any], private: Sequence[Any], described: Mapping[str, str], maps: Mapping[str, str]
+) -> str:
+    found = _key_paths(full, maps)
+    kept = _key_paths(private, maps)
+    _check_described("JSON keys", list(found), described)
+    rows = [[f"`{path}`", _types(kinds), _kept(path, found, kept), described[path]] for path, kinds in found.items()]
+    return _table(["key", "types", "in `metadata_only`", "meaning"], rows)
+
+
+def _kept(path: str, found: Mapping[str, set[str]], kept: Mapping[str, set[str]]) -> str:
+    """``yes``; ``**no**`` when ``metadata_only`` leaves the key out; ``**null**`` when it keeps
+    the key but never a value that ``full`` had."""
+    if path not in kept:
+        return "**no**"
+    return "**null**" if kept[path] == {"null"} and found[path] != {"null"} else "yes"
+
+
+def json_output_reference() -> str:
+    """Every key of the JSON documents the commands print, with the JSON types the sample runs
+    gave it and whether ``metadata_only`` keeps it."""
+    with tempfile.TemporaryDirectory() as folder:
+        documents = _sample_documents(Path(folder))
+    out = []
+    full, private = documents["retrieval"]
+    out += [
+        "## `goldeneval retrieval --format json`\n\n",
+        "One JSON object on stdout, keys in the document's order.\n\n",
+        _key_table(full, private, JSON_FIELDS, JSON_MAPS),
+    ]
+    run_keys = list(full[0]["run"])
+    (runs,), _ = documents["runs"]
+    listed = list(dict.fromkeys(key for entry in runs for key in entry))
+    if listed != run_keys:
+        raise UndocumentedError(f"goldeneval runs --format json lists {listed}, not the keys of `run`: {run_keys}")
+    out += [
+        "\n## `goldeneval runs --format json`\n\n",
+        "A JSON array of runs, newest first; each is the `run` object of `goldeneval retrieval` above, with "
+        "the keys " + ", ".join(f"`{key}`" for key in run_keys) + ".\n",
+    ]
+    full, private = documents["prompts"]
+    found = _key_paths(full, PROMPT_JSON_MAPS)
+    borrowed = {path: text for path, text in JSON_FIELDS.items() if path.startswith("verdict.") and path in found}
+    out += [
+        "\n## `goldeneval prompts --format json`\n\n",
+        f"One JSON object, from runs of the bundled prompt set `{SAMPLE_PROMPT_SET}` against `{SAMPLE_MODEL}`; "
+        "the `verdict` keys are those of a retrieval document.\n\n",
+        _key_table(full, private, {**borrowed, **PROMPT_JSON_FIELDS}, PROMPT_JSON_MAPS),
+    ]
+    out += ["\n## `goldeneval answers --format json`\n\n", _answers_section(documents)]
+    return "".join(out)
+
+
+def _answers_section(documents: Mapping[str, tuple[list[Any], list[Any]]]) -> str:
+    """The answers document: its own keys, then what its ``answers`` part adds to a prompts document."""
+    full, private = documents["answers"]
+    top = list(dict.fromkeys(key for document in full for key in document))
+    retrieval_keys = list(documents["retrieval"][0][0])
+    for document in full:
+        if list(document["retrieval"]) != retrieval_keys:
+            raise UndocumentedError(f"`retrieval` of goldeneval answers has {list(document['retrieval'])}")
+    prompt_paths = _key_paths(documents["prompts"][0], PROMPT_JSON_MAPS)
+    answer_maps = {f"answers.{path}": name for path, name in PROMPT_JSON_MAPS.items()}
+    wrapped = [{"answers": document["answers"]} for document in full]
+    found = _key_paths(wrapped, answer_maps)
+    kept = _key_paths([{"answers": document["answers"]} for document in private], answer_maps)
+    group = re.compile(r"^answers\.aggregates\.by_[a-z_]+\.<[^>]+>\.")
+    added = [
+        path
+        for path in found
+        if path != "answers" and path.removeprefix("answers.") not in prompt_paths and not group.match(path)
+    ]
+    group_keys = sorted({path.split(".")[-1] for path in found if group.match(path)})
+    prompt_rate = [path.split(".")[-1] for path in prompt_paths if path.startswith("aggregates.overall.")]
+    if group_keys and sorted(group_keys) != sorted(prompt_rate):
+        raise UndocumentedError(f"answer groups have {group_keys}, not the keys of aggregates.overall {prompt_rate}")
+    from goldeneval.core.regression import GateDecision
+
+    own = {path: text for path, text in ANSWER_JSON_FIELDS.items() if "." not in path}
+    own["gate"] += " One of " + ", ".join(f"`{decision.value}`" for decision in GateDecision) + "."
+    _check_described("keys of the goldeneval answers document", top, own)
+    extra = {path: text for path, text in ANSWER_JSON_FIELDS.items() if path.startswith("answers.")}
+    _check_described("keys that answer documents add", added, extra)
+    rows = [
+        [f"`{key}`", _types({_json_type(full[0][key])}), "yes" if key in private[0] else "**no**", own[key]]
+        for key in top
+    ]
+    rows += [[f"`{path}`", _types(found[path]), _kept(path, found, kept), extra[path]] for path in added]
+    return (
+        f"One JSON object, from a run of `{SAMPLE_SET}` against `{SAMPLE_RETRIEVER}` and `{SAMPLE_MODEL}`. "
+        "Its `answers` part has the keys of a prompts document and those listed below it; each group of "
+        "`aggregates.by_retrieval`, `by_form` and `by_hard_class` has the keys of `aggregates.overall`.\n\n"
+        + _table(["key", "types", "in `metadata_only`", "meaning"], rows)
+    )
+
+
+# --------------------------------------------------------------------------- dagster.md
+
+
+def dagster_reference() -> str:
+    """The Dagster code location ``pipelines.definitions`` built from the shipped
+    ``goldeneval.yaml``: its assets, checks, jobs, schedules and sensors, read through
+    Dagster's public ``Definitions`` API."""
+    import warnings
+
+    with _clean_environment(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Dagster's beta and preview warnings say nothing about the page
+        from pipelines.definitions import defs
+
+        specs = {spec.key.to_user_string(): spec for spec in defs.resolve_all_asset_specs()}
+        graph = defs.resolve_asset_graph()
+        check_specs = [graph.get_check_spec(key) for key in graph.asset_check_keys]
+        repository = defs.get_repository_def()
+        jobs = sorted((job for job in repository.get_all_jobs() if not job.name.startswith("__")), key=lambda j: j.name)
+        schedules = sorted(repository.schedule_defs, key=lambda s: s.name)
+        sensors = sorted(repository.sensor_defs, key=lambda s: s.name)
+
+    def upstream(name: str) -> list[str]:
+        return sorted(dep.asset_key.to_user_string() for dep in specs[name].deps)
+
+    ordered: list[str] = []  # upstream first, ties by group and name: the order data flows in
+    while len(ordered) < len(specs):
+        ready = [n for n in specs if n not in ordered and all(u in ordered for u in upstream(n))]
+        ordered.append(min(ready, key=lambda n: (specs[n].group_name or "", n)))
+    check_specs.sort(key=lambda spec: (ordered.index(spec.asset_key.to_user_string()), spec.name))
+    asset_rows = []
+    for name in ordered:
+        spec = specs[name]
+        partitions = spec.partitions_def
+        dimensions = getattr(partitions, "partition_dimension_names", None)
+        asset_rows.append(
+            [
+                f"`{name}`",
+                f"`{spec.group_name}`",
+                ", ".join(f"`{u}`" for u in upstream(name)) or "—",
+                " x ".join(f"`{d}`" for d in sorted(dimensions)) if dimensions else "—",
+                spec.description or "",
+            ]
+        )
+    return "".join(
+        [
+            "## Assets\n\n",
+            _table(["asset", "group", "reads", "partitioned by", "what it holds"], asset_rows),
+            "\n## Asset checks\n\n",
+            _table(
+                ["check", "on asset", "blocking", "passes when"],
+                [
+                    [
+                        f"`{spec.name}`",
+                        f"`{spec.asset_key.to_user_string()}`",
+                        "yes" if spec.blocking else "no",
+                        spec.description or "",
+                    ]
+                    for spec in check_specs
+                ],
+            ),
+            "\n## Jobs\n\n",
+            _table(["job", "what it does"], [[f"`{job.name}`", job.description or ""] for job in jobs]),
+            "\n## Schedules\n\n",
+            _table(
+                ["schedule", "job", "cron", "time zone", "on by default", "what it does"],
+                [
+                    [
+                        f"`{s.name}`",
+                        f"`{s.job_name}`",
+                        f"`{s.cron_schedule}`",
+                        s.execution_timezone or "UTC",
+                        "yes" if s.default_status.value == "RUNNING" else "no",
+                        s.description or "",
+                    ]
+                    for s in schedules
+                ],
+            ),
+            "\n## Sensors\n\n",
+            _table(
+                ["sensor", "launches", "on by default", "what it does"],
+                [
+                    [
+                        f"`{s.name}`",
+                        ", ".join(f"`{target.job_name}`" for target in s.targets) or "no job (it sends alerts)",
+                        "yes" if s.default_status.value == "RUNNING" else "no",
+                        s.description or "",
+                    ]
+                    for s in sensors
+                ],
+            ),
+        ]
+    )
