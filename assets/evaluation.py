@@ -17,9 +17,10 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.checks import partitioned_check
-from assets.metadata import rank_metrics, rates, table_schema, text_or_unknown
+from assets.metadata import rank_metrics, rates, table_schema
+from assets.names import GROUP, RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from assets.partitions import cell
-from goldeneval.core import door
+from assets.summary import record_summary, summary_result
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
@@ -37,15 +38,9 @@ from goldeneval.retrieval.tables import (
     rankings_table,
     run_from_hits,
     run_privacy,
-    stored_run_id_for,
 )
 from resources.goldeneval import GoldenEvalResource
 
-GROUP = "goldeneval"
-STORE_POOL = "goldeneval_store"
-"""Every step that opens the DuckDB store takes a slot of this pool (limit 1)."""
-TABLES_IO_MANAGER = "tables_io_manager"
-RUN_COMPLETE = "run_complete"
 HITS_PREVIEW_COLUMNS = (
     "question_id",
     "form",
@@ -124,25 +119,20 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
 def evaluation_summary(
     context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource, question_hits: pa.Table
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    """Record the run the hits describe.  Its stored id is derived from the Dagster run that
-    wrote the hits, so re-materialising the summary for the same hits stores nothing new."""
+    """Record the run the hits describe (once: :func:`assets.summary.record_summary`)."""
     where = cell(context.partition_key)
-    spec = goldeneval.run_spec(where)
     run = run_from_hits(question_hits)
-    strict = PrivacyMode.METADATA_ONLY in (spec.privacy, run_privacy(question_hits))
-    privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL
-    tables_run = hits_tables_run_id(question_hits)
-    store = goldeneval.open_store()
-    door.pinned_baseline(
-        store, spec, run.set_id, RETRIEVAL_GRADER
-    )  # a pinned baseline that cannot be used stores nothing
-    stored = door.record(
-        store,
+    recorded = record_summary(
+        goldeneval,
+        goldeneval.run_spec(where),
         run,
-        privacy,
-        run_id=stored_run_id_for(tables_run, run.set_id, run.series),
-        tables_run_id=tables_run,
+        set_id=run.set_id,
+        series=run.series,
+        grader=RETRIEVAL_GRADER,
+        tables_privacy=run_privacy(question_hits),
+        tables_run_id=hits_tables_run_id(question_hits),
     )
+    stored = recorded.stored
     aggregates = run.aggregates
     by_slice: dict[str, Any] = {}
     for kind, groups in (("form", aggregates.by_form), ("hard_class", aggregates.by_hard_class)):
@@ -150,45 +140,29 @@ def evaluation_summary(
             by_slice.update(rates(summary, prefix=f"{kind}={value}/"))
     overall = aggregates.overall
     identity = {"set": where["set"], "retriever": where["retriever"], "stored_run_id": stored.id, **rates(overall)}
-    complete = overall.errors == 0
-    return dg.MaterializeResult(
-        metadata={
-            **identity,
-            **by_slice,
-            "question_count": overall.questions,
-            "scored_count": overall.scored,
-            "error_count": overall.errors,
-            "status": stored.status,
-            "rates_by_slice": dg.MetadataValue.json(
-                {
-                    "by_form": {k: v.to_dict() for k, v in aggregates.by_form.items()},
-                    "by_hard_class": {k: v.to_dict() for k, v in aggregates.by_hard_class.items()},
-                }
-            ),
-            **rank_metrics(measurement(retrieval_details(stored))),
-            "label_digest": text_or_unknown(stored.label_digest),
-            "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
-            "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),
-            "privacy": privacy.value,
-            "store": dg.MetadataValue.path(str(store.location)),
-            "tables_run_id": tables_run,
-        },
-        check_results=[
-            dg.AssetCheckResult(
-                check_name=RUN_COMPLETE,
-                passed=complete,
-                severity=dg.AssetCheckSeverity.ERROR,
-                metadata={
-                    **identity,
-                    "verdict": "complete" if complete else "incomplete",
-                    "reason": (
-                        f"all {overall.questions} questions answered"
-                        if complete
-                        else f"{overall.errors} of {overall.questions} questions errored or timed out"
-                    ),
-                },
-            )
-        ],
+    metadata = {
+        **by_slice,
+        "question_count": overall.questions,
+        "scored_count": overall.scored,
+        "error_count": overall.errors,
+        "status": stored.status,
+        "rates_by_slice": dg.MetadataValue.json(
+            {
+                "by_form": {k: v.to_dict() for k, v in aggregates.by_form.items()},
+                "by_hard_class": {k: v.to_dict() for k, v in aggregates.by_hard_class.items()},
+            }
+        ),
+        **rank_metrics(measurement(retrieval_details(stored))),
+    }
+    return summary_result(
+        recorded,
+        identity,
+        metadata,
+        errors=overall.errors,
+        total=overall.questions,
+        unit="questions",
+        done="answered",
+        failed="errored or timed out",
     )
 
 

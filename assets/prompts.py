@@ -19,10 +19,11 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.checks import partitioned_check
-from assets.evaluation import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
-from assets.metadata import table_schema, text_or_unknown
+from assets.metadata import table_schema
+from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from assets.partitions import prompt_cell
-from assets.regression import NO_REGRESSION, RegressionCheckConfig
+from assets.regression import CheckedKind, build_regression_check
+from assets.summary import record_summary, summary_result
 from goldeneval.answers import pipeline as prompt_pipeline
 from goldeneval.answers.details import PromptRate
 from goldeneval.answers.golden import prompt_set_digest
@@ -34,11 +35,7 @@ from goldeneval.answers.tables import (
     responses_table,
     run_from_gradings,
 )
-from goldeneval.core import door
-from goldeneval.core.errors import StoreError
-from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import GateDecision
-from goldeneval.retrieval.tables import markdown_preview, stored_run_id_for
+from goldeneval.retrieval.tables import markdown_preview
 from resources.goldeneval import GoldenEvalResource
 
 PROMPT_GROUP = "goldeneval_prompts"
@@ -125,23 +122,20 @@ def prompt_evaluation(
 def prompt_summary(
     context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource, prompt_gradings: pa.Table
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    """Record the run the gradings describe; its id is derived from the Dagster run that wrote
-    them, so re-materialising the summary stores nothing new."""
+    """Record the run the gradings describe (once: :func:`assets.summary.record_summary`)."""
     where = prompt_cell(context.partition_key)
-    spec = goldeneval.prompt_run_spec(where)
     run = run_from_gradings(prompt_gradings)
-    strict = PrivacyMode.METADATA_ONLY in (spec.privacy, gradings_privacy(prompt_gradings))
-    privacy = PrivacyMode.METADATA_ONLY if strict else PrivacyMode.FULL
-    tables_run = gradings_tables_run_id(prompt_gradings)
-    store = goldeneval.open_store()
-    door.pinned_baseline(store, spec, run.set_id, run.grader)
-    stored = door.record(
-        store,
+    recorded = record_summary(
+        goldeneval,
+        goldeneval.prompt_run_spec(where),
         run,
-        privacy,
-        run_id=stored_run_id_for(tables_run, run.set_id, run.series),
-        tables_run_id=tables_run,
+        set_id=run.set_id,
+        series=run.series,
+        grader=run.grader,
+        tables_privacy=gradings_privacy(prompt_gradings),
+        tables_run_id=gradings_tables_run_id(prompt_gradings),
     )
+    stored = recorded.stored
     overall = run.aggregates.overall
     identity = {
         "set": where["prompt_set"],
@@ -150,88 +144,37 @@ def prompt_summary(
         "stored_run_id": stored.id,
         **prompt_rates(overall),
     }
-    complete = overall.errors == 0
-    return dg.MaterializeResult(
-        metadata={
-            **identity,
-            "prompt_count": overall.prompts,
-            "graded_count": overall.graded,
-            "error_count": overall.errors,
-            "unstable_count": run.aggregates.unstable,
-            "status": stored.status,
-            "grader": stored.grader,
-            "label_digest": text_or_unknown(stored.label_digest),
-            "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
-            "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),
-            "privacy": privacy.value,
-            "store": dg.MetadataValue.path(str(store.location)),
-            "tables_run_id": tables_run,
-        },
-        check_results=[
-            dg.AssetCheckResult(
-                check_name=RUN_COMPLETE,
-                passed=complete,
-                severity=dg.AssetCheckSeverity.ERROR,
-                metadata={
-                    **identity,
-                    "verdict": "complete" if complete else "incomplete",
-                    "reason": (
-                        f"all {overall.prompts} prompts answered and graded"
-                        if complete
-                        else f"{overall.errors} of {overall.prompts} prompts failed (model call or grading)"
-                    ),
-                },
-            )
-        ],
-    )
-
-
-def _latest_summary_run_id(context: dg.AssetExecutionContext) -> str:
-    records = context.instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=PROMPT_SUMMARY_KEY, asset_partitions=[context.partition_key]), limit=1
-    ).records
-    if not records or records[0].asset_materialization is None:
-        raise StoreError(f"partition {context.partition_key}: no prompt_summary yet; materialise it first")
-    return str(records[0].asset_materialization.metadata["stored_run_id"].value)
-
-
-def prompt_regression_check(
-    context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
-) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    spec = goldeneval.prompt_run_spec(prompt_cell(context.partition_key))
-    store = goldeneval.open_store()
-    stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
-    verdict = door.judge(store, stored, spec)
-    gate = verdict.gate(stored.complete)
-    identity: dict[str, Any] = {
-        "set": stored.set_id,
-        "retriever": stored.model,
-        "model": stored.model,
-        "stored_run_id": stored.id,
-        "verdict": verdict.status.value,
-        "state": verdict.state.value,
-        "reason": verdict.reason,
-        "gate": gate.value,
-        "previous_run_id": verdict.previous_run_id or "none",
+    metadata = {
+        "prompt_count": overall.prompts,
+        "graded_count": overall.graded,
+        "error_count": overall.errors,
+        "unstable_count": run.aggregates.unstable,
+        "status": stored.status,
+        "grader": stored.grader,
     }
-    for name, value in (("pass_rate", stored.pass_rate), ("mean_score", stored.mean_score)):
-        if value is not None:
-            identity[name] = dg.MetadataValue.float(value)
-    return dg.MaterializeResult(
-        metadata={
-            **identity,
-            "regressed": verdict.regressed,
-            "verdict_details": dg.MetadataValue.json(verdict.to_dict()),
-        },
-        check_results=[
-            dg.AssetCheckResult(
-                check_name=NO_REGRESSION,
-                passed=gate is GateDecision.PASS,
-                severity=dg.AssetCheckSeverity.ERROR,
-                metadata=identity,
-            )
-        ],
+    return summary_result(
+        recorded,
+        identity,
+        metadata,
+        errors=overall.errors,
+        total=overall.prompts,
+        unit="prompts",
+        done="answered and graded",
+        failed="failed (model call or grading)",
     )
+
+
+PROMPT_CHECK = CheckedKind(
+    name="prompt_regression_check",
+    summary_key=PROMPT_SUMMARY_KEY,
+    group=PROMPT_GROUP,
+    spec=lambda goldeneval, key: goldeneval.prompt_run_spec(prompt_cell(key)),
+    labels=lambda stored: {"set": stored.set_id, "retriever": stored.model, "model": stored.model},
+    rate_keys=("pass_rate", "mean_score"),
+    check_description="The gate passes: a baseline, or a run comparable with the previous one within every threshold.",
+    description="The regression verdict of one stored prompt run against the previous run of its series; "
+    "materialised by a sensor after each prompt_summary.",
+)
 
 
 def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
@@ -281,21 +224,5 @@ def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[An
         ],
         description="Pass rate and mean score, stored as one run in the DuckDB result store.",
     )(prompt_summary)
-    check_asset = dg.asset(
-        name="prompt_regression_check",
-        partitions_def=partitions_def,
-        group_name=PROMPT_GROUP,
-        deps=[PROMPT_SUMMARY_KEY],
-        pool=STORE_POOL,
-        check_specs=[
-            partitioned_check(
-                NO_REGRESSION,
-                "prompt_regression_check",
-                partitions_def,
-                "The gate passes: a baseline, or a run comparable with the previous one within every threshold.",
-            )
-        ],
-        description="The regression verdict of one stored prompt run against the previous run of its series; "
-        "materialised by a sensor after each prompt_summary.",
-    )(prompt_regression_check)
+    check_asset = build_regression_check(PROMPT_CHECK, partitions_def)
     return [sets_asset, evaluation_asset, summary_asset, check_asset]

@@ -1,24 +1,30 @@
-"""regression_check: the verdict of one stored summary, and the gate as an asset check.
+"""The regression check of every kind of run: the verdict of one stored summary, and the gate
+as an asset check.
 
-Materialised by the regression sensor once per stored run (the sensor passes the stored run
-id in the run config); materialised by hand, it judges the partition's latest summary.  The
-verdict is :func:`goldeneval.core.door.judge`, and ``no_regression`` passes exactly when the
-gate of ``--fail-on-regression`` would: only a baseline and a passing comparable run.
+One factory, :func:`build_regression_check`, takes a kind's :class:`CheckedKind` (which
+summary it judges, its partition labels, its rate names) and builds the asset; retrieval runs
+get ``regression_check`` and prompt runs ``prompt_regression_check`` from it.  Materialised by
+the regression sensor once per stored run (the sensor passes the stored run id in the run
+config); materialised by hand, it judges the partition's latest summary.  The verdict is
+:func:`goldeneval.core.door.judge`, and ``no_regression`` passes exactly when the gate of
+``--fail-on-regression`` would: only a baseline and a passing comparable run.
 """
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 
 from assets.checks import partitioned_check
-from assets.evaluation import GROUP, STORE_POOL
+from assets.names import GROUP, NO_REGRESSION, STORE_POOL
 from assets.partitions import cell
 from goldeneval.core import door
 from goldeneval.core.errors import StoreError
+from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import GateDecision
 from resources.goldeneval import GoldenEvalResource
 
-NO_REGRESSION = "no_regression"
 SUMMARY_KEY = dg.AssetKey("evaluation_summary")
 
 
@@ -27,26 +33,48 @@ class RegressionCheckConfig(dg.Config):
     """The stored run to judge (an id or a unique prefix); empty: the partition's latest summary."""
 
 
-def _latest_summary_run_id(context: dg.AssetExecutionContext) -> str:
+@dataclass(frozen=True)
+class CheckedKind:
+    """What a kind of run gives its regression check."""
+
+    name: str
+    """The check asset's name."""
+    summary_key: dg.AssetKey
+    """The summary asset whose stored runs it judges."""
+    group: str
+    spec: Callable[[GoldenEvalResource, str], door.JudgedSpec]
+    """The partition's run specification (its thresholds and baseline)."""
+    labels: Callable[[StoredRun], Mapping[str, str]]
+    """The run's labels in metadata (``set``, ``retriever``, …)."""
+    rate_keys: tuple[str, str]
+    """The metadata names of the stored ``pass_rate`` and ``mean_score``."""
+    check_description: str
+    description: str
+
+
+def latest_summary_run_id(context: dg.AssetExecutionContext, summary_key: dg.AssetKey) -> str:
+    """The stored run of the partition's latest summary materialisation."""
     records = context.instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=SUMMARY_KEY, asset_partitions=[context.partition_key]), limit=1
+        dg.AssetRecordsFilter(asset_key=summary_key, asset_partitions=[context.partition_key]), limit=1
     ).records
     if not records or records[0].asset_materialization is None:
-        raise StoreError(f"partition {context.partition_key}: no evaluation_summary yet; materialise it first")
+        raise StoreError(
+            f"partition {context.partition_key}: no {summary_key.to_user_string()} yet; materialise it first"
+        )
     return str(records[0].asset_materialization.metadata["stored_run_id"].value)
 
 
-def regression_check(
-    context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
+def judge_partition(
+    kind: CheckedKind, context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    spec = goldeneval.run_spec(cell(context.partition_key))
+    """The body of every regression check: judge the stored run, report the gate."""
+    spec = kind.spec(goldeneval, context.partition_key)
     store = goldeneval.open_store()
-    stored = store.find_run(config.stored_run_id or _latest_summary_run_id(context))
+    stored = store.find_run(config.stored_run_id or latest_summary_run_id(context, kind.summary_key))
     verdict = door.judge(store, stored, spec)
     gate = verdict.gate(stored.complete)
     identity: dict[str, Any] = {
-        "set": stored.set_id,
-        "retriever": stored.model,
+        **kind.labels(stored),
         "stored_run_id": stored.id,
         "verdict": verdict.status.value,
         "state": verdict.state.value,
@@ -54,7 +82,7 @@ def regression_check(
         "gate": gate.value,
         "previous_run_id": verdict.previous_run_id or "none",
     }
-    for name, value in (("top1_hit_rate", stored.pass_rate), ("top3_hit_rate", stored.mean_score)):
+    for name, value in zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True):
         if value is not None:
             identity[name] = dg.MetadataValue.float(value)
     return dg.MaterializeResult(
@@ -74,26 +102,49 @@ def regression_check(
     )
 
 
-def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
-    check = dg.asset(
-        name="regression_check",
+def build_regression_check(kind: CheckedKind, partitions_def: dg.MultiPartitionsDefinition) -> Any:
+    """The kind's regression check asset over its partitions."""
+
+    def check(
+        context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
+    ) -> dg.MaterializeResult:  # type: ignore[type-arg]
+        return judge_partition(kind, context, config, goldeneval)
+
+    return dg.asset(
+        name=kind.name,
         partitions_def=partitions_def,
-        group_name=GROUP,
-        deps=[SUMMARY_KEY],
+        group_name=kind.group,
+        deps=[kind.summary_key],
         pool=STORE_POOL,
-        check_specs=[
-            partitioned_check(
-                NO_REGRESSION,
-                "regression_check",
-                partitions_def,
-                "The gate passes: a baseline, or a run comparable with the previous one within every threshold "
-                "(a mismatch or an unknown comparison fails it).",
-            )
-        ],
-        description="The regression verdict of one stored evaluation against the previous "
-        "run of its series; materialised by a sensor after each evaluation_summary.",
-    )(regression_check)
-    return [check]
+        check_specs=[partitioned_check(NO_REGRESSION, kind.name, partitions_def, kind.check_description)],
+        description=kind.description,
+    )(check)
 
 
-__all__ = ["NO_REGRESSION", "RegressionCheckConfig", "build_regression_assets", "regression_check"]
+RETRIEVAL_CHECK = CheckedKind(
+    name="regression_check",
+    summary_key=SUMMARY_KEY,
+    group=GROUP,
+    spec=lambda goldeneval, key: goldeneval.run_spec(cell(key)),
+    labels=lambda stored: {"set": stored.set_id, "retriever": stored.model},
+    rate_keys=("top1_hit_rate", "top3_hit_rate"),
+    check_description="The gate passes: a baseline, or a run comparable with the previous one within every "
+    "threshold (a mismatch or an unknown comparison fails it).",
+    description="The regression verdict of one stored evaluation against the previous "
+    "run of its series; materialised by a sensor after each evaluation_summary.",
+)
+
+
+def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
+    return [build_regression_check(RETRIEVAL_CHECK, partitions_def)]
+
+
+__all__ = [
+    "NO_REGRESSION",
+    "RETRIEVAL_CHECK",
+    "CheckedKind",
+    "RegressionCheckConfig",
+    "build_regression_assets",
+    "build_regression_check",
+    "latest_summary_run_id",
+]

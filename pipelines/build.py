@@ -9,8 +9,8 @@ from typing import Any
 import dagster as dg
 
 from assets import build_assets, evaluation_partitions
-from assets.evaluation import TABLES_IO_MANAGER
 from assets.io_manager import PartitionedParquetIOManager
+from assets.names import TABLES_IO_MANAGER
 from assets.partitions import prompt_partitions
 from assets.prompts import PROMPT_SUMMARY_KEY, build_prompt_assets
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, Suite, load_suite

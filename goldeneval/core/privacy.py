@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from goldeneval.core.errors import InputError
 
-__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "resolve_privacy", "withheld"]
+__all__ = ["PRIVACY_ENV", "PrivacyMode", "content_free_error", "resolve_privacy", "strictest", "withheld"]
 
 PRIVACY_ENV = "GOLDENEVAL_PRIVACY"
 
@@ -33,6 +33,12 @@ def resolve_privacy(option: str | None = None) -> PrivacyMode:
     except ValueError:
         choices = ", ".join(m.value for m in PrivacyMode)
         raise InputError(f"privacy mode {raw!r} is not one of: {choices}") from None
+
+
+def strictest(*modes: PrivacyMode) -> PrivacyMode:
+    """The strictest of ``modes``: a run recorded from tables written under ``metadata_only``
+    stays ``metadata_only`` whatever its specification says now, and the reverse."""
+    return PrivacyMode.METADATA_ONLY if PrivacyMode.METADATA_ONLY in modes else PrivacyMode.FULL
 
 
 def content_free_error(message: str | None) -> str | None:

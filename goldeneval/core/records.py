@@ -19,7 +19,7 @@ from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.kinds import RunDetails, read_details, read_paired_outcomes
 from goldeneval.core.stats import Verdicts
 
-__all__ = ["RETRIEVAL_GRADER", "RunRecord", "SliceRates", "StoredRun"]
+__all__ = ["RETRIEVAL_GRADER", "RunRecord", "SliceRates", "StoredRun", "completeness"]
 
 RETRIEVAL_GRADER = "retrieval_hit_rate"
 """The grader column of retrieval runs (ADR-072); prompt and answer runs store their own."""
@@ -124,3 +124,12 @@ class StoredRun:
             found = getattr(details, "kind", None) or type(details).__name__
             raise InputError(f"run {self.id} is a {found} run (grader {self.grader!r}), not a {kind.__name__} run")
         return details
+
+
+def completeness(errors: int, total: int, unit: str, done: str, failed: str) -> tuple[bool, str]:
+    """Whether a run is complete (no item errored) and the reason in words, for every kind:
+    ``unit`` is what was asked (``questions``), ``done`` what a complete run did with all of
+    them (``answered``), ``failed`` what happened to the others (``errored or timed out``)."""
+    if errors == 0:
+        return True, f"all {total} {unit} {done}"
+    return False, f"{errors} of {total} {unit} {failed}"

@@ -1,0 +1,91 @@
+"""What every kind's summary asset does alike: record the run its tables describe, once, and
+report the ``run_complete`` check.
+
+A summary's stored id is derived from the Dagster run that wrote its tables, so
+re-materialising it for the same tables stores nothing new.  The run is recorded under the
+strictest of the specification's and the tables' privacy modes, and a pinned baseline that
+cannot be used stores nothing (:func:`goldeneval.core.door.pinned_baseline`).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import dagster as dg
+
+from assets.metadata import text_or_unknown
+from assets.names import RUN_COMPLETE
+from goldeneval.core import door
+from goldeneval.core.privacy import PrivacyMode, strictest
+from goldeneval.core.records import StoredRun, completeness
+from goldeneval.store import Store
+from goldeneval.store.parquet import stored_run_id_for
+from resources.goldeneval import GoldenEvalResource
+
+__all__ = ["RecordedSummary", "record_summary", "summary_result"]
+
+
+@dataclass(frozen=True)
+class RecordedSummary:
+    store: Store
+    stored: StoredRun
+    privacy: PrivacyMode
+    tables_run_id: str
+
+
+def record_summary(
+    goldeneval: GoldenEvalResource,
+    spec: door.JudgedSpec,
+    run: door.RecordableRun,
+    *,
+    set_id: str,
+    series: str,
+    grader: str,
+    tables_privacy: PrivacyMode,
+    tables_run_id: str,
+) -> RecordedSummary:
+    """Record the run rebuilt from a kind's tables, idempotently."""
+    privacy = strictest(spec.privacy, tables_privacy)
+    store = goldeneval.open_store()
+    door.pinned_baseline(store, spec, set_id, grader)
+    stored = door.record(
+        store, run, privacy, run_id=stored_run_id_for(tables_run_id, set_id, series), tables_run_id=tables_run_id
+    )
+    return RecordedSummary(store, stored, privacy, tables_run_id)
+
+
+def summary_result(
+    recorded: RecordedSummary,
+    identity: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    *,
+    errors: int,
+    total: int,
+    unit: str,
+    done: str,
+    failed: str,
+) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    """The summary's metadata (the kind's, then the provenance every run has) and its
+    ``run_complete`` check, whose reason says how many of the run's items failed."""
+    stored = recorded.stored
+    complete, reason = completeness(errors, total, unit, done, failed)
+    return dg.MaterializeResult(
+        metadata={
+            **identity,
+            **metadata,
+            "label_digest": text_or_unknown(stored.label_digest),
+            "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
+            "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),
+            "privacy": recorded.privacy.value,
+            "store": dg.MetadataValue.path(str(recorded.store.location)),
+            "tables_run_id": recorded.tables_run_id,
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=RUN_COMPLETE,
+                passed=complete,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata={**identity, "verdict": "complete" if complete else "incomplete", "reason": reason},
+            )
+        ],
+    )
