@@ -36,6 +36,7 @@ from goldeneval.core.collector import plugin_collections
 from goldeneval.core.errors import one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, variant_fingerprint
+from goldeneval.core.spec import DEFAULT_TIMEOUT_S
 from goldeneval.store import RunRecord, SliceRates
 
 __all__ = [
@@ -50,7 +51,6 @@ __all__ = [
     "prompt_tasks",
 ]
 
-DEFAULT_TIMEOUT_S = 60.0
 PROMPT_PROTOCOL_REVISION = "prompt-grading/v1"
 PROMPT_BENCHMARK_VERSION = "prompt-benchmark-v1"
 Progress = Callable[[Sequence["Task"]], Iterable["Task"]]

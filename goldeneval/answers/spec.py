@@ -10,16 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from goldeneval.answers.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
-from goldeneval.core.comparison import PREVIOUS, Baseline
-from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.provenance import Provenance
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
-from goldeneval.core.spec import check_series_name, check_timeout
-from goldeneval.core.storage import CACHE
+from goldeneval.core.spec import SpecBase
 
 __all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec"]
 
@@ -34,35 +28,15 @@ class JudgeSpec(BaseModel):
     samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
 
 
-class GradingSpec(BaseModel):
-    """What prompt and answer runs share: the model, the grader, and how the run is stored and judged."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+class GradingSpec(SpecBase):
+    """What prompt and answer runs share: the model and the grader (and, from :class:`SpecBase`,
+    how the run is stored and judged)."""
 
     model_id: str = Field(min_length=1, description="Registered model id or package.module:factory.")
     model_options: dict[str, str] = Field(default_factory=dict)
-    series: str = Field(description="The series name: the store's model column.")
     grader: str = Field(default=DETERMINISTIC, min_length=1)
     judge: JudgeSpec | None = None
     pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
-    cache_dir: Path = CACHE.default
-    timeout_s: float | None = DEFAULT_TIMEOUT_S
-    privacy: PrivacyMode = PrivacyMode.FULL
-    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
-    baseline: Baseline = PREVIOUS
-    provenance: Provenance = Field(
-        default_factory=Provenance, description="Declared provenance; overrides the model's, field by field."
-    )
-
-    @field_validator("series")
-    @classmethod
-    def _series(cls, value: str) -> str:
-        return check_series_name(value)
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _finite_timeout(cls, value: float | None) -> float | None:
-        return check_timeout(value)
 
 
 class PromptRunSpec(GradingSpec):

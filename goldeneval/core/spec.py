@@ -1,10 +1,35 @@
-"""What every kind's run specification validates alike: the series name and the timeout."""
+"""What every kind's run specification has and validates alike (:class:`SpecBase`): the series
+it is stored under, how its verdict is decided, what it may persist, its timeout and cache.
+
+Both front doors build a kind's specification (the CLI from flags, Dagster from one suite
+cell) and hand it to the door (:mod:`goldeneval.core.door`); nothing else decides how a run
+is stored or judged.
+"""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
-__all__ = ["MAX_SERIES_LENGTH", "MAX_TIMEOUT_S", "check_series_name", "check_timeout"]
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from goldeneval.core.comparison import PREVIOUS, Baseline
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import Provenance
+from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
+from goldeneval.core.storage import CACHE
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "MAX_SERIES_LENGTH",
+    "MAX_TIMEOUT_S",
+    "SpecBase",
+    "check_series_name",
+    "check_timeout",
+]
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Per question (prompt): a plug-in that hangs is that item's error, not the run's end."""
 
 MAX_SERIES_LENGTH = 200
 MAX_TIMEOUT_S = 86400.0
@@ -23,3 +48,29 @@ def check_timeout(value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
         raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
     return value
+
+
+class SpecBase(BaseModel):
+    """The fields every kind's run specification shares, validated once."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    series: str = Field(description="The series name: the store's model column.")
+    cache_dir: Path = CACHE.default
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    privacy: PrivacyMode = PrivacyMode.FULL
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
+    baseline: Baseline = PREVIOUS
+    provenance: Provenance = Field(
+        default_factory=Provenance, description="Declared provenance; overrides the plug-in's own, field by field."
+    )
+
+    @field_validator("series")
+    @classmethod
+    def _series(cls, value: str) -> str:
+        return check_series_name(value)
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _finite_timeout(cls, value: float | None) -> float | None:
+        return check_timeout(value)

@@ -22,6 +22,7 @@ from goldeneval.core.provenance import (
     retriever_provenance,
     variant_fingerprint,
 )
+from goldeneval.core.spec import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.asking import Answers, ask_all
 from goldeneval.retrieval.details import (
     DETAILS_FORMAT_VERSION,
@@ -63,7 +64,6 @@ from goldeneval.store import RunRecord, SliceRates
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
 
-DEFAULT_TIMEOUT_S = 60.0
 Progress = Callable[[Sequence[GoldenQuestion]], Iterable[GoldenQuestion]]
 """Wraps the questions as they are asked (a progress bar); gets the whole list, so it knows the total."""
 

@@ -10,15 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-from goldeneval.core.comparison import PREVIOUS, Baseline
-from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.provenance import Provenance
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
-from goldeneval.core.spec import MAX_SERIES_LENGTH, MAX_TIMEOUT_S, check_series_name, check_timeout
-from goldeneval.core.storage import CACHE
-from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
+from goldeneval.core.spec import MAX_SERIES_LENGTH, MAX_TIMEOUT_S, SpecBase, check_series_name
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, MAX_CUTOFF, Metric, parse_metrics
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
@@ -50,14 +44,12 @@ def check_metric_names(names: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(metric.name for metric in parse_metrics(names))
 
 
-class RunSpec(BaseModel):
+class RunSpec(SpecBase):
     """One evaluation of a golden set against a retriever, and how its verdict is decided.
 
     The series name is what a run is stored under and compared within: a CLI run with
     ``--name lexical`` and a nightly run of the suite's retriever ``lexical`` are one series.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     set_ref: str = Field(min_length=1, description="Registered set id, set file or BEIR folder.")
     expected_set_id: str | None = Field(
@@ -68,10 +60,7 @@ class RunSpec(BaseModel):
     retriever_id: str = Field(min_length=1, description="Registered retriever id or package.module:factory.")
     options: dict[str, str] = Field(default_factory=dict)
     corpus: Path | None = Field(default=None, description="Corpus path; None: the set's own.")
-    series: str = Field(description="The series name: the store's model column.")
-    cache_dir: Path = CACHE.default
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
-    timeout_s: float | None = DEFAULT_TIMEOUT_S
     workers: int = Field(
         default=1, ge=1, le=MAX_WORKERS, description="Retrieval calls in flight at once (for network retrievers)."
     )
@@ -89,23 +78,7 @@ class RunSpec(BaseModel):
     relevance_level: int = Field(
         default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
     )
-    privacy: PrivacyMode = PrivacyMode.FULL
-    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
-    baseline: Baseline = PREVIOUS
-    provenance: Provenance = Field(
-        default_factory=Provenance, description="Declared provenance; overrides the retriever's, field by field."
-    )
     strict: bool = Field(default=False, description="Fail, instead of warning, on expected ids not in the corpus.")
-
-    @field_validator("series")
-    @classmethod
-    def _series(cls, value: str) -> str:
-        return check_series_name(value)
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _finite_timeout(cls, value: float | None) -> float | None:
-        return check_timeout(value)
 
     @field_validator("hit_cutoffs")
     @classmethod
