@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import goldeneval.retrieval.sets
+import goldeneval.core.sets
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.errors import DuplicateIdError, GoldenSetError, InputError
 from goldeneval.retrieval.golden import load_golden_set
@@ -32,7 +32,7 @@ def a_set(set_id: str) -> dict[str, Any]:
 @pytest.fixture
 def no_installed_set_providers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hide the installed ``goldeneval.golden_question_sets`` entry points: only the test's sets count."""
-    monkeypatch.setattr(goldeneval.retrieval.sets, "entry_points", lambda group: [])
+    monkeypatch.setattr(goldeneval.core.sets, "entry_points", lambda group: [])
 
 
 # --------------------------------------------------------------------------- registry
