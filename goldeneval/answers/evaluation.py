@@ -36,8 +36,8 @@ from goldeneval.core.collector import plugin_collections
 from goldeneval.core.errors import one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, variant_fingerprint
+from goldeneval.core.records import RunRecord, SliceRates, record_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S
-from goldeneval.store import RunRecord, SliceRates
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -204,23 +204,14 @@ class PromptRun:
             )
             for value, rate in groups.items()
         ]
-        return RunRecord(
-            set_id=self.set_id,
-            model=self.series,
+        return record_of(
+            self,
+            privacy,
             grader=self.grader,
-            pass_rate=overall.pass_rate,
-            mean_score=overall.mean_score,
-            question_count=overall.prompts,
-            scored_count=overall.graded,
-            error_count=overall.errors,
+            rates=(overall.pass_rate, overall.mean_score),
+            counts=(overall.prompts, overall.graded, overall.errors),
             details=self.details(privacy, tables_run_id=tables_run_id),
             slices=slices,
-            provenance=self.provenance.as_columns(),
-            created_at=self.started_at,
-            label_digest=self.label_digest,
-            benchmark_fingerprint=self.benchmark_fingerprint,
-            variant_fingerprint=self.variant_fingerprint,
-            privacy=privacy.value,
         )
 
 

@@ -13,13 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.kinds import RunDetails, read_details, read_paired_outcomes
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.provenance import Provenance
 from goldeneval.core.stats import Verdicts
 
-__all__ = ["RETRIEVAL_GRADER", "RunRecord", "SliceRates", "StoredRun", "completeness"]
+__all__ = ["RETRIEVAL_GRADER", "MeasuredRun", "RunRecord", "SliceRates", "StoredRun", "completeness", "record_of"]
 
 RETRIEVAL_GRADER = "retrieval_hit_rate"
 """The grader column of retrieval runs (ADR-072); prompt and answer runs store their own."""
@@ -133,3 +135,55 @@ def completeness(errors: int, total: int, unit: str, done: str, failed: str) -> 
     if errors == 0:
         return True, f"all {total} {unit} {done}"
     return False, f"{errors} of {total} {unit} {failed}"
+
+
+class MeasuredRun(Protocol):
+    """What every kind's evaluated run knows of itself, as the store records it."""
+
+    @property
+    def set_id(self) -> str: ...
+    @property
+    def series(self) -> str: ...
+    @property
+    def started_at(self) -> datetime: ...
+    @property
+    def provenance(self) -> Provenance: ...
+    @property
+    def label_digest(self) -> str | None: ...
+    @property
+    def benchmark_fingerprint(self) -> str | None: ...
+    @property
+    def variant_fingerprint(self) -> str | None: ...
+
+
+def record_of(
+    run: MeasuredRun,
+    privacy: PrivacyMode,
+    *,
+    grader: str,
+    rates: tuple[float | None, float | None],
+    counts: tuple[int, int, int],
+    details: RunDetails,
+    slices: Sequence[SliceRates],
+) -> RunRecord:
+    """The record of an evaluated run of any kind: its ``(pass_rate, mean_score)``, its
+    ``(questions, scored, errors)`` counts, its details and slices, and its identity."""
+    questions, scored, errors = counts
+    return RunRecord(
+        set_id=run.set_id,
+        model=run.series,
+        grader=grader,
+        pass_rate=rates[0],
+        mean_score=rates[1],
+        question_count=questions,
+        scored_count=scored,
+        error_count=errors,
+        details=details,
+        slices=slices,
+        provenance=run.provenance.as_columns(),
+        created_at=run.started_at,
+        label_digest=run.label_digest,
+        benchmark_fingerprint=run.benchmark_fingerprint,
+        variant_fingerprint=run.variant_fingerprint,
+        privacy=privacy.value,
+    )

@@ -22,6 +22,7 @@ from goldeneval.core.provenance import (
     retriever_provenance,
     variant_fingerprint,
 )
+from goldeneval.core.records import RunRecord, SliceRates, record_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.asking import Answers, ask_all
 from goldeneval.retrieval.details import (
@@ -60,7 +61,6 @@ from goldeneval.retrieval.scoring import (
     run_metrics,
     score_answers,
 )
-from goldeneval.store import RunRecord, SliceRates
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
 
@@ -169,23 +169,14 @@ class RetrievalRun:
             )
             for value, summary in group.items()
         ]
-        return RunRecord(
-            set_id=self.set_id,
-            model=self.series,
+        return record_of(
+            self,
+            privacy,
             grader=GRADER_ID,
-            pass_rate=overall.top1_rate,
-            mean_score=overall.top3_rate,
-            question_count=overall.questions,
-            scored_count=overall.scored,
-            error_count=overall.errors,
+            rates=(overall.top1_rate, overall.top3_rate),
+            counts=(overall.questions, overall.scored, overall.errors),
             details=self.details(privacy, tables_run_id=tables_run_id),
             slices=slices,
-            provenance=self.provenance.as_columns(),
-            created_at=self.started_at,
-            label_digest=self.label_digest,
-            benchmark_fingerprint=self.benchmark_fingerprint,
-            variant_fingerprint=self.variant_fingerprint,
-            privacy=privacy.value,
         )
 
 

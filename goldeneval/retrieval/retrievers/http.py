@@ -1,0 +1,670 @@
+"""``goldeneval.http``: measure a search service over HTTP, one request per question.
+
+The default contract needs only ``--option url=...``: ``POST`` of the JSON
+``{"question": <text>, "limit": <n>}``, answered by JSON that is a list of ids, or an object
+whose ``ids`` is that list, or whose ``results`` or ``hits`` is a list of objects with an
+``id``.  Options adapt it to any other API:
+
+* ``method=GET`` sends the question as query parameter ``query_param`` (``q``) and the limit as
+  ``limit_param`` (``limit``), after the parameters the URL already has;
+* ``body`` is a JSON template for ``POST``: a string ``"{question}"`` becomes the question, a
+  string ``"{limit}"`` the limit as a number, and ``{question}`` / ``{limit}`` inside a longer
+  string are replaced in it;
+* ``ids_path`` is where the ids are: a dotted path with ``[*]`` (every element) and ``[N]``,
+  e.g. ``hits.hits[*]._id`` (Elasticsearch, OpenSearch), ``response.docs[*].id`` (Solr),
+  ``result[*].id`` (Qdrant); ``id_field`` names the id of each ``results`` / ``hits`` object of
+  the default contract instead; ``strip_prefix`` and ``add_prefix`` map the returned ids to the
+  golden set's (strip first);
+* ``header.NAME=VALUE`` sends a header; ``${VAR}`` in it (and in the query of ``url`` and in
+  ``body``) is the environment variable ``VAR``, read when the retriever is built and never
+  stored or printed.  A value written in an option that looks like a credential is refused;
+* ``timeout_s`` (30) bounds each question's requests and waits together; ``max_retries`` (2)
+  retries HTTP 408, 429 and 5xx and failed connections after ``backoff_s`` (0.5 s, doubling)
+  or the server's ``Retry-After`` when it is at most 30 s and fits in ``timeout_s``.
+
+One ``urllib3.PoolManager`` (thread-safe, documented so) keeps the connections alive for every
+worker thread (``--workers``).  A response that is not JSON, holds no ids where they should be,
+or holds an id that is not a string is that question's error, saying what was found.
+
+Provenance: the pipeline identity is the method and the endpoint (scheme, host, port, path
+and the query parameters written in the URL, never those from the environment), plus a digest
+of the request's shape when an option changes it; the corpus and model revisions are those
+declared by ``corpus_revision`` / ``model_revision``, or read from the response header named
+by ``corpus_revision_header`` / ``model_revision_header`` (a response without it, or with
+another value than the first response's, is that question's error), and unknown otherwise.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import math
+import re
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import version as package_version
+from typing import Any
+
+import urllib3
+
+from goldeneval.core.errors import RetrieverError, one_line
+from goldeneval.core.provenance import Provenance, canonical_text
+from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision, option_label
+from goldeneval.retrieval.retrievers.external import (
+    REVISION_OPTIONS,
+    SearchError,
+    bounded_identity,
+    checked_revision,
+    declared_revision,
+    describe_json,
+    expand_environment,
+    refuse_secret,
+    string_ids,
+    without_placeholders,
+)
+from goldeneval.retrieval.retrievers.options import check_known_options, float_option, int_option, str_option
+
+__all__ = ["HEADER_OPTION", "HTTP_OPTIONS", "HTTPRetriever", "IdsPath", "build"]
+
+RETRIEVER_ID = "goldeneval.http"
+HEADER_OPTION = "header.NAME"
+"""How the docs write the header options (``header.Authorization=Bearer ${TOKEN}``)."""
+HEADER_PREFIX = "header."
+HTTP_OPTIONS = (
+    "url",
+    "method",
+    "body",
+    "query_param",
+    "limit_param",
+    "ids_path",
+    "id_field",
+    "strip_prefix",
+    "add_prefix",
+    HEADER_OPTION,
+    "timeout_s",
+    "max_retries",
+    "backoff_s",
+    *REVISION_OPTIONS,
+    "corpus_revision_header",
+    "model_revision_header",
+)
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_BACKOFF_S = 0.5
+MAX_RETRY_AFTER_S = 30.0
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+POOL_SIZE = 256
+"""Kept-alive connections: as many as ``--workers`` can be."""
+RETRYABLE_STATUS = frozenset({408, 429})
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_CREDENTIAL_HEADER = re.compile(r"(?i)auth|cookie|key|token|secret|pass")
+_SCHEME_WORD = re.compile(r"\s*[A-Za-z-]*\s*")
+_TEMPLATE_FIELD = re.compile(r"\{(question|limit)\}")
+
+
+# ---------------------------------------------------------------------------------- ids
+
+
+@dataclass(frozen=True)
+class IdsPath:
+    """A dotted path to the ids of a response, with ``[*]`` for every element of a list and
+    ``[N]`` for one: ``hits.hits[*]._id``, ``response.docs[*].id``, ``data.ids``."""
+
+    text: str
+    steps: tuple[str | int | None, ...]
+    """A key (str), an index (int) or every element (None)."""
+
+    _SYNTAX = re.compile(r"(?:[^.\[\]\s]+|\[(?:\*|\d+)\])(?:\.[^.\[\]\s]+|\[(?:\*|\d+)\])*")
+    _STEP = re.compile(r"\.?([^.\[\]\s]+)|\[(\*|\d+)\]")
+
+    @classmethod
+    def parse(cls, text: str, label: str) -> IdsPath:
+        text = text.strip()
+        if not cls._SYNTAX.fullmatch(text):
+            raise RetrieverError(
+                f"{label}: expected a dotted path such as hits.hits[*]._id or response.docs[*].id, got {text!r}"
+            )
+        steps: list[str | int | None] = []
+        for match in cls._STEP.finditer(text):
+            key, index = match.groups()
+            steps.append(key if key is not None else None if index == "*" else int(index))
+        return cls(text, tuple(steps))
+
+    def ids(self, document: Any) -> list[str]:
+        """The ids at this path: every value the ``[*]`` steps reach, else the list the path names."""
+        found: list[tuple[str, Any]] = [("", document)]
+        for step in self.steps:
+            found = [reached for where, value in found for reached in self._step(step, where, value)]
+        if None not in self.steps:
+            ((where, value),) = found
+            if not isinstance(value, list):
+                raise SearchError(f"no ids at {self.text!r}: {where} is {describe_json(value)}, not a list")
+            return string_ids(value, lambda i: f"{where}[{i}]")
+        return string_ids([value for _, value in found], lambda i: found[i][0])
+
+    def _step(self, step: str | int | None, where: str, value: Any) -> list[tuple[str, Any]]:
+        place = where or "the response"
+        if isinstance(step, str):
+            if not isinstance(value, Mapping) or step not in value:
+                has = "" if not isinstance(value, Mapping) else f" has no {step!r}:"
+                raise SearchError(f"no ids at {self.text!r}: {place}{has} is {describe_json(value)}")
+            return [(f"{where}.{step}" if where else step, value[step])]
+        if not isinstance(value, list):
+            raise SearchError(f"no ids at {self.text!r}: {place} is {describe_json(value)}, not a list")
+        if step is None:
+            return [(f"{where}[{i}]", item) for i, item in enumerate(value)]
+        if step >= len(value):
+            raise SearchError(f"no ids at {self.text!r}: {place} is {describe_json(value)}, with no [{step}]")
+        return [(f"{where}[{step}]", value[step])]
+
+
+def default_ids(document: Any, id_field: str) -> list[str]:
+    """The default contract: a list of ids, ``{"ids": [...]}``, or ``{"results" | "hits": [{"id": ...}]}``."""
+    if isinstance(document, list):
+        return string_ids(document, lambda i: f"[{i}]")
+    if isinstance(document, Mapping):
+        if isinstance(document.get("ids"), list):
+            return string_ids(document["ids"], lambda i: f"ids[{i}]")
+        for key in ("results", "hits"):
+            items = document.get(key)
+            if isinstance(items, list):
+                for i, item in enumerate(items):
+                    if not isinstance(item, Mapping) or id_field not in item:
+                        raise SearchError(f"no ids in the response: {key}[{i}] is {describe_json(item)}, no {id_field!r}")
+                return string_ids([item[id_field] for item in items], lambda i: f"{key}[{i}].{id_field}")
+    raise SearchError(
+        "no ids in the response: expected a list of ids, or an object whose 'ids', 'results' or 'hits' "
+        f"is a list; found {describe_json(document)}{_path_hint(document)}"
+    )
+
+
+def _path_hint(document: Any) -> str:
+    """The ``ids_path`` of a well-known engine whose response this looks like."""
+    if not isinstance(document, Mapping):
+        return ""
+    hits, response = document.get("hits"), document.get("response")
+    if isinstance(hits, Mapping) and isinstance(hits.get("hits"), list):
+        return " (Elasticsearch or OpenSearch? --option ids_path=hits.hits[*]._id)"
+    if isinstance(response, Mapping) and isinstance(response.get("docs"), list):
+        return " (Solr? --option ids_path=response.docs[*].id)"
+    if isinstance(document.get("result"), list):
+        return " (Qdrant? --option ids_path=result[*].id)"
+    return ""
+
+
+# ---------------------------------------------------------------------------------- requests
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where requests go: the URL as sent (with values from the environment) and as recorded."""
+
+    method: str
+    base: str
+    """scheme://host[:port]/path"""
+    query: tuple[tuple[str, str], ...]
+    """The URL's own query parameters, values from the environment filled in."""
+    identity: str
+    """The endpoint as provenance records it: no value from the environment."""
+
+    def url(self, extra: Sequence[tuple[str, str]] = ()) -> str:
+        pairs = [*self.query, *extra]
+        return f"{self.base}?{urllib.parse.urlencode(pairs)}" if pairs else self.base
+
+
+def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
+    label = option_label("url", RETRIEVER_ID)
+    parts = urllib.parse.urlsplit(raw.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RetrieverError(f"{label}: expected an http(s) URL such as http://127.0.0.1:8080/search, got {raw!r}")
+    if parts.username is not None or parts.password is not None:
+        raise RetrieverError(
+            f"{label}: holds credentials; send them in a header from an environment variable, "
+            "e.g. --option 'header.Authorization=Basic ${SEARCH_CREDENTIALS}'"
+        )
+    if parts.fragment:
+        raise RetrieverError(f"{label}: a URL sent to a server has no #fragment, got {raw!r}")
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise RetrieverError(f"{label}: {exc}") from None
+    refuse_secret(without_placeholders(parts.path), label)
+    if without_placeholders(parts.path) != parts.path:
+        raise RetrieverError(f"{label}: ${{NAME}} may stand only for a query parameter's value")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    base = f"{parts.scheme}://{host}{f':{port}' if port is not None else ''}{parts.path or '/'}"
+    query: list[tuple[str, str]] = []
+    recorded: list[tuple[str, str]] = []
+    for name, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
+        written = without_placeholders(value)
+        refuse_secret(f"{name}={written}" if written else name, label)
+        query.append((name, expand_environment(value, label, secrets)))
+        if written == value:
+            recorded.append((name, value))
+    identity = f"{base}?{urllib.parse.urlencode(recorded)}" if recorded else base
+    return Endpoint(method, base, tuple(query), identity)
+
+
+def _fill(template: Any, question: str, limit: int) -> Any:
+    """``template`` with ``"{question}"`` and ``"{limit}"`` filled in (see the module docstring)."""
+    if isinstance(template, str):
+        if template == "{limit}":
+            return limit
+        if template == "{question}":
+            return question
+        return _TEMPLATE_FIELD.sub(lambda m: question if m.group(1) == "question" else str(limit), template)
+    if isinstance(template, list):
+        return [_fill(item, question, limit) for item in template]
+    if isinstance(template, dict):
+        return {key: _fill(value, question, limit) for key, value in template.items()}
+    return template
+
+
+def _with_environment(template: Any, label: str, secrets: list[str]) -> Any:
+    if isinstance(template, str):
+        return expand_environment(template, label, secrets)
+    if isinstance(template, list):
+        return [_with_environment(item, label, secrets) for item in template]
+    if isinstance(template, dict):
+        return {key: _with_environment(value, label, secrets) for key, value in template.items()}
+    return template
+
+
+def _mentions_question(template: Any) -> bool:
+    if isinstance(template, str):
+        return "{question}" in template
+    if isinstance(template, list):
+        return any(_mentions_question(item) for item in template)
+    if isinstance(template, dict):
+        return any(_mentions_question(value) for value in template.values())
+    return False
+
+
+@dataclass(frozen=True)
+class RequestShape:
+    """How a question becomes a request, and where the ids are in the answer."""
+
+    body: Any = None
+    """The ``POST`` body template (None: the default ``{"question", "limit"}``)."""
+    query_param: str = "q"
+    limit_param: str = "limit"
+    ids_path: IdsPath | None = None
+    id_field: str = "id"
+    strip_prefix: str = ""
+    add_prefix: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Header names and values as written (``${VAR}`` unexpanded): part of the identity."""
+    recorded: Any = field(default=None, compare=False)
+    """The body template as written (``${VAR}`` unexpanded), for the identity."""
+
+    def identity(self, method: str) -> str | None:
+        """A digest of the shape, or None when it is the default for ``method``."""
+        shape = {
+            "body": self.recorded,
+            "query_param": self.query_param if method == "GET" else None,
+            "limit_param": self.limit_param if method == "GET" else None,
+            "ids_path": self.ids_path.text if self.ids_path else None,
+            "id_field": self.id_field,
+            "strip_prefix": self.strip_prefix,
+            "add_prefix": self.add_prefix,
+            "headers": sorted(self.headers),
+        }
+        default = {**shape, "body": None, "ids_path": None, "id_field": "id", "strip_prefix": "", "add_prefix": ""}
+        default.update({"headers": [], "query_param": "q" if method == "GET" else None})
+        default["limit_param"] = "limit" if method == "GET" else None
+        if shape == default and method == "POST":
+            return None
+        return hashlib.sha256(canonical_text([method, shape]).encode("utf-8")).hexdigest()[:16]
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def _retry_after_s(value: str | None) -> float | None:
+    """``Retry-After`` as seconds from now (a number or an HTTP date), or None."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+# ---------------------------------------------------------------------------------- retriever
+
+
+class HTTPRetriever:
+    """One search endpoint, asked once per question; safe to call from many threads at once."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        shape: RequestShape | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff_s: float = DEFAULT_BACKOFF_S,
+        revisions: Mapping[str, str | None] | None = None,
+        revision_headers: Mapping[str, str] | None = None,
+        probe_question: str = "goldeneval",
+        secrets: Sequence[str] = (),
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.endpoint = endpoint
+        self.shape = shape or RequestShape()
+        self.timeout_s, self.max_retries, self.backoff_s = timeout_s, max_retries, backoff_s
+        self.revisions = dict(revisions or {})
+        self.revision_headers = dict(revision_headers or {})
+        """Provenance field -> the response header it is read from."""
+        self.probe_question = probe_question
+        self._secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True))
+        self._sleep = sleep
+        self._headers = {"Accept": "application/json", "User-Agent": f"goldeneval/{package_version('goldeneval')}"}
+        if endpoint.method == "POST":
+            self._headers["Content-Type"] = "application/json"
+        self._headers.update(headers or {})
+        self._pool = urllib3.PoolManager(num_pools=4, maxsize=POOL_SIZE, block=False)
+        self._seen: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.requests = 0
+        """HTTP requests sent so far (retries included)."""
+
+    # -- the contract
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        try:
+            document = self._document(*self._exchange(question, limit))
+            shape = self.shape
+            ids = shape.ids_path.ids(document) if shape.ids_path else default_ids(document, shape.id_field)
+        except SearchError as exc:
+            raise SearchError(self._scrubbed(str(exc))) from None
+        if shape.strip_prefix:
+            ids = [i.removeprefix(shape.strip_prefix) for i in ids]
+        if shape.add_prefix:
+            ids = [shape.add_prefix + i for i in ids]
+        return ids
+
+    def provenance(self) -> Provenance:
+        declared = dict(self.revisions)
+        for name, header in self.revision_headers.items():
+            declared[name] = checked_revision(self._revision(name, header), f"the {header} header", name)
+        identity = f"{RETRIEVER_ID}/{self.endpoint.method} {self.endpoint.identity}"
+        shape = self.shape.identity(self.endpoint.method)
+        return Provenance(
+            corpus_revision=declared.get("corpus_revision"),
+            model_revision=declared.get("model_revision"),
+            pipeline_identity=bounded_identity(identity + (f" request:sha256:{shape}" if shape else "")),
+            execution_revision=execution_revision("urllib3"),
+        )
+
+    def close(self) -> None:
+        self._pool.clear()
+
+    # -- one question
+
+    def _request(self, question: str, limit: int) -> tuple[str, bytes | None]:
+        if self.endpoint.method == "GET":
+            return self.endpoint.url([(self.shape.query_param, question), (self.shape.limit_param, str(limit))]), None
+        body = {"question": question, "limit": limit} if self.shape.body is None else _fill(self.shape.body, question, limit)
+        return self.endpoint.url(), json.dumps(body).encode("utf-8")
+
+    def _exchange(self, question: str, limit: int) -> tuple[bytes, str]:
+        """The body and content type of a 2xx response, after any retries."""
+        url, body = self._request(question, limit)
+        deadline = time.monotonic() + self.timeout_s
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                raw, content_type, headers = self._send(url, body, deadline)
+            except _Retryable as exc:
+                problem, wait = str(exc), exc.retry_after_s
+            else:
+                self._check_revisions(headers)
+                return raw, content_type
+            if attempts > self.max_retries:
+                raise SearchError(f"{problem} (after {attempts} attempt{'s' if attempts > 1 else ''})")
+            if wait is not None and wait > MAX_RETRY_AFTER_S:
+                raise SearchError(f"{problem}: Retry-After asks for {wait:g} s, more than goldeneval waits")
+            wait = self.backoff_s * 2 ** (attempts - 1) if wait is None else wait
+            if time.monotonic() + wait >= deadline:
+                raise SearchError(f"{problem}: a retry in {wait:g} s would pass option timeout_s ({self.timeout_s:g} s)")
+            self._sleep(wait)
+
+    def _send(self, url: str, body: bytes | None, deadline: float) -> tuple[bytes, str, urllib3.HTTPHeaderDict]:
+        timed_out = SearchError(f"timed out after {self.timeout_s:g} s (option timeout_s)")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise timed_out
+        self.requests += 1
+        try:
+            response = self._pool.urlopen(
+                self.endpoint.method,
+                url,
+                body=body,
+                headers=self._headers,
+                timeout=urllib3.Timeout(total=remaining),
+                retries=False,
+                redirect=False,
+                preload_content=False,
+            )
+            try:
+                raw = response.read(MAX_RESPONSE_BYTES + 1)
+            finally:
+                response.release_conn() if len(raw if "raw" in locals() else b"") <= MAX_RESPONSE_BYTES else None
+        except urllib3.exceptions.NewConnectionError as exc:
+            raise _Retryable(f"cannot connect to {self.endpoint.base}: {_reason(exc)}") from None
+        except urllib3.exceptions.TimeoutError:
+            raise timed_out from None
+        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.SSLError, OSError) as exc:
+            raise _Retryable(f"the connection to {self.endpoint.base} failed: {_reason(exc)}") from None
+        except urllib3.exceptions.HTTPError as exc:
+            raise SearchError(f"request to {self.endpoint.base} failed: {type(exc).__name__}") from None
+        if time.monotonic() > deadline:
+            raise timed_out
+        if len(raw) > MAX_RESPONSE_BYTES:
+            response.close()
+            raise SearchError(f"the response is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
+        status, headers = response.status, response.headers
+        if 200 <= status < 300:
+            return raw, headers.get("Content-Type", ""), headers
+        problem = f"HTTP {status} {response.reason or ''}".rstrip() + _snippet(raw)
+        if status in RETRYABLE_STATUS or 500 <= status < 600:
+            raise _Retryable(problem, _retry_after_s(headers.get("Retry-After")))
+        if 300 <= status < 400:
+            problem += " (redirects are not followed: give the final URL)"
+        raise SearchError(problem)
+
+    def _document(self, raw: bytes, content_type: str) -> Any:
+        if not raw.strip():
+            raise SearchError(f"the response is empty (Content-Type {content_type or 'none'}); expected JSON")
+        try:
+            return json.loads(raw)
+        except ValueError:
+            found = one_line(raw[:200].decode("utf-8", "replace"), 80)
+            raise SearchError(f"the response is not JSON (Content-Type {content_type or 'none'}): {found!r}") from None
+
+    # -- revisions read from headers
+
+    def _check_revisions(self, headers: urllib3.HTTPHeaderDict) -> None:
+        for name, header in self.revision_headers.items():
+            value = headers.get(header)
+            if value is None or not value.strip():
+                raise SearchError(f"the response has no {header} header (option {name}_header)")
+            with self._lock:
+                first = self._seen.setdefault(name, value.strip())
+            if value.strip() != first:
+                raise SearchError(
+                    f"the {header} header changed during the run: {one_line(first, 60)!r} in the first response, "
+                    f"{one_line(value.strip(), 60)!r} in this one"
+                )
+
+    def _revision(self, name: str, header: str) -> str:
+        """The value of ``header`` in the first response; asks one question for it when none came yet."""
+        with self._lock:
+            seen = self._seen.get(name)
+        if seen is not None:
+            return seen
+        try:
+            self._exchange(self.probe_question, 1)
+        except SearchError as exc:
+            raise RetrieverError(
+                f"retriever {RETRIEVER_ID!r}: cannot read the {name.replace('_', ' ')} from the {header} "
+                f"header of {self.endpoint.identity}: {self._scrubbed(str(exc))}"
+            ) from None
+        return self._seen[name]
+
+    def _scrubbed(self, message: str) -> str:
+        for secret in self._secrets:
+            message = message.replace(secret, "***")
+        return message
+
+
+def _snippet(raw: bytes) -> str:
+    text = one_line(raw[:300].decode("utf-8", "replace"), 120)
+    return f": {text}" if text else ""
+
+
+def _reason(exc: BaseException) -> str:
+    """The cause of a connection failure in a few words (never the URL, which may hold secrets)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror
+        cause = cause.__cause__ or cause.__context__ or (cause.args[-1] if cause.args and isinstance(cause.args[-1], BaseException) else None)
+    return type(exc).__name__
+
+
+# ---------------------------------------------------------------------------------- factory
+
+
+def _header_options(context: RetrieverContext, secrets: list[str]) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+    """``header.NAME=VALUE`` options: the headers as sent, and as written (for the identity)."""
+    sent: dict[str, str] = {}
+    written: list[tuple[str, str]] = []
+    for key, value in sorted(context.options.items()):
+        if not key.startswith(HEADER_PREFIX):
+            continue
+        name = key.removeprefix(HEADER_PREFIX)
+        label = option_label(key, RETRIEVER_ID)
+        if not _HEADER_NAME.fullmatch(name):
+            raise RetrieverError(f"{label}: {name!r} is not a header name")
+        literal = without_placeholders(value)
+        refuse_secret(f"{name}: {literal}", label)
+        if _CREDENTIAL_HEADER.search(name) and not _SCHEME_WORD.fullmatch(literal):
+            raise RetrieverError(
+                f"{label}: a credential header takes its value from an environment variable, "
+                f"e.g. --option '{key}=Bearer ${{SEARCH_TOKEN}}'"
+            )
+        expanded = expand_environment(value, label, secrets)
+        if "\n" in expanded or "\r" in expanded:
+            raise RetrieverError(f"{label}: a header value must be one line")
+        sent[name] = expanded
+        written.append((name, value))
+    return sent, tuple(written)
+
+
+def _body_template(context: RetrieverContext, secrets: list[str]) -> tuple[Any, Any]:
+    raw = str_option(context, "body", retriever_id=RETRIEVER_ID)
+    if raw is None:
+        return None, None
+    label = option_label("body", RETRIEVER_ID)
+    try:
+        template = json.loads(raw)
+    except ValueError as exc:
+        raise RetrieverError(f"{label}: not JSON ({exc})") from None
+    if not _mentions_question(template):
+        raise RetrieverError(f'{label}: must hold "{{question}}" somewhere, e.g. {{"query": "{{question}}"}}')
+    refuse_secret(without_placeholders(raw), label)
+    return _with_environment(template, label, secrets), template
+
+
+def build(context: RetrieverContext) -> HTTPRetriever:
+    """Entry-point factory for ``goldeneval.http``; option ``url`` is required (module docstring)."""
+    check_known_options(
+        context,
+        RETRIEVER_ID,
+        [name for name in HTTP_OPTIONS if name != HEADER_OPTION]
+        + [key for key in context.options if key.startswith(HEADER_PREFIX)],
+    )
+    url = str_option(context, "url", retriever_id=RETRIEVER_ID)
+    if url is None:
+        raise RetrieverError(
+            f"retriever {RETRIEVER_ID!r} needs option url=..., e.g. --option url=http://127.0.0.1:8080/search"
+        )
+    method = (str_option(context, "method", retriever_id=RETRIEVER_ID) or "POST").strip().upper()
+    if method not in ("GET", "POST"):
+        raise RetrieverError(f"{option_label('method', RETRIEVER_ID)}: expected GET or POST, got {method!r}")
+    for name, applies_to in (("body", "POST"), ("query_param", "GET"), ("limit_param", "GET")):
+        if name in context.options and method != applies_to:
+            raise RetrieverError(f"{option_label(name, RETRIEVER_ID)}: applies to method={applies_to} only")
+    for name in ("id_field",):
+        if name in context.options and "ids_path" in context.options:
+            raise RetrieverError(
+                f"{option_label(name, RETRIEVER_ID)}: names the id of the default contract's results; "
+                "with ids_path, end the path with the id's field instead"
+            )
+    for name in (*HTTP_OPTIONS[:9], *REVISION_OPTIONS, "corpus_revision_header", "model_revision_header"):
+        value = context.options.get(name)
+        if value is not None and name not in ("url", "body"):
+            refuse_secret(value, option_label(name, RETRIEVER_ID))
+    secrets: list[str] = []
+    endpoint = parse_endpoint(url, method, secrets)
+    headers, written_headers = _header_options(context, secrets)
+    body, recorded_body = _body_template(context, secrets)
+    ids_path_text = str_option(context, "ids_path", retriever_id=RETRIEVER_ID)
+    shape = RequestShape(
+        body=body,
+        recorded=recorded_body,
+        query_param=str_option(context, "query_param", retriever_id=RETRIEVER_ID) or "q",
+        limit_param=str_option(context, "limit_param", retriever_id=RETRIEVER_ID) or "limit",
+        ids_path=IdsPath.parse(ids_path_text, option_label("ids_path", RETRIEVER_ID)) if ids_path_text else None,
+        id_field=str_option(context, "id_field", retriever_id=RETRIEVER_ID) or "id",
+        strip_prefix=context.options.get("strip_prefix", ""),
+        add_prefix=context.options.get("add_prefix", ""),
+        headers=written_headers,
+    )
+    revisions = {name: declared_revision(context, name, RETRIEVER_ID) for name in REVISION_OPTIONS}
+    revision_headers: dict[str, str] = {}
+    for name in REVISION_OPTIONS:
+        header = str_option(context, f"{name}_header", retriever_id=RETRIEVER_ID)
+        if header is None:
+            continue
+        label = option_label(f"{name}_header", RETRIEVER_ID)
+        if revisions[name] is not None:
+            raise RetrieverError(f"{label}: give {name} or {name}_header, not both")
+        if not _HEADER_NAME.fullmatch(header.strip()):
+            raise RetrieverError(f"{label}: {header!r} is not a header name")
+        revision_headers[name] = header.strip()
+    questions = context.golden_set.questions if context.golden_set is not None else ()
+    max_retries = int_option(context, "max_retries", minimum=0, retriever_id=RETRIEVER_ID)
+    if max_retries is not None and max_retries > 10:
+        raise RetrieverError(f"{option_label('max_retries', RETRIEVER_ID)}: must be at most 10, got {max_retries}")
+    return HTTPRetriever(
+        endpoint,
+        shape,
+        headers=headers,
+        timeout_s=float_option(context, "timeout_s", DEFAULT_TIMEOUT_S, minimum=0.001, maximum=86400, retriever_id=RETRIEVER_ID),
+        max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
+        backoff_s=float_option(context, "backoff_s", DEFAULT_BACKOFF_S, maximum=60, retriever_id=RETRIEVER_ID),
+        revisions=revisions,
+        revision_headers=revision_headers,
+        probe_question=questions[0].text if questions else "goldeneval",
+        secrets=secrets,
+    )
