@@ -13,12 +13,9 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import click
-from pydantic import ValidationError
 
-from goldeneval.answers.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.answers.golden import prompt_set_json_schema
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
 from goldeneval.answers.models import known_models
@@ -34,38 +31,23 @@ from goldeneval.cli.app import (
     format_option,
     main,
     parse_options,
-    progress_bar,
     run_guarded,
     series_name,
     sets_dir_option,
-    storage_default_help,
     store_option,
 )
+from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated
 from goldeneval.core.comparison import Baseline
-from goldeneval.core.errors import InputError, printable
-from goldeneval.core.privacy import PrivacyMode, resolve_privacy
-from goldeneval.core.provenance import parse_provenance
-from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
-from goldeneval.core.storage import CACHE
+from goldeneval.core.errors import printable
+from goldeneval.core.regression import VerdictStatus
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
 from goldeneval.rag.report import answers_json, render_answers
-from goldeneval.retrieval.spec import MAX_TIMEOUT_S, RunSpec
+from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite import load_storage
 
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 
-S = TypeVar("S")
-
-
-def _validated(build: Callable[[], S]) -> S:
-    """A run specification, its validation errors as invalid input naming the field."""
-    try:
-        return build()
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        field = ".".join(str(p) for p in error["loc"])
-        raise InputError(f"{field}: {error['msg'].removeprefix('Value error, ')}") from None
 
 
 def _judge(judge_model: str | None, judge_options: tuple[str, ...], judge_samples: int) -> JudgeSpec | None:
@@ -78,17 +60,23 @@ def _judge(judge_model: str | None, judge_options: tuple[str, ...], judge_sample
     )
 
 
-def _thresholds(max_pass_drop: float, max_score_drop: float, max_p: float | None) -> RegressionThresholds:
-    return RegressionThresholds(max_pass_rate_drop=max_pass_drop, max_mean_score_drop=max_score_drop, max_p=max_p)
-
-
 def _not_compared(status: VerdictStatus, passes: bool, reason: str) -> None:
     if not passes and status is not VerdictStatus.REGRESSION:
         click.echo(f"Not compared ({status.value}): {printable(reason)}", err=True)
 
 
+PROMPT_RATES = RateFlags(
+    pass_flag="--max-pass-drop",
+    pass_words="pass rate",
+    score_flag="--max-score-drop",
+    score_words="mean score",
+    significance="a pass-rate drop",
+)
+
+
 def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
-    """The options ``prompts`` and ``answers`` share: the model, the grader, the gate, the store."""
+    """The options ``prompts`` and ``answers`` share: the model and the grader, and (through
+    :func:`goldeneval.cli.options.run_options`) the gate, the store and the output."""
     options = [
         click.option(
             "--model", "model_id", required=True, help="Model id (goldeneval models) or package.module:factory."
@@ -119,76 +107,16 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
             show_default=True,
             help="Score at which a judged (or reference-graded) answer passes.",
         ),
-        click.option(
-            "--max-pass-drop",
-            type=click.FloatRange(0, 1),
-            callback=finite,
-            default=DEFAULT_MAX_DROP,
-            show_default=True,
-            help="Largest allowed absolute drop of the pass rate.",
-        ),
-        click.option(
-            "--max-score-drop",
-            type=click.FloatRange(0, 1),
-            callback=finite,
-            default=DEFAULT_MAX_DROP,
-            show_default=True,
-            help="Largest allowed absolute drop of the mean score.",
-        ),
-        click.option(
-            "--max-p",
-            type=click.FloatRange(0, 1, min_open=True),
-            callback=finite,
-            default=None,
-            help="Also require significance: a pass-rate drop is a regression only if its McNemar p < ALPHA.",
-        ),
-        click.option(
-            "--baseline",
-            "baseline_text",
-            default="previous",
-            show_default=True,
-            help="Compare with: previous, best or run:<id> (a run id or a unique prefix of one).",
-        ),
-        click.option(
-            "--fail-on-regression",
-            is_flag=True,
-            help="Exit 0 only for a baseline or a passing comparison: 1 regression, 4 incomplete, 6 not comparable.",
-        ),
-        format_option,
-        store_option,
-        click.option(
-            "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help="Index cache of retrieval-augmented models. " + storage_default_help(CACHE),
-        ),
-        click.option(
-            "--timeout",
-            "timeout_s",
-            type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
-            callback=finite,
-            default=DEFAULT_TIMEOUT_S,
-            show_default=True,
-            help="Per-call timeout in seconds (model and judge); a timed-out prompt is an error.",
-        ),
-        click.option(
-            "--privacy",
-            type=click.Choice([m.value for m in PrivacyMode]),
-            default=None,
-            help="What the run persists. Default: $GOLDENEVAL_PRIVACY, else full. "
-            "metadata_only stores no prompt text, no answer text and no document id.",
-        ),
-        click.option(
-            "--provenance",
-            "provenance_values",
-            multiple=True,
-            help="Declare a provenance field FIELD=VALUE (repeatable); overrides the model's own.",
-        ),
-        click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second."),
     ]
     for option in reversed(options):
         command = option(command)
-    return command
+    return run_options(
+        PROMPT_RATES,
+        cache_help="Index cache of retrieval-augmented models.",
+        timeout_help="Per-call timeout in seconds (model and judge); a timed-out prompt is an error.",
+        persisted="no prompt text, no answer text and no document id",
+        owner="model",
+    )(command)
 
 
 @main.command()
@@ -221,28 +149,15 @@ def prompts(
     judge_options: tuple[str, ...],
     judge_samples: int,
     pass_threshold: float,
-    max_pass_drop: float,
-    max_score_drop: float,
-    max_p: float | None,
-    baseline_text: str,
-    fail_on_regression: bool,
-    output_format: str,
-    store_path: StoreLocation | None,
-    cache_dir: Path | None,
-    timeout_s: float,
-    privacy: str | None,
-    provenance_values: tuple[str, ...],
-    progress: bool,
+    run: RunOptions,
 ) -> None:
     """Run a golden prompt set against a model, grade, print and store the run, report the verdict."""
     parsed_model_options = parse_options(model_options, "--model-option")
     judge = _judge(judge_model, judge_options, judge_samples)
-    thresholds = _thresholds(max_pass_drop, max_score_drop, max_p)
-    storage = load_storage()
-    resolved_store = storage.store(store_path)
+    resolved_store = run.store
 
     def evaluate() -> PromptOutcome:
-        spec = _validated(
+        spec = validated(
             lambda: PromptRunSpec(
                 set_ref=set_ref,
                 sets_dirs=sets_dirs,
@@ -253,24 +168,24 @@ def prompts(
                 grader=grader,
                 judge=judge,
                 pass_threshold=pass_threshold,
-                cache_dir=storage.cache(cache_dir),
-                timeout_s=timeout_s,
-                privacy=resolve_privacy(privacy),
-                thresholds=thresholds,
-                baseline=Baseline.parse(baseline_text),
-                provenance=parse_provenance(parse_options(provenance_values, "--provenance"), "--provenance"),
+                cache_dir=run.cache,
+                timeout_s=run.timeout_s,
+                privacy=run.privacy,
+                thresholds=run.thresholds(),
+                baseline=run.baseline,
+                provenance=run.provenance,
             )
         )
-        return run_prompts(spec, resolved_store, progress=progress_bar(progress))
+        return run_prompts(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run_guarded(evaluate)
     for notice in outcome.run.notices:
         click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
-    if output_format == "json":
+    if run.output_format == "json":
         click.echo(json.dumps(prompt_outcome_json(outcome, resolved_store), indent=2))
     else:
         click.echo(render_prompt_outcome(outcome, resolved_store))
-    if fail_on_regression:
+    if run.fail_on_regression:
         sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
     _not_compared(outcome.verdict.status, outcome.verdict.passes_gate, outcome.verdict.reason)
 
@@ -324,32 +239,19 @@ def answers(
     judge_options: tuple[str, ...],
     judge_samples: int,
     pass_threshold: float,
-    max_pass_drop: float,
-    max_score_drop: float,
-    max_p: float | None,
-    baseline_text: str,
-    fail_on_regression: bool,
-    output_format: str,
-    store_path: StoreLocation | None,
-    cache_dir: Path | None,
-    timeout_s: float,
-    privacy: str | None,
-    provenance_values: tuple[str, ...],
-    progress: bool,
+    run: RunOptions,
 ) -> None:
     """Retrieve, answer from the top documents and grade against each question's answer_gist;
     store the retrieval run and the answer run beside it, split answer quality by retrieval hit."""
     parsed_options = parse_options(options)
     parsed_model_options = parse_options(model_options, "--model-option")
     judge = _judge(judge_model, judge_options, judge_samples)
-    thresholds = _thresholds(max_pass_drop, max_score_drop, max_p)
-    storage = load_storage()
-    resolved_store = storage.store(store_path)
+    resolved_store = run.store
 
     def evaluate() -> AnswersOutcome:
-        mode = resolve_privacy(privacy)
-        baseline = Baseline.parse(baseline_text)
-        retrieval = _validated(
+        mode = run.privacy
+        baseline = run.baseline
+        retrieval = validated(
             lambda: RunSpec(
                 set_ref=set_ref,
                 sets_dirs=sets_dirs,
@@ -357,13 +259,13 @@ def answers(
                 options=parsed_options,
                 corpus=corpus_path,
                 series=retriever_name or retriever_id,
-                cache_dir=storage.cache(cache_dir),
-                timeout_s=timeout_s,
+                cache_dir=run.cache,
+                timeout_s=run.timeout_s,
                 privacy=mode,
                 baseline=baseline if baseline.kind != "run" else Baseline(),
             )
         )
-        spec = _validated(
+        spec = validated(
             lambda: AnswerRunSpec(
                 retrieval=retrieval,
                 context_depth=context_depth,
@@ -373,26 +275,26 @@ def answers(
                 grader=grader,
                 judge=judge,
                 pass_threshold=pass_threshold,
-                cache_dir=storage.cache(cache_dir),
-                timeout_s=timeout_s,
+                cache_dir=run.cache,
+                timeout_s=run.timeout_s,
                 privacy=mode,
-                thresholds=thresholds,
+                thresholds=run.thresholds(),
                 baseline=baseline,
-                provenance=parse_provenance(parse_options(provenance_values, "--provenance"), "--provenance"),
+                provenance=run.provenance,
             )
         )
-        return run_answers(spec, resolved_store, progress=progress_bar(progress))
+        return run_answers(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run_guarded(evaluate)
     for warning in outcome.retrieval.run.warnings:
         click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
     for notice in outcome.answers.run.notices:
         click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
-    if output_format == "json":
+    if run.output_format == "json":
         click.echo(json.dumps(answers_json(outcome, resolved_store), indent=2))
     else:
         click.echo(render_answers(outcome, resolved_store))
-    if fail_on_regression:
+    if run.fail_on_regression:
         sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
     verdict = outcome.answers.verdict
     _not_compared(verdict.status, verdict.passes_gate, verdict.reason)

@@ -7,31 +7,22 @@ import sys
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 
 from goldeneval.cli.app import (
     GATE_EXIT_CODES,
-    finite,
-    format_option,
     main,
     parse_cutoffs,
     parse_options,
-    progress_bar,
     run_guarded,
     series_name,
     sets_dir_option,
-    storage_default_help,
     store_option,
 )
-from goldeneval.core.comparison import Baseline
+from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated
 from goldeneval.core.errors import InputError, printable
-from goldeneval.core.privacy import PrivacyMode, resolve_privacy
-from goldeneval.core.provenance import parse_provenance
-from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds, VerdictStatus
-from goldeneval.core.storage import CACHE
+from goldeneval.core.regression import VerdictStatus
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
-from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.golden import golden_set_json_schema
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
 from goldeneval.retrieval.report import outcome_json, render_outcome
@@ -40,7 +31,6 @@ from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.retrieval.spec import (
     MAX_BATCH_SIZE,
-    MAX_TIMEOUT_S,
     MAX_WORKERS,
     RunSpec,
     check_metric_names,
@@ -48,6 +38,14 @@ from goldeneval.retrieval.spec import (
 from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
 from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite import load_storage
+
+RETRIEVAL_RATES = RateFlags(
+    pass_flag="--max-top1-drop",
+    pass_words="top-1 hit rate",
+    score_flag="--max-top3-drop",
+    score_words="top-3 hit rate",
+    significance="a drop",
+)
 
 
 @main.command()
@@ -76,29 +74,6 @@ from goldeneval.suite import load_storage
 @click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
 @click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
 @click.option(
-    "--max-top1-drop",
-    type=click.FloatRange(0, 1),
-    callback=finite,
-    default=DEFAULT_MAX_DROP,
-    show_default=True,
-    help="Largest allowed absolute drop of the top-1 hit rate.",
-)
-@click.option(
-    "--max-top3-drop",
-    type=click.FloatRange(0, 1),
-    callback=finite,
-    default=DEFAULT_MAX_DROP,
-    show_default=True,
-    help="Largest allowed absolute drop of the top-3 hit rate.",
-)
-@click.option(
-    "--max-p",
-    type=click.FloatRange(0, 1, min_open=True),
-    callback=finite,
-    default=None,
-    help="Also require significance: a drop is a regression only if its exact McNemar p < ALPHA.",
-)
-@click.option(
     "--slice-drop",
     "slice_drops",
     multiple=True,
@@ -111,42 +86,12 @@ from goldeneval.suite import load_storage
     show_default=True,
     help="A slice threshold applies only when both runs scored at least this many questions in it.",
 )
-@click.option(
-    "--baseline",
-    "baseline_text",
-    default="previous",
-    show_default=True,
-    help="Compare with: previous (latest earlier complete run), best (best comparable run) or "
-    "run:<id> (a run id or a unique prefix of one).",
-)
-@click.option(
-    "--fail-on-regression",
-    is_flag=True,
-    help="Exit 0 only for a baseline or a passing comparison: 1 regression, 4 incomplete, 6 not comparable.",
-)
-@format_option
-@store_option
 @sets_dir_option
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Index and embedding cache. " + storage_default_help(CACHE),
-)
 @click.option(
     "--chunk-separator",
     default=DEFAULT_CHUNK_SEPARATOR,
     show_default=True,
     help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
-)
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
-    callback=finite,
-    default=DEFAULT_TIMEOUT_S,
-    show_default=True,
-    help="Per-question timeout in seconds; a timed-out question is an error, not a miss.",
 )
 @click.option(
     "--workers",
@@ -174,7 +119,7 @@ from goldeneval.suite import load_storage
     default=",".join(metric.name for metric in DEFAULT_METRICS),
     show_default=True,
     help="Rank metrics reported beside hit@k: ndcg@k, recall@k, mrr@k, precision@k (p@k), map@k, hit@k, "
-    "rprec; k from 1 to 1000. The deepest cutoff is the measurement depth (README, Metrics).",
+    "rprec; k from 1 to 1000. The deepest cutoff is the measurement depth (docs/reference/metrics.md).",
 )
 @click.option(
     "--relevance-level",
@@ -184,25 +129,17 @@ from goldeneval.suite import load_storage
     help="Grade from which a document counts as relevant for the binary metrics (trec_eval -l).",
 )
 @click.option(
-    "--privacy",
-    type=click.Choice([m.value for m in PrivacyMode]),
-    default=None,
-    help="What the run persists. Default: $GOLDENEVAL_PRIVACY, else full. "
-    "metadata_only stores no question text and no document id.",
-)
-@click.option(
-    "--provenance",
-    "provenance_values",
-    multiple=True,
-    help="Declare a provenance field FIELD=VALUE for a retriever that cannot say it (repeatable); "
-    "overrides the retriever's own declaration.",
-)
-@click.option(
     "--strict",
     is_flag=True,
     help="Fail (exit 3) instead of warning when expected document ids are not in the corpus.",
 )
-@click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second.")
+@run_options(
+    RETRIEVAL_RATES,
+    cache_help="Index and embedding cache.",
+    timeout_help="Per-question timeout in seconds; a timed-out question is an error, not a miss.",
+    persisted="no question text and no document id",
+    owner="retriever",
+)
 def retrieval(
     set_ref: str,
     retriever_id: str,
@@ -210,28 +147,17 @@ def retrieval(
     corpus_path: Path | None,
     beir_split: str,
     options: tuple[str, ...],
-    max_top1_drop: float,
-    max_top3_drop: float,
-    max_p: float | None,
     slice_drops: tuple[str, ...],
     min_slice_questions: int,
-    baseline_text: str,
-    fail_on_regression: bool,
-    output_format: str,
-    store_path: StoreLocation | None,
     sets_dirs: tuple[Path, ...],
-    cache_dir: Path | None,
     chunk_separator: str,
-    timeout_s: float,
     workers: int,
     batch_size: int | None,
     hit_k: str,
     metric_names: str,
     relevance_level: int,
-    privacy: str | None,
-    provenance_values: tuple[str, ...],
     strict: bool,
-    progress: bool,
+    run: RunOptions,
 ) -> None:
     """Run a golden set against a retriever, print and store the run, report the verdict."""
     parsed_options = parse_options(options)
@@ -241,22 +167,18 @@ def retrieval(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--metrics") from None
     try:
-        thresholds = RegressionThresholds(
-            max_pass_rate_drop=max_top1_drop,
-            max_mean_score_drop=max_top3_drop,
-            max_p=max_p,
+        thresholds = run.thresholds(
             slice_max_drop={k: float(v) for k, v in parse_options(slice_drops, "--slice-drop").items()},
             min_slice_questions=min_slice_questions,
         )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
-    storage = load_storage()
-    resolved_store = storage.store(store_path)
-    resolved_cache = storage.cache(cache_dir)
+    resolved_store = run.store
+    resolved_cache = run.cache
 
     def specification() -> RunSpec:
-        try:
-            return RunSpec(
+        return validated(
+            lambda: RunSpec(
                 set_ref=set_ref,
                 sets_dirs=sets_dirs,
                 beir_split=beir_split,
@@ -266,36 +188,33 @@ def retrieval(
                 series=series or retriever_id,
                 cache_dir=resolved_cache,
                 chunk_separator=chunk_separator,
-                timeout_s=timeout_s,
+                timeout_s=run.timeout_s,
                 workers=workers,
                 batch_size=batch_size,
                 hit_cutoffs=cutoffs,
                 metrics=metrics,
                 relevance_level=relevance_level,
-                privacy=resolve_privacy(privacy),
+                privacy=run.privacy,
                 thresholds=thresholds,
-                baseline=Baseline.parse(baseline_text),
-                provenance=parse_provenance(parse_options(provenance_values, "--provenance"), "--provenance"),
+                baseline=run.baseline,
+                provenance=run.provenance,
                 strict=strict,
             )
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            field = ".".join(str(p) for p in error["loc"])
-            raise InputError(f"{field}: {error['msg'].removeprefix('Value error, ')}") from None
+        )
 
     def evaluate() -> pipeline.Outcome:
         spec = specification()
-        return pipeline.run(spec, resolved_store, progress=progress_bar(progress))
+        return pipeline.run(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run_guarded(evaluate)
     for warning in outcome.run.warnings:
         click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
-    if output_format == "json":
+    if run.output_format == "json":
         document = outcome_json(outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings)
         click.echo(json.dumps(document, indent=2))
     else:
         click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
-    if fail_on_regression:
+    if run.fail_on_regression:
         sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
     if not outcome.verdict.passes_gate and outcome.verdict.status is not VerdictStatus.REGRESSION:
         click.echo(f"Not compared ({outcome.verdict.status.value}): {outcome.verdict.reason}", err=True)

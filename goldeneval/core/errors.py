@@ -7,6 +7,10 @@ fix it.  Nothing in ``goldeneval`` prints or exits: callers decide.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_QUOTED = 300
 """Longest text an error message quotes from elsewhere (a plug-in's own message)."""
@@ -24,6 +28,14 @@ def one_line(text: str, limit: int = MAX_QUOTED) -> str:
     """``text`` on one line, at most ``limit`` characters: what a plug-in says can be anything."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def validation_problem(exc: ValidationError) -> tuple[str, str]:
+    """The first error of a pydantic validation as (dotted field, problem): the one wording of
+    a specification or configuration that did not validate."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"])
+    return field, str(error["msg"]).removeprefix("Value error, ")
 
 
 class GoldenEvalError(Exception):

@@ -1,0 +1,201 @@
+"""The options every run command shares, declared once: how the run is judged, gated, stored
+and shown.
+
+``goldeneval retrieval``, ``prompts`` and ``answers`` each add their own options (the set, the
+retriever or model, the kind's settings) and take these through :func:`run_options`, which
+hands the command one :class:`RunOptions` instead of a dozen keyword arguments.  Each kind
+names its two rates in its own words (``--max-top1-drop`` for retrieval, ``--max-pass-drop``
+for prompts); what they set is the same pair of thresholds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from pydantic import ValidationError
+
+from goldeneval.cli.app import finite, format_option, parse_options, progress_bar, storage_default_help, store_option
+from goldeneval.core.comparison import Baseline
+from goldeneval.core.errors import InputError, validation_problem
+from goldeneval.core.privacy import PrivacyMode, resolve_privacy
+from goldeneval.core.provenance import Provenance, parse_provenance
+from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
+from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from goldeneval.core.storage import CACHE
+from goldeneval.store import StoreLocation
+from goldeneval.suite import SuiteStorage, load_storage
+
+__all__ = ["RateFlags", "RunOptions", "run_options", "validated"]
+
+T = TypeVar("T")
+
+
+def validated(build: Callable[[], T]) -> T:
+    """A run specification, its first validation error as invalid input naming the field."""
+    try:
+        return build()
+    except ValidationError as exc:
+        field, problem = validation_problem(exc)
+        raise InputError(f"{field}: {problem}") from None
+
+
+@dataclass(frozen=True)
+class RateFlags:
+    """How one kind's commands name its two stored rates on the command line."""
+
+    pass_flag: str
+    pass_words: str
+    score_flag: str
+    score_words: str
+    significance: str
+    """What ``--max-p`` tests, in words."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The shared options' values, as one command received them."""
+
+    max_pass_drop: float
+    max_score_drop: float
+    max_p: float | None
+    baseline_text: str
+    fail_on_regression: bool
+    output_format: str
+    store_path: StoreLocation | None
+    cache_dir: Path | None
+    timeout_s: float
+    privacy_mode: str | None
+    provenance_values: tuple[str, ...]
+    progress: bool
+
+    def thresholds(self, **slices: Any) -> RegressionThresholds:
+        """The regression thresholds (a kind's slice thresholds as keywords)."""
+        return RegressionThresholds(
+            max_pass_rate_drop=self.max_pass_drop, max_mean_score_drop=self.max_score_drop, max_p=self.max_p, **slices
+        )
+
+    @functools.cached_property
+    def storage(self) -> SuiteStorage:
+        return load_storage()
+
+    @property
+    def store(self) -> StoreLocation:
+        return self.storage.store(self.store_path)
+
+    @property
+    def cache(self) -> Path:
+        return self.storage.cache(self.cache_dir)
+
+    @property
+    def baseline(self) -> Baseline:
+        return Baseline.parse(self.baseline_text)
+
+    @property
+    def privacy(self) -> PrivacyMode:
+        return resolve_privacy(self.privacy_mode)
+
+    @property
+    def provenance(self) -> Provenance:
+        return parse_provenance(parse_options(self.provenance_values, "--provenance"), "--provenance")
+
+    def progress_bar(self) -> Callable[[Sequence[T]], Iterable[T]] | None:
+        return progress_bar(self.progress)
+
+
+_FIELDS = tuple(f.name for f in fields(RunOptions))
+
+
+def run_options(
+    rates: RateFlags, *, cache_help: str, timeout_help: str, persisted: str, owner: str
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Add the shared options to a run command, which receives them as ``run: RunOptions``."""
+    options = [
+        click.option(
+            rates.pass_flag,
+            "max_pass_drop",
+            type=click.FloatRange(0, 1),
+            callback=finite,
+            default=DEFAULT_MAX_DROP,
+            show_default=True,
+            help=f"Largest allowed absolute drop of the {rates.pass_words}.",
+        ),
+        click.option(
+            rates.score_flag,
+            "max_score_drop",
+            type=click.FloatRange(0, 1),
+            callback=finite,
+            default=DEFAULT_MAX_DROP,
+            show_default=True,
+            help=f"Largest allowed absolute drop of the {rates.score_words}.",
+        ),
+        click.option(
+            "--max-p",
+            type=click.FloatRange(0, 1, min_open=True),
+            callback=finite,
+            default=None,
+            help=f"Also require significance: {rates.significance} is a regression only if its exact McNemar "
+            "p < ALPHA.",
+        ),
+        click.option(
+            "--baseline",
+            "baseline_text",
+            default="previous",
+            show_default=True,
+            help="Compare with: previous (latest earlier complete run), best (best comparable run) or "
+            "run:<id> (a run id or a unique prefix of one).",
+        ),
+        click.option(
+            "--fail-on-regression",
+            is_flag=True,
+            help="Exit 0 only for a baseline or a passing comparison: 1 regression, 4 incomplete, 6 not comparable.",
+        ),
+        format_option,
+        store_option,
+        click.option(
+            "--cache-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help=f"{cache_help} " + storage_default_help(CACHE),
+        ),
+        click.option(
+            "--timeout",
+            "timeout_s",
+            type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
+            callback=finite,
+            default=DEFAULT_TIMEOUT_S,
+            show_default=True,
+            help=timeout_help,
+        ),
+        click.option(
+            "--privacy",
+            "privacy_mode",
+            type=click.Choice([m.value for m in PrivacyMode]),
+            default=None,
+            help=f"What the run persists. Default: $GOLDENEVAL_PRIVACY, else full. metadata_only stores {persisted}.",
+        ),
+        click.option(
+            "--provenance",
+            "provenance_values",
+            multiple=True,
+            help=f"Declare a provenance field FIELD=VALUE (repeatable); overrides the {owner}'s own declaration.",
+        ),
+        click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second."),
+    ]
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(command)
+        def with_run_options(**kwargs: Any) -> None:
+            shared = RunOptions(**{name: kwargs.pop(name) for name in _FIELDS})
+            command(run=shared, **kwargs)
+
+        wrapped: Callable[..., None] = with_run_options
+        for option in reversed(options):
+            wrapped = option(wrapped)
+        return wrapped
+
+    return decorate
