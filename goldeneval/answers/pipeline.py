@@ -27,9 +27,9 @@ from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.spec import GradingSpec, PromptRunSpec
 from goldeneval.core import door
-from goldeneval.core.corpus import Corpus, load_corpus
-from goldeneval.core.errors import InputError
+from goldeneval.core.corpus import Corpus
 from goldeneval.core.provenance import Provenance, retriever_provenance
+from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.store import StoreLocation, open_store
 
 __all__ = [
@@ -50,10 +50,7 @@ PromptOutcome = door.Outcome[PromptRun]
 
 def load_prompt_set(spec: PromptRunSpec) -> GoldenPromptSet:
     """The set as it is now (files are read again, so a label change is seen)."""
-    prompt_set = resolve_prompt_set(spec.set_ref, spec.sets_dirs)
-    if spec.expected_set_id is not None and prompt_set.id != spec.expected_set_id:
-        raise InputError(f"{spec.set_ref}: its id changed from {spec.expected_set_id!r} to {prompt_set.id!r}; reload")
-    return prompt_set
+    return expect_set_id(resolve_prompt_set(spec.set_ref, spec.sets_dirs), spec.set_ref, spec.expected_set_id)
 
 
 def model_provenance(model: Model, model_id: str) -> Provenance:
@@ -101,11 +98,6 @@ def protocol_for(grader: Grader) -> str:
     return f"{PROMPT_PROTOCOL_REVISION}[{grader.identity}]"
 
 
-def _corpus(prompt_set: GoldenPromptSet, spec: PromptRunSpec) -> Corpus | None:
-    path = spec.corpus or prompt_set.corpus
-    return load_corpus(path) if path else None
-
-
 def evaluate(
     spec: PromptRunSpec,
     *,
@@ -116,7 +108,7 @@ def evaluate(
     """Build the model and the grader, ask and grade every prompt.  Stores nothing."""
     prompt_set = prompt_set or load_prompt_set(spec)
     choice = choice or grading_choice(spec)
-    model, provenance = build_spec_model(spec, _corpus(prompt_set, spec))
+    model, provenance = build_spec_model(spec, corpus_for(spec.corpus, prompt_set.corpus))
     grader = choice.grader
     started_at = datetime.now(UTC)
     results = EvaluationService(model, grader, spec.timeout_s).run(prompt_tasks(prompt_set), progress)

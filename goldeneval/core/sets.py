@@ -17,9 +17,10 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, Self, TypeVar
 
+from goldeneval.core.corpus import Corpus, load_corpus
 from goldeneval.core.errors import DuplicateIdError, GoldenEvalError, InputError, one_line
 
-__all__ = ["SetKind", "SetRegistry"]
+__all__ = ["SetKind", "SetRegistry", "corpus_for", "expect_set_id"]
 
 
 class _HasId(Protocol):
@@ -109,3 +110,17 @@ class SetRegistry(Generic[S]):
                 raise InputError(f"{cls.kind.folder_noun} folder {str(folder)!r} does not exist")
             registry.add_folder(folder)
         return registry
+
+
+def expect_set_id(loaded: S, reference: str, expected_id: str | None) -> S:
+    """The set as it is now (files are read again, so a label change is seen), which must still
+    have the id a suite cell expects: a changed id fails rather than start another series."""
+    if expected_id is not None and loaded.id != expected_id:
+        raise InputError(f"{reference}: its id changed from {expected_id!r} to {loaded.id!r}; reload")
+    return loaded
+
+
+def corpus_for(explicit: str | Path | None, named: str | None) -> Corpus | None:
+    """The corpus given explicitly, else the one the set names, else none."""
+    path = explicit or named
+    return load_corpus(path) if path else None

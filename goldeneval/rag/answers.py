@@ -42,6 +42,7 @@ from goldeneval.core.errors import InputError
 from goldeneval.core.provenance import Provenance, benchmark_fingerprint
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.core.regression import GateDecision
+from goldeneval.core.sets import corpus_for
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
@@ -148,7 +149,7 @@ def evaluate_answers(
 ) -> PromptRun:
     """Answer and grade every question with a gist from a retrieval run's rankings.  Stores nothing."""
     choice = choice or grading_choice(spec)
-    corpus = pipeline.corpus_for(golden_set, spec.retrieval.corpus)
+    corpus = corpus_for(spec.retrieval.corpus, golden_set.corpus)
     model, model_provenance = build_spec_model(spec, None, context_supplied=True)
     tasks = _tasks(golden_set, retrieval.results, corpus, spec.context_depth)
     if not tasks:

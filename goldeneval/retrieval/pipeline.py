@@ -15,10 +15,11 @@ from pathlib import Path
 
 from goldeneval.core import door
 from goldeneval.core.collector import fewer_collections, plugin_collections
-from goldeneval.core.corpus import Corpus, load_corpus
+from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import retriever_provenance
+from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import RetrieverContext, document_id_mapper
@@ -30,7 +31,6 @@ from goldeneval.store import StoreLocation, open_store
 
 __all__ = [
     "Outcome",
-    "corpus_for",
     "evaluate",
     "labels_outside_corpus",
     "load_golden_set",
@@ -45,15 +45,7 @@ Outcome = door.Outcome[RetrievalRun]
 def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
     """The set as it is now (files are read again, so a label change is seen)."""
     golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
-    if spec.expected_set_id is not None and golden_set.id != spec.expected_set_id:
-        raise InputError(f"{spec.set_ref}: its id changed from {spec.expected_set_id!r} to {golden_set.id!r}; reload")
-    return golden_set
-
-
-def corpus_for(golden_set: GoldenQuestionSet, corpus_path: str | Path | None) -> Corpus | None:
-    """The corpus given explicitly, else the one the set names, else none."""
-    path = corpus_path or golden_set.corpus
-    return load_corpus(path) if path else None
+    return expect_set_id(golden_set, spec.set_ref, spec.expected_set_id)
 
 
 @fewer_collections()
@@ -66,7 +58,7 @@ def evaluate(
     id); the spec's declared provenance overrides the retriever's own, field by field.
     """
     golden_set = golden_set or load_golden_set(spec)
-    corpus = corpus_for(golden_set, spec.corpus)
+    corpus = corpus_for(spec.corpus, golden_set.corpus)
     warnings = labels_outside_corpus(golden_set, corpus, spec)
     context = RetrieverContext(
         corpus=corpus,
