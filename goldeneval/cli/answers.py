@@ -49,7 +49,6 @@ from goldeneval.suite import load_storage
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 
 
-
 def _judge(judge_model: str | None, judge_options: tuple[str, ...], judge_samples: int) -> JudgeSpec | None:
     if judge_model is None:
         if judge_options:
