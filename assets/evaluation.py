@@ -16,11 +16,10 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from assets.checks import partitioned_check
-from assets.metadata import rank_metrics, rates, table_schema
-from assets.names import GROUP, RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
+from assets.metadata import rank_metrics, rates, table_metadata
+from assets.names import GROUP, TABLES_IO_MANAGER
 from assets.partitions import cell
-from assets.summary import record_summary, summary_result
+from assets.summary import build_summary_asset, record_summary, summary_result
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
@@ -57,10 +56,6 @@ def _counts(values: list[str]) -> dict[str, int]:
     return dict(sorted(Counter(values).items()))
 
 
-def _table_metadata(table: pa.Table) -> dict[str, Any]:
-    return {"dagster/row_count": table.num_rows, "dagster/column_schema": table_schema(table.schema)}
-
-
 def golden_question_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> dg.Output[pa.Table]:
     spec = goldeneval.run_spec(cell(context.partition_key))
     golden_set = pipeline.load_golden_set(spec)
@@ -83,7 +78,7 @@ def _set_output(
             "count_by_hard_class": dg.MetadataValue.json(_counts([q.hard_class or NO_HARD_CLASS for q in questions])),
             "label_digest": digest,
             "privacy": privacy.value,
-            **_table_metadata(table),
+            **table_metadata(table),
         },
         data_version=dg.DataVersion(digest),
     )
@@ -98,7 +93,7 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
     yield dg.Output(
         rankings,
         output_name="retriever_rankings",
-        metadata={"question_count": len(run.results), "privacy": spec.privacy.value, **_table_metadata(rankings)},
+        metadata={"question_count": len(run.results), "privacy": spec.privacy.value, **table_metadata(rankings)},
     )
     hits = hits_table(run, spec.privacy, context.run.run_id)
     overall = run.aggregates.overall
@@ -110,7 +105,7 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
             "errors": overall.errors,
             "warnings": dg.MetadataValue.json(list(run.warnings)),
             "privacy": spec.privacy.value,
-            **_table_metadata(hits),
+            **table_metadata(hits),
             "preview": dg.MetadataValue.md(markdown_preview(hits, columns=HITS_PREVIEW_COLUMNS)),
         },
     )
@@ -197,21 +192,13 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
         ],
         partitions_def=partitions_def,
     )(retrieval)
-    summary_asset = dg.asset(
+    summary_asset = build_summary_asset(
+        evaluation_summary,
         name="evaluation_summary",
+        group=GROUP,
+        table="question_hits",
         partitions_def=partitions_def,
-        group_name=GROUP,
-        kinds={"duckdb"},
-        ins={"question_hits": dg.AssetIn(input_manager_key=TABLES_IO_MANAGER)},
-        pool=STORE_POOL,
-        check_specs=[
-            partitioned_check(
-                RUN_COMPLETE,
-                "evaluation_summary",
-                partitions_def,
-                "No question errored or timed out: the run is complete.",
-            )
-        ],
+        check_description="No question errored or timed out: the run is complete.",
         description="Aggregates overall, by form and by hard class, stored as one run in the DuckDB result store.",
-    )(evaluation_summary)
+    )
     return [sets_asset, retrieval_asset, summary_asset]

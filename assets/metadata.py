@@ -17,14 +17,19 @@ def table_schema(schema: pa.Schema) -> dg.TableSchema:
     return dg.TableSchema(columns=[dg.TableColumn(name=f.name, type=str(f.type)) for f in schema])
 
 
+def table_metadata(table: pa.Table) -> dict[str, Any]:
+    """A table's row count and column schema, as the UI shows them."""
+    return {"dagster/row_count": table.num_rows, "dagster/column_schema": table_schema(table.schema)}
+
+
+def float_rates(values: Mapping[str, float | None]) -> dict[str, Any]:
+    """Rates as floats (the UI plots float metadata over time); absent when nothing was scored."""
+    return {name: dg.MetadataValue.float(value) for name, value in values.items() if value is not None}
+
+
 def rates(summary: RateSummary, prefix: str = "") -> dict[str, Any]:
-    """Float rates (the UI plots float metadata over time); absent when nothing was scored."""
-    values: dict[str, Any] = {}
-    if summary.top1_rate is not None:
-        values[f"{prefix}top1_hit_rate"] = dg.MetadataValue.float(summary.top1_rate)
-    if summary.top3_rate is not None:
-        values[f"{prefix}top3_hit_rate"] = dg.MetadataValue.float(summary.top3_rate)
-    return values
+    """A retrieval summary's top-1 and top-3 hit rates."""
+    return float_rates({f"{prefix}top1_hit_rate": summary.top1_rate, f"{prefix}top3_hit_rate": summary.top3_rate})
 
 
 def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:

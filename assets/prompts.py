@@ -18,12 +18,11 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from assets.checks import partitioned_check
-from assets.metadata import table_schema
-from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
+from assets.metadata import float_rates, table_metadata
+from assets.names import TABLES_IO_MANAGER
 from assets.partitions import prompt_cell
 from assets.regression import CheckedKind, build_regression_check
-from assets.summary import record_summary, summary_result
+from assets.summary import build_summary_asset, record_summary, summary_result
 from goldeneval.answers import pipeline as prompt_pipeline
 from goldeneval.answers.details import PromptRate
 from goldeneval.answers.golden import prompt_set_digest
@@ -46,18 +45,9 @@ GRADINGS_PREVIEW_COLUMNS = ("prompt_id", "status", "passed", "score", "unstable"
 __all__ = ["PROMPT_ASSETS", "PROMPT_GROUP", "PROMPT_SUMMARY_KEY", "build_prompt_assets"]
 
 
-def _table_metadata(table: pa.Table) -> dict[str, Any]:
-    return {"dagster/row_count": table.num_rows, "dagster/column_schema": table_schema(table.schema)}
-
-
 def prompt_rates(rate: PromptRate) -> dict[str, Any]:
-    """Float rates (the UI plots them over time); absent when nothing was graded."""
-    values: dict[str, Any] = {}
-    if rate.pass_rate is not None:
-        values["pass_rate"] = dg.MetadataValue.float(rate.pass_rate)
-    if rate.mean_score is not None:
-        values["mean_score"] = dg.MetadataValue.float(rate.mean_score)
-    return values
+    """A prompt summary's pass rate and mean score."""
+    return float_rates({"pass_rate": rate.pass_rate, "mean_score": rate.mean_score})
 
 
 def golden_prompt_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> dg.Output[pa.Table]:
@@ -75,7 +65,7 @@ def golden_prompt_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEval
                 "assertions_by_type": dg.MetadataValue.json(dict(sorted(types.items()))),
                 "label_digest": digest,
                 "privacy": spec.privacy.value,
-                **_table_metadata(table),
+                **table_metadata(table),
             },
             data_version=dg.DataVersion(digest),
         )
@@ -98,7 +88,7 @@ def prompt_evaluation(
             "prompt_count": len(run.results),
             "model_errors": sum(1 for r in run.results if r.stage == "model"),
             "privacy": spec.privacy.value,
-            **_table_metadata(responses),
+            **table_metadata(responses),
         },
     )
     gradings = gradings_table(run, spec.privacy, context.run.run_id)
@@ -113,7 +103,7 @@ def prompt_evaluation(
             "grader": run.grader,
             "notices": dg.MetadataValue.json(list(run.notices)),
             "privacy": spec.privacy.value,
-            **_table_metadata(gradings),
+            **table_metadata(gradings),
             "preview": dg.MetadataValue.md(markdown_preview(gradings, columns=GRADINGS_PREVIEW_COLUMNS)),
         },
     )
@@ -207,22 +197,14 @@ def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[An
         ],
         partitions_def=partitions_def,
     )(prompt_evaluation)
-    summary_asset = dg.asset(
+    summary_asset = build_summary_asset(
+        prompt_summary,
         name="prompt_summary",
+        group=PROMPT_GROUP,
+        table="prompt_gradings",
         partitions_def=partitions_def,
-        group_name=PROMPT_GROUP,
-        kinds={"duckdb"},
-        ins={"prompt_gradings": dg.AssetIn(input_manager_key=TABLES_IO_MANAGER)},
-        pool=STORE_POOL,
-        check_specs=[
-            partitioned_check(
-                RUN_COMPLETE,
-                "prompt_summary",
-                partitions_def,
-                "Every prompt was answered and graded: the run is complete.",
-            )
-        ],
+        check_description="Every prompt was answered and graded: the run is complete.",
         description="Pass rate and mean score, stored as one run in the DuckDB result store.",
-    )(prompt_summary)
+    )
     check_asset = build_regression_check(PROMPT_CHECK, partitions_def)
     return [sets_asset, evaluation_asset, summary_asset, check_asset]

@@ -17,6 +17,7 @@ from typing import Any
 import dagster as dg
 
 from assets.checks import partitioned_check
+from assets.metadata import float_rates
 from assets.names import GROUP, NO_REGRESSION, STORE_POOL
 from assets.partitions import cell
 from goldeneval.core import door
@@ -82,9 +83,7 @@ def judge_partition(
         "gate": gate.value,
         "previous_run_id": verdict.previous_run_id or "none",
     }
-    for name, value in zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True):
-        if value is not None:
-            identity[name] = dg.MetadataValue.float(value)
+    identity.update(float_rates(dict(zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True))))
     return dg.MaterializeResult(
         metadata={
             **identity,

@@ -7,14 +7,15 @@ strictest of the specification's and the tables' privacy modes, and a pinned bas
 cannot be used stores nothing (:func:`goldeneval.core.door.pinned_baseline`).
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 
+from assets.checks import partitioned_check
 from assets.metadata import text_or_unknown
-from assets.names import RUN_COMPLETE
+from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun, completeness
@@ -22,7 +23,7 @@ from goldeneval.store import Store
 from goldeneval.store.parquet import stored_run_id_for
 from resources.goldeneval import GoldenEvalResource
 
-__all__ = ["RecordedSummary", "record_summary", "summary_result"]
+__all__ = ["RecordedSummary", "build_summary_asset", "record_summary", "summary_result"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +90,27 @@ def summary_result(
             )
         ],
     )
+
+
+def build_summary_asset(
+    body: Callable[..., Any],
+    *,
+    name: str,
+    group: str,
+    table: str,
+    partitions_def: dg.MultiPartitionsDefinition,
+    check_description: str,
+    description: str,
+) -> Any:
+    """A kind's summary asset: reads its main table through the Parquet IO manager, takes the
+    store's pool, and carries the ``run_complete`` check."""
+    return dg.asset(
+        name=name,
+        partitions_def=partitions_def,
+        group_name=group,
+        kinds={"duckdb"},
+        ins={table: dg.AssetIn(input_manager_key=TABLES_IO_MANAGER)},
+        pool=STORE_POOL,
+        check_specs=[partitioned_check(RUN_COMPLETE, name, partitions_def, check_description)],
+        description=description,
+    )(body)
