@@ -114,19 +114,32 @@ def _check_key(kind: str, value: str) -> str:
     return value
 
 
-class RetrieverConfig(BaseModel):
-    """One named retriever: a registered id or import path, its options, an optional corpus."""
+def string_options(options: Mapping[str, str | int | float | bool]) -> dict[str, str]:
+    """Options written in YAML (numbers, booleans) as the strings a plug-in receives, as from
+    ``--option KEY=VALUE`` (``true``/``false`` for booleans)."""
+    return {key: (str(value).lower() if isinstance(value, bool) else str(value)) for key, value in options.items()}
+
+
+class PluginConfig(BaseModel):
+    """One named plug-in of the suite (a retriever, a model): its id, options, corpus, provenance."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: str = Field(min_length=1, description="Registered retriever id or package.module:factory.")
+    id: str = Field(min_length=1, description="Registered id or package.module:factory.")
     options: dict[str, str | int | float | bool] = Field(
-        default_factory=dict, description="Retriever options, as --option KEY=VALUE."
+        default_factory=dict, description="Plug-in options, as --option / --model-option KEY=VALUE."
     )
     corpus: str | None = Field(default=None, description="Corpus path; default: the set's own corpus.")
     provenance: dict[str, str] = Field(
-        default_factory=dict, description="Declared provenance fields for a retriever that cannot say them."
+        default_factory=dict, description="Declared provenance fields for a plug-in that cannot say them."
     )
+
+    def string_options(self) -> dict[str, str]:
+        return string_options(self.options)
+
+
+class RetrieverConfig(PluginConfig):
+    """One named retriever: a registered id or import path, its options, an optional corpus."""
 
     @field_validator("id")
     @classmethod
@@ -138,11 +151,6 @@ class RetrieverConfig(BaseModel):
         if ":" not in value and value not in (known := known_retrievers()):
             raise ValueError(f"unknown retriever {value!r} (registered: {', '.join(known) or 'none'})")
         return value
-
-    def string_options(self) -> dict[str, str]:
-        return {
-            key: (str(value).lower() if isinstance(value, bool) else str(value)) for key, value in self.options.items()
-        }
 
 
 class ThresholdsConfig(BaseModel):
@@ -260,17 +268,8 @@ class AlertsConfig(BaseModel):
     timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
 
 
-class ModelConfig(BaseModel):
+class ModelConfig(PluginConfig):
     """One named model of prompt evaluation (ADR-060): a model id, its options, an optional corpus."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1, description="Registered model id (goldeneval models) or package.module:factory.")
-    options: dict[str, str | int | float | bool] = Field(
-        default_factory=dict, description="Model options, as --model-option KEY=VALUE."
-    )
-    corpus: str | None = Field(default=None, description="Corpus of a retrieval-augmented model; default: the set's.")
-    provenance: dict[str, str] = Field(default_factory=dict, description="Declared provenance fields.")
 
     @field_validator("id")
     @classmethod
@@ -278,9 +277,6 @@ class ModelConfig(BaseModel):
         if ":" not in value and value not in (known := known_models()):
             raise ValueError(f"unknown model {value!r} (registered: {', '.join(known) or 'none'})")
         return value
-
-    def string_options(self) -> dict[str, str]:
-        return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in self.options.items()}
 
 
 class JudgeConfig(BaseModel):
@@ -528,7 +524,7 @@ class Suite:
             grader=grading.grader,
             judge=JudgeSpec(
                 model_id=judge.id,
-                options={k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in judge.options.items()},
+                options=string_options(judge.options),
                 samples=judge.samples,
             )
             if judge is not None
