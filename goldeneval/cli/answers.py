@@ -10,7 +10,6 @@ command builds a run specification and calls :mod:`goldeneval.answers.pipeline` 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from goldeneval.answers.registry import PromptSetRegistry
 from goldeneval.answers.report import prompt_outcome_json, render_prompt_outcome
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli.app import (
-    GATE_EXIT_CODES,
     finite,
     format_option,
     main,
@@ -39,7 +37,6 @@ from goldeneval.cli.app import (
 from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import printable
-from goldeneval.core.regression import VerdictStatus
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
 from goldeneval.rag.report import answers_json, render_answers
 from goldeneval.retrieval.spec import RunSpec
@@ -57,11 +54,6 @@ def _judge(judge_model: str | None, judge_options: tuple[str, ...], judge_sample
     return JudgeSpec(
         model_id=judge_model, options=parse_options(judge_options, "--judge-option"), samples=judge_samples
     )
-
-
-def _not_compared(status: VerdictStatus, passes: bool, reason: str) -> None:
-    if not passes and status is not VerdictStatus.REGRESSION:
-        click.echo(f"Not compared ({status.value}): {printable(reason)}", err=True)
 
 
 PROMPT_RATES = RateFlags(
@@ -167,12 +159,7 @@ def prompts(
                 grader=grader,
                 judge=judge,
                 pass_threshold=pass_threshold,
-                cache_dir=run.cache,
-                timeout_s=run.timeout_s,
-                privacy=run.privacy,
-                thresholds=run.thresholds(),
-                baseline=run.baseline,
-                provenance=run.provenance,
+                **run.spec_fields(),
             )
         )
         return run_prompts(spec, resolved_store, progress=run.progress_bar())
@@ -180,13 +167,12 @@ def prompts(
     outcome = run_guarded(evaluate)
     for notice in outcome.run.notices:
         click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
-    if run.output_format == "json":
-        click.echo(json.dumps(prompt_outcome_json(outcome, resolved_store), indent=2))
-    else:
-        click.echo(render_prompt_outcome(outcome, resolved_store))
-    if run.fail_on_regression:
-        sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
-    _not_compared(outcome.verdict.status, outcome.verdict.passes_gate, outcome.verdict.reason)
+    run.show(
+        outcome.verdict,
+        outcome.gate,
+        lambda: render_prompt_outcome(outcome, resolved_store),
+        lambda: prompt_outcome_json(outcome, resolved_store),
+    )
 
 
 @main.command()
@@ -289,14 +275,12 @@ def answers(
         click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
     for notice in outcome.answers.run.notices:
         click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
-    if run.output_format == "json":
-        click.echo(json.dumps(answers_json(outcome, resolved_store), indent=2))
-    else:
-        click.echo(render_answers(outcome, resolved_store))
-    if run.fail_on_regression:
-        sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
-    verdict = outcome.answers.verdict
-    _not_compared(verdict.status, verdict.passes_gate, verdict.reason)
+    run.show(
+        outcome.answers.verdict,
+        outcome.gate,
+        lambda: render_answers(outcome, resolved_store),
+        lambda: answers_json(outcome, resolved_store),
+    )
 
 
 @main.command("prompt-sets")

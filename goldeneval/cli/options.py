@@ -11,6 +11,8 @@ for prompts); what they set is the same pair of thresholds.
 from __future__ import annotations
 
 import functools
+import json
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -19,12 +21,26 @@ from typing import Any, TypeVar
 import click
 from pydantic import ValidationError
 
-from goldeneval.cli.app import finite, format_option, parse_options, progress_bar, storage_default_help, store_option
+from goldeneval.cli.app import (
+    GATE_EXIT_CODES,
+    finite,
+    format_option,
+    parse_options,
+    progress_bar,
+    storage_default_help,
+    store_option,
+)
 from goldeneval.core.comparison import Baseline
-from goldeneval.core.errors import InputError, validation_problem
+from goldeneval.core.errors import InputError, printable, validation_problem
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
+from goldeneval.core.regression import (
+    DEFAULT_MAX_DROP,
+    GateDecision,
+    RegressionThresholds,
+    RegressionVerdict,
+    VerdictStatus,
+)
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from goldeneval.core.storage import CACHE
 from goldeneval.store import StoreLocation
@@ -105,6 +121,29 @@ class RunOptions:
 
     def progress_bar(self) -> Callable[[Sequence[T]], Iterable[T]] | None:
         return progress_bar(self.progress)
+
+    def spec_fields(self, thresholds: RegressionThresholds | None = None) -> dict[str, Any]:
+        """The fields of :class:`goldeneval.core.spec.SpecBase` these options set (all but the
+        series, which each command names)."""
+        return {
+            "cache_dir": self.cache,
+            "timeout_s": self.timeout_s,
+            "privacy": self.privacy,
+            "thresholds": thresholds or self.thresholds(),
+            "baseline": self.baseline,
+            "provenance": self.provenance,
+        }
+
+    def show(
+        self, verdict: RegressionVerdict, gate: GateDecision, text: Callable[[], str], document: Callable[[], Any]
+    ) -> None:
+        """Print the outcome as text or JSON, then apply the gate: with ``--fail-on-regression``
+        exit with its code; without, say on stderr why a run was not compared."""
+        click.echo(json.dumps(document(), indent=2) if self.output_format == "json" else text())
+        if self.fail_on_regression:
+            sys.exit(int(GATE_EXIT_CODES[gate]))
+        if not verdict.passes_gate and verdict.status is not VerdictStatus.REGRESSION:
+            click.echo(f"Not compared ({verdict.status.value}): {printable(verdict.reason)}", err=True)
 
 
 _FIELDS = tuple(f.name for f in fields(RunOptions))

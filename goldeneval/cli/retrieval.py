@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
 from goldeneval.cli.app import (
-    GATE_EXIT_CODES,
     main,
     parse_cutoffs,
     parse_options,
@@ -20,7 +18,6 @@ from goldeneval.cli.app import (
 )
 from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated
 from goldeneval.core.errors import InputError, printable
-from goldeneval.core.regression import VerdictStatus
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.golden import golden_set_json_schema
@@ -174,7 +171,6 @@ def retrieval(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
     resolved_store = run.store
-    resolved_cache = run.cache
 
     def specification() -> RunSpec:
         return validated(
@@ -186,19 +182,14 @@ def retrieval(
                 options=parsed_options,
                 corpus=corpus_path,
                 series=series or retriever_id,
-                cache_dir=resolved_cache,
                 chunk_separator=chunk_separator,
-                timeout_s=run.timeout_s,
                 workers=workers,
                 batch_size=batch_size,
                 hit_cutoffs=cutoffs,
                 metrics=metrics,
                 relevance_level=relevance_level,
-                privacy=run.privacy,
-                thresholds=thresholds,
-                baseline=run.baseline,
-                provenance=run.provenance,
                 strict=strict,
+                **run.spec_fields(thresholds),
             )
         )
 
@@ -209,15 +200,12 @@ def retrieval(
     outcome = run_guarded(evaluate)
     for warning in outcome.run.warnings:
         click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
-    if run.output_format == "json":
-        document = outcome_json(outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings)
-        click.echo(json.dumps(document, indent=2))
-    else:
-        click.echo(render_outcome(outcome.stored, outcome.verdict, resolved_store))
-    if run.fail_on_regression:
-        sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
-    if not outcome.verdict.passes_gate and outcome.verdict.status is not VerdictStatus.REGRESSION:
-        click.echo(f"Not compared ({outcome.verdict.status.value}): {outcome.verdict.reason}", err=True)
+    run.show(
+        outcome.verdict,
+        outcome.gate,
+        lambda: render_outcome(outcome.stored, outcome.verdict, resolved_store),
+        lambda: outcome_json(outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings),
+    )
 
 
 @main.command()
