@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import binomtest
 
 __all__ = ["PairedComparison", "Verdicts", "bootstrap_interval", "mcnemar_exact", "paired_comparison"]
 
@@ -31,6 +30,8 @@ def mcnemar_exact(lost: int, gained: int) -> float:
     discordant = lost + gained
     if discordant == 0:
         return 1.0
+    from scipy.stats import binomtest  # scipy.stats costs a second at import: only when runs are compared
+
     return float(binomtest(lost, discordant, 0.5, alternative="two-sided").pvalue)
 
 

@@ -6,19 +6,38 @@ so "shares vocabulary" means the same thing in both places.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from functools import lru_cache
 from typing import Any
 
-import bm25s
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
 
 __all__ = ["STOPWORDS", "TOKEN_PATTERN", "bm25_tokenize", "content_terms", "stemmer"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 """bm25s' default token pattern: two or more word characters."""
-STOPWORDS: frozenset[str] = frozenset(STOPWORDS_EN)
+
+
+def _bm25s_stopwords() -> tuple[str, ...]:
+    """bm25s' English stop words, read from its ``stopwords`` module alone: importing the
+    package runs its ``__init__``, which imports numba (about a second) for the index we only
+    need when a lexical retriever is built.  The module is a plain tuple literal."""
+    package = importlib.util.find_spec("bm25s")
+    if package is None or not package.submodule_search_locations:
+        raise ImportError("bm25s is not installed")
+    spec = importlib.util.spec_from_file_location(
+        "goldeneval._bm25s_stopwords", f"{next(iter(package.submodule_search_locations))}/stopwords.py"
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError("bm25s has no stopwords module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    words: tuple[str, ...] = module.STOPWORDS_EN
+    return words
+
+
+STOPWORDS: frozenset[str] = frozenset(_bm25s_stopwords())
 _STOPWORD_LIST = sorted(STOPWORDS)
 _TOKEN = re.compile(TOKEN_PATTERN)
 
@@ -36,6 +55,8 @@ def content_terms(text: str) -> set[str]:
 
 def bm25_tokenize(texts: str | list[str], *, return_ids: bool = True) -> Any:
     """bm25s tokenisation with this analyser: ids for indexing, strings for queries."""
+    import bm25s  # only where an index is built or queried: see _bm25s_stopwords
+
     return bm25s.tokenize(
         texts,
         token_pattern=TOKEN_PATTERN,
