@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from goldeneval.retrieval.retrievers import known_retrievers
+from goldeneval.retrieval.retrievers.command import COMMAND_OPTIONS
 from goldeneval.retrieval.retrievers.dense import DENSE_OPTIONS
+from goldeneval.retrieval.retrievers.http import HTTP_OPTIONS
 from goldeneval.retrieval.retrievers.hybrid import HYBRID_OPTIONS
 from goldeneval.retrieval.retrievers.reranked import RERANKED_OPTIONS
 
@@ -21,6 +23,8 @@ OPTIONS = {
     "goldeneval.hybrid": HYBRID_OPTIONS,
     "goldeneval.reranked": RERANKED_OPTIONS,
     "goldeneval.trec_run": ("run",),
+    "goldeneval.http": HTTP_OPTIONS,
+    "goldeneval.command": COMMAND_OPTIONS,
 }
 
 

@@ -165,8 +165,9 @@ def _suite_error(tmp_path: Path, **fields: object) -> str:
         ),
         pytest.param(
             {"retrievers": {"b": {"id": "goldeneval.nonexistent"}}},
-            "field 'retrievers.b.id': unknown retriever 'goldeneval.nonexistent' (registered: goldeneval.dense, "
-            "goldeneval.hybrid, goldeneval.lexical, goldeneval.reranked, goldeneval.trec_run)",
+            "field 'retrievers.b.id': unknown retriever 'goldeneval.nonexistent' (registered: goldeneval.command, "
+            "goldeneval.dense, goldeneval.http, goldeneval.hybrid, goldeneval.lexical, goldeneval.reranked, "
+            "goldeneval.trec_run)",
             id="unregistered-retriever",
         ),
         pytest.param(

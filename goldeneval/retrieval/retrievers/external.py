@@ -56,14 +56,17 @@ def without_placeholders(value: str) -> str:
     return ENV_PLACEHOLDER.sub("", value)
 
 
-def refuse_secret(text: str, label: str) -> None:
+PLACEHOLDER_HINT = (
+    "export it in an environment variable and write ${NAME} in its place "
+    "(quote the option so that the shell does not expand it)"
+)
+
+
+def refuse_secret(text: str, label: str, hint: str = PLACEHOLDER_HINT) -> None:
     """Refuse ``text`` (written in an option, placeholders removed) when it looks like a credential."""
     kind = looks_like_secret(text)
     if kind:
-        raise RetrieverError(
-            f"{label}: looks like a secret ({kind}); export it in an environment variable and write "
-            "${NAME} in its place (quote the option so that the shell does not expand it)"
-        )
+        raise RetrieverError(f"{label}: looks like a secret ({kind}); {hint}")
 
 
 def expand_environment(value: str, label: str, secrets: list[str]) -> str:
@@ -131,7 +134,10 @@ def describe_json(value: Any) -> str:
 def string_ids(values: list[Any], where: Callable[[int], str]) -> list[str]:
     """``values`` when every one is a string; else an error naming the first that is not,
     where ``where(position)`` says where it was found (``hits.hits[2]._id``)."""
-    for position, value in enumerate(values):
-        if not isinstance(value, str):
-            raise SearchError(f"{where(position)} is {describe_json(value)}, not a string id")
+    try:
+        "".join(values)  # one C-level pass when every value is a string (the usual case)
+    except TypeError:
+        for position, value in enumerate(values):
+            if not isinstance(value, str):
+                raise SearchError(f"{where(position)} is {describe_json(value)}, not a string id") from None
     return values

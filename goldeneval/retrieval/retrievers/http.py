@@ -22,9 +22,10 @@ whose ``ids`` is that list, or whose ``results`` or ``hits`` is a list of object
   retries HTTP 408, 429 and 5xx and failed connections after ``backoff_s`` (0.5 s, doubling)
   or the server's ``Retry-After`` when it is at most 30 s and fits in ``timeout_s``.
 
-One ``urllib3.PoolManager`` (thread-safe, documented so) keeps the connections alive for every
-worker thread (``--workers``).  A response that is not JSON, holds no ids where they should be,
-or holds an id that is not a string is that question's error, saying what was found.
+Standard library only (``http.client``): each thread that asks questions (``--workers``) keeps
+its own connection alive, so no connection is shared and no request waits for another.  A
+response that is not JSON, holds no ids where they should be, or holds an id that is not a
+string is that question's error, saying what was found.
 
 Provenance: the pipeline identity is the method and the endpoint (scheme, host, port, path
 and the query parameters written in the URL, never those from the environment), plus a digest
@@ -36,21 +37,24 @@ another value than the first response's, is that question's error), and unknown 
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import hashlib
+import http.client
 import json
 import math
 import re
+import ssl
 import threading
 import time
 import urllib.parse
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.message import Message
 from importlib.metadata import version as package_version
 from typing import Any
-
-import urllib3
 
 from goldeneval.core.errors import RetrieverError, one_line
 from goldeneval.core.provenance import Provenance, canonical_text
@@ -98,8 +102,6 @@ DEFAULT_MAX_RETRIES = 2
 DEFAULT_BACKOFF_S = 0.5
 MAX_RETRY_AFTER_S = 30.0
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-POOL_SIZE = 256
-"""Kept-alive connections: as many as ``--workers`` can be."""
 RETRYABLE_STATUS = frozenset({408, 429})
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _CREDENTIAL_HEADER = re.compile(r"(?i)auth|cookie|key|token|secret|pass")
@@ -150,9 +152,10 @@ class IdsPath:
     def _step(self, step: str | int | None, where: str, value: Any) -> list[tuple[str, Any]]:
         place = where or "the response"
         if isinstance(step, str):
-            if not isinstance(value, Mapping) or step not in value:
-                has = "" if not isinstance(value, Mapping) else f" has no {step!r}:"
-                raise SearchError(f"no ids at {self.text!r}: {place}{has} is {describe_json(value)}")
+            if not isinstance(value, Mapping):
+                raise SearchError(f"no ids at {self.text!r}: {place} is {describe_json(value)}, not an object")
+            if step not in value:
+                raise SearchError(f"no ids at {self.text!r}: {place} has no {step!r} (it is {describe_json(value)})")
             return [(f"{where}.{step}" if where else step, value[step])]
         if not isinstance(value, list):
             raise SearchError(f"no ids at {self.text!r}: {place} is {describe_json(value)}, not a list")
@@ -175,12 +178,18 @@ def default_ids(document: Any, id_field: str) -> list[str]:
             if isinstance(items, list):
                 for i, item in enumerate(items):
                     if not isinstance(item, Mapping) or id_field not in item:
-                        raise SearchError(f"no ids in the response: {key}[{i}] is {describe_json(item)}, no {id_field!r}")
-                return string_ids([item[id_field] for item in items], lambda i: f"{key}[{i}].{id_field}")
+                        raise SearchError(
+                            f"no ids in the response: {key}[{i}] has no {id_field!r} (it is {describe_json(item)})"
+                        )
+                return string_ids([item[id_field] for item in items], _field_of_item(key, id_field))
     raise SearchError(
         "no ids in the response: expected a list of ids, or an object whose 'ids', 'results' or 'hits' "
         f"is a list; found {describe_json(document)}{_path_hint(document)}"
     )
+
+
+def _field_of_item(key: str, id_field: str) -> Callable[[int], str]:
+    return lambda i: f"{key}[{i}].{id_field}"
 
 
 def _path_hint(document: Any) -> str:
@@ -205,16 +214,25 @@ class Endpoint:
     """Where requests go: the URL as sent (with values from the environment) and as recorded."""
 
     method: str
-    base: str
-    """scheme://host[:port]/path"""
+    scheme: str
+    host: str
+    port: int | None
+    path: str
     query: tuple[tuple[str, str], ...]
     """The URL's own query parameters, values from the environment filled in."""
     identity: str
     """The endpoint as provenance records it: no value from the environment."""
 
-    def url(self, extra: Sequence[tuple[str, str]] = ()) -> str:
+    @property
+    def base(self) -> str:
+        """``scheme://host[:port]/path``: how messages name the endpoint."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}{f':{self.port}' if self.port is not None else ''}{self.path}"
+
+    def target(self, extra: Sequence[tuple[str, str]] = ()) -> str:
+        """The request target: the path and the query (the URL's own parameters, then ``extra``)."""
         pairs = [*self.query, *extra]
-        return f"{self.base}?{urllib.parse.urlencode(pairs)}" if pairs else self.base
+        return f"{self.path}?{urllib.parse.urlencode(pairs)}" if pairs else self.path
 
 
 def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
@@ -236,8 +254,6 @@ def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
     refuse_secret(without_placeholders(parts.path), label)
     if without_placeholders(parts.path) != parts.path:
         raise RetrieverError(f"{label}: ${{NAME}} may stand only for a query parameter's value")
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    base = f"{parts.scheme}://{host}{f':{port}' if port is not None else ''}{parts.path or '/'}"
     query: list[tuple[str, str]] = []
     recorded: list[tuple[str, str]] = []
     for name, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
@@ -246,8 +262,9 @@ def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
         query.append((name, expand_environment(value, label, secrets)))
         if written == value:
             recorded.append((name, value))
-    identity = f"{base}?{urllib.parse.urlencode(recorded)}" if recorded else base
-    return Endpoint(method, base, tuple(query), identity)
+    endpoint = Endpoint(method, parts.scheme, parts.hostname, port, parts.path or "/", tuple(query), "")
+    identity = f"{endpoint.base}?{urllib.parse.urlencode(recorded)}" if recorded else endpoint.base
+    return dataclasses.replace(endpoint, identity=identity)
 
 
 def _fill(template: Any, question: str, limit: int) -> Any:
@@ -304,6 +321,13 @@ class RequestShape:
 
     def identity(self, method: str) -> str | None:
         """A digest of the shape, or None when it is the default for ``method``."""
+        if (
+            self.recorded is None
+            and self.ids_path is None
+            and (self.id_field, self.strip_prefix, self.add_prefix, self.headers) == ("id", "", "", ())
+            and (method == "POST" or (self.query_param, self.limit_param) == ("q", "limit"))
+        ):
+            return None
         shape = {
             "body": self.recorded,
             "query_param": self.query_param if method == "GET" else None,
@@ -314,11 +338,6 @@ class RequestShape:
             "add_prefix": self.add_prefix,
             "headers": sorted(self.headers),
         }
-        default = {**shape, "body": None, "ids_path": None, "id_field": "id", "strip_prefix": "", "add_prefix": ""}
-        default.update({"headers": [], "query_param": "q" if method == "GET" else None})
-        default["limit_param"] = "limit" if method == "GET" else None
-        if shape == default and method == "POST":
-            return None
         return hashlib.sha256(canonical_text([method, shape]).encode("utf-8")).hexdigest()[:16]
 
 
@@ -343,6 +362,52 @@ def _retry_after_s(value: str | None) -> float | None:
             when = when.replace(tzinfo=UTC)
         seconds = (when - datetime.now(UTC)).total_seconds()
     return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+class _Connections:
+    """One kept-alive connection per thread: an ``http.client`` connection serves one request
+    at a time, so each ``--workers`` thread has its own, and no lock is held while waiting."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self._local = threading.local()
+        self._every: weakref.WeakSet[http.client.HTTPConnection] = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._tls = ssl.create_default_context() if endpoint.scheme == "https" else None
+
+    def get(self, timeout_s: float) -> tuple[http.client.HTTPConnection, bool]:
+        """This thread's connection, with ``timeout_s`` for each socket operation, and whether
+        it was used before (and so may have been closed by the server meanwhile)."""
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            host = self.endpoint.host
+            if self._tls is not None:
+                port = self.endpoint.port or http.client.HTTPS_PORT
+                connection = http.client.HTTPSConnection(host, port, timeout=timeout_s, context=self._tls)
+            else:
+                port = self.endpoint.port or http.client.HTTP_PORT
+                connection = http.client.HTTPConnection(host, port, timeout=timeout_s)
+            self._local.connection = connection
+            with self._lock:
+                self._every.add(connection)
+            return connection, False
+        connection.timeout = timeout_s
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout_s)
+        return connection, connection.sock is not None
+
+    def drop(self) -> None:
+        """Close this thread's connection (after a failure or an unread body): the next request opens one."""
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+    def close(self) -> None:
+        with self._lock:
+            every = list(self._every)
+        for connection in every:
+            connection.close()
 
 
 # ---------------------------------------------------------------------------------- retriever
@@ -379,11 +444,9 @@ class HTTPRetriever:
         if endpoint.method == "POST":
             self._headers["Content-Type"] = "application/json"
         self._headers.update(headers or {})
-        self._pool = urllib3.PoolManager(num_pools=4, maxsize=POOL_SIZE, block=False)
+        self._connections = _Connections(endpoint)
         self._seen: dict[str, str] = {}
         self._lock = threading.Lock()
-        self.requests = 0
-        """HTTP requests sent so far (retries included)."""
 
     # -- the contract
 
@@ -410,29 +473,35 @@ class HTTPRetriever:
             corpus_revision=declared.get("corpus_revision"),
             model_revision=declared.get("model_revision"),
             pipeline_identity=bounded_identity(identity + (f" request:sha256:{shape}" if shape else "")),
-            execution_revision=execution_revision("urllib3"),
+            execution_revision=execution_revision(),
         )
 
     def close(self) -> None:
-        self._pool.clear()
+        """Close the kept-alive connections (a later question opens new ones)."""
+        self._connections.close()
 
     # -- one question
 
     def _request(self, question: str, limit: int) -> tuple[str, bytes | None]:
         if self.endpoint.method == "GET":
-            return self.endpoint.url([(self.shape.query_param, question), (self.shape.limit_param, str(limit))]), None
-        body = {"question": question, "limit": limit} if self.shape.body is None else _fill(self.shape.body, question, limit)
-        return self.endpoint.url(), json.dumps(body).encode("utf-8")
+            extra = [(self.shape.query_param, question), (self.shape.limit_param, str(limit))]
+            return self.endpoint.target(extra), None
+        body = (
+            {"question": question, "limit": limit}
+            if self.shape.body is None
+            else _fill(self.shape.body, question, limit)
+        )
+        return self.endpoint.target(), json.dumps(body).encode("utf-8")
 
     def _exchange(self, question: str, limit: int) -> tuple[bytes, str]:
         """The body and content type of a 2xx response, after any retries."""
-        url, body = self._request(question, limit)
+        target, body = self._request(question, limit)
         deadline = time.monotonic() + self.timeout_s
         attempts = 0
         while True:
             attempts += 1
             try:
-                raw, content_type, headers = self._send(url, body, deadline)
+                raw, content_type, headers = self._send(target, body, deadline)
             except _Retryable as exc:
                 problem, wait = str(exc), exc.retry_after_s
             else:
@@ -444,43 +513,50 @@ class HTTPRetriever:
                 raise SearchError(f"{problem}: Retry-After asks for {wait:g} s, more than goldeneval waits")
             wait = self.backoff_s * 2 ** (attempts - 1) if wait is None else wait
             if time.monotonic() + wait >= deadline:
-                raise SearchError(f"{problem}: a retry in {wait:g} s would pass option timeout_s ({self.timeout_s:g} s)")
+                raise SearchError(
+                    f"{problem}: a retry in {wait:g} s would pass option timeout_s ({self.timeout_s:g} s)"
+                )
             self._sleep(wait)
 
-    def _send(self, url: str, body: bytes | None, deadline: float) -> tuple[bytes, str, urllib3.HTTPHeaderDict]:
+    def _send(self, target: str, body: bytes | None, deadline: float) -> tuple[bytes, str, Message]:
+        """One HTTP exchange: the body, content type and headers of a 2xx response."""
         timed_out = SearchError(f"timed out after {self.timeout_s:g} s (option timeout_s)")
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise timed_out
-        self.requests += 1
-        try:
-            response = self._pool.urlopen(
-                self.endpoint.method,
-                url,
-                body=body,
-                headers=self._headers,
-                timeout=urllib3.Timeout(total=remaining),
-                retries=False,
-                redirect=False,
-                preload_content=False,
-            )
+        base = self.endpoint.base
+        for fresh in (False, True):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise timed_out
+            connection, reused = self._connections.get(remaining)
             try:
+                connection.request(self.endpoint.method, target, body=body, headers=self._headers)
+                response = connection.getresponse()
                 raw = response.read(MAX_RESPONSE_BYTES + 1)
-            finally:
-                response.release_conn() if len(raw if "raw" in locals() else b"") <= MAX_RESPONSE_BYTES else None
-        except urllib3.exceptions.NewConnectionError as exc:
-            raise _Retryable(f"cannot connect to {self.endpoint.base}: {_reason(exc)}") from None
-        except urllib3.exceptions.TimeoutError:
-            raise timed_out from None
-        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.SSLError, OSError) as exc:
-            raise _Retryable(f"the connection to {self.endpoint.base} failed: {_reason(exc)}") from None
-        except urllib3.exceptions.HTTPError as exc:
-            raise SearchError(f"request to {self.endpoint.base} failed: {type(exc).__name__}") from None
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                self._connections.drop()
+                if reused and not fresh:
+                    continue  # the server closed a kept-alive connection: once more on a new one
+                raise _Retryable(f"the connection to {base} failed: {_reason(exc)}") from None
+            except TimeoutError:
+                self._connections.drop()
+                raise timed_out from None
+            except ConnectionRefusedError as exc:
+                self._connections.drop()
+                raise _Retryable(f"cannot connect to {base}: {_reason(exc)}") from None
+            except ssl.SSLError as exc:
+                self._connections.drop()
+                raise SearchError(f"TLS with {base} failed: {_reason(exc)}") from None
+            except OSError as exc:  # an unreachable network, a host name that does not resolve ...
+                self._connections.drop()
+                raise _Retryable(f"the connection to {base} failed: {_reason(exc)}") from None
+            except http.client.HTTPException as exc:
+                self._connections.drop()
+                raise SearchError(f"{base} did not answer in HTTP ({type(exc).__name__})") from None
+            break
+        if len(raw) > MAX_RESPONSE_BYTES:
+            self._connections.drop()
+            raise SearchError(f"the response is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
         if time.monotonic() > deadline:
             raise timed_out
-        if len(raw) > MAX_RESPONSE_BYTES:
-            response.close()
-            raise SearchError(f"the response is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
         status, headers = response.status, response.headers
         if 200 <= status < 300:
             return raw, headers.get("Content-Type", ""), headers
@@ -502,7 +578,7 @@ class HTTPRetriever:
 
     # -- revisions read from headers
 
-    def _check_revisions(self, headers: urllib3.HTTPHeaderDict) -> None:
+    def _check_revisions(self, headers: Message) -> None:
         for name, header in self.revision_headers.items():
             value = headers.get(header)
             if value is None or not value.strip():
@@ -543,18 +619,26 @@ def _snippet(raw: bytes) -> str:
 
 def _reason(exc: BaseException) -> str:
     """The cause of a connection failure in a few words (never the URL, which may hold secrets)."""
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, OSError) and cause.strerror:
-            return cause.strerror
-        cause = cause.__cause__ or cause.__context__ or (cause.args[-1] if cause.args and isinstance(cause.args[-1], BaseException) else None)
+    pending: list[BaseException] = [exc]
+    seen: set[int] = set()
+    while pending:
+        cause = pending.pop(0)
+        if id(cause) in seen:
+            continue
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and (cause.strerror or cause.args):
+            return one_line(cause.strerror or str(cause), 120)
+        linked = (cause.__cause__, cause.__context__, *cause.args)
+        pending.extend(link for link in linked if isinstance(link, BaseException))
     return type(exc).__name__
 
 
 # ---------------------------------------------------------------------------------- factory
 
 
-def _header_options(context: RetrieverContext, secrets: list[str]) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+def _header_options(
+    context: RetrieverContext, secrets: list[str]
+) -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
     """``header.NAME=VALUE`` options: the headers as sent, and as written (for the identity)."""
     sent: dict[str, str] = {}
     written: list[tuple[str, str]] = []
@@ -597,12 +681,8 @@ def _body_template(context: RetrieverContext, secrets: list[str]) -> tuple[Any, 
 
 def build(context: RetrieverContext) -> HTTPRetriever:
     """Entry-point factory for ``goldeneval.http``; option ``url`` is required (module docstring)."""
-    check_known_options(
-        context,
-        RETRIEVER_ID,
-        [name for name in HTTP_OPTIONS if name != HEADER_OPTION]
-        + [key for key in context.options if key.startswith(HEADER_PREFIX)],
-    )
+    without_headers = {key: value for key, value in context.options.items() if not key.startswith(HEADER_PREFIX)}
+    check_known_options(dataclasses.replace(context, options=without_headers), RETRIEVER_ID, HTTP_OPTIONS)
     url = str_option(context, "url", retriever_id=RETRIEVER_ID)
     if url is None:
         raise RetrieverError(
@@ -614,15 +694,13 @@ def build(context: RetrieverContext) -> HTTPRetriever:
     for name, applies_to in (("body", "POST"), ("query_param", "GET"), ("limit_param", "GET")):
         if name in context.options and method != applies_to:
             raise RetrieverError(f"{option_label(name, RETRIEVER_ID)}: applies to method={applies_to} only")
-    for name in ("id_field",):
-        if name in context.options and "ids_path" in context.options:
-            raise RetrieverError(
-                f"{option_label(name, RETRIEVER_ID)}: names the id of the default contract's results; "
-                "with ids_path, end the path with the id's field instead"
-            )
-    for name in (*HTTP_OPTIONS[:9], *REVISION_OPTIONS, "corpus_revision_header", "model_revision_header"):
-        value = context.options.get(name)
-        if value is not None and name not in ("url", "body"):
+    if "id_field" in context.options and "ids_path" in context.options:
+        raise RetrieverError(
+            f"{option_label('id_field', RETRIEVER_ID)}: names the id of the default contract's results; "
+            "with ids_path, end the path with the id's field instead"
+        )
+    for name, value in context.options.items():  # url, body and headers may hold ${NAME}: checked below
+        if name not in ("url", "body") and not name.startswith(HEADER_PREFIX):
             refuse_secret(value, option_label(name, RETRIEVER_ID))
     secrets: list[str] = []
     endpoint = parse_endpoint(url, method, secrets)
@@ -660,7 +738,9 @@ def build(context: RetrieverContext) -> HTTPRetriever:
         endpoint,
         shape,
         headers=headers,
-        timeout_s=float_option(context, "timeout_s", DEFAULT_TIMEOUT_S, minimum=0.001, maximum=86400, retriever_id=RETRIEVER_ID),
+        timeout_s=float_option(
+            context, "timeout_s", DEFAULT_TIMEOUT_S, minimum=0.001, maximum=86400, retriever_id=RETRIEVER_ID
+        ),
         max_retries=DEFAULT_MAX_RETRIES if max_retries is None else max_retries,
         backoff_s=float_option(context, "backoff_s", DEFAULT_BACKOFF_S, maximum=60, retriever_id=RETRIEVER_ID),
         revisions=revisions,

@@ -1,0 +1,255 @@
+"""What measuring over HTTP costs: ``goldeneval.http`` against a local search service that
+answers at once, side by side with the same ranking as an in-process Python plug-in.
+
+Both sides run the command a user runs, as a whole process (``goldeneval retrieval ... --workers
+8``), on the same generated golden set (``--questions`` questions over the bundled transit
+corpus, default 4000), into a fresh store each; both rank with :func:`rank` (term overlap over
+an inverted index: microseconds a question), the service in a process of its own (a minimal
+asyncio HTTP/1.1 server with keep-alive, so that the service itself costs next to nothing),
+the plug-in (``benchmarks.http_retriever:factory``) in goldeneval's.  Each round runs both
+sides back to back (alternating which goes first), so that the machine's drifting load bends
+both alike; the report is the median of the rounds' wall-time
+ratios (the issue's target: at most 1.5), each side's median wall and CPU time (the
+``goldeneval`` process tree by ``wait4``, plus the service's CPU while it answered), and the
+wall time HTTP adds a question.  Both runs must find the same documents for every question,
+or the script exits 1.
+
+    .venv/bin/python -m benchmarks.http_retriever [--questions 4000] [--rounds 5] [--workers 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+TRANSIT = REPO / "goldeneval" / "sample" / "transit"
+GOLDENEVAL = Path(sys.executable).with_name("goldeneval")
+PLUGIN = "benchmarks.http_retriever:factory"
+
+
+# ------------------------------------------------------------------ the ranking both sides share
+
+
+@functools.cache
+def _index() -> tuple[dict[str, list[int]], list[str]]:
+    """term -> the documents holding it, and the document ids (sorted)."""
+    ids: list[str] = []
+    postings: dict[str, list[int]] = defaultdict(list)
+    for position, path in enumerate(sorted((TRANSIT / "corpus").rglob("*.md"))):
+        ids.append(path.relative_to(TRANSIT / "corpus").with_suffix("").as_posix())
+        for term in set(re.findall(r"[a-z0-9]+", path.read_text(encoding="utf-8").lower())):
+            postings[term].append(position)
+    return dict(postings), ids
+
+
+def rank(question: str, limit: int) -> list[str]:
+    """Documents by how many distinct terms of the question they hold, ties by id."""
+    postings, ids = _index()
+    scores: dict[int, int] = defaultdict(int)
+    for term in set(re.findall(r"[a-z0-9]+", question.lower())):
+        for doc in postings.get(term, ()):
+            scores[doc] += 1
+    ranked = sorted(scores, key=lambda doc: (-scores[doc], doc))
+    return [ids[doc] for doc in ranked[:limit]]
+
+
+class InProcess:
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        return rank(question, limit)
+
+
+def factory(_context: object) -> InProcess:
+    """The plug-in side: ``--retriever benchmarks.http_retriever:factory``."""
+    _index()
+    return InProcess()
+
+
+# ------------------------------------------------------------------ the service side
+
+
+class _Service(asyncio.Protocol):
+    """The least a keep-alive HTTP/1.1 JSON service can do in Python: requests are parsed only
+    as far as their ``Content-Length``, and answered with :func:`rank` at once."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        self.buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            length = 0
+            for line in self.buffer[:end].split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if len(self.buffer) < end + 4 + length:
+                return
+            request = json.loads(self.buffer[end + 4 : end + 4 + length])
+            self.buffer = self.buffer[end + 4 + length :]
+            body = json.dumps(rank(request["question"], request["limit"])).encode()
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+            assert isinstance(self.transport, asyncio.WriteTransport)
+            self.transport.write(head + body)
+
+
+async def _serve(port_file: Path) -> None:
+    server = await asyncio.get_running_loop().create_server(_Service, "127.0.0.1", 0)
+    port_file.write_text(str(server.sockets[0].getsockname()[1]))
+    await server.serve_forever()
+
+
+def serve(port_file: Path) -> None:
+    """Answer on an ephemeral port of 127.0.0.1 (written to ``port_file``) until killed."""
+    _index()
+    asyncio.run(_serve(port_file))
+
+
+# ------------------------------------------------------------------ the harness
+
+
+def write_set(path: Path, n: int) -> Path:
+    """``n`` questions: the transit-sample questions over and over, each text made distinct."""
+    sample = yaml.safe_load((TRANSIT / "golden.yaml").read_text(encoding="utf-8"))["questions"]
+    lines = [json.dumps({"set": {"id": "http-benchmark", "corpus": str(TRANSIT / "corpus")}})]
+    for i in range(n):
+        base = sample[i % len(sample)]
+        text = f"{base['text']} (variant {i // len(sample)})"
+        lines.append(json.dumps({"id": f"q{i:06d}", "text": text, "form": base["form"], "expected": base["expected"]}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@dataclass
+class Measured:
+    wall_s: list[float] = field(default_factory=list)
+    cpu_s: list[float] = field(default_factory=list)
+    """CPU time of the ``goldeneval`` process tree."""
+    service_cpu_s: list[float] = field(default_factory=list)
+    """CPU time of the service while it answered that run."""
+
+
+def _service_cpu_s(pid: int | None) -> float:
+    """User and system time of the running service so far (Linux ``/proc``; 0 elsewhere)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_cli(
+    set_path: Path, work: Path, retriever: str, options: Sequence[str], workers: int, service: int | None
+) -> tuple[float, float, float, Any]:
+    """One ``goldeneval retrieval`` into a fresh store: its wall time, the CPU time of its process
+    tree (``wait4``) and of the service meanwhile (``/proc``), and its JSON output."""
+    store = work / f"{time.monotonic_ns()}.duckdb"
+    args = [str(GOLDENEVAL), "retrieval", "--set", str(set_path), "--retriever", retriever, "--store", str(store)]
+    args += ["--workers", str(workers), "--no-progress", "--format", "json"]
+    for option in options:
+        args += ["--option", option]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)}
+    output, errors = work / "stdout.json", work / "stderr.txt"
+    service_before = _service_cpu_s(service)
+    with output.open("wb") as stdout, errors.open("wb") as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(args, stdout=stdout, stderr=stderr, env=env, cwd=REPO)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall_s = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    service_cpu_s = _service_cpu_s(service) - service_before
+    if process.returncode != 0:
+        raise SystemExit(f"{retriever} exited {process.returncode}: {errors.read_text()[-2000:]}")
+    return wall_s, usage.ru_utime + usage.ru_stime, service_cpu_s, json.loads(output.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=4000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return
+    http, plugin = "goldeneval.http", PLUGIN
+    measured = {http: Measured(), plugin: Measured()}
+    ratios: list[float] = []
+    found: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        set_path = write_set(work / "questions.jsonl", args.questions)
+        port_file = work / "port"
+        server = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.http_retriever", "--serve", str(port_file)], cwd=REPO
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not port_file.exists() or not port_file.read_text():
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("the search service did not start")
+                time.sleep(0.05)
+            options = {http: [f"url=http://127.0.0.1:{port_file.read_text()}/search"], plugin: []}
+            services = {http: server.pid, plugin: None}
+            for round_number in range(args.rounds):  # each round runs both sides, back to back
+                order = [http, plugin] if round_number % 2 == 0 else [plugin, http]
+                for side in order:
+                    wall_s, cpu_s, service_cpu_s, document = run_cli(
+                        set_path, work, side, options[side], args.workers, services[side]
+                    )
+                    measured[side].wall_s.append(wall_s)
+                    measured[side].cpu_s.append(cpu_s)
+                    measured[side].service_cpu_s.append(service_cpu_s)
+                    found[side] = {q["id"]: q["documents"] for q in document["questions"]}
+                    failed = [q["error"] for q in document["questions"] if q["error"]]
+                    if failed:
+                        raise SystemExit(f"{side}: {len(failed)} errors, e.g. {failed[0]}")
+                ratios.append(measured[http].wall_s[-1] / measured[plugin].wall_s[-1])
+        finally:
+            server.terminate()
+            server.wait()
+    if found[http] != found[plugin]:
+        raise SystemExit("the two sides found different documents")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{args.questions} questions, --workers {args.workers}, {args.rounds} rounds, load average {load}")
+    print("| side | median wall | median CPU, goldeneval | median CPU, service | wall of each round |")
+    print("| --- | --- | --- | --- | --- |")
+    for side, label in ((http, "goldeneval.http, local service"), (plugin, "in-process plug-in")):
+        rounds = ", ".join(f"{s:.2f}" for s in measured[side].wall_s)
+        wall, cpu = statistics.median(measured[side].wall_s), statistics.median(measured[side].cpu_s)
+        service_cpu = statistics.median(measured[side].service_cpu_s)
+        print(f"| {label} | {wall:.2f} s | {cpu:.2f} s | {service_cpu:.2f} s | {rounds} |")
+    extra_ms = (statistics.median(measured[http].wall_s) - statistics.median(measured[plugin].wall_s)) * 1000
+    total_cpu = {side: [a + b for a, b in zip(m.cpu_s, m.service_cpu_s, strict=True)] for side, m in measured.items()}
+    cpu_ratio = statistics.median(total_cpu[http]) / statistics.median(total_cpu[plugin])
+    print(
+        f"wall ratio http / plug-in, median of the rounds' ratios: {statistics.median(ratios):.2f} "
+        f"(each round: {', '.join(f'{r:.2f}' for r in ratios)}; target <= 1.5); CPU ratio (goldeneval and service) "
+        f"{cpu_ratio:.2f}; "
+        f"HTTP adds {extra_ms / args.questions:.3f} ms of wall time a question"
+    )
+    print("both sides found the same documents for every question")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Search programs in other languages for the goldeneval.command tests, and their references."""

@@ -1,0 +1,192 @@
+"""A real search service on 127.0.0.1 for the tests of ``goldeneval.http``.
+
+It ranks the bundled ``transit-sample`` corpus with goldeneval's own BM25
+(:class:`~goldeneval.retrieval.retrievers.lexical.LexicalRetriever`), so a run measured through
+it must find exactly what ``goldeneval.lexical`` finds, and answers in the shape its path names:
+
+* ``POST /search`` — the default contract: ``{"question", "limit"}`` in, ``{"results": [{"id", "score"}]}`` out;
+* ``POST /ids`` — a bare list of ids; ``POST /ids-object`` — ``{"ids": [...]}``; ``POST /hits`` —
+  ``{"hits": [{"id"}]}``;
+* ``POST /es/_search`` — Elasticsearch's shape, ``{"took", "hits": {"total", "hits": [{"_id", "_score"}]}}``;
+* ``GET /select?q=...&rows=...`` — Solr's shape, ``{"responseHeader", "response": {"docs": [{"id"}]}}``.
+
+Every response carries ``X-Index-Version`` (:attr:`SearchServer.revision`).  A test can script
+replies (a status, a body, headers, a delay) that a path gives before it searches again,
+require a bearer token, or make the first requests wait for each other at a barrier (to prove
+that they are in flight together).
+Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from goldeneval.core.corpus import load_corpus
+from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+
+TRANSIT_CORPUS = Path(__file__).resolve().parents[1] / "goldeneval" / "sample" / "transit" / "corpus"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted reply: a status, a body, headers, and a delay before it."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_s: float = 0.0
+    hang_up: bool = False
+    """Close the connection after this reply without saying so (as a server dropping idle connections does)."""
+
+
+def json_reply(document: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
+    return Reply(status, json.dumps(document).encode(), (("Content-Type", "application/json"), *headers))
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class SearchServer:
+    base_url: str = ""
+    revision: str = "transit-index-1"
+    """The ``X-Index-Version`` header of every response."""
+    token: str | None = None
+    """When set, a request without ``Authorization: Bearer <token>`` gets HTTP 401."""
+    barrier: threading.Barrier | None = None
+    """When set, the first searches wait there (5 s at most) until as many as it has parties arrive."""
+    script: dict[str, list[Reply]] = field(default_factory=dict)
+    requests: list[Request] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def url(self, path: str = "/search") -> str:
+        return self.base_url + path
+
+    def reply_next(self, path: str, *replies: Reply) -> None:
+        """Give ``replies`` (in order) to the next requests for ``path``, then search again."""
+        with self.lock:
+            self.script.setdefault(path, []).extend(replies)
+
+    def requests_for(self, path: str) -> list[Request]:
+        with self.lock:
+            return [request for request in self.requests if request.path == path]
+
+
+@functools.cache
+def _ranker() -> LexicalRetriever:
+    return LexicalRetriever(load_corpus(TRANSIT_CORPUS))
+
+
+_RANK_LOCK = threading.Lock()
+
+
+def rank(question: str, limit: int) -> list[str]:
+    """The transit-sample corpus ranked by goldeneval.lexical (k1=1.5, b=0.75)."""
+    with _RANK_LOCK:
+        return list(_ranker().retrieve(question, limit))
+
+
+def _shaped(path: str, ids: list[str]) -> Any:
+    if path == "/ids":
+        return ids
+    if path == "/ids-object":
+        return {"ids": ids}
+    if path == "/hits":
+        return {"hits": [{"id": doc} for doc in ids]}
+    if path == "/es/_search":
+        hits = [{"_index": "transit", "_id": doc, "_score": 10.0 - i} for i, doc in enumerate(ids)]
+        return {"took": 1, "timed_out": False, "hits": {"total": {"value": len(ids)}, "hits": hits}}
+    if path == "/select":
+        return {"responseHeader": {"status": 0}, "response": {"numFound": len(ids), "docs": [{"id": d} for d in ids]}}
+    return {"results": [{"id": doc, "score": 10.0 - i} for i, doc in enumerate(ids)]}
+
+
+def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            self._answer()
+
+        def do_POST(self) -> None:
+            self._answer()
+
+        def _answer(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            request = Request(self.command, parts.path, parse_qs(parts.query), dict(self.headers.items()), body)
+            with state.lock:
+                state.requests.append(request)
+                scripted = state.script.get(parts.path)
+                reply = scripted.pop(0) if scripted else None
+            if reply is None:
+                reply = self._search(request)
+            time.sleep(reply.delay_s)
+            self.send_response(reply.status)
+            for name, value in reply.headers:
+                self.send_header(name, value)
+            self.send_header("X-Index-Version", state.revision)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            self.wfile.write(reply.body)
+            if reply.hang_up:
+                self.close_connection = True
+
+        def _search(self, request: Request) -> Reply:
+            if state.token is not None and request.headers.get("Authorization") != f"Bearer {state.token}":
+                return json_reply({"error": "unauthorized"}, 401)
+            if request.method == "GET":
+                question, limit = request.query.get("q", [""])[0], int(request.query.get("rows", ["10"])[0])
+            elif isinstance(request.body, dict) and "question" in request.body:
+                question, limit = str(request.body["question"]), int(request.body.get("limit", 10))
+            else:
+                return json_reply({"error": f"expected {{question, limit}}, got {request.body!r}"}, 400)
+            barrier = state.barrier
+            if barrier is not None:
+                barrier.wait(timeout=5.0)
+                state.barrier = None  # the first requests met there: the rest are answered at once
+            return json_reply(_shaped(request.path, rank(question, limit)))
+
+    return Handler
+
+
+@contextmanager
+def search_server(**settings: Any) -> Iterator[SearchServer]:
+    """A :class:`SearchServer` answering on an ephemeral port of 127.0.0.1 until the block ends."""
+    state = SearchServer(**settings)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, name="search-server", daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -1,0 +1,93 @@
+"""docs/guide/tutorial-search-api.md, followed word for word: its fenced blocks are parsed
+and run in a fresh folder against a real search service (tests/search_server.py) that stands
+in for the tutorial's ``http://127.0.0.1:8080``.
+
+* a ``yaml title="FILE"`` block is written to FILE;
+* every ``bash`` block runs, in order, in one shell (``set -eu``: a failing command fails the
+  test), with the project's ``goldeneval`` first on PATH;
+* a ``text`` block after a ``bash`` block lists lines that block must print;
+* each line of a ``json`` block is a response the default contract must read ids from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from goldeneval.retrieval.retrievers.http import default_ids
+from tests.search_server import search_server
+
+TUTORIAL = Path(__file__).resolve().parents[1] / "docs" / "guide" / "tutorial-search-api.md"
+STAND_IN = "127.0.0.1:8080"
+FENCE = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+TITLE = re.compile(r'title="([^"]+)"')
+MARKER = "::tutorial block {}::"
+
+
+@dataclass(frozen=True)
+class Block:
+    language: str
+    title: str | None
+    text: str
+
+
+def blocks() -> list[Block]:
+    found = []
+    for language, info, text in FENCE.findall(TUTORIAL.read_text(encoding="utf-8")):
+        title = TITLE.search(info)
+        found.append(Block(language, title.group(1) if title else None, text))
+    return found
+
+
+def test_the_tutorial_has_the_blocks_its_test_runs() -> None:
+    languages = [block.language for block in blocks()]
+    assert languages.count("bash") >= 4
+    assert [block.title for block in blocks() if block.language == "yaml"] == ["golden.yaml"]
+    assert STAND_IN in TUTORIAL.read_text(encoding="utf-8")
+
+
+def test_every_response_the_tutorial_shows_is_read_by_the_default_contract() -> None:
+    lines = [line for block in blocks() if block.language == "json" for line in block.text.splitlines()]
+    assert len(lines) == 4
+    for line in lines:
+        assert default_ids(json.loads(line), "id") == ["fares/day-ticket", "fares/fare-table-2026"]
+
+
+@pytest.mark.slow
+def test_the_tutorial_runs_word_for_word_against_a_search_service(tmp_path: Path) -> None:
+    script = ["set -eu", "exec 2>&1"]
+    expected: dict[int, list[str]] = {}
+    bash_blocks = 0
+    with search_server() as server:
+        address = server.base_url.removeprefix("http://")
+        for block in blocks():
+            text = block.text.replace(STAND_IN, address)
+            if block.language == "yaml" and block.title:
+                (tmp_path / block.title).write_text(text, encoding="utf-8")
+            elif block.language == "bash":
+                bash_blocks += 1
+                script += [f"echo '{MARKER.format(bash_blocks)}'", text]
+            elif block.language == "text" and bash_blocks:
+                expected.setdefault(bash_blocks, []).extend(line for line in text.splitlines() if line.strip())
+        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+        done = subprocess.run(
+            ["bash", "-c", "\n".join(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
+        authorizations = {request.headers.get("Authorization") for request in server.requests}
+    assert done.returncode == 0, done.stdout[-3000:]
+    outputs = re.split(r"^::tutorial block (\d+)::$", done.stdout, flags=re.MULTILINE)
+    printed = {int(number): output.splitlines() for number, output in zip(outputs[1::2], outputs[2::2], strict=True)}
+    assert sorted(printed) == list(range(1, bash_blocks + 1))
+    for number, lines in expected.items():
+        missing = [line for line in lines if line not in printed[number]]
+        assert missing == [], f"bash block {number} did not print these lines:\n{printed[number]}"
+    assert "Bearer demo-token-for-the-tutorial" in authorizations  # the header of step 6 was sent
+    assert "demo-token-for-the-tutorial" not in done.stdout.replace("export SEARCH_TOKEN=", "")
+    assert (tmp_path / "results.duckdb").is_file()
