@@ -15,6 +15,13 @@ comparable run, by top-1 then top-3; the previous run when none is comparable), 
 unique prefix), so CI can catch slow drift.  An earlier run that cannot be compared is never
 skipped: a run after it is ``unknown`` or ``mismatch``, never silently a new baseline.
 The candidates are found by indexed queries in the store, not by loading the history.
+
+Runs of one series measured at the same moment are judged by the order they were stored
+in, which only the writer knows: :meth:`~goldeneval.store.Store.save_run_in_turn` says
+whether another complete run of the series was already stored (``preceded``).  The first
+stored is the baseline, even if another was measured before it; one measured earlier but
+stored later is compared with the run measured next after it.  Judged later from the
+history alone (``preceded`` unknown), the run measured first is the baseline.
 """
 
 from __future__ import annotations
@@ -142,11 +149,15 @@ def compare_with_history(
     baseline: Baseline = PREVIOUS,
     *,
     pinned: StoredRun | None = None,
+    preceded: bool | None = None,
     seed: int = 42,
 ) -> RegressionVerdict:
     """Decide the comparison state of ``current`` and, when comparable, its numeric verdict.
 
     ``pinned`` is the run ``baseline`` pins, when the caller resolved it before storing.
+    ``preceded`` is what saving ``current`` found (:attr:`~goldeneval.store.base.SavedRun.preceded`):
+    False makes it the baseline whatever was stored since, True makes sure it is not;
+    None judges from the history as it is now.
     """
     if not current.complete:
         return RegressionVerdict(
@@ -157,7 +168,12 @@ def compare_with_history(
         )
     if current.benchmark_fingerprint is None:
         return RegressionVerdict(ComparisonState.UNKNOWN, None, _why_unknown(current, "this run"))
-    earlier = _earlier_run(store, current, baseline, pinned)
+    if baseline.kind != "run" and preceded is False:
+        earlier = None  # the series' first complete run when it was stored
+    else:
+        earlier = _earlier_run(store, current, baseline, pinned)
+        if earlier is None and preceded and baseline.kind != "run":
+            earlier = store.next_complete_run(current)  # measured after it, stored before it
     if earlier is None:
         return RegressionVerdict(
             ComparisonState.BASELINE,

@@ -102,12 +102,31 @@ def _beir_documents(path: Path) -> Iterable[Document]:
 
 
 def load_folder_corpus(folder: str | Path) -> Corpus:
-    """Every ``.md``/``.txt`` file below ``folder``; a leading ``# Heading`` becomes the title."""
+    """Every ``.md``/``.txt`` file below ``folder``; a leading ``# Heading`` becomes the title.
+
+    A symbolic link to a file inside the folder is a document like any other; one to a file
+    outside it is refused (:func:`_inside`).  Linked folders are not descended into."""
     folder = Path(folder)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in FOLDER_SUFFIXES)
     if not files:
         raise CorpusError(f"{folder}: no .md or .txt files found")
-    return Corpus(tuple(_folder_document(folder, p) for p in files), source=str(folder))
+    root = folder.resolve()
+    return Corpus(tuple(_folder_document(folder, _inside(root, folder, p)) for p in files), source=str(folder))
+
+
+def _inside(root: Path, folder: Path, path: Path) -> Path:
+    """``path``, unless it is a symbolic link that leads out of the corpus folder.
+
+    Refused rather than skipped: the corpus revision would hash a file the folder does not
+    hold (it can change while the folder does not), and whatever the link reaches (a
+    credentials file, another project) would be indexed, embedded and quoted in answers; a
+    skipped file would silently be a missing document instead.  One line says which link."""
+    if path.is_symlink() and not path.resolve().is_relative_to(root):
+        raise CorpusError(
+            f"{path}: a symbolic link to a file outside the corpus folder {folder}; "
+            "copy the file into the folder or remove the link"
+        )
+    return path
 
 
 def _folder_document(folder: Path, path: Path) -> Document:

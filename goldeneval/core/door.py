@@ -26,6 +26,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord, StoredRun
 from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
 from goldeneval.store import Store, StoreLocation, open_store, store_exists
+from goldeneval.store.base import SavedRun
 
 __all__ = ["JudgedSpec", "Outcome", "RecordableRun", "judge", "pinned_baseline", "record", "record_and_judge"]
 
@@ -65,7 +66,6 @@ class Outcome(Generic[R]):
         return self.verdict.gate(self.stored.complete)
 
 
-@fewer_collections()
 def record(
     store: Store,
     run: RecordableRun,
@@ -76,13 +76,35 @@ def record(
 ) -> StoredRun:
     """Write the run into the store in one transaction.  With a ``run_id`` it is idempotent:
     recording the same run again returns the stored one and writes nothing."""
-    return store.save_run(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
+    return _record(store, run, privacy, run_id=run_id, tables_run_id=tables_run_id).stored
 
 
 @fewer_collections()
-def judge(store: Store, stored: StoredRun, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> RegressionVerdict:
-    """The verdict of a stored run against the earlier run ``spec.baseline`` chooses."""
-    return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned)
+def _record(
+    store: Store,
+    run: RecordableRun,
+    privacy: PrivacyMode,
+    *,
+    run_id: str | None = None,
+    tables_run_id: str | None = None,
+) -> SavedRun:
+    return store.save_run_in_turn(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
+
+
+@fewer_collections()
+def judge(
+    store: Store,
+    stored: StoredRun,
+    spec: JudgedSpec,
+    *,
+    pinned: StoredRun | None = None,
+    preceded: bool | None = None,
+) -> RegressionVerdict:
+    """The verdict of a stored run against the earlier run ``spec.baseline`` chooses.
+
+    ``preceded`` is what recording found (see :func:`record_and_judge`); without it the
+    earlier run is chosen from the history as it is now."""
+    return compare_with_history(store, stored, spec.thresholds, spec.baseline, pinned=pinned, preceded=preceded)
 
 
 def pinned_baseline(
@@ -104,6 +126,10 @@ def pinned_baseline(
 
 
 def record_and_judge(store: Store, evaluated: R, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> Outcome[R]:
-    """Record an evaluated run and judge it: the last two verbs of every run."""
-    stored = record(store, evaluated, spec.privacy)
-    return Outcome(evaluated, stored, judge(store, stored, spec, pinned=pinned))
+    """Record an evaluated run and judge it: the last two verbs of every run.
+
+    Whether the series had a complete run already is decided while the run is written,
+    under the writers' turn (:meth:`~goldeneval.store.Store.save_run_in_turn`), so of runs
+    of one series recorded at the same moment exactly one is the baseline."""
+    saved = _record(store, evaluated, spec.privacy)
+    return Outcome(evaluated, saved.stored, judge(store, saved.stored, spec, pinned=pinned, preceded=saved.preceded))

@@ -7,7 +7,31 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["iter_jsonl"]
+__all__ = ["DuplicateKeyError", "iter_jsonl", "unique_keys"]
+
+
+class DuplicateKeyError(Exception):
+    """A JSON object names one key twice (raised by :func:`unique_keys`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A ``json.loads`` ``object_pairs_hook``: the object as a dict, refusing a key given twice.
+
+    ``json.loads`` keeps the last value silently and other readers may keep the first, so a
+    file with a repeated key means different things to different tools; YAML files are
+    refused for it too (goldeneval.core.yaml_errors)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return found
 
 
 def iter_jsonl(path: Path, error: Callable[[str], Exception]) -> Iterator[tuple[int, Any]]:

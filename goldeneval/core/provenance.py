@@ -65,7 +65,9 @@ _SECRET_PAIR = re.compile(
     r"(?i)(api[_-]?key|access[_-]?key|secret|token|password|passwd|pwd|auth|bearer|key)\s*[=:]\s*\S"
 )
 _PASSWORD = re.compile(r"(?i)\b(?:password|passwd|passphrase)(?:\s*[=:]\s*|\s+)\S")
-_BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}")
+_BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{6,}")
+"""``Bearer`` and a token of six or more characters: short opaque tokens exist (test and internal
+services), and an identity has no reason to say ``Bearer`` followed by a word."""
 _HUGGING_FACE_TOKEN = re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}")
 _SK_KEY = re.compile(r"(?<![A-Za-z0-9])sk-([A-Za-z0-9_-]{20,})")
 _LONG_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{24,}")
@@ -207,8 +209,12 @@ class Provenance(BaseModel):
         return value
 
     def merged_with(self, override: Provenance) -> Provenance:
-        """Fields declared in ``override`` win; the others keep this declaration's values."""
-        return self.model_copy(update=override.model_dump(exclude_none=True))
+        """Fields declared in ``override`` win; the others keep this declaration's values.
+
+        The result is validated whole: either side may have been built without validation
+        (``model_construct``), and ``model_copy`` would not check the merge."""
+        declared = {name: value for name, value in _declared_values(override).items() if value is not None}
+        return _validated({**_declared_values(self), **declared}, "provenance")
 
     def as_columns(self) -> dict[str, str | None]:
         return self.model_dump()
@@ -223,13 +229,24 @@ class ProvidesProvenance(Protocol):
 
 def parse_provenance(values: Mapping[str, Any], source: str) -> Provenance:
     """Validate a declaration from configuration; errors name the source and the field."""
+    return _validated(values, f"{source}: provenance")
+
+
+def _validated(values: Mapping[str, Any], what: str) -> Provenance:
+    """``values`` as a validated :class:`Provenance`; an error names ``what`` and the field."""
     try:
         return Provenance.model_validate(dict(values))
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error["loc"]) or "(provenance)"
         message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, ")
-        raise InputError(f"{source}: provenance field {field!r}: {message}") from None
+        raise InputError(f"{what} field {field!r}: {message}") from None
+
+
+def _declared_values(provenance: Provenance) -> dict[str, Any]:
+    """The values a provenance holds, as given: read without serialising, since a provenance
+    built with ``model_construct`` may hold anything (an int, 5 MB of text)."""
+    return {**provenance.__dict__, **(provenance.__pydantic_extra__ or {})}
 
 
 def retriever_provenance(retriever: object, source: str = "retriever") -> Provenance:
@@ -244,7 +261,8 @@ def retriever_provenance(retriever: object, source: str = "retriever") -> Proven
         raise InputError(f"{source}: provenance() raised {type(exc).__name__}: {one_line(str(exc))}") from None
     if not isinstance(declared, Provenance):
         raise InputError(f"{source}: provenance() returned {type(declared).__name__}, not a Provenance")
-    return declared
+    # Validated again, whatever built it: ``Provenance.model_construct`` skips every check.
+    return _validated(_declared_values(declared), f"{source}: provenance()")
 
 
 def canonical_json(value: Any) -> bytes:

@@ -15,22 +15,32 @@
   before anything is constructed.  A ten-level bomb stops at its fifth level, in
   milliseconds.  An alias to a collection that contains it (a recursive structure) is
   refused too.  Documents without aliases are never limited (their size is the file's).
+* **deep nesting**: PyYAML composes recursively, so a document nested some hundreds of
+  levels deep (``[[[[...``) would end in a ``RecursionError``.  A collection nested more
+  than :data:`MAX_DEPTH` levels deep, aliases expanded, is refused at the node that
+  crosses the bound, naming the keys above it; no goldeneval file needs more than a few.
+* **integers Python will not convert** (more than ``sys.get_int_max_str_digits()``
+  digits): refused with their line and column instead of a ``ValueError``.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import yaml
 from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from goldeneval.core.errors import one_line
 
-__all__ = ["MAX_ALIAS_NODES", "UnsafeYAMLError", "describe_yaml_error", "load_yaml"]
+__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "UnsafeYAMLError", "describe_yaml_error", "load_yaml"]
 
 MAX_ALIAS_NODES = 100_000
 """Most nodes all the aliases of one document may add when expanded."""
+MAX_DEPTH = 100
+"""Deepest nesting of a document (the document's own node is level 1), aliases expanded."""
 MAX_PROBLEM = 200
 """Longest parser problem an error message quotes."""
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -46,22 +56,33 @@ class _BoundedSafeLoader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._expanded: dict[int, int] = {}
+        self._depths: dict[int, int] = {}
         self._alias_nodes = 0
+        self._path: list[str] = []
+        """The keys (and item positions) above the node being composed."""
 
     def compose_document(self) -> Node | None:
-        self._expanded, self._alias_nodes = {}, 0
+        self._expanded, self._depths, self._alias_nodes, self._path = {}, {}, 0, []
         node: Node | None = super().compose_document()
-        self._expanded = {}
+        self._expanded, self._depths = {}, {}
         return node
 
-    def compose_node(self, parent: Node | None, index: int) -> Node | None:
-        if not self.check_event(yaml.AliasEvent):
-            return super().compose_node(parent, index)
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
+        if not self.check_event(yaml.AliasEvent):
+            self._path.append(_step(parent, index))
+            try:
+                if len(self._path) > MAX_DEPTH:
+                    raise self._too_deep(event)
+                return super().compose_node(parent, index)
+            finally:
+                self._path.pop()
         target = super().compose_node(parent, index)
         if target is None:  # pragma: no cover - PyYAML returns the anchored node or raises
             return None
         self._alias_nodes += self._expanded_size(target, event)
+        if len(self._path) + self._depths[id(target)] > MAX_DEPTH:
+            raise self._too_deep(event)
         if self._alias_nodes > MAX_ALIAS_NODES:
             raise UnsafeYAMLError(
                 None,
@@ -71,6 +92,15 @@ class _BoundedSafeLoader(yaml.SafeLoader):
                 event.start_mark,  # type: ignore[arg-type]  # the stubs type the C parser's marks apart
             )
         return target
+
+    def _too_deep(self, event: yaml.Event) -> UnsafeYAMLError:
+        where = ".".join([step for step in self._path if step][:3])  # the first keys name the field
+        return UnsafeYAMLError(
+            None,
+            None,
+            f"nested more than {MAX_DEPTH} levels deep" + (f" under {one_line(where, 80)!r}" if where else ""),
+            event.start_mark,  # type: ignore[arg-type]
+        )
 
     def _expanded_size(self, root: Node, alias: yaml.Event) -> int:
         """Nodes ``root`` stands for with every alias in it expanded (memoised by node)."""
@@ -89,10 +119,24 @@ class _BoundedSafeLoader(yaml.SafeLoader):
             children = _children(node)
             if children_done or not children:
                 self._expanded[id(node)] = 1 + sum(self._expanded[id(child)] for child in children)
+                self._depths[id(node)] = 1 + max((self._depths[id(child)] for child in children), default=0)
                 continue
             stack.append((node, True))
             stack.extend((child, False) for child in children if id(child) not in self._expanded)
         return self._expanded[id(root)]
+
+    def construct_yaml_int(self, node: ScalarNode) -> int:
+        try:
+            value: int = super().construct_yaml_int(node)
+        except ValueError:  # more digits than int() converts
+            raise ConstructorError(
+                None,
+                None,
+                f"an integer of {len(node.value)} characters, longer than the "
+                f"{sys.get_int_max_str_digits()} digits Python reads",
+                node.start_mark,
+            ) from None
+        return value
 
     def compose_mapping_node(self, anchor: Any) -> MappingNode:
         node: MappingNode = super().compose_mapping_node(anchor)
@@ -111,6 +155,18 @@ class _BoundedSafeLoader(yaml.SafeLoader):
                 )
             first[key] = key_node
         return node
+
+
+_BoundedSafeLoader.add_constructor("tag:yaml.org,2002:int", _BoundedSafeLoader.construct_yaml_int)
+
+
+def _step(parent: Node | None, index: Any) -> str:
+    """How the path names a node: its key (a mapping's value), position (an item), or nothing."""
+    if isinstance(index, ScalarNode):
+        return str(index.value)
+    if isinstance(index, int) and isinstance(parent, SequenceNode):
+        return str(index)
+    return ""
 
 
 def _alias_name(event: yaml.Event) -> str:
@@ -134,6 +190,8 @@ def load_yaml(text: str) -> Any:
     loader = _BoundedSafeLoader(text)
     try:
         return loader.get_single_data()
+    except RecursionError:  # pragma: no cover - MAX_DEPTH stops nesting well before the limit
+        raise UnsafeYAMLError(None, None, "nested too deeply to read", None) from None
     finally:
         loader.dispose()
 

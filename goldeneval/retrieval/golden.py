@@ -28,6 +28,7 @@ from pydantic_core import ErrorDetails
 
 from goldeneval.core.errors import GoldenSetError, one_line
 from goldeneval.core.forms import QuestionForm
+from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
@@ -49,6 +50,9 @@ KNOWN_HARD_CLASSES = (
 """Hard classes the methodology names; any other non-empty string is accepted as well."""
 
 SET_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+MAX_GRADE = 1_000_000
+"""Highest relevance grade (graded qrels use 1 to 3 or 4): grades are gains the metrics sum
+as 64-bit integers and floats, where a grade of 10**21 would not fit."""
 
 
 def _non_blank(value: str) -> str:
@@ -128,6 +132,8 @@ class GoldenQuestion(BaseModel):
         for doc_id, grade in value.items():
             if grade < 1:
                 raise ValueError(f"grade of {doc_id!r} must be at least 1 (expected means relevant), got {grade}")
+            if grade > MAX_GRADE:
+                raise ValueError(f"grade of {doc_id!r} must be at most {MAX_GRADE} (a relevance grade)")
         # Grade 1 is the default: dropping it keeps one form per meaning (and the label digest).
         return {doc_id: grade for doc_id, grade in sorted(value.items()) if grade != 1}
 
@@ -251,12 +257,18 @@ def _parse_document(path: Path, suffix: str, text: str) -> Any:
             raise GoldenSetError(path, describe_yaml_error(exc)) from None
     if suffix == ".json":
         try:
-            return _unicode_only(path, json.loads(text))
+            return _unicode_only(path, json.loads(text, object_pairs_hook=unique_keys))
+        except DuplicateKeyError as exc:
+            raise GoldenSetError(path, _duplicate_key(exc)) from None
         except json.JSONDecodeError as exc:
             raise GoldenSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
             raise GoldenSetError(path, f"cannot read the JSON: {_unreadable(exc)}") from None
     return _unicode_only(path, _read_jsonl(path, text))
+
+
+def _duplicate_key(exc: DuplicateKeyError) -> str:
+    return f"duplicate key {_clip(exc.key)!r}; the keys of a JSON object must be unique"
 
 
 def _unreadable(exc: ValueError | RecursionError) -> str:
@@ -290,7 +302,9 @@ def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = json.loads(line, object_pairs_hook=unique_keys)
+        except DuplicateKeyError as exc:
+            raise GoldenSetError(path, f"line {lineno}: {_duplicate_key(exc)}") from None
         except json.JSONDecodeError as exc:
             raise GoldenSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
         except (ValueError, RecursionError) as exc:
@@ -324,7 +338,7 @@ def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
     JSON parser refuses what ``json.loads`` refuses or the model rejects (lone surrogate
     escapes, control characters in strings, a line holding less or more than one value, ...)
     and decodes the rest alike; the checks the checked path adds (header lines, duplicate
-    ids, the set's fields, integer length) are repeated.  tests/test_golden_fast_path.py
+    ids, repeated keys, the set's fields, integer length) are repeated.  tests/test_golden_fast_path.py
     compares the two paths.
     """
     lines = [line for line in text.splitlines() if line.strip()]
@@ -332,7 +346,7 @@ def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
     try:
         start = 0
         while start < len(lines):
-            item = json.loads(lines[start])
+            item = json.loads(lines[start], object_pairs_hook=unique_keys)
             if not (isinstance(item, dict) and set(item) == {"set"}):
                 break
             if not isinstance(item["set"], dict):
@@ -340,6 +354,9 @@ def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
             header = {**header, **item["set"]}
             start += 1
         questions = [_QUESTION_FROM_JSON(line) for line in islice(lines, start, None)]
+        for line, question in zip(islice(lines, start, None), questions, strict=True):
+            if not _keys_all_distinct(line, question):
+                json.loads(line, object_pairs_hook=unique_keys)  # raises on a repeated key
     except Exception:  # every failure, whatever its kind, is the checked path's to report
         return None
     header.pop("questions", None)  # the checked path, too, takes the questions from the lines
@@ -350,6 +367,15 @@ def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
     except ValidationError:
         return None
     return shell.model_copy(update={"questions": tuple(questions)})
+
+
+def _keys_all_distinct(line: str, question: GoldenQuestion) -> bool:
+    """True when the JSON ``line`` that validated to ``question`` cannot repeat a key, which
+    pydantic-core's parser (last one wins) does not refuse.  Each key of the line is followed
+    by one colon outside strings, and its only objects are the question and its grades; so a
+    line with no more colons than the distinct keys it gave has no key twice.  Otherwise
+    (a colon in a text or an id, grades of 1, which validation drops) it is parsed again."""
+    return line.count(":") == len(question.model_fields_set) + len(question.grades)
 
 
 def _unique_ids(questions: list[GoldenQuestion]) -> bool:

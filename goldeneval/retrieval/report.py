@@ -102,7 +102,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
 
 
 def _listed(ids: Sequence[str], limit: int = 10) -> str:
-    shown = ", ".join(ids[:limit])
+    shown = printable(", ".join(ids[:limit]))  # ids come from a set file: no escape sequences
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 

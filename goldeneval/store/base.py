@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.records import RunRecord, SliceRates, StoredRun
@@ -130,6 +130,17 @@ class Sql:
             self.cursor.executemany(self.dialect.sql(text), [list(row) for row in rows])
 
 
+class SavedRun(NamedTuple):
+    """What :meth:`Store.save_run_in_turn` returns: the stored run, and whether another
+    complete run of its series was already stored when it was committed."""
+
+    stored: StoredRun
+    preceded: bool | None
+    """False: this run was the series' first complete one when committed; True: another
+    complete run of the series was stored before it (even one measured after it); None:
+    nothing was written (the run was there already), so only its history can say."""
+
+
 class Store(ABC):
     """The result store interface and everything both backends share: the schema and its
     migrations, saving (one transaction, idempotent by run id and by tables run), and every
@@ -204,7 +215,13 @@ class Store(ABC):
     # ------------------------------------------------------------------ writes
 
     def save_run(self, record: RunRecord, run_id: str | None = None) -> StoredRun:
-        """Write the run and its slices in one transaction; returns the stored run.
+        """Write the run and its slices in one transaction; returns the stored run (see
+        :meth:`save_run_in_turn`)."""
+        return self.save_run_in_turn(record, run_id).stored
+
+    def save_run_in_turn(self, record: RunRecord, run_id: str | None = None) -> SavedRun:
+        """Write the run and its slices in one transaction; returns the stored run and
+        whether a complete run of its series was stored before it (:class:`SavedRun`).
 
         ``run_id`` lets a caller choose the id up front (the Dagster assets derive it from the
         tables the run is built from).  Saving is idempotent: when a run of the same series
@@ -213,6 +230,11 @@ class Store(ABC):
         so a re-materialised summary never stores a second copy of one measurement.  Two
         writers saving the same id or the same tables at once take turns (``_serialise``):
         the second finds the first's run.
+
+        Writers of one series take turns too, and whether the series already had a complete
+        run is decided in the same transaction, after the insert: of runs saved at the same
+        moment exactly one finds none, so exactly one can be the series' baseline
+        (:func:`goldeneval.core.comparison.compare_with_history`), whichever was measured first.
         """
         run_id = run_id or uuid.uuid4().hex
         created_at = (record.created_at or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None)
@@ -222,7 +244,7 @@ class Store(ABC):
         provenance = [record.provenance.get(column) for column in PROVENANCE_COLUMNS]
         details = record.details
         series = (record.set_id, record.model, record.grader)
-        keys = [f"run\0{run_id}"]
+        keys = [f"run\0{run_id}", "series\0" + "\0".join(series)]
         if details.tables_run_id is not None:
             keys.append("tables\0" + "\0".join((*series, details.tables_run_id)))
         with self._write() as sql:
@@ -239,6 +261,7 @@ class Store(ABC):
                     run_id = same_tables[0]
                     existing = series
             text = ""
+            preceded: bool | None = None
             if existing is None:
                 text = details.to_json_text()  # one string, serialised without a dict per value
                 sql.run(
@@ -264,6 +287,7 @@ class Store(ABC):
                     ],
                 )
                 self._insert_slices(sql, run_id, record.slices)
+                preceded = sql.one(f"SELECT id FROM runs WHERE {self._SERIES} LIMIT 1", [*series, run_id]) is not None
             elif tuple(existing) != series:
                 raise StoreError(
                     f"{self.name}: run id {run_id} is already taken by a run of set {existing[0]!r}, "
@@ -276,10 +300,10 @@ class Store(ABC):
         if row is None:
             raise StoreError(f"{self.name}: run {run_id} vanished right after its commit")
         if not written:
-            return _row_to_run(row)
+            return SavedRun(_row_to_run(row), None)
         stored = dataclasses.replace(_row_to_run(row), details_json=text)  # the one string written
         stored.__dict__["details"] = details  # fills the cached_property StoredRun.details
-        return stored
+        return SavedRun(stored, preceded)
 
     def _insert_slices(self, con: Sql, run_id: str, slices: Sequence[SliceRates]) -> None:
         con.many(
@@ -336,10 +360,10 @@ class Store(ABC):
             raise InputError(f"run {text!r} not found in {self.name} (list runs with: goldeneval runs)")
         return stored
 
-    _EARLIER = (
-        "set_id = ? AND model = ? AND grader = ? AND status = 'complete' AND id <> ? "
-        "AND (created_at < ? OR (created_at = ? AND id < ?))"
-    )
+    _SERIES = "set_id = ? AND model = ? AND grader = ? AND status = 'complete' AND id <> ?"
+    """The other complete runs of a series (the comparisons' candidates)."""
+    _EARLIER = _SERIES + " AND (created_at < ? OR (created_at = ? AND id < ?))"
+    _LATER = _SERIES + " AND (created_at > ? OR (created_at = ? AND id > ?))"
 
     def _earlier_params(self, current: StoredRun) -> list[Any]:
         at = current.created_at.astimezone(UTC).replace(tzinfo=None)
@@ -348,6 +372,11 @@ class Store(ABC):
     def previous_complete_run(self, current: StoredRun) -> StoredRun | None:
         """The latest complete run of ``current``'s series stored before it (one indexed query)."""
         return self._one(self._EARLIER, self._earlier_params(current), "ORDER BY created_at DESC, id DESC")
+
+    def next_complete_run(self, current: StoredRun) -> StoredRun | None:
+        """The first complete run of ``current``'s series measured after it: the run to compare
+        with when one measured later was stored first (:attr:`SavedRun.preceded`)."""
+        return self._one(self._LATER, self._earlier_params(current), "ORDER BY created_at, id")
 
     def best_comparable_run(self, current: StoredRun) -> StoredRun | None:
         """The best earlier complete run of the series on the same known benchmark: highest
