@@ -5,7 +5,7 @@ module of its own registers its commands on it: :mod:`~goldeneval.cli.retrieval`
 :mod:`~goldeneval.cli.store` and :mod:`~goldeneval.cli.answers`.
 """
 
-from goldeneval.cli import answers, retrieval, store
+from goldeneval.cli import answers, judgments, retrieval, store
 from goldeneval.cli.app import ExitCode, main
 
-__all__ = ["ExitCode", "answers", "main", "retrieval", "store"]
+__all__ = ["ExitCode", "answers", "judgments", "main", "retrieval", "store"]

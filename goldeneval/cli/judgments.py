@@ -1,0 +1,313 @@
+"""``goldeneval pool``, ``goldeneval judge`` and ``goldeneval judgments``: the labelling workflow."""
+
+from __future__ import annotations
+
+import getpass
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Literal
+
+import click
+
+from goldeneval.cli.app import format_option, main, run_guarded, storage_default_help, store_option
+from goldeneval.core.corpus import load_corpus
+from goldeneval.core.errors import printable
+from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from goldeneval.core.storage import CACHE
+from goldeneval.judgments.agreement import judgment_stats
+from goldeneval.judgments.judgments import DEFAULT_SCALE, read_judgments
+from goldeneval.judgments.pool import (
+    PoolResult,
+    Rankings,
+    RetrieverSource,
+    pool,
+    pooled_corpus,
+    read_pool_set,
+    retriever_rankings,
+    run_rankings,
+)
+from goldeneval.judgments.to_set import write_set
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrieval.spec import MAX_WORKERS
+from goldeneval.store import StoreLocation
+from goldeneval.suite import load_storage
+
+judgments_path = click.Path(dir_okay=False, path_type=Path)
+
+
+def _warn(warnings: tuple[str, ...] | list[str]) -> None:
+    for warning in warnings:
+        click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
+
+
+def _retriever_options(retrievers: tuple[str, ...], options: tuple[str, ...]) -> list[dict[str, str]]:
+    """``--option [N:]KEY=VALUE``: for the N-th ``--retriever`` (from 1), or for all of them."""
+    parsed: list[dict[str, str]] = [{} for _ in retrievers]
+    for value in options:
+        target, colon, rest = value.partition(":")
+        position: int | None = None
+        if colon and target.isdigit():
+            position, value = int(target), rest
+            if not 1 <= position <= len(retrievers):
+                raise click.BadParameter(
+                    f"{position} names no --retriever (there are {len(retrievers)})", param_hint="--option"
+                )
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected [N:]KEY=VALUE, got {value!r}", param_hint="--option")
+        for i in range(len(retrievers)):
+            if position is None or position == i + 1:
+                parsed[i][key] = val
+    return parsed
+
+
+def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
+    """A stored run's rankings, read before pooling starts (a bad run id fails first)."""
+    return rankings, []
+
+
+@main.command("pool")
+@click.option(
+    "--set",
+    "set_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Golden set file; questions may lack 'expected' yet.",
+)
+@click.option("--retriever", "retrievers", multiple=True, help="Retriever id to pool from (repeatable).")
+@click.option("--run", "run_ids", multiple=True, help="Stored run id (or unique prefix) to pool from (repeatable).")
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 1000),
+    required=True,
+    help="Distinct documents pooled per question from each source.",
+)
+@click.option("--out", required=True, type=judgments_path, help="Judgments file (JSON lines); appended to.")
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    help="Retriever option [N:]KEY=VALUE: for the N-th --retriever (from 1), without N for all (repeatable).",
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Corpus for the retrievers. Default: the set's own.",
+)
+@click.option(
+    "--chunk-separator",
+    default=DEFAULT_CHUNK_SEPARATOR,
+    show_default=True,
+    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=1,
+    show_default=True,
+    help="Retrieval calls in flight at once.",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
+    default=DEFAULT_TIMEOUT_S,
+    show_default=True,
+    help="Per-question timeout in seconds; a timed-out question adds nothing.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Index and embedding cache. " + storage_default_help(CACHE),
+)
+@store_option
+def pool_command(
+    set_file: Path,
+    retrievers: tuple[str, ...],
+    run_ids: tuple[str, ...],
+    depth: int,
+    out: Path,
+    options: tuple[str, ...],
+    corpus_path: Path | None,
+    chunk_separator: str,
+    workers: int,
+    timeout_s: float,
+    cache_dir: Path | None,
+    store_path: StoreLocation | None,
+) -> None:
+    """Pool the top documents of retrievers and stored runs into a judgments file (TREC pooling).
+
+    Appends a line for each new (question, document) pair, and one for a known pair that a new
+    source also returned; grades already given are kept."""
+    if not retrievers and not run_ids:
+        raise click.UsageError("give at least one --retriever or --run")
+    parsed = _retriever_options(retrievers, options)
+
+    def run() -> PoolResult:
+        golden_set = read_pool_set(set_file)
+        storage = load_storage()
+        sources: list[tuple[str, Callable[[], tuple[Rankings, list[str]]]]] = []
+        if retrievers:
+            corpus = pooled_corpus(corpus_path, golden_set)
+            for retriever_id, retriever_options in zip(retrievers, parsed, strict=True):
+                source = RetrieverSource(retriever_id, retriever_options)
+                sources.append(
+                    (
+                        source.label,
+                        partial(
+                            retriever_rankings,
+                            golden_set,
+                            source,
+                            depth,
+                            corpus=corpus,
+                            cache_dir=storage.cache(cache_dir),
+                            timeout_s=timeout_s,
+                            workers=workers,
+                            chunk_separator=chunk_separator,
+                        ),
+                    )
+                )
+        for run_id in run_ids:
+            stored_id, rankings = run_rankings(storage.store(store_path), run_id, depth)
+            sources.append((f"run:{stored_id}", partial(_read_already, rankings)))
+        return pool(out, golden_set, sources)
+
+    result = run_guarded(run)
+    _warn(result.warnings)
+    click.echo(
+        f"pooled {result.pairs} pairs at depth {depth}: {result.new_pairs} new, "
+        f"{result.new_sources} with a new source; appended to {out}"
+    )
+
+
+@main.command("judge")
+@click.argument(
+    "judgments_file", metavar="JUDGMENTS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--corpus",
+    "corpus_path",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Corpus the pooled documents are shown from.",
+)
+@click.option("--assessor", default=None, help="Your name in the judgments. Default: your login name.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port on 127.0.0.1.")
+@click.option(
+    "--scale",
+    default=",".join(map(str, DEFAULT_SCALE)),
+    show_default=True,
+    help="Grades offered, comma-separated digits 0-9 (keys on the page): 0 not relevant, 1 relevant, "
+    "2 highly relevant, 3 perfect.",
+)
+def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: int, scale: str) -> None:
+    """Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once."""
+    grades = _scale(scale)
+    name = assessor or getpass.getuser()
+    if not name.strip():
+        raise click.BadParameter("must not be empty", param_hint="--assessor")
+
+    def start() -> None:
+        from goldeneval.judgments.page import HOST, judging_app, serve  # starlette only for this command
+
+        _warn(read_judgments(judgments_file).warnings)  # a bad file fails here, not in the browser
+        app = judging_app(judgments_file, load_corpus(corpus_path), name, grades)
+        click.echo(f"judging {judgments_file} as {name} at http://{HOST}:{port}/ (Ctrl-C to stop)", err=True)
+        serve(app, port)
+
+    run_guarded(start)
+
+
+def _scale(value: str) -> tuple[int, ...]:
+    try:
+        grades = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated grades, got {value!r}", param_hint="--scale") from None
+    if not grades or len(set(grades)) != len(grades) or any(not 0 <= g <= 9 for g in grades):
+        raise click.BadParameter(f"expected distinct grades from 0 to 9, got {value!r}", param_hint="--scale")
+    return grades
+
+
+@main.group("judgments")
+def judgments_group() -> None:
+    """Read a judgments file: progress and agreement, or a golden set built from it."""
+
+
+@judgments_group.command("stats")
+@click.argument("judgments_file", metavar="JUDGMENTS.jsonl", type=judgments_path)
+@format_option
+def stats(judgments_file: Path, output_format: str) -> None:
+    """Judged and unjudged pairs per question, grades per assessor, and Cohen's kappa between assessors."""
+
+    def compute() -> tuple[str, tuple[str, ...]]:
+        read = read_judgments(judgments_file)
+        found = judgment_stats(list(read.pairs), read.grades)
+        text = json.dumps(found.to_dict(), indent=2) if output_format == "json" else found.to_text()
+        return text, read.warnings
+
+    text, warnings = run_guarded(compute)
+    _warn(warnings)
+    click.echo(text)
+
+
+@judgments_group.command("to-set")
+@click.argument("judgments_file", metavar="JUDGMENTS.jsonl", type=judgments_path)
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Golden set file to write (YAML)."
+)
+@click.option(
+    "--set",
+    "set_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The set that was pooled: its questions' text, form, hard class and answer gist are kept.",
+)
+@click.option("--id", "set_id", default=None, help="Id of the new set. Default: the original's id with -judged.")
+@click.option("--assessor", default=None, help="Use this assessor's grades only.")
+@click.option(
+    "--merge",
+    type=click.Choice(["majority"]),
+    default=None,
+    help="Merge every assessor's grades: the most common grade of a pair, a tie to the lower.",
+)
+@click.option(
+    "--no-answer-when-all-negative",
+    is_flag=True,
+    help="A question whose pooled documents are all judged 0 becomes a no-answer question.",
+)
+def to_set(
+    judgments_file: Path,
+    out: Path,
+    set_file: Path,
+    set_id: str | None,
+    assessor: str | None,
+    merge: Literal["majority"] | None,
+    no_answer_when_all_negative: bool,
+) -> None:
+    """Write a golden set file whose expected documents are the ones judged relevant (grade >= 1)."""
+    if assessor is not None and merge is not None:
+        raise click.UsageError("give either --assessor or --merge, not both")
+
+    def build() -> tuple[int, tuple[str, ...]]:
+        read = read_judgments(judgments_file)
+        _warn(read.warnings)
+        written = write_set(
+            read,
+            read_pool_set(set_file),
+            out,
+            set_id=set_id,
+            assessor=assessor,
+            merge=merge,
+            no_answer_when_all_negative=no_answer_when_all_negative,
+        )
+        return len(written.golden_set.questions), written.notices
+
+    count, notices = run_guarded(build)
+    for notice in notices:
+        click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
+    click.echo(f"wrote {count} questions to {out}")

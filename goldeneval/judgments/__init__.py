@@ -1,0 +1,10 @@
+"""The labelling workflow (issue 23): pool, judge, measure agreement, build a golden set.
+
+* :mod:`~goldeneval.judgments.judgments` — the append-only judgments file;
+* :mod:`~goldeneval.judgments.pool` — TREC pooling of retrievers and stored runs;
+* :mod:`~goldeneval.judgments.page` — the local judging page;
+* :mod:`~goldeneval.judgments.agreement` — progress, grade counts and Cohen's kappa;
+* :mod:`~goldeneval.judgments.to_set` — a golden set file from the judgments.
+"""
+
+__all__: list[str] = []

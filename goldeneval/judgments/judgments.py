@@ -1,0 +1,238 @@
+"""The judgments file: one JSON object a line, append-only, a later line superseding an earlier one.
+
+Each line is a :class:`JudgmentLine`: a question id, a document id, a ``grade`` (``null``
+until judged), the ``assessor`` who gave it (``null`` on a line the pool wrote), when
+(``judged_at``) and where the pair came from (``sources``: each retriever or stored run that
+returned the document, at which rank).  Two kinds of line share the format:
+
+* a *pool line* (``assessor`` null, ``grade`` null) says the pair is to be judged;
+* a *judgment* (an ``assessor``, a ``grade``) is one person's grade of the pair.
+
+Nothing is ever rewritten in place: a line for the same (question, document, assessor) written
+later supersedes an earlier one (a corrected grade, or a pool line with more sources).  Each
+judgment is written with one unbuffered ``write`` and ``fsync``-ed, under an exclusive lock
+of the file, so a crash loses at most the line being written (the pool's lines are synced
+once at the end: pooling again restores them).  A line that is not complete JSON
+(a write torn by a crash) is ignored with a warning when the file is read, not an error, and
+the next append starts on a new line after it; a complete line that is not a valid judgment
+is invalid input naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from goldeneval.core.errors import InputError, one_line, validation_problem
+
+try:
+    import fcntl
+except ImportError:  # Windows: appends are not locked against a second writer
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "DEFAULT_SCALE",
+    "JudgmentLine",
+    "Judgments",
+    "JudgmentsError",
+    "Source",
+    "append_lines",
+    "pool_lines",
+    "read_judgments",
+    "utc_now",
+]
+
+
+DEFAULT_SCALE = (0, 1, 2, 3)
+"""The grades offered by default: 0 not relevant, 1 relevant, 2 highly relevant, 3 perfect."""
+
+
+class JudgmentsError(InputError):
+    """A judgments file cannot be read or written."""
+
+
+class Source(BaseModel):
+    """Where a pooled document came from: a retriever (``goldeneval.lexical``, with options as
+    ``goldeneval.lexical?k1=0.9``) or a stored run (``run:<id>``), and its rank there (1 = best)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str = Field(min_length=1)
+    rank: StrictInt = Field(ge=1)
+
+
+class JudgmentLine(BaseModel):
+    """One line of a judgments file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str = Field(min_length=1)
+    document: str = Field(min_length=1)
+    grade: StrictInt | None = Field(default=None, ge=0)
+    assessor: str | None = Field(default=None, min_length=1)
+    judged_at: str | None = None
+    sources: tuple[Source, ...] = ()
+    question_text: str | None = None
+    """The question as asked (on pool lines), so the judging page needs no set file."""
+
+    @property
+    def key(self) -> tuple[str, str, str | None]:
+        return (self.question, self.document, self.assessor)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.question, self.document)
+
+    def to_json_line(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """A judgments file as read: the latest line of each (question, document, assessor)."""
+
+    pairs: dict[tuple[str, str], tuple[Source, ...]]
+    """Every pooled (question, document), in first-seen order, with its sources (latest pool line)."""
+    grades: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """(question, document, assessor) -> grade, the latest judgment of each (a pair judged
+    without pooling counts as pooled too)."""
+    texts: dict[str, str] = field(default_factory=dict)
+    """Question id -> its text, from the pool lines."""
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def assessors(self) -> list[str]:
+        return sorted({assessor for _, _, assessor in self.grades})
+
+    def questions(self) -> list[str]:
+        """Question ids in first-seen order."""
+        return list(dict.fromkeys(question for question, _ in self.pairs))
+
+    def documents(self, question: str) -> list[str]:
+        return [document for q, document in self.pairs if q == question]
+
+    def by_assessor(self, assessor: str) -> dict[tuple[str, str], int]:
+        return {(q, d): grade for (q, d, a), grade in self.grades.items() if a == assessor}
+
+
+def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
+    """Read ``path``; a torn line is skipped with a warning.  ``missing_ok``: no file reads as empty."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if missing_ok:
+            return Judgments(pairs={})
+        raise JudgmentsError(f"{path}: judgments file not found") from None
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot read: {exc.strerror}") from None
+    pairs: dict[tuple[str, str], tuple[Source, ...]] = {}
+    grades: dict[tuple[str, str, str], int] = {}
+    texts: dict[str, str] = {}
+    warnings: list[str] = []
+    for line in _lines(path, data, warnings):
+        pairs.setdefault(line.pair, ())
+        if line.question_text is not None:
+            texts[line.question] = line.question_text
+        if line.assessor is None:
+            pairs[line.pair] = line.sources
+        elif line.grade is None:  # a judgment taken back
+            grades.pop((line.question, line.document, line.assessor), None)
+        else:
+            grades[(line.question, line.document, line.assessor)] = line.grade
+    return Judgments(pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings))
+
+
+def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLine]:
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            warnings.append(f"{path}: line {lineno} is not complete JSON (a write cut short?); ignored")
+            continue
+        try:
+            yield JudgmentLine.model_validate(item)
+        except ValidationError as exc:
+            where, problem = validation_problem(exc)
+            raise JudgmentsError(f"{path}: line {lineno}: field {where or '(line)'!r}: {one_line(problem)}") from None
+
+
+def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool = True) -> int:
+    """Append ``lines``, each with one write (unbuffered: no flush is pending) and an fsync,
+    under an exclusive lock.  ``sync_each=False`` syncs once after the last line instead: for
+    the pool's many lines, which pooling again restores after a crash.
+
+    When the file ends in a torn line (no final newline), a newline is written first, so the
+    torn fragment stays a line of its own that reading skips.  Returns the lines written."""
+    written = 0
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        if _ends_torn(path):
+            _write_all(fd, b"\n")
+        for line in lines:
+            _write_all(fd, line.to_json_line().encode("utf-8"))
+            if sync_each:
+                os.fsync(fd)
+            written += 1
+        if not sync_each:
+            os.fsync(fd)
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
+    finally:
+        os.close(fd)  # releases the lock
+    return written
+
+
+def _ends_torn(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell() == 0:
+            return False
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) != b"\n"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """One ``write`` call for a line (O_APPEND puts it at the end whole); loops only if the
+    kernel takes less, which a regular file does only when the disk is full."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def pool_lines(
+    existing: Judgments, found: dict[tuple[str, str], Sequence[Source]], texts: Mapping[str, str]
+) -> list[JudgmentLine]:
+    """Pool lines for the pairs in ``found`` that ``existing`` lacks, and for known pairs that
+    gained a source (the new line lists the old sources and the new ones, and supersedes)."""
+    lines: list[JudgmentLine] = []
+    for (question, document), sources in found.items():
+        known = existing.pairs.get((question, document))
+        if known is None:
+            merged = tuple(sources)
+        else:
+            names = {s.source for s in known}
+            new = [s for s in sources if s.source not in names]
+            if not new:
+                continue
+            merged = (*known, *new)
+        lines.append(
+            JudgmentLine(question=question, document=document, sources=merged, question_text=texts.get(question))
+        )
+    return lines

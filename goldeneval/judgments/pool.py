@@ -1,0 +1,234 @@
+"""TREC pooling: the union of each source's top-k distinct documents per question, to be judged.
+
+A source is a retriever, built as a retrieval run builds it and asked through the same
+machinery (:func:`goldeneval.retrieval.evaluation.ask_to_depth`: timeouts, workers, over-fetch until
+``depth`` distinct documents), or a stored run, whose kept documents are read with
+:func:`goldeneval.retrieval.details.retrieval_details`.  Each pooled pair is appended to the
+judgments file as a pool line (:mod:`goldeneval.judgments.judgments`) listing its sources and
+ranks.  Pooling again appends lines only for new pairs and for known pairs that a new source
+also returned (a superseding line with all their sources); grades are never touched.
+
+The set file may hold questions without ``expected`` yet (a set being labelled): such a file
+is read by :func:`read_pool_set`, which takes a missing ``expected`` as empty for pooling only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from goldeneval.core.collector import plugin_collections
+from goldeneval.core.corpus import Corpus
+from goldeneval.core.errors import GoldenSetError, InputError, one_line, validation_problem
+from goldeneval.core.sets import corpus_for
+from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+from goldeneval.judgments.judgments import Source, append_lines, pool_lines, read_judgments
+from goldeneval.retrieval.details import retrieval_details
+from goldeneval.retrieval.evaluation import ask_to_depth
+from goldeneval.retrieval.golden import GoldenQuestionSet, load_golden_set
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
+from goldeneval.retrieval.retrievers.registry import build_retriever
+from goldeneval.store import StoreLocation, open_store, store_exists
+
+__all__ = [
+    "PoolResult",
+    "Rankings",
+    "RetrieverSource",
+    "pool",
+    "pooled_corpus",
+    "read_pool_set",
+    "retriever_rankings",
+    "run_rankings",
+]
+
+Rankings = dict[str, list[str]]
+"""Question id -> distinct document ids, best first."""
+
+
+@dataclass(frozen=True)
+class RetrieverSource:
+    """A retriever to pool from, with its options."""
+
+    retriever_id: str
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The source's name in the judgments file: the id, with options as ``?k=v&k=v``."""
+        if not self.options:
+            return self.retriever_id
+        return self.retriever_id + "?" + "&".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    pairs: int
+    """Distinct (question, document) pairs the sources returned this time."""
+    new_pairs: int
+    """Of them, pairs the file did not hold."""
+    new_sources: int
+    """Known pairs that gained a source (a superseding pool line each)."""
+    warnings: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- the set
+
+
+def read_pool_set(path: Path) -> GoldenQuestionSet:
+    """A set file as goldeneval's loader reads it, or, when some questions have no ``expected``
+    yet, with those questions' ``expected`` taken as empty (for pooling and judging only)."""
+    raw = _raw_set(path)
+    if raw is None:
+        return load_golden_set(path)
+    try:
+        loaded = GoldenQuestionSet.model_validate(raw)
+    except ValidationError as exc:
+        where, problem = validation_problem(exc)
+        raise GoldenSetError(path, one_line(problem), field=where) from None
+    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
+        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    return loaded
+
+
+def _raw_set(path: Path) -> dict[str, Any] | None:
+    """The set as data with every missing ``expected`` filled in as empty; None when no
+    question lacks it (or the file cannot be parsed: the loader then says why)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix.lower() == ".jsonl":
+            raw = _jsonl_set(path, text)
+        elif path.suffix.lower() == ".json":
+            raw = json.loads(text)
+        else:
+            raw = load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise GoldenSetError(path, describe_yaml_error(exc)) from None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("questions"), list):
+        return None
+    questions = raw["questions"]
+    if all(not isinstance(q, dict) or "expected" in q for q in questions):
+        return None
+    return {
+        **raw,
+        "questions": [{**q, "expected": []} if isinstance(q, dict) and "expected" not in q else q for q in questions],
+    }
+
+
+def _jsonl_set(path: Path, text: str) -> dict[str, Any]:
+    header: dict[str, Any] = {"id": path.stem}
+    questions: list[Any] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        if not questions and isinstance(item, dict) and set(item) == {"set"} and isinstance(item["set"], dict):
+            header = {**header, **item["set"]}
+        else:
+            questions.append(item)
+    return {**header, "questions": questions}
+
+
+# --------------------------------------------------------------------------- the sources
+
+
+def retriever_rankings(
+    golden_set: GoldenQuestionSet,
+    source: RetrieverSource,
+    depth: int,
+    *,
+    corpus: Corpus | None,
+    cache_dir: Path,
+    timeout_s: float | None,
+    workers: int = 1,
+    chunk_separator: str = DEFAULT_CHUNK_SEPARATOR,
+) -> tuple[Rankings, list[str]]:
+    """Each question's top ``depth`` distinct documents from the retriever, and a warning per
+    question that errored (it contributes nothing)."""
+    context = RetrieverContext(corpus=corpus, cache_dir=cache_dir, options=dict(source.options), golden_set=golden_set)
+    with plugin_collections():
+        retriever = build_retriever(source.retriever_id, context)
+    questions = golden_set.questions
+    answers, coded = ask_to_depth(
+        retriever, questions, depth, document_id_mapper(chunk_separator), timeout_s=timeout_s, workers=workers
+    )
+    kept = coded.kept(depth)
+    documents = coded.documents
+    rankings: Rankings = {}
+    warnings: list[str] = []
+    for i, question in enumerate(questions):
+        error = answers.errors[i]
+        if error is not None:
+            warnings.append(f"{source.label}: question {question.id!r} errored, nothing pooled from it: {error}")
+            continue
+        rankings[question.id] = [str(documents[code]) for code in kept.row(i).tolist()]
+    return rankings, warnings
+
+
+def run_rankings(location: StoreLocation, run_id: str, depth: int) -> tuple[str, Rankings]:
+    """The stored run's id and each question's first ``depth`` kept documents."""
+    if not store_exists(location):
+        raise InputError(f"run {run_id!r} not found: the store {location} does not exist")
+    stored = open_store(location).find_run(run_id)
+    questions = retrieval_details(stored).question_rows()
+    if stored.privacy == "metadata_only" or any(q.documents is None for q in questions if q.scored):
+        raise InputError(
+            f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids to pool"
+        )
+    return stored.id, {q.id: list(q.documents or [])[:depth] for q in questions if q.scored}
+
+
+# --------------------------------------------------------------------------- pooling
+
+
+def pool(
+    out: Path,
+    golden_set: GoldenQuestionSet,
+    sources: Sequence[tuple[str, Callable[[], tuple[Rankings, list[str]]]]],
+) -> PoolResult:
+    """Pool the rankings each source gives (``(label, rankings())`` pairs, asked in order) and
+    append the new pool lines to ``out``.  Questions a source ranks but the set lacks are left
+    out with a warning."""
+    existing = read_judgments(out, missing_ok=True)
+    found: dict[tuple[str, str], list[Source]] = {}
+    warnings = list(existing.warnings)
+    known = {question.id for question in golden_set.questions}
+    seen: set[str] = set()
+    for label, rankings_of in sources:
+        if label in seen:
+            warnings.append(f"{label}: given twice; pooled once")
+            continue
+        seen.add(label)
+        rankings, source_warnings = rankings_of()
+        warnings.extend(source_warnings)
+        strays = sorted(set(rankings) - known)
+        if strays:
+            listed = one_line(", ".join(strays), 120)
+            warnings.append(f"{label}: {len(strays)} question(s) not in set {golden_set.id!r} left out: {listed}")
+        for question in golden_set.questions:
+            for rank, document in enumerate(rankings.get(question.id, ()), start=1):
+                found.setdefault((question.id, document), []).append(Source(source=label, rank=rank))
+    texts = {question.id: question.text for question in golden_set.questions}
+    lines = pool_lines(existing, {pair: found[pair] for pair in _in_set_order(found, golden_set)}, texts)
+    append_lines(out, lines, sync_each=False)
+    new_pairs = sum(1 for line in lines if line.pair not in existing.pairs)
+    return PoolResult(
+        pairs=len(found), new_pairs=new_pairs, new_sources=len(lines) - new_pairs, warnings=tuple(warnings)
+    )
+
+
+def _in_set_order(found: Mapping[tuple[str, str], object], golden_set: GoldenQuestionSet) -> Iterable[tuple[str, str]]:
+    """Pairs question by question in set order; within one, in the order first found."""
+    order = {question.id: i for i, question in enumerate(golden_set.questions)}
+    return sorted(found, key=lambda pair: order[pair[0]])
+
+
+def pooled_corpus(explicit: Path | None, golden_set: GoldenQuestionSet) -> Corpus | None:
+    return corpus_for(explicit, golden_set.corpus)

@@ -1,0 +1,215 @@
+"""``goldeneval judge``: the local judging page, its endpoints and a real browser on it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from goldeneval.core.corpus import load_corpus
+from goldeneval.judgments.judgments import JudgmentLine, append_lines, read_judgments
+from goldeneval.judgments.page import highlighted, judging_app
+from goldeneval.sample import SAMPLE_DIR
+from tests.chromium import Page, chromium_path, headless_chromium
+
+CORPUS = SAMPLE_DIR / "corpus"
+POOL = [
+    ("q-001", "How much does a day ticket for zones A and B cost?", "fares/day-ticket"),
+    ("q-001", "How much does a day ticket for zones A and B cost?", "fares/fare-table-2026"),
+    ("q-001", "How much does a day ticket for zones A and B cost?", "fares/refund-illness"),
+    ("q-004", "When is the first F1 ferry departure from Harbour Front on Saturdays?", "timetables/ferry-f1-weekends"),
+    ("q-004", "When is the first F1 ferry departure from Harbour Front on Saturdays?", "fares/day-ticket"),
+]
+
+
+def _pooled(path: Path) -> Path:
+    append_lines(path, [JudgmentLine(question=q, document=d, question_text=t) for q, t, d in POOL])
+    return path
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    app = judging_app(_pooled(tmp_path / "j.jsonl"), load_corpus(CORPUS), "ann")
+    return TestClient(app, base_url="http://127.0.0.1:8765")
+
+
+def test_the_question_terms_are_marked_by_stem() -> None:
+    assert highlighted("Day tickets, and days.", {"ticket", "day"}) == [
+        ("Day", True),
+        (" ", False),
+        ("tickets", True),
+        (", and ", False),
+        ("days", True),
+        (".", False),
+    ]
+
+
+def test_the_state_lists_questions_documents_and_this_assessors_grades(client: TestClient, tmp_path: Path) -> None:
+    append_lines(
+        tmp_path / "j.jsonl", [JudgmentLine(question="q-001", document="fares/day-ticket", grade=2, assessor="ann")]
+    )
+    append_lines(
+        tmp_path / "j.jsonl", [JudgmentLine(question="q-001", document="fares/refund-illness", grade=0, assessor="bob")]
+    )
+    state = client.get("/api/state").json()
+    assert [q["id"] for q in state["questions"]] == ["q-001", "q-004"]
+    assert [(d["id"], d["grade"]) for d in state["questions"][0]["documents"]] == [
+        ("fares/day-ticket", 2),
+        ("fares/fare-table-2026", None),
+        ("fares/refund-illness", None),
+    ]
+    assert state["scale"][1] == {"grade": 1, "label": "relevant"}
+    assert any(marked for _, marked in state["questions"][0]["documents"][0]["segments"])
+
+
+def test_a_grade_is_appended_at_once_as_this_assessors_judgment(client: TestClient, tmp_path: Path) -> None:
+    reply = client.post("/api/judgments", json={"question": "q-004", "document": "fares/day-ticket", "grade": 0})
+    assert reply.status_code == 200, reply.text
+    assert read_judgments(tmp_path / "j.jsonl").grades == {("q-004", "fares/day-ticket", "ann"): 0}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"question": "q-004", "document": "fares/day-ticket", "grade": 7}, "grade must be one of [0, 1, 2, 3], got 7"),
+        ({"question": "q-004", "document": "nope", "grade": 1}, "('q-004', 'nope') is not a pooled pair"),
+        ({"question": "q-004", "document": "fares/day-ticket", "grade": True}, "grade must be one of"),
+    ],
+    ids=["off-scale", "not-pooled", "boolean"],
+)
+def test_a_bad_grade_is_refused_and_nothing_is_written(
+    client: TestClient, tmp_path: Path, body: dict[str, object], message: str
+) -> None:
+    before = (tmp_path / "j.jsonl").read_bytes()
+    reply = client.post("/api/judgments", json=body)
+    assert reply.status_code == 400
+    assert message in reply.json()["error"]
+    assert (tmp_path / "j.jsonl").read_bytes() == before
+
+
+def test_a_grade_not_sent_as_json_or_to_another_host_is_refused(client: TestClient, tmp_path: Path) -> None:
+    form = client.post(
+        "/api/judgments", content="question=q-004", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
+    assert form.status_code == 415
+    other = TestClient(client.app, base_url="http://attacker.example")
+    assert (
+        other.post("/api/judgments", json={"question": "q-004", "document": "fares/day-ticket", "grade": 1}).status_code
+        == 400
+    )
+    assert read_judgments(tmp_path / "j.jsonl").grades == {}
+
+
+# --------------------------------------------------------------------------- a real browser
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    path = _pooled(tmp_path / "j.jsonl")
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "goldeneval.cli",
+        "judge",
+        str(path),
+        "--corpus",
+        str(CORPUS),
+        "--assessor",
+        "ann",
+        "--port",
+        str(port),
+    ]
+    log = (tmp_path / "judge.log").open("wb")
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5):
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"goldeneval judge did not start: {(tmp_path / 'judge.log').read_text()}"
+                    ) from None
+                time.sleep(0.2)
+        yield url, path
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Page]:
+    if chromium_path() is None:
+        reason = "chromium not installed (.ci/run installs Debian's chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with headless_chromium(tmp_path / "chromium", width=1200, height=900) as page:
+        yield page
+
+
+def _press(page: Page, key: str) -> None:
+    code = f"Digit{key}" if key.isdigit() else f"Key{key.upper()}"
+    for kind in ("keyDown", "keyUp"):
+        page.call("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode=ord(key.upper()))
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_three_grades_given_by_keyboard_are_kept_across_a_reload_and_in_the_file(
+    served: tuple[str, Path], browser: Page
+) -> None:
+    url, path = served
+    browser.open(url)
+    browser.wait_for_text("How much does a day ticket", "0 of 5 judged overall", "document 1 of 3")
+    for count, key in enumerate("201", start=1):
+        _press(browser, key)
+        browser.wait_for_text(f"{count} of 5 judged overall")
+    browser.open(url)  # a reload resumes at the first unjudged pair
+    text = browser.wait_for_text("3 of 5 judged overall", "Question 2 of 2", "document 1 of 2")
+    assert "fares/day-ticket = 2" not in text  # the second question's documents are shown
+    lines = [JudgmentLine.model_validate_json(line) for line in path.read_text().splitlines()[len(POOL) :]]
+    assert [(line.question, line.document, line.grade, line.assessor) for line in lines] == [
+        ("q-001", "fares/day-ticket", 2, "ann"),
+        ("q-001", "fares/fare-table-2026", 0, "ann"),
+        ("q-001", "fares/refund-illness", 1, "ann"),
+    ]
+    assert all(line.judged_at for line in lines)
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_skip_back_and_only_unjudged_move_between_documents(served: tuple[str, Path], browser: Page) -> None:
+    url, _ = served
+    browser.open(url)
+    browser.wait_for_text("document 1 of 3", "0 of 5 judged overall")
+    _press(browser, "s")
+    browser.wait_for_text("document 2 of 3")
+    _press(browser, "1")  # judges the second document and moves on to the third
+    browser.wait_for_text("document 3 of 3", "1 of 5 judged overall")
+    for shown in ("document 2 of 3", "document 1 of 3"):
+        _press(browser, "b")
+        browser.wait_for_text(shown)
+    _press(browser, "u")
+    _press(browser, "s")  # only unjudged: the judged second document is passed over
+    browser.wait_for_text("document 3 of 3")
