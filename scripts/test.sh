@@ -3,8 +3,9 @@
 # (import-linter contracts in pyproject.toml), then pytest.  What CI runs.
 #
 #   bash scripts/test.sh            everything (set-up, ruff, mypy, lint-imports, every test)
-#   bash scripts/test.sh --fast     no set-up, no mypy, no slow or e2e tests; prints the slowest
-#   bash scripts/test.sh ARGS...    pytest ARGS after the checks (e.g. -k store)
+#   bash scripts/test.sh --fast     no set-up, no mypy, no slow or e2e tests, in parallel (pytest-xdist);
+#                                   prints the slowest, and any test not marked slow over 3 s as a warning
+#   bash scripts/test.sh ARGS...    pytest ARGS after the checks (e.g. -k store); with --fast too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--fast" ]; then
@@ -15,7 +16,22 @@ if [ "${1:-}" = "--fast" ]; then
   fi
   .venv/bin/ruff check --quiet .
   .venv/bin/lint-imports --no-cache >/dev/null || .venv/bin/lint-imports --no-cache
-  exec .venv/bin/python -m pytest -q -m "not slow and not e2e" --durations=15 "$@"
+  # pytest-xdist (the test extra) spreads the tests over one worker more than there are cores
+  # (many fast tests wait on child processes, local servers and timeouts), at most 8; -n N
+  # among the arguments overrides it, -n 0 runs serially.  A .venv set up before pytest-xdist
+  # came in runs them serially until the next full run reinstalls.
+  workers=$(($(nproc) + 1))
+  [ "$workers" -le 8 ] || workers=8
+  parallel=(-n "$workers")
+  if ! .venv/bin/python -c "import xdist" 2>/dev/null; then
+    echo "scripts/test.sh --fast: pytest-xdist missing, running serially; bash scripts/test.sh installs it" >&2
+    parallel=()
+  fi
+  # Keep compiled bytecode (gitignored __pycache__/): without it every run and every goldeneval
+  # child process compiles the sources and pytest rewrites every test module anew (seconds each).
+  unset PYTHONDONTWRITEBYTECODE
+  exec .venv/bin/python -m pytest -q -m "not slow and not e2e" "${parallel[@]}" --durations=15 \
+    --list-unmarked-slow=3 "$@"
 fi
 bash scripts/setup-venv.sh
 echo "== ruff"

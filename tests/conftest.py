@@ -26,6 +26,46 @@ WriteSet = Callable[..., Path]
 """``write_set(name, content, *, jsonl_header=True) -> Path``; see the fixture."""
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--list-unmarked-slow",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="after the run, list the tests not marked slow whose setup and call took over SECONDS "
+        "(a warning for the fast lane and the before-commit routine: it never fails the run)",
+    )
+
+
+class _UnmarkedSlowTests:
+    """Adds up each test's setup and call time; lists those over the limit not marked slow.
+    Runs in the xdist controller too: the workers' reports carry the marker names as keywords."""
+
+    def __init__(self, limit_s: float) -> None:
+        self.limit_s = limit_s
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when in ("setup", "call") and "slow" not in report.keywords:
+            self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        over = sorted(((s, nodeid) for nodeid, s in self.seconds.items() if s > self.limit_s), reverse=True)
+        if not over:
+            return
+        tests = "1 test" if len(over) == 1 else f"{len(over)} tests"
+        terminalreporter.write_sep("=", f"warning: {tests} not marked slow took over {self.limit_s:g} s", yellow=True)
+        for seconds, nodeid in over:
+            terminalreporter.write_line(f"{seconds:.2f}s setup+call {nodeid}")
+        terminalreporter.write_line("mark each @pytest.mark.slow (CI still runs it; --fast skips it) or make it faster")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    limit_s = config.getoption("list_unmarked_slow")
+    if limit_s is not None and not hasattr(config, "workerinput"):  # the xdist controller, or no xdist
+        config.pluginmanager.register(_UnmarkedSlowTests(limit_s), "goldeneval-unmarked-slow-tests")
+
+
 @pytest.fixture(autouse=True)
 def _no_goldeneval_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """A developer's own GOLDENEVAL_* settings must not leak into any test."""

@@ -217,7 +217,10 @@ def test_documents_that_cannot_be_decoded_fail_when_read(codes: Any, problem: st
         details.columns.document_lists()
 
 
-@pytest.mark.parametrize("size", [1, 255, 256, 65_536, 65_537, 16_777_217])
+@pytest.mark.parametrize(
+    "size",
+    [1, 255, 256, 65_536, 65_537, pytest.param(16_777_217, marks=pytest.mark.slow)],  # 16M codes: seconds; CI runs it
+)
 def test_codes_round_trip_at_every_width(size: int) -> None:
     codes = np.array([0, size - 1, size // 2, 0, size - 1], dtype=np.int64)
     vocabulary = [f"d{i}" for i in range(size)] if size < 100_000 else [""] * size

@@ -41,6 +41,7 @@ def test_every_reference_page_is_generated_by_a_cog_block(name: str) -> None:
     assert "<!-- [[[cog" in text and "import generate" in text and "<!-- [[[end]]] -->" in text
 
 
+@pytest.mark.slow  # cog runs docs/generate.py in a child process per page: 2-5 s each; CI runs it
 @pytest.mark.parametrize("name", PAGES)
 def test_the_reference_page_matches_what_the_code_generates(name: str) -> None:
     result = cog_check(REFERENCE / name)

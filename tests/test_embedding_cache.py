@@ -15,6 +15,8 @@ from goldeneval.retrieval.retrievers.dense import DenseRetriever
 from goldeneval.retrieval.retrievers.embedding_cache import CacheCounters
 from tests.tiny_models import tiny_sentence_transformer
 
+pytestmark = pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
+
 CORPUS = Corpus(
     (
         Document("fares/day", "day ticket", "the day ticket is for the bus and tram"),

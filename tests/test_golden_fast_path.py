@@ -345,6 +345,7 @@ def jsonl_files(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(["\n", "\r\n"])).join(lines)
 
 
+@pytest.mark.slow  # 300 generated files: 1.5-4 s; CI runs it
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jsonl_files())
 def test_any_jsonl_file_gives_the_same_set_or_error_on_both_paths(content: str) -> None:

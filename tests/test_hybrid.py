@@ -38,6 +38,7 @@ def hybrid(tmp_path_factory: pytest.TempPathFactory) -> HybridRetriever:
     return HybridRetriever(LexicalRetriever(CORPUS, cache), DenseRetriever(CORPUS, cache, progress=False))
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_hybrid_returns_every_document_either_retriever_ranks(hybrid: HybridRetriever) -> None:
     lexical, dense = hybrid.rankings(QUESTION, 100)
     assert (lexical[0], dense[0]) == ("shop/litter", "pets/felines")  # they disagree
@@ -45,11 +46,13 @@ def test_hybrid_returns_every_document_either_retriever_ranks(hybrid: HybridRetr
     assert sorted(hybrid.retrieve(QUESTION, 30)) == sorted(set(lexical) | set(dense))
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_hybrid_returns_the_reciprocal_rank_fusion_of_both_rankings(hybrid: HybridRetriever) -> None:
     fused = reciprocal_rank_fusion(hybrid.rankings(QUESTION, 100), k=60)
     assert list(hybrid.retrieve(QUESTION, 30)) == [doc for doc, _ in fused]
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_a_heavier_dense_weight_puts_the_dense_favourite_first(tmp_path: Path) -> None:
     lexical, dense = LexicalRetriever(CORPUS, tmp_path), DenseRetriever(CORPUS, tmp_path, progress=False)
     assert HybridRetriever(lexical, dense, dense_weight=2.0).retrieve(QUESTION, 1) == ["pets/felines"]
@@ -71,6 +74,7 @@ def test_a_negative_weight_is_an_error(tmp_path: Path) -> None:
         build_retriever("goldeneval.hybrid", context)
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_a_cli_run_of_hybrid_stores_its_declared_provenance(tmp_path: Path) -> None:
     model = tiny_sentence_transformer(tmp_path / "model", seed=0)
     corpus = tmp_path / "corpus"

@@ -21,6 +21,8 @@ from goldeneval.retrieval.retrievers.reranked import (
 )
 from tests.tiny_models import tiny_cross_encoder
 
+pytestmark = pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
+
 QUESTION = "Is it dangerous to drink sea water?"
 CORPUS = Corpus(
     (

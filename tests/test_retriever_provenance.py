@@ -57,6 +57,7 @@ def test_the_four_retrievers_and_trec_run_are_registered() -> None:
     } <= set(known_retrievers())
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_dense_declares_corpus_model_chunking_pipeline_and_packages(tmp_path: Path, encoder: Path) -> None:
     declared = provenance_of("goldeneval.dense", tmp_path, model=str(encoder), chunking="tokens(size=64,overlap=16)")
     assert declared == Provenance(
@@ -68,6 +69,7 @@ def test_dense_declares_corpus_model_chunking_pipeline_and_packages(tmp_path: Pa
     )
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_hybrid_declares_its_fusion_parameters_and_both_stages(tmp_path: Path, encoder: Path) -> None:
     declared = provenance_of(
         "goldeneval.hybrid", tmp_path, model=str(encoder), rrf_k="30", dense_weight="0.5", depth="40"
@@ -83,6 +85,7 @@ def test_hybrid_declares_its_fusion_parameters_and_both_stages(tmp_path: Path, e
     )
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_dense_reranking_declares_the_bi_encoder_and_the_candidate_count(tmp_path: Path, encoder: Path) -> None:
     declared = provenance_of("goldeneval.reranked", tmp_path, model=str(encoder), candidates="20")
     assert declared.model_revision == model_revision(encoder)
@@ -92,6 +95,7 @@ def test_dense_reranking_declares_the_bi_encoder_and_the_candidate_count(tmp_pat
     )
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 def test_cross_encoder_reranking_declares_the_cross_encoder_revision(tmp_path: Path, cross_encoder: Path) -> None:
     declared = provenance_of("goldeneval.reranked", tmp_path, cross_encoder=str(cross_encoder), chunking="sections")
     assert declared == Provenance(
@@ -125,6 +129,7 @@ def test_trec_run_declares_the_run_file_digest_as_its_pipeline(tmp_path: Path) -
     )
 
 
+@pytest.mark.slow  # imports torch and sentence-transformers: seconds per process; CI runs it
 @pytest.mark.parametrize("retriever_id", ["goldeneval.lexical", "goldeneval.dense", "goldeneval.hybrid"])
 def test_every_field_is_declared_so_the_variant_fingerprint_is_known(
     retriever_id: str, tmp_path: Path, encoder: Path
