@@ -95,6 +95,7 @@ def judge_partition(
                 check_name=NO_REGRESSION,
                 passed=gate is GateDecision.PASS,
                 severity=dg.AssetCheckSeverity.ERROR,
+                description=verdict.summary,
                 metadata=identity,
             )
         ],

@@ -70,6 +70,7 @@ def summary_result(
     ``run_complete`` check, whose reason says how many of the run's items failed."""
     stored = recorded.stored
     complete, reason = completeness(errors, total, unit, done, failed)
+    verdict = "complete" if complete else "incomplete"
     return dg.MaterializeResult(
         metadata={
             **identity,
@@ -86,7 +87,8 @@ def summary_result(
                 check_name=RUN_COMPLETE,
                 passed=complete,
                 severity=dg.AssetCheckSeverity.ERROR,
-                metadata={**identity, "verdict": "complete" if complete else "incomplete", "reason": reason},
+                description=f"{verdict}: {reason}",
+                metadata={**identity, "verdict": verdict, "reason": reason},
             )
         ],
     )

@@ -312,3 +312,42 @@ def test_a_pinned_baseline_in_the_suite_that_cannot_be_used_fails_the_summary_an
     assert failure.step_key == "evaluation_summary"
     assert "baseline: run 'deadbeef' not found" in str(getattr(failure.event_specific_data, "error", None))
     assert len(ResultStore(project.store).list_runs()) == 1
+
+
+def _run_complete(instance: dg.DagsterInstance) -> dg.AssetCheckEvaluation:
+    records = instance.get_runs(filters=dg.RunsFilter(job_name="nightly_evaluation"), limit=1)
+    assert records, "no nightly run"
+    events = instance.all_logs(records[0].run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
+    [evaluation] = [
+        e.dagster_event.event_specific_data
+        for e in events
+        if e.dagster_event and getattr(e.dagster_event.event_specific_data, "check_name", None) == "run_complete"
+    ]
+    assert isinstance(evaluation, dg.AssetCheckEvaluation)
+    return evaluation
+
+
+def test_a_failed_no_regression_check_describes_the_state_the_reason_and_the_numbers(
+    project: Project, instance: dg.DagsterInstance
+) -> None:
+    """The UI's Description column (and GraphQL's ``evaluation.description``) read this text."""
+    cursor = _night(project, instance)
+    project.set_rankings(WORSE_ALPHA)  # top-1 falls 1.0 -> 0.0, the corpus unchanged
+    cursor = _night(project, instance, cursor)
+    regression = _no_regression(instance)
+    assert not regression.passed
+    assert (regression.description or "").startswith("regression: top-1 hit rate fell 1.000 -> 0.000 (-1.000, allowed")
+    _declare_corpus(project, "fixed-corpus-2")
+    _night(project, instance, cursor)
+    mismatch = _no_regression(instance)
+    description = mismatch.description or ""
+    assert description.startswith("mismatch: benchmark differs from the previous run ")
+    assert "corpus changed (revision fixed-corpus-1 -> fixed-corpus-2)" in description
+
+
+def test_the_run_complete_check_describes_how_many_questions_were_answered(
+    project: Project, instance: dg.DagsterInstance
+) -> None:
+    _night(project, instance)
+    evaluation = _run_complete(instance)
+    assert (evaluation.passed, evaluation.description) == (True, "complete: all 2 questions answered")

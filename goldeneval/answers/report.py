@@ -129,7 +129,7 @@ def render_prompt_outcome(outcome: PromptOutcome, store_path: StoreLocation | Pa
     model_id = _details(stored).model_id
     who = f"model {stored.model!r}" if model_id == stored.model else f"series {stored.model!r} (model {model_id!r})"
     lines = _body(stored, f"goldeneval prompts: set {stored.set_id!r}, {who}")
-    verdict_text = [f"Regression verdict: {verdict.status.value}: {verdict.reason}", *verdict_lines(verdict)]
+    verdict_text = [f"Regression verdict: {verdict.summary}", *verdict_lines(verdict)]
     return "\n".join(lines + _footer(stored, verdict_text, store_path))
 
 

@@ -198,6 +198,12 @@ class RegressionVerdict:
         return VerdictStatus(self.state.value)
 
     @property
+    def summary(self) -> str:
+        """``<status>: <reason>`` — the verdict in one line, as every report and the Dagster
+        check's description show it (``mismatch: corpus changed (...)``)."""
+        return f"{self.status.value}: {self.reason}"
+
+    @property
     def passes_gate(self) -> bool:
         """ADR-215 decision 6: only a baseline and a passing comparison pass the gate."""
         return self.status in (VerdictStatus.BASELINE, VerdictStatus.PASS)

@@ -28,7 +28,7 @@ def render_answers(outcome: AnswersOutcome, store_path: StoreLocation | Path) ->
     verdict = answers.verdict
     verdict_text = [
         f"Stored beside retrieval run {details.retrieval_run_id}.",
-        f"Answer verdict: {verdict.status.value}: {verdict.reason}",
+        f"Answer verdict: {verdict.summary}",
         *verdict_lines(verdict),
     ]
     return "\n".join(lines + _footer(stored, verdict_text, store_path))

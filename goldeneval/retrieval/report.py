@@ -95,7 +95,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
         f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
         f"Benchmark fingerprint: {stored.benchmark_fingerprint or 'unknown'}",
         f"Variant fingerprint: {stored.variant_fingerprint or 'unknown'}",
-        f"Regression verdict: {verdict.status.value}: {verdict.reason}",
+        f"Regression verdict: {verdict.summary}",
         *verdict_lines(verdict),
     ]
     return "\n".join(lines)
