@@ -18,8 +18,8 @@ from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_jobs, build_
 from pipelines.schedules import PROMPT_SCHEDULE, build_nightly_schedule
 from pipelines.sensors import PROMPT_REGRESSION_SENSOR, build_alert_sensor, build_regression_sensor
 from resources import AlertsResource, GoldenEvalResource
+from resources.alerts import SLACK_TOKEN_ENV
 
-SLACK_TOKEN_ENV = "SLACK_TOKEN"
 SLACK_API_URL_ENV = "GOLDENEVAL_SLACK_API_URL"
 
 

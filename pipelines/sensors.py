@@ -191,9 +191,11 @@ def build_alert_sensor() -> dg.SensorDefinition:
                         return dg.SensorResult(cursor=str(last), skip_reason=f"delivery failed: {exc}")
                     sent += 1
                 elif alert is not None:
-                    context.log.warning(f"no alert channel configured; not sent: {alert.text()}")
+                    why = f" ({alerts.unusable})" if alerts.unusable else ""
+                    context.log.warning(f"no alert channel configured{why}; not sent: {alert.text()}")
             last = record.id
             _advance(context, last)
-        return dg.SensorResult(cursor=str(last), skip_reason=f"{sent} alert(s) sent")
+        unusable = f"; {alerts.unusable}" if alerts.unusable else ""
+        return dg.SensorResult(cursor=str(last), skip_reason=f"{sent} alert(s) sent{unusable}")
 
     return check_alert_sensor

@@ -7,6 +7,9 @@ from dagster_slack import SlackResource
 
 from goldeneval.core.alerts import Alert, AlertDeliveryError, post_json
 
+SLACK_TOKEN_ENV = "SLACK_TOKEN"
+"""The Slack bot token, read from the environment only: never a suite value, never shown."""
+
 
 class AlertsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     """Deliver an :class:`~goldeneval.core.alerts.Alert` to every configured channel."""
@@ -27,6 +30,13 @@ class AlertsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         if self.slack_token and self.slack_channel:
             names.append("slack")
         return names
+
+    @property
+    def unusable(self) -> str | None:
+        """Why a channel the suite configures cannot be used, for the alert sensor to say."""
+        if self.slack_channel and not self.slack_token:
+            return f"Slack channel {self.slack_channel!r} is configured but ${SLACK_TOKEN_ENV} is not set"
+        return None
 
     def run_url(self, run_id: str) -> str:
         return f"{self.ui_url.rstrip('/')}/runs/{run_id}"

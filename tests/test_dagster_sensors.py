@@ -188,3 +188,19 @@ def test_an_incomplete_run_fails_both_checks_and_is_alerted_once_by_run_complete
     assert (no_regression.passed, no_regression.metadata["gate"].value) == (False, "incomplete")
     tick_alert_sensor(defs, instance)
     assert [alert["check"] for alert in webhook.received] == ["run_complete"]
+
+
+def test_a_slack_channel_without_a_token_is_named_in_the_alert_sensors_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, instance: dg.DagsterInstance
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("SLACK_TOKEN", raising=False)
+    monkeypatch.delenv("GOLDENEVAL_ALERT_WEBHOOK_URL", raising=False)
+    project = write_project(
+        tmp_path, sets=ONE_SET, alerts={"slack_channel": "#retrieval"}, rankings={**GOOD, "apple orchard": "raise"}
+    )
+    defs = definitions(project)
+    run_nightly(defs, instance, ["fixed|alpha-set"])
+    assert tick_alert_sensor(defs, instance).skip_message == (
+        "0 alert(s) sent; Slack channel '#retrieval' is configured but $SLACK_TOKEN is not set"
+    )
