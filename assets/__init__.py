@@ -22,5 +22,5 @@ __all__ = [
 ]
 
 
-def build_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
-    return [*build_evaluation_assets(partitions_def), *build_regression_assets(partitions_def)]
+def build_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
+    return [*build_evaluation_assets(partitions_def, store_kind=store_kind), *build_regression_assets(partitions_def)]

@@ -161,7 +161,7 @@ def evaluation_summary(
     )
 
 
-def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
+def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
     """The four evaluation assets over the given (set x retriever) partitions."""
     sets_asset = dg.asset(
         name="golden_question_sets",
@@ -199,6 +199,7 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition) -> lis
         table="question_hits",
         partitions_def=partitions_def,
         check_description="No question errored or timed out: the run is complete.",
-        description="Aggregates overall, by form and by hard class, stored as one run in the DuckDB result store.",
+        description="Aggregates overall, by form and by hard class, stored as one run in the result store.",
+        store_kind=store_kind,
     )
     return [sets_asset, retrieval_asset, summary_asset]

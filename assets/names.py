@@ -2,7 +2,7 @@
 
 GROUP = "goldeneval"
 STORE_POOL = "goldeneval_store"
-"""Every step that opens the DuckDB store takes a slot of this pool (limit 1)."""
+"""Every step that opens the result store takes a slot of this pool (limit 1)."""
 TABLES_IO_MANAGER = "tables_io_manager"
 RUN_COMPLETE = "run_complete"
 NO_REGRESSION = "no_regression"

@@ -167,7 +167,7 @@ PROMPT_CHECK = CheckedKind(
 )
 
 
-def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
+def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
     """The prompt assets and the prompt regression check over (prompt set x model) partitions."""
     sets_asset = dg.asset(
         name="golden_prompt_sets",
@@ -204,7 +204,8 @@ def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[An
         table="prompt_gradings",
         partitions_def=partitions_def,
         check_description="Every prompt was answered and graded: the run is complete.",
-        description="Pass rate and mean score, stored as one run in the DuckDB result store.",
+        description="Pass rate and mean score, stored as one run in the result store.",
+        store_kind=store_kind,
     )
     check_asset = build_regression_check(PROMPT_CHECK, partitions_def)
     return [sets_asset, evaluation_asset, summary_asset, check_asset]

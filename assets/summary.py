@@ -19,11 +19,11 @@ from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun, completeness
-from goldeneval.store import Store
+from goldeneval.store import Store, StoreLocation
 from goldeneval.store.parquet import stored_run_id_for
 from resources.goldeneval import GoldenEvalResource
 
-__all__ = ["RecordedSummary", "build_summary_asset", "record_summary", "summary_result"]
+__all__ = ["RecordedSummary", "build_summary_asset", "record_summary", "store_kind", "summary_result"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,11 @@ class RecordedSummary:
     stored: StoredRun
     privacy: PrivacyMode
     tables_run_id: str
+
+
+def store_kind(location: StoreLocation) -> str:
+    """The UI's kind tag of a store: ``postgres`` for a PostgreSQL URL, else ``duckdb``."""
+    return "postgres" if location.is_postgres else "duckdb"
 
 
 def record_summary(
@@ -103,14 +108,16 @@ def build_summary_asset(
     partitions_def: dg.MultiPartitionsDefinition,
     check_description: str,
     description: str,
+    store_kind: str = "duckdb",
 ) -> Any:
     """A kind's summary asset: reads its main table through the Parquet IO manager, takes the
-    store's pool, and carries the ``run_complete`` check."""
+    store's pool, and carries the ``run_complete`` check.  Its kind tag names the store the
+    suite writes to (``duckdb`` or ``postgres``: :func:`store_kind`)."""
     return dg.asset(
         name=name,
         partitions_def=partitions_def,
         group_name=group,
-        kinds={"duckdb"},
+        kinds={store_kind},
         ins={table: dg.AssetIn(input_manager_key=TABLES_IO_MANAGER)},
         pool=STORE_POOL,
         check_specs=[partitioned_check(RUN_COMPLETE, name, partitions_def, check_description)],

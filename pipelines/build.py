@@ -13,6 +13,7 @@ from assets.io_manager import PartitionedParquetIOManager
 from assets.names import TABLES_IO_MANAGER
 from assets.partitions import prompt_partitions
 from assets.prompts import PROMPT_SUMMARY_KEY, build_prompt_assets
+from assets.summary import store_kind
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, Suite, load_suite
 from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_jobs, build_prompt_jobs
 from pipelines.schedules import PROMPT_SCHEDULE, build_nightly_schedule
@@ -36,7 +37,7 @@ def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], 
     partitions = prompt_partitions(suite.prompt_set_ids, suite.model_names)
     schedule = suite.config.schedule
     return (
-        build_prompt_assets(partitions),
+        build_prompt_assets(partitions, store_kind=store_kind(suite.store_location)),
         list(build_prompt_jobs()),
         [
             build_nightly_schedule(
@@ -68,7 +69,7 @@ def build_definitions(config_path: str | Path) -> dg.Definitions:
     goldeneval = GoldenEvalResource(config_path=str(suite.path))
     prompt_assets, prompt_jobs, prompt_schedules, prompt_sensors = _prompt_definitions(suite)
     return dg.Definitions(
-        assets=[*build_assets(partitions), *prompt_assets],
+        assets=[*build_assets(partitions, store_kind=store_kind(suite.store_location)), *prompt_assets],
         jobs=[*build_jobs(), *prompt_jobs],
         schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone), *prompt_schedules],
         sensors=[build_regression_sensor(partitions), *prompt_sensors, build_alert_sensor()],

@@ -368,3 +368,17 @@ def test_the_cli_reads_the_runs_the_nightly_job_wrote_under_the_same_variables(
     result = CliRunner().invoke(main, ["runs", "--format", "json"])
     assert result.exit_code == ExitCode.OK, result.output
     assert sorted(entry["retriever"] for entry in json.loads(result.stdout)) == ["fixed", "lexical"]
+
+
+@pytest.mark.parametrize(("store", "kind"), [(None, "duckdb"), ("postgresql://ci@db.internal/goldeneval", "postgres")])
+def test_the_summary_assets_name_the_store_the_suite_writes_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: str | None, kind: str
+) -> None:
+    """The UI shows an asset's kinds and description: a PostgreSQL store is not labelled DuckDB."""
+    if store is not None:
+        monkeypatch.setenv(STORE.env, store)
+    defs = build_definitions(_dagster_project(tmp_path / "project"))
+    summary = defs.resolve_assets_def("evaluation_summary")
+    spec = next(iter(summary.specs))
+    assert spec.kinds == {kind}
+    assert "DuckDB" not in (spec.description or "")
