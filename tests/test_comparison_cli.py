@@ -72,6 +72,19 @@ def test_a_changed_label_is_a_mismatch(cli_workspace: CliWorkspace) -> None:
     assert "labels changed (digest labels-v1:sha256:" in str(verdict["reason"])
 
 
+def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace: CliWorkspace) -> None:
+    """Rank metrics at relevance levels 1 and 2 measure different things: never one series."""
+    first = cli_workspace.evaluate(ALL_HIT, "--format", "json")
+    assert json.loads(first.output)["protocol"]["revision"] == "retrieval-hit-rate/v1"
+    result = cli_workspace.evaluate(ALL_HIT, GATE, "--relevance-level", "2", "--format", "json")
+    verdict = verdict_of(result.output)
+    assert result.exit_code == ExitCode.NOT_COMPARABLE
+    assert verdict["state"] == "mismatch"
+    assert "scoring protocol changed (retrieval-hit-rate/v1 -> retrieval-hit-rate/v1(relevance_level=2))" in str(
+        verdict["reason"]
+    )
+
+
 def test_a_changed_answer_gist_keeps_the_benchmark(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     cli_workspace.write_set([{**FIXED_QUESTIONS[0], "answer_gist": "now documented"}, *FIXED_QUESTIONS[1:]])

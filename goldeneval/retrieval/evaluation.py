@@ -47,7 +47,6 @@ from goldeneval.retrieval.scoring import (
     DEFAULT_HIT_CUTOFFS,
     GRADER_ID,
     OVERFETCH_MULTIPLIER,
-    SCORING_PROTOCOL_REVISION,
     TOP_K,
     Aggregates,
     CodedRun,
@@ -60,6 +59,7 @@ from goldeneval.retrieval.scoring import (
     raw_ceiling,
     run_metrics,
     score_answers,
+    scoring_protocol,
 )
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
@@ -119,7 +119,8 @@ class RetrievalRun:
     def benchmark_fingerprint(self) -> str | None:
         if self.label_digest is None:
             return None
-        return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, SCORING_PROTOCOL_REVISION)
+        protocol = scoring_protocol(self.relevance_level)
+        return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, protocol)
 
     @property
     def variant_fingerprint(self) -> str | None:
@@ -143,7 +144,7 @@ class RetrievalRun:
             questions = questions.without_content()
         return RetrievalDetails(
             format_version=DETAILS_FORMAT_VERSION,
-            protocol=SCORING_PROTOCOL_REVISION,
+            protocol=scoring_protocol(self.relevance_level),
             top_k=TOP_K,
             overfetch_multiplier=OVERFETCH_MULTIPLIER,
             hit_cutoffs=list(self.hit_cutoffs),

@@ -66,6 +66,7 @@ __all__ = [
     "run_metrics",
     "score_answers",
     "score_question",
+    "scoring_protocol",
 ]
 
 TOP_K = 3
@@ -74,6 +75,17 @@ OVERFETCH_MULTIPLIER = 10
 """Raw ids asked for per question = TOP_K * OVERFETCH_MULTIPLIER."""
 SCORING_PROTOCOL_REVISION = "retrieval-hit-rate/v1"
 """Changes whenever a rule above changes; part of the benchmark identity."""
+
+
+def scoring_protocol(relevance_level: int = DEFAULT_RELEVANCE_LEVEL) -> str:
+    """The protocol a run was scored under: the revision, and the relevance level when it is not
+    the default (rank metrics at levels 1 and 2 measure different things, so runs at different
+    levels are never one comparable series; runs at the default keep their identity)."""
+    if relevance_level == DEFAULT_RELEVANCE_LEVEL:
+        return SCORING_PROTOCOL_REVISION
+    return f"{SCORING_PROTOCOL_REVISION}(relevance_level={relevance_level})"
+
+
 GRADER_ID = RETRIEVAL_GRADER
 """The store's grader column for retrieval runs (keeps them apart from prompt grading)."""
 DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
