@@ -123,6 +123,35 @@ def test_a_duplicate_prompt_id_names_both_positions(tmp_path: Path) -> None:
         load_prompt_set(path)
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "dup.json",
+            '{"id": "s", "id": "t", "prompts": []}',
+            "duplicate key 'id'; the keys of a JSON object must be unique",
+        ),
+        ("dup.jsonl", '{"id": "p1", "id": "p2", "prompt": "x"}\n', "line 1: duplicate key 'id'"),
+        ("deep.json", "[" * 100_000 + "]" * 100_000, "cannot read the JSON: it is nested too deeply"),
+        ("latin1.yaml", None, "not valid UTF-8 (byte 0xe9 at offset 4); save the file as UTF-8"),
+    ],
+    ids=["json-duplicate-key", "jsonl-duplicate-key", "json-too-deep", "not-utf8"],
+)
+def test_a_prompt_set_file_is_read_as_question_set_files_are(
+    tmp_path: Path, name: str, text: str | None, message: str
+) -> None:
+    """One reader for every kind's set files (goldeneval.core.set_files): the same refusals."""
+    path = tmp_path / name
+    if text is None:
+        path.write_bytes(b"id: \xe9t\xe9\n")
+    else:
+        path.write_text(text, encoding="utf-8")
+    with pytest.raises(PromptSetError) as caught:
+        load_prompt_set(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert message in str(caught.value)
+
+
 def test_the_registry_fails_fast_on_a_duplicate_set_id_naming_both_sources(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

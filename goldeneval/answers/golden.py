@@ -20,11 +20,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from goldeneval.core.errors import InputError, one_line
-from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
+from goldeneval.core.set_files import duplicate_key, parse_document, read_text, unicode_only, unreadable
 
 __all__ = [
     "PROMPT_DIGEST_VERSION",
@@ -237,38 +237,27 @@ def _read(path: Path) -> Any:
     suffix = path.suffix.lower()
     if suffix not in PROMPT_SET_SUFFIXES:
         raise PromptSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(PROMPT_SET_SUFFIXES)}")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise PromptSetError(path, "file not found") from None
-    except OSError as exc:
-        raise PromptSetError(path, f"cannot read file: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise PromptSetError(path, f"not valid UTF-8 (offset {exc.start}); save the file as UTF-8") from None
-    if suffix in (".yaml", ".yml"):
-        try:
-            return load_yaml(text)
-        except yaml.YAMLError as exc:
-            raise PromptSetError(path, describe_yaml_error(exc)) from None
-    if suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PromptSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    text = read_text(path, PromptSetError)
+    if suffix != ".jsonl":
+        return parse_document(path, suffix, text, PromptSetError)
     header: dict[str, Any] = {"id": path.stem}
     prompts: list[Any] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = json.loads(line, object_pairs_hook=unique_keys)
+        except DuplicateKeyError as exc:
+            raise PromptSetError(path, f"line {lineno}: {duplicate_key(exc)}") from None
         except json.JSONDecodeError as exc:
             raise PromptSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:
+            raise PromptSetError(path, f"line {lineno}: cannot read the JSON: {unreadable(exc)}") from None
         if not prompts and isinstance(item, dict) and set(item) == {"set"} and isinstance(item["set"], dict):
             header = {**header, **item["set"]}
             continue
         prompts.append(item)
-    return {**header, "prompts": prompts}
+    return unicode_only(path, {**header, "prompts": prompts}, PromptSetError)
 
 
 def _field(loc: tuple[int | str, ...]) -> str:

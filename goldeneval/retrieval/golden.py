@@ -22,14 +22,13 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 
 from goldeneval.core.errors import GoldenSetError, one_line
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
-from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+from goldeneval.core.set_files import clip, duplicate_key, is_text, parse_document, read_text, unicode_only, unreadable
 
 __all__ = [
     "KNOWN_HARD_CLASSES",
@@ -214,7 +213,7 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     suffix = path.suffix.lower()
     if suffix not in SET_FILE_SUFFIXES:
         raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
-    text = _read_text(path)
+    text = read_text(path, GoldenSetError)
     loaded = _load_jsonl_fast(path, text) if suffix == ".jsonl" else None
     if loaded is None:
         loaded = _load_checked(path, suffix, text)
@@ -226,73 +225,15 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
 def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:
     """Parse and validate ``text`` step by step, so that the first problem is reported with
     the file, the line or question, and the field."""
-    raw = _parse_document(path, suffix, text)
+    raw = (
+        parse_document(path, suffix, text, GoldenSetError)
+        if suffix != ".jsonl"
+        else unicode_only(path, _read_jsonl(path, text), GoldenSetError)
+    )
     if not isinstance(raw, Mapping):
         found = "an empty document" if raw is None else type(raw).__name__
         raise GoldenSetError(path, f"expected a mapping with 'id' and 'questions', found {found}")
     return _build_set(path, raw)
-
-
-def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise GoldenSetError(path, "file not found") from None
-    except OSError as exc:
-        raise GoldenSetError(path, f"cannot read file: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise GoldenSetError(
-            path,
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
-        ) from None
-
-
-def _parse_document(path: Path, suffix: str, text: str) -> Any:
-    if suffix in (".yaml", ".yml"):
-        try:
-            return _unicode_only(path, load_yaml(text))
-        except yaml.YAMLError as exc:
-            raise GoldenSetError(path, describe_yaml_error(exc)) from None
-    if suffix == ".json":
-        try:
-            return _unicode_only(path, json.loads(text, object_pairs_hook=unique_keys))
-        except DuplicateKeyError as exc:
-            raise GoldenSetError(path, _duplicate_key(exc)) from None
-        except json.JSONDecodeError as exc:
-            raise GoldenSetError(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
-        except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
-            raise GoldenSetError(path, f"cannot read the JSON: {_unreadable(exc)}") from None
-    return _unicode_only(path, _read_jsonl(path, text))
-
-
-def _duplicate_key(exc: DuplicateKeyError) -> str:
-    return f"duplicate key {_clip(exc.key)!r}; the keys of a JSON object must be unique"
-
-
-def _unreadable(exc: ValueError | RecursionError) -> str:
-    """What ``json.loads`` could not convert, in the author's words."""
-    if isinstance(exc, RecursionError):
-        return "it is nested too deeply"
-    return one_line(str(exc), MAX_QUOTED_PROBLEM)
-
-
-def _is_text(document: Any) -> bool:
-    """False when ``document`` holds a lone surrogate (from an escape such as ``"\\ud83d"``)."""
-    try:
-        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _unicode_only(path: Path, document: Any) -> Any:
-    """Refuse escaped lone surrogates (``"\\ud83d"``): valid escapes, but not text that can be
-    encoded, digested or stored."""
-    if not _is_text(document):
-        raise GoldenSetError(path, "holds an escaped lone surrogate (such as \\ud83d), which is not text")
-    return document
 
 
 def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
@@ -304,11 +245,11 @@ def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
         try:
             item = json.loads(line, object_pairs_hook=unique_keys)
         except DuplicateKeyError as exc:
-            raise GoldenSetError(path, f"line {lineno}: {_duplicate_key(exc)}") from None
+            raise GoldenSetError(path, f"line {lineno}: {duplicate_key(exc)}") from None
         except json.JSONDecodeError as exc:
             raise GoldenSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
         except (ValueError, RecursionError) as exc:
-            raise GoldenSetError(path, f"line {lineno}: cannot read the JSON: {_unreadable(exc)}") from None
+            raise GoldenSetError(path, f"line {lineno}: cannot read the JSON: {unreadable(exc)}") from None
         if not questions and isinstance(item, dict) and set(item) == {"set"}:
             if not isinstance(item["set"], dict):
                 raise GoldenSetError(path, f"line {lineno}: 'set' must be an object")
@@ -360,7 +301,7 @@ def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
     except Exception:  # every failure, whatever its kind, is the checked path's to report
         return None
     header.pop("questions", None)  # the checked path, too, takes the questions from the lines
-    if not questions or not _is_text(header) or not _unique_ids(questions) or not _grades_json_loads_reads(questions):
+    if not questions or not is_text(header) or not _unique_ids(questions) or not _grades_json_loads_reads(questions):
         return None
     try:
         shell = GoldenQuestionSet.model_validate({**header, "questions": questions[:1]})
@@ -401,13 +342,8 @@ MAX_QUOTED_PROBLEM = 160
 """Longest problem an error states.  With the file name, an error stays a few hundred characters."""
 
 
-def _clip(text: str, limit: int = MAX_QUOTED_FIELD) -> str:
-    """``text`` cut to ``limit`` characters; errors quote it with ``repr``, which escapes the rest."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _field_name(loc: tuple[int | str, ...]) -> str:
-    return _clip(".".join(str(part) for part in loc)) if loc else "(question)"
+    return clip(".".join(str(part) for part in loc), MAX_QUOTED_FIELD) if loc else "(question)"
 
 
 def _short_repr(value: Any) -> str:
@@ -417,7 +353,7 @@ def _short_repr(value: Any) -> str:
     shortener.maxlevel, shortener.maxlist, shortener.maxdict = 3, 4, 4
     shortener.maxtuple = shortener.maxset = shortener.maxfrozenset = 4
     shortener.maxstring = shortener.maxother = 60
-    return _clip(shortener.repr(value), MAX_QUOTED_VALUE)  # a repr is one line: newlines are escaped
+    return clip(shortener.repr(value), MAX_QUOTED_VALUE)  # a repr is one line: newlines are escaped
 
 
 _PLAIN_PROBLEMS = {
@@ -453,7 +389,7 @@ def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[Go
     first_position: dict[str, int] = {}
     for position, item in enumerate(raw_questions, start=1):
         raw_id = item.get("id") if isinstance(item, Mapping) else None
-        question_id = _clip(raw_id) if isinstance(raw_id, str) else None
+        question_id = clip(raw_id, MAX_QUOTED_FIELD) if isinstance(raw_id, str) else None
         if not isinstance(item, Mapping):
             raise GoldenSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
         try:

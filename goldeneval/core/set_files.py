@@ -1,0 +1,104 @@
+"""Reading the set files of every kind (YAML, JSON; JSONL lines are each kind's own): one
+line naming the file for whatever is wrong with the bytes or the syntax.
+
+A file that cannot be read, is not UTF-8, is malformed, repeats a JSON key, holds a number
+too long to convert, nests too deeply or escapes a lone surrogate is refused here, the same
+way for golden question sets and golden prompt sets; what its items mean is the kind's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from goldeneval.core.errors import InputError, one_line
+from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
+from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
+
+__all__ = [
+    "FileError",
+    "clip",
+    "duplicate_key",
+    "is_text",
+    "parse_document",
+    "read_text",
+    "unicode_only",
+    "unreadable",
+]
+
+FileError = Callable[[Path, str], InputError]
+"""A kind's error for a file: ``error(path, problem)``."""
+
+MAX_QUOTED_KEY = 60
+MAX_QUOTED_PROBLEM = 160
+
+
+def read_text(path: Path, error: FileError) -> str:
+    """The file's text, which must be UTF-8."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(path, "file not found") from None
+    except OSError as exc:
+        raise error(path, f"cannot read file: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            path,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
+        ) from None
+
+
+def parse_document(path: Path, suffix: str, text: str, error: FileError) -> Any:
+    """A YAML (``.yaml``, ``.yml``) or JSON document, refused in one line when it is not one."""
+    if suffix in (".yaml", ".yml"):
+        try:
+            return unicode_only(path, load_yaml(text), error)
+        except yaml.YAMLError as exc:
+            raise error(path, describe_yaml_error(exc)) from None
+    try:
+        return unicode_only(path, json.loads(text, object_pairs_hook=unique_keys), error)
+    except DuplicateKeyError as exc:
+        raise error(path, duplicate_key(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise error(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
+        raise error(path, f"cannot read the JSON: {unreadable(exc)}") from None
+
+
+def clip(text: str, limit: int = MAX_QUOTED_KEY) -> str:
+    """``text`` cut to ``limit`` characters; errors quote it with ``repr``, which escapes the rest."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def duplicate_key(exc: DuplicateKeyError) -> str:
+    return f"duplicate key {clip(exc.key)!r}; the keys of a JSON object must be unique"
+
+
+def unreadable(exc: ValueError | RecursionError) -> str:
+    """What ``json.loads`` could not convert, in the author's words."""
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    return one_line(str(exc), MAX_QUOTED_PROBLEM)
+
+
+def is_text(document: Any) -> bool:
+    """False when ``document`` holds a lone surrogate (from an escape such as ``"\\ud83d"``)."""
+    try:
+        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unicode_only(path: Path, document: Any, error: FileError) -> Any:
+    """Refuse escaped lone surrogates (``"\\ud83d"``): valid escapes, but not text that can be
+    encoded, digested or stored."""
+    if not is_text(document):
+        raise error(path, "holds an escaped lone surrogate (such as \\ud83d), which is not text")
+    return document
