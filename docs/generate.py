@@ -483,6 +483,7 @@ JSON_FIELDS: dict[str, str] = {
     "measurement.metrics[].graded": "Whether it uses the grades (nDCG) rather than the relevance level.",
     "measurement.metrics[].definition": "One question's value, in words (the registry's definition).",
     "measurement.metrics[].trec_eval": "The trec_eval measure it equals.",
+    "measurement.metrics[].mean_over": "Which questions `value` is the mean of, and how trec_eval's mean differs.",
     "measurement.depth": "Measurement depth: the deepest cutoff.",
     "measurement.relevance_level": "Grade from which the binary metrics count a document relevant.",
     "measurement.questions": "Questions in the rank metrics.",

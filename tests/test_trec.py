@@ -136,11 +136,11 @@ def test_a_run_file_is_ordered_by_score_not_by_line(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("q1 Q0 a 1 1\n", "line 1: expected 6 columns (qid Q0 docid rank score tag), found 5"),
-        ("q1 Q0 a one 1 t\n", "line 1: rank 'one' must be an integer and score '1' a number"),
+        ("q1 Q0 a 1 one t\n", "line 1: score 'one' is not a number"),
         ("q1 Q0 a 1 1 t\nq1 Q0 a 2 0 t\n", "line 2: query 'q1' lists document 'a' twice"),
         ("q1 Q0 a 1 nan t\n", "line 1: score 'nan' is not a finite number"),
     ],
-    ids=["columns", "rank", "duplicate", "nan"],
+    ids=["columns", "score", "duplicate", "nan"],
 )
 def test_a_bad_run_file_names_the_file_and_line(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "bad.run"

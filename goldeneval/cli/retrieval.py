@@ -253,7 +253,10 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
 @click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
 @sets_dir_option
 def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path, ...]) -> None:
-    """Write a golden set as TREC qrels (qid 0 docid 1 per expected document)."""
+    """Write a golden set as TREC qrels (qid 0 docid grade per expected document).
+
+    The grade is 1 unless the set grades the document; a question with no expected document
+    has no line."""
     count = run_guarded(
         lambda: write_lines(qrels_lines(resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)), out)
     )

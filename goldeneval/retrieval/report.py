@@ -21,6 +21,7 @@ from goldeneval.store import StoredRun, StoreLocation
 
 __all__ = [
     "JSON_FORMAT_VERSION",
+    "MEAN_OVER",
     "measurement",
     "outcome_json",
     "render_outcome",
@@ -106,6 +107,14 @@ def _listed(ids: Sequence[str], limit: int = 10) -> str:
     return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
+MEAN_OVER = (
+    "the judged questions (measurement.questions): those with an expected document; no-answer "
+    "questions and queries their source judged only with grade 0 (measurement.unjudged) are left "
+    "out, where trec_eval averages over every query of its qrels"
+)
+"""Which questions a metric's value is the mean of, stated next to each metric in the JSON."""
+
+
 def measurement(details: RetrievalDetails) -> dict[str, Any]:
     """What the rank metrics measured and what they left out, from a run's details: the
     metrics with their definitions, the depth and relevance level, and the questions that
@@ -125,6 +134,7 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
                 "graded": metric.kind.graded,
                 "definition": metric.kind.definition,
                 "trec_eval": metric.trec_eval,
+                "mean_over": MEAN_OVER,
             }
         )
     measured = np.zeros(len(questions), dtype=np.bool_)

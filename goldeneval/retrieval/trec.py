@@ -15,21 +15,44 @@ id.  Qrels give every expected document its grade (1 unless the set grades it); 
 with no expected document has no line (qrels cannot say "nothing answers this").  Both are
 sorted, so the files are deterministic.
 
-Reading a run file orders each query's documents by score, highest first, ties by rank.
+Reading a run file follows trec_eval: each query's documents are ordered by score, highest
+first, and tied scores by document id descending; the rank column is not read (it need not
+even be an integer).  ``order="as_given"`` orders tied scores as the file gives them
+instead: by the rank column (integer ranks first), then line order.  As trec_eval reads
+them, lines starting with ``#`` are skipped and columns after the sixth are ignored
+(:class:`TrecRun` counts these and the non-integer ranks, for one warning); fewer than six
+columns, a score that is not a finite number and a document listed twice for one query are
+errors.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from goldeneval.core.errors import InputError
 from goldeneval.retrieval.details import retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.store import StoredRun
 
-__all__ = ["TrecRunError", "qrels_lines", "read_trec_run", "run_lines", "write_lines"]
+__all__ = [
+    "RUN_ORDERS",
+    "RunOrder",
+    "TrecRun",
+    "TrecRunError",
+    "qrels_lines",
+    "read_trec_run",
+    "read_trec_run_file",
+    "run_lines",
+    "write_lines",
+]
+
+RunOrder = Literal["trec_eval", "as_given"]
+RUN_ORDERS: tuple[RunOrder, ...] = ("trec_eval", "as_given")
+"""How tied scores are ordered: trec_eval's (document id descending) or the file's lines."""
 
 
 class TrecRunError(InputError):
@@ -50,7 +73,7 @@ def run_lines(stored: StoredRun) -> list[str]:
             f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids "
             "to export; rerun with --privacy full"
         )
-    tag = _check_token(stored.model, "retriever id")
+    tag = _check_token(stored.retriever_id or stored.model, "retriever id")
     lines: list[str] = []
     for question in sorted(questions, key=lambda q: q.id):
         query_id = _check_token(question.id, "question id")
@@ -81,8 +104,42 @@ def write_lines(lines: Iterable[str], path: Path) -> int:
     return text.count("\n")
 
 
-def read_trec_run(path: Path) -> dict[str, list[str]]:
-    """Query id -> document ids, best first, from a TREC run file."""
+@dataclass(frozen=True)
+class TrecRun:
+    """A TREC run file as read: the rankings and what trec_eval's reading passed over."""
+
+    rankings: dict[str, list[str]]
+    """Query id -> document ids, best first."""
+    comment_lines: int = 0
+    """Lines starting with ``#``, skipped."""
+    extra_column_lines: int = 0
+    """Lines with more than six columns; the columns after the sixth were ignored."""
+    non_integer_ranks: int = 0
+    """Lines whose rank column is not an integer (trec_eval does not read it either)."""
+
+    def warning(self) -> str | None:
+        """One sentence counting what was passed over, or None when nothing was."""
+        parts = [
+            f"{count} {what}"
+            for count, what in (
+                (self.comment_lines, "comment lines (#) skipped"),
+                (self.extra_column_lines, "lines with columns after the sixth, ignored"),
+                (self.non_integer_ranks, "lines with a non-integer rank (the rank is not read)"),
+            )
+            if count
+        ]
+        return "; ".join(parts) + ", as trec_eval reads them" if parts else None
+
+
+def read_trec_run(path: Path, order: RunOrder = "trec_eval") -> dict[str, list[str]]:
+    """Query id -> document ids, best first, from a TREC run file (see the module doc)."""
+    return read_trec_run_file(path, order).rankings
+
+
+def read_trec_run_file(path: Path, order: RunOrder = "trec_eval") -> TrecRun:
+    """A TREC run file read as trec_eval reads it; ``order`` says how tied scores are ordered."""
+    if order not in RUN_ORDERS:
+        raise TrecRunError(f"order {order!r}: expected one of {', '.join(RUN_ORDERS)}")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -91,29 +148,43 @@ def read_trec_run(path: Path) -> dict[str, list[str]]:
         raise TrecRunError(f"{path}: not valid UTF-8 (byte offset {exc.start})") from None
     except OSError as exc:
         raise TrecRunError(f"{path}: cannot read: {exc.strerror}") from None
-    entries: dict[str, dict[str, tuple[float, int]]] = {}
+    entries: dict[str, dict[str, tuple[float, tuple[int, int], int]]] = {}
+    comments = extra = non_integer = 0
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if line.lstrip().startswith("#"):
+            comments += 1
+            continue
         columns = line.split()
-        if len(columns) != 6:
+        if len(columns) < 6:
             raise TrecRunError(
                 f"{path}: line {lineno}: expected 6 columns (qid Q0 docid rank score tag), found {len(columns)}"
             )
-        query_id, _, doc_id, raw_rank, raw_score, _ = columns
+        extra += len(columns) > 6
+        query_id, _, doc_id, raw_rank, raw_score = columns[:5]
         try:
-            rank, score = int(raw_rank), float(raw_score)
+            rank = (0, int(raw_rank))
         except ValueError:
-            raise TrecRunError(
-                f"{path}: line {lineno}: rank {raw_rank!r} must be an integer and score {raw_score!r} a number"
-            ) from None
+            non_integer += 1
+            rank = (1, 0)
+        try:
+            score = float(raw_score)
+        except ValueError:
+            raise TrecRunError(f"{path}: line {lineno}: score {raw_score!r} is not a number") from None
         if not math.isfinite(score):
             raise TrecRunError(f"{path}: line {lineno}: score {raw_score!r} is not a finite number")
         documents = entries.setdefault(query_id, {})
         if doc_id in documents:
             raise TrecRunError(f"{path}: line {lineno}: query {query_id!r} lists document {doc_id!r} twice")
-        documents[doc_id] = (score, rank)
-    return {
-        query_id: sorted(documents, key=lambda doc: (-documents[doc][0], documents[doc][1]))
-        for query_id, documents in entries.items()
-    }
+        documents[doc_id] = (score, rank, lineno)
+    rankings: dict[str, list[str]] = {}
+    for query_id, documents in entries.items():
+        if order == "trec_eval":
+            # score descending, then document id descending (trec_eval compares docnos with strcmp;
+            # code point order is UTF-8 byte order)
+            by_id = sorted(documents, reverse=True)
+            rankings[query_id] = sorted(by_id, key=lambda doc: -documents[doc][0])
+        else:
+            rankings[query_id] = sorted(documents, key=lambda doc: (-documents[doc][0], *documents[doc][1:]))
+    return TrecRun(rankings, comments, extra, non_integer)

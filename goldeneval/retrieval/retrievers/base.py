@@ -3,20 +3,22 @@
 Deliberately minimal: a question string and a limit in, ranked ids out, so any retrieval
 pipeline can be measured.  A retriever that indexes chunks returns chunk ids; the adapter
 maps them to document ids by the prefix before a separator (``doc-17#3`` -> ``doc-17``), the
-same identity scheme the golden set's labels use.
+same identity scheme the golden set's labels use.  Expected ids that themselves hold the
+separator (MS MARCO-style ``D1#2``) could never be matched, so
+:func:`check_expected_ids` refuses them before a run starts.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from goldeneval.core.corpus import Corpus
-from goldeneval.core.errors import RetrieverError
+from goldeneval.core.errors import InputError, RetrieverError
 from goldeneval.retrieval.golden import GoldenQuestionSet
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "Retriever",
     "RetrieverContext",
     "RetrieverFactory",
+    "check_expected_ids",
     "document_id_mapper",
     "execution_revision",
     "option_label",
@@ -67,6 +70,9 @@ class RetrieverContext:
     options: Mapping[str, str] = field(default_factory=dict)
     golden_set: GoldenQuestionSet | None = None
     """The set being evaluated, for retrievers that replay rankings keyed by question id."""
+    progress: bool = True
+    """Whether the retriever may show progress bars on stderr (False when the run shows none:
+    ``--no-progress``)."""
 
     def float_option(
         self,
@@ -140,3 +146,17 @@ def document_id_mapper(separator: str | None = DEFAULT_CHUNK_SEPARATOR) -> Calla
         return returned_id.split(separator, 1)[0]
 
     return to_document
+
+
+def check_expected_ids(expected_ids: Iterable[str], separator: str | None, set_id: str) -> None:
+    """Refuse expected ids that hold the chunk separator: every returned id is cut at it, so
+    such an id could never be matched and each question holding one would silently score 0."""
+    if not separator:
+        return
+    holding = sorted({doc for doc in expected_ids if separator in doc})
+    if holding:
+        raise InputError(
+            f"{len(holding)} expected document ids of set {set_id!r} contain the chunk separator "
+            f"{separator!r} (e.g. {holding[0]!r}), so returned ids cut at it can never match them: "
+            "pass --chunk-separator '' to keep ids whole, or another separator"
+        )

@@ -11,9 +11,10 @@ revision, retrained weights a new one.
 
 Chunks (:mod:`goldeneval.retrieval.retrievers.chunking`) are encoded in batches through the embedding
 cache (:mod:`goldeneval.retrieval.retrievers.embedding_cache`), with a progress bar on stderr when
-encoding takes over a second.  Embeddings are L2-normalised, so cosine similarity is a dot
-product; search is exact (one matrix-vector product, ``argpartition`` for the top k, ties
-broken by corpus order).  The retriever returns chunk ids (``doc#n``).
+encoding takes over a second (none with ``--no-progress``: ``RetrieverContext.progress``).
+Embeddings are L2-normalised, so cosine similarity is a dot product; search is exact (one
+matrix-vector product, ``argpartition`` for the top k, ties broken by corpus order).  The
+retriever returns chunk ids (``doc#n``).
 
 Options: ``model`` (folder), ``chunking`` (``whole``, ``sections``, ``tokens`` or a full
 identity such as ``tokens(size=128,overlap=32)``), ``chunk_size`` and ``chunk_overlap``
@@ -319,10 +320,17 @@ class DenseSettings:
     model_path: Path | None
     chunking: ChunkingStrategy
     batch_size: int
+    progress: bool = True
+    """The encoding progress bar (``RetrieverContext.progress``: off with ``--no-progress``)."""
 
     def build(self, corpus: Corpus, cache_dir: Path | None) -> DenseRetriever:
         return DenseRetriever(
-            corpus, cache_dir, model_path=self.model_path, chunking=self.chunking, batch_size=self.batch_size
+            corpus,
+            cache_dir,
+            model_path=self.model_path,
+            chunking=self.chunking,
+            batch_size=self.batch_size,
+            progress=self.progress,
         )
 
 
@@ -333,6 +341,7 @@ def dense_settings(context: RetrieverContext, retriever_id: str = RETRIEVER_ID) 
         model_path=path_option(context, "model", retriever_id=retriever_id),
         chunking=chunking_from_context(context, retriever_id),
         batch_size=int_option(context, "batch_size", minimum=1, retriever_id=retriever_id) or DEFAULT_BATCH_SIZE,
+        progress=context.progress,
     )
 
 

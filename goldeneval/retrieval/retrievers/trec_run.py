@@ -1,14 +1,19 @@
 """``goldeneval.trec_run``: evaluate rankings produced elsewhere, from a TREC run file.
 
-Option ``run=PATH`` names the file (:func:`goldeneval.retrieval.trec.read_trec_run`).  Its query ids
+Option ``run=PATH`` names the file (:func:`goldeneval.retrieval.trec.read_trec_run_file`);
+option ``order=trec_eval|as_given`` says how tied scores are ordered: ``trec_eval`` (the
+default) as trec_eval does, by document id descending, ignoring the rank column;
+``as_given`` by the file's rank column, then line order.  What the reading passed over
+(comment lines, columns after the sixth, non-integer ranks) is one warning of the run.  Its query ids
 are the golden set's question ids; the retriever is asked by question text, so it maps each
 text to its question id through the set being evaluated (``RetrieverContext.golden_set``).
 A question the file has no line for gets an empty ranking, as in trec_eval; a question text
 the set does not hold is an error.
 
-Provenance: the pipeline identity is the SHA-256 of the file, so the variant changes exactly
-when the rankings do; model and chunking are not applicable to replayed rankings; the corpus
-revision is that of the corpus given to the run (``--corpus`` or the set's), else unknown.
+Provenance: the pipeline identity is the SHA-256 of the file (and ``order=as_given`` when
+set), so the variant changes exactly when the rankings do; model and chunking are not
+applicable to replayed rankings; the corpus revision is that of the corpus given to the run
+(``--corpus`` or the set's), else unknown.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from goldeneval.core.errors import RetrieverError
 from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision
-from goldeneval.retrieval.retrievers.options import check_known_options, path_option
-from goldeneval.retrieval.trec import read_trec_run
+from goldeneval.retrieval.retrievers.options import check_known_options, path_option, str_option
+from goldeneval.retrieval.trec import RUN_ORDERS, RunOrder, read_trec_run_file
 
 __all__ = ["TrecRunRetriever", "build"]
 
@@ -32,9 +37,20 @@ RETRIEVER_ID = "goldeneval.trec_run"
 class TrecRunRetriever:
     """Replays the rankings of a TREC run file, question by question."""
 
-    def __init__(self, path: Path, golden_set: GoldenQuestionSet, corpus_revision: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        golden_set: GoldenQuestionSet,
+        corpus_revision: str | None = None,
+        order: RunOrder = "trec_eval",
+    ) -> None:
         self.path = path
-        self.rankings = read_trec_run(path)
+        self.order = order
+        run = read_trec_run_file(path, order)
+        self.rankings = run.rankings
+        warning = run.warning()
+        self.warnings: tuple[str, ...] = (f"{path}: {warning}",) if warning else ()
+        """For the run's warnings (the pipeline reports a retriever's ``warnings``)."""
         self.file_digest = hashlib.sha256(path.read_bytes()).hexdigest()
         self.corpus_revision = corpus_revision
         self._query_id: dict[str, str] = {}
@@ -58,14 +74,23 @@ class TrecRunRetriever:
             corpus_revision=self.corpus_revision,
             model_revision=NOT_APPLICABLE,
             chunking_identity=NOT_APPLICABLE,
-            pipeline_identity=f"{RETRIEVER_ID}/file(sha256:{self.file_digest})",
+            pipeline_identity=f"{RETRIEVER_ID}/file(sha256:{self.file_digest}"
+            + ("" if self.order == "trec_eval" else f",order={self.order}")
+            + ")",
             execution_revision=execution_revision(),
         )
 
 
 def build(context: RetrieverContext) -> TrecRunRetriever:
-    """Entry-point factory for ``goldeneval.trec_run``; option ``run=PATH`` is required."""
-    check_known_options(context, RETRIEVER_ID, ("run",))
+    """Entry-point factory for ``goldeneval.trec_run``; option ``run=PATH`` is required,
+    ``order=trec_eval|as_given`` optional (default ``trec_eval``)."""
+    check_known_options(context, RETRIEVER_ID, ("order", "run"))
+    raw_order = (str_option(context, "order", retriever_id=RETRIEVER_ID) or "trec_eval").strip()
+    if raw_order not in RUN_ORDERS:
+        raise RetrieverError(
+            f"retriever {RETRIEVER_ID!r}: option 'order': expected one of {', '.join(RUN_ORDERS)}, got {raw_order!r}"
+        )
+    order: RunOrder = "as_given" if raw_order == "as_given" else "trec_eval"
     path = path_option(context, "run", retriever_id=RETRIEVER_ID)
     if path is None:
         raise RetrieverError(f"retriever {RETRIEVER_ID!r} needs option run=PATH (a TREC run file)")
@@ -75,4 +100,4 @@ def build(context: RetrieverContext) -> TrecRunRetriever:
             "build it with RetrieverContext(golden_set=...)"
         )
     revision = context.corpus.revision if context.corpus is not None else None
-    return TrecRunRetriever(path, context.golden_set, revision)
+    return TrecRunRetriever(path, context.golden_set, revision, order)
