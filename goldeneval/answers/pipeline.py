@@ -30,7 +30,7 @@ from goldeneval.core import door
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.provenance import Provenance, retriever_provenance
 from goldeneval.core.sets import corpus_for, expect_set_id
-from goldeneval.store import StoreLocation, open_store
+from goldeneval.store import StoreLocation
 
 __all__ = [
     "PromptOutcome",
@@ -141,4 +141,4 @@ def run(spec: PromptRunSpec, store_path: StoreLocation | Path, *, progress: Prog
     choice = grading_choice(spec)
     pinned = door.pinned_baseline(location, spec, prompt_set.id, choice.grader.id)
     evaluated = evaluate(spec, prompt_set=prompt_set, choice=choice, progress=progress)
-    return door.record_and_judge(open_store(location), evaluated, spec, pinned=pinned)
+    return door.record_and_judge(location, evaluated, spec, pinned=pinned)

@@ -1,4 +1,4 @@
-"""Reading and keeping the result store: ``runs``, ``purge``, ``store copy``."""
+"""Reading and keeping the result store: ``runs``, ``purge``, ``store copy``, ``store retry``."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ from goldeneval.cli.app import (
     storage_default_help,
     store_option,
 )
-from goldeneval.core.errors import InputError
+from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.core.storage import TABLES
 from goldeneval.retrieval.report import render_runs, runs_json
-from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, store_exists
+from goldeneval.store import Store, StoredRun, StoreLocation, copy_runs, open_store, store_exists
+from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, read_spooled, spool_folder, spooled_files, store_target
 from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 
 
@@ -98,7 +99,8 @@ def purge(
 
 @main.group("store")
 def store_group() -> None:
-    """Maintain result stores: move history between DuckDB files and PostgreSQL databases."""
+    """Maintain result stores: move history between DuckDB files and PostgreSQL databases, and
+    store the runs kept in the spool when a store could not be written."""
 
 
 @store_group.command("copy")
@@ -118,3 +120,46 @@ def store_copy(source: StoreLocation, target: StoreLocation) -> None:
 
     copied, already = run_guarded(copy)
     click.echo(f"Copied {copied} run(s) from {source} to {target}; {already} already there.")
+
+
+@store_group.command("retry")
+@store_option
+@click.option(
+    "--spool",
+    "spool",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help=f"Folder of the kept runs. Default: ${SPOOL_ENV}, else {DEFAULT_SPOOL.as_posix()}.",
+)
+def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
+    """Store the runs kept in the spool when the store could not be written (exit 5).
+
+    Each kept run is stored under the run id it was given, so retrying is idempotent: a run
+    the store holds already (its commit did succeed) is not stored again.  A spool file is
+    deleted only after its run is stored; one meant for another store is left for it.  The
+    runs are not judged (no verdict, no gate): the next run of each series is compared with
+    them as usual.  Exits 5, keeping the files, while the store still cannot be written."""
+    resolved = load_storage().store(store_path)
+    folder = spool_folder(spool)
+    target = store_target(resolved)
+
+    def retry() -> None:
+        store: Store | None = None
+        for path in spooled_files(folder):
+            kept = read_spooled(path)
+            if kept.target != target:
+                click.echo(f"Left {kept.run_id}: kept for {kept.target}, not {resolved}.")
+                continue
+            try:
+                store = store or open_store(resolved)
+                saved = store.save_run_in_turn(kept.record, kept.run_id)
+            except StoreError as exc:
+                raise StoreError(f"{exc}; the kept runs stay in {folder}") from None
+            path.unlink(missing_ok=True)
+            stored = saved.stored
+            if saved.preceded is None:
+                click.echo(f"Already stored {stored.id} ({stored.set_id}, {stored.model}) in {resolved}.")
+            else:
+                click.echo(f"Stored {stored.id} ({stored.set_id}, {stored.model}, {stored.status}) in {resolved}.")
+
+    run_guarded(retry)

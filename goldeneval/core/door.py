@@ -6,6 +6,8 @@ and the Dagster assets call these verbs and nothing else, so the two never decid
 differently:
 
 * :func:`record` — write the typed run into the store (idempotent for a chosen id);
+  :func:`record_and_judge` keeps a run the store cannot take in the spool
+  (:mod:`goldeneval.store.spool`) for ``goldeneval store retry``;
 * :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
   is :meth:`~goldeneval.core.regression.RegressionVerdict.gate`, the same for
   ``--fail-on-regression`` and the ``no_regression`` check;
@@ -15,18 +17,20 @@ differently:
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.comparison import Baseline, compare_with_history, resolve_pinned_baseline
-from goldeneval.core.errors import InputError
+from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord, StoredRun
 from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
 from goldeneval.store import Store, StoreLocation, open_store, store_exists
 from goldeneval.store.base import SavedRun
+from goldeneval.store.spool import keep_run, new_run_id, spool_folder
 
 __all__ = ["JudgedSpec", "Outcome", "RecordableRun", "judge", "pinned_baseline", "record", "record_and_judge"]
 
@@ -92,6 +96,28 @@ def _record(
 
 
 @fewer_collections()
+def _record_or_keep(
+    store: Store | StoreLocation | Path, run: RecordableRun, privacy: PrivacyMode, spool: Path | None
+) -> tuple[Store, SavedRun]:
+    """Write the run under an id chosen first; returns the store, opened, and the saved run.
+    When the store cannot be opened or written, keep the record (which obeys ``privacy``
+    already) in the spool and say so in the store error."""
+    record_ = run.to_record(privacy)
+    run_id = new_run_id()
+    try:
+        opened = store if isinstance(store, Store) else open_store(store)
+        return opened, opened.save_run_in_turn(record_, run_id)
+    except StoreError as exc:
+        location = store.location if isinstance(store, Store) else StoreLocation.parse(store)
+        try:
+            kept = keep_run(record_, run_id, location, spool_folder(spool))
+        except OSError as spool_error:
+            raise StoreError(f"{exc}; the run could not be kept in the spool either: {spool_error}") from None
+        retry = f"goldeneval store retry --store {shlex.quote(str(location))}"
+        raise StoreError(f"{exc}; the run was kept in {kept}; store it with: {retry}") from None
+
+
+@fewer_collections()
 def judge(
     store: Store,
     stored: StoredRun,
@@ -125,11 +151,25 @@ def pinned_baseline(
     return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
 
 
-def record_and_judge(store: Store, evaluated: R, spec: JudgedSpec, *, pinned: StoredRun | None = None) -> Outcome[R]:
+def record_and_judge(
+    store: Store | StoreLocation | Path,
+    evaluated: R,
+    spec: JudgedSpec,
+    *,
+    pinned: StoredRun | None = None,
+    spool: Path | None = None,
+) -> Outcome[R]:
     """Record an evaluated run and judge it: the last two verbs of every run.
+
+    ``store`` is an open store or its location (opened here, so a server that went down
+    while the run was evaluated is caught too).  When the store cannot be opened or written
+    (:class:`StoreError`), the run is kept in the spool (``spool``, default
+    :func:`~goldeneval.store.spool.spool_folder`) under the run id chosen before the write,
+    and the store error says where and how to store it (``goldeneval store retry``); saving
+    is idempotent by that id, so a run whose commit did succeed is never stored twice.
 
     Whether the series had a complete run already is decided while the run is written,
     under the writers' turn (:meth:`~goldeneval.store.Store.save_run_in_turn`), so of runs
     of one series recorded at the same moment exactly one is the baseline."""
-    saved = _record(store, evaluated, spec.privacy)
-    return Outcome(evaluated, saved.stored, judge(store, saved.stored, spec, pinned=pinned, preceded=saved.preceded))
+    opened, saved = _record_or_keep(store, evaluated, spec.privacy, spool)
+    return Outcome(evaluated, saved.stored, judge(opened, saved.stored, spec, pinned=pinned, preceded=saved.preceded))

@@ -235,9 +235,8 @@ def run_answers(
         pinned_retrieval = door.pinned_baseline(existing, spec.retrieval, golden_set.id, RETRIEVAL_GRADER)
         pinned_answers = door.pinned_baseline(existing, spec, golden_set.id, answer_grader_id(choice.grader.id))
     retrieval = pipeline.evaluate(spec.retrieval, golden_set=golden_set)
-    store = open_store(location)
-    retrieval_outcome = door.record_and_judge(store, retrieval, spec.retrieval, pinned=pinned_retrieval)
+    retrieval_outcome = door.record_and_judge(location, retrieval, spec.retrieval, pinned=pinned_retrieval)
     answers = evaluate_answers(
         spec, golden_set, retrieval, choice=choice, retrieval_run_id=retrieval_outcome.stored.id, progress=progress
     )
-    return AnswersOutcome(retrieval_outcome, door.record_and_judge(store, answers, spec, pinned=pinned_answers))
+    return AnswersOutcome(retrieval_outcome, door.record_and_judge(location, answers, spec, pinned=pinned_answers))

@@ -22,12 +22,12 @@ from goldeneval.core.provenance import retriever_provenance
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet
-from goldeneval.retrieval.retrievers.base import RetrieverContext, document_id_mapper
+from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.retrieval.scoring import GRADER_ID
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.spec import RunSpec
-from goldeneval.store import StoreLocation, open_store
+from goldeneval.store import StoreLocation
 
 __all__ = [
     "Outcome",
@@ -50,14 +50,22 @@ def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
 
 @fewer_collections()
 def evaluate(
-    spec: RunSpec, *, golden_set: GoldenQuestionSet | None = None, progress: Progress | None = None
+    spec: RunSpec,
+    *,
+    golden_set: GoldenQuestionSet | None = None,
+    progress: Progress | None = None,
+    retriever_progress: bool = True,
 ) -> RetrievalRun:
     """Build the retriever, ask every question of the set, score.  Stores nothing.
 
     The retriever's context carries the set (replaying retrievers key rankings by question
-    id); the spec's declared provenance overrides the retriever's own, field by field.
+    id) and ``retriever_progress`` (whether it may show bars of its own, such as dense
+    encoding); the spec's declared provenance overrides the retriever's own, field by field.
+    Expected ids holding the chunk separator are refused first, whatever the retriever.
     """
     golden_set = golden_set or load_golden_set(spec)
+    expected = (doc for question in golden_set.questions for doc in question.expected)
+    check_expected_ids(expected, spec.chunk_separator, golden_set.id)
     corpus = corpus_for(spec.corpus, golden_set.corpus)
     warnings = labels_outside_corpus(golden_set, corpus, spec)
     context = RetrieverContext(
@@ -65,6 +73,7 @@ def evaluate(
         cache_dir=spec.cache_dir,
         options=spec.options,
         golden_set=golden_set,
+        progress=retriever_progress,
     )
     with plugin_collections():
         retriever = build_retriever(spec.retriever_id, context)
@@ -83,7 +92,8 @@ def evaluate(
         provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
         progress=progress,
     )
-    return dataclasses.replace(run, warnings=warnings)
+    retriever_warnings = tuple(getattr(retriever, "warnings", ()))  # e.g. goldeneval.trec_run's reading
+    return dataclasses.replace(run, warnings=(*warnings, *retriever_warnings))
 
 
 def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:
@@ -114,5 +124,6 @@ def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress |
     location = StoreLocation.parse(store_path)
     golden_set = load_golden_set(spec)
     pinned = door.pinned_baseline(location, spec, golden_set.id, GRADER_ID)
-    evaluated = evaluate(spec, golden_set=golden_set, progress=progress)
-    return door.record_and_judge(open_store(location), evaluated, spec, pinned=pinned)
+    # no question bar (--no-progress): no bar of the retriever's either
+    evaluated = evaluate(spec, golden_set=golden_set, progress=progress, retriever_progress=progress is not None)
+    return door.record_and_judge(location, evaluated, spec, pinned=pinned)

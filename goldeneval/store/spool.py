@@ -1,0 +1,163 @@
+"""The spool: finished runs the store could not take, kept on local disk until ``goldeneval
+store retry`` stores them (issue 25).
+
+When writing a run fails (the server is down, the disk is full), the door
+(:func:`goldeneval.core.door.record_and_judge`) keeps the run's record here, one JSON file
+per run named by its run id, and the run is not lost with the exit 5.  A spool file holds
+exactly what the store would hold: the :class:`~goldeneval.core.records.RunRecord`, which
+already obeys the run's privacy mode, its details as the very text the store would write,
+and the run id chosen before the write.  It is written to a temporary name and renamed, so a
+spool file is whole or absent.
+
+Storing a spooled run is idempotent by its run id (:meth:`~goldeneval.store.Store.save_run`):
+when the exit 5 came after a commit that did succeed, retrying stores nothing twice.  Each
+file names the store it was meant for (a URL without its password); a retry stores only
+the runs meant for the store it is given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from goldeneval.core.errors import InputError
+from goldeneval.core.kinds import read_details
+from goldeneval.core.records import RunRecord, SliceRates
+from goldeneval.store.location import StoreLocation
+
+__all__ = [
+    "DEFAULT_SPOOL",
+    "SPOOL_ENV",
+    "SpooledRun",
+    "keep_run",
+    "new_run_id",
+    "read_spooled",
+    "spool_folder",
+    "spooled_files",
+    "store_target",
+]
+
+SPOOL_ENV = "GOLDENEVAL_SPOOL"
+DEFAULT_SPOOL = Path(".goldeneval") / "spool"
+"""Relative to the working directory, beside the default store, tables and cache."""
+_FORMAT = 1
+_SUFFIX = ".json"
+
+
+def new_run_id() -> str:
+    """A run id as the store chooses one (:meth:`~goldeneval.store.Store.save_run_in_turn`)."""
+    return uuid.uuid4().hex
+
+
+def spool_folder(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The spool folder: ``explicit``, else ``$GOLDENEVAL_SPOOL``, else ``.goldeneval/spool``."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get(SPOOL_ENV)
+    return Path(env) if env else DEFAULT_SPOOL
+
+
+def store_target(location: StoreLocation) -> str:
+    """The store a spooled run is meant for, as a spool file names it: an absolute DuckDB path,
+    or the URL without its password."""
+    return str(location.path.resolve()) if location.path is not None else str(location)
+
+
+@dataclass(frozen=True)
+class SpooledRun:
+    """A run kept in the spool: its chosen id, the store it is meant for, and its record."""
+
+    run_id: str
+    target: str
+    record: RunRecord
+    path: Path
+
+
+def _record_json(record: RunRecord, run_id: str, target: str) -> dict[str, Any]:
+    created_at = record.created_at or datetime.now(UTC)
+    return {
+        "goldeneval_spool": _FORMAT,
+        "run_id": run_id,
+        "target": target,
+        "set_id": record.set_id,
+        "model": record.model,
+        "grader": record.grader,
+        "pass_rate": record.pass_rate,
+        "mean_score": record.mean_score,
+        "question_count": record.question_count,
+        "scored_count": record.scored_count,
+        "error_count": record.error_count,
+        "details": record.details.to_json_text(),  # the very text the store would write
+        "slices": [[s.kind, s.value, s.questions, s.scored, s.pass_rate, s.mean_score] for s in record.slices],
+        "provenance": dict(record.provenance),
+        "created_at": created_at.astimezone(UTC).isoformat(),
+        "label_digest": record.label_digest,
+        "benchmark_fingerprint": record.benchmark_fingerprint,
+        "variant_fingerprint": record.variant_fingerprint,
+        "privacy": record.privacy,
+    }
+
+
+def keep_run(record: RunRecord, run_id: str, location: StoreLocation, folder: Path) -> Path:
+    """Write the run to ``folder``/``<run_id>.json`` (whole or not at all); returns the path.
+    Raises :class:`OSError` when it cannot be written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_record_json(record, run_id, store_target(location)))
+    final = folder / f"{run_id}{_SUFFIX}"
+    handle, temporary = tempfile.mkstemp(prefix=f".{run_id}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, final)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return final
+
+
+def spooled_files(folder: Path) -> list[Path]:
+    """The spool files in ``folder``, oldest first (temporary files are never listed)."""
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.iterdir() if p.suffix == _SUFFIX and not p.name.startswith(".") and p.is_file()]
+    return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def read_spooled(path: Path) -> SpooledRun:
+    """A spool file read back into the record it was written from; invalid input names the file."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, dict) or raw.get("goldeneval_spool") != _FORMAT:
+            raise ValueError("not a goldeneval spool file")
+        created_at = datetime.fromisoformat(raw["created_at"])
+        record = RunRecord(
+            set_id=raw["set_id"],
+            model=raw["model"],
+            grader=raw["grader"],
+            pass_rate=raw["pass_rate"],
+            mean_score=raw["mean_score"],
+            question_count=raw["question_count"],
+            scored_count=raw["scored_count"],
+            error_count=raw["error_count"],
+            details=read_details(raw["details"], f"spool file {path}"),
+            slices=tuple(SliceRates(*row) for row in raw["slices"]),
+            provenance=dict(raw["provenance"]),
+            created_at=created_at,
+            label_digest=raw["label_digest"],
+            benchmark_fingerprint=raw["benchmark_fingerprint"],
+            variant_fingerprint=raw["variant_fingerprint"],
+            privacy=raw["privacy"],
+        )
+        return SpooledRun(run_id=str(raw["run_id"]), target=str(raw["target"]), record=record, path=path)
+    except InputError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"spool file {path}: cannot be read: {exc}") from None
