@@ -31,7 +31,7 @@ KNOWN_OPTIONS = {
         "b, batch_size, chunk_overlap, chunk_size, chunking, dense_weight, depth, k1, lexical_weight, model, rrf_k"
     ),
     "goldeneval.reranked": "b, batch_size, candidates, chunk_overlap, chunk_size, chunking, cross_encoder, k1, model",
-    "goldeneval.trec_run": "run",
+    "goldeneval.trec_run": "order, run",
 }
 
 BAD_VALUES = [
