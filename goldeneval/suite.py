@@ -557,7 +557,7 @@ def _read(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise InputError(f"{path}: suite file not found; create it (README.md, 'Dagster')") from None
+        raise InputError(f"{path}: suite file not found; create it (docs/guide/dagster.md)") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     try:

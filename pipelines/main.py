@@ -178,7 +178,7 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> s
     lines += [
         "",
         f"Result store:    {suite.store_location}",
-        f"Parquet tables:  {suite.tables_root}  (read all history with DuckDB: README.md, 'Dagster')",
+        f"Parquet tables:  {suite.tables_root}  (read all history with DuckDB: docs/guide/dagster.md)",
         f"Index cache:     {suite.cache_dir}",
         f"Dagster home:    {home}",
         f"Privacy mode:    {suite.privacy.value}",
