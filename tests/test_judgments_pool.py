@@ -161,8 +161,9 @@ def test_a_set_with_every_expected_is_read_by_goldenevals_own_loader() -> None:
         ([], "give at least one --retriever or --run"),
         (["--retriever", "goldeneval.lexical", "--option", "2:k1=1"], "2 names no --retriever (there are 1)"),
         (["--retriever", "goldeneval.lexical", "--option", "k1"], "expected [N:]KEY=VALUE, got 'k1'"),
+        (["--retriever", "goldeneval.lexical", "--timeout", "nan"], "nan is not a finite number"),
     ],
-    ids=["no-source", "option-of-no-retriever", "option-without-value"],
+    ids=["no-source", "option-of-no-retriever", "option-without-value", "timeout-nan"],
 )
 def test_bad_sources_are_usage_errors(tmp_path: Path, cache: Path, args: list[str], message: str) -> None:
     result = _pool(tmp_path / "j.jsonl", cache, *args)

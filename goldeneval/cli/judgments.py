@@ -12,9 +12,9 @@ from typing import Literal
 import click
 
 from goldeneval.cli.app import format_option, main, run_guarded, storage_default_help, store_option
+from goldeneval.cli.options import chunk_separator_option, timeout_option, workers_option
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.errors import printable
-from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from goldeneval.core.storage import CACHE
 from goldeneval.judgments.agreement import judgment_stats
 from goldeneval.judgments.judgments import DEFAULT_SCALE, read_judgments
@@ -29,8 +29,6 @@ from goldeneval.judgments.pool import (
     run_rankings,
 )
 from goldeneval.judgments.to_set import write_set
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
-from goldeneval.retrieval.spec import MAX_WORKERS
 from goldeneval.store import StoreLocation
 from goldeneval.suite import load_storage
 
@@ -98,27 +96,9 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     default=None,
     help="Corpus for the retrievers. Default: the set's own.",
 )
-@click.option(
-    "--chunk-separator",
-    default=DEFAULT_CHUNK_SEPARATOR,
-    show_default=True,
-    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(1, MAX_WORKERS),
-    default=1,
-    show_default=True,
-    help="Retrieval calls in flight at once.",
-)
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
-    default=DEFAULT_TIMEOUT_S,
-    show_default=True,
-    help="Per-question timeout in seconds; a timed-out question adds nothing.",
-)
+@chunk_separator_option
+@workers_option("Retrieval calls in flight at once.")
+@timeout_option("Per-question timeout in seconds; a timed-out question adds nothing.")
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),

@@ -43,10 +43,20 @@ from goldeneval.core.regression import (
 )
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from goldeneval.core.storage import CACHE
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrieval.spec import MAX_WORKERS
 from goldeneval.store import StoreLocation
 from goldeneval.suite import SuiteStorage, load_storage
 
-__all__ = ["RateFlags", "RunOptions", "run_options", "validated"]
+__all__ = [
+    "RateFlags",
+    "RunOptions",
+    "chunk_separator_option",
+    "run_options",
+    "timeout_option",
+    "validated",
+    "workers_option",
+]
 
 T = TypeVar("T")
 
@@ -149,11 +159,37 @@ class RunOptions:
 _FIELDS = tuple(f.name for f in fields(RunOptions))
 
 
+def timeout_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--timeout``: a finite number of seconds up to a day (click's ranges let NaN through)."""
+    return click.option(
+        "--timeout",
+        "timeout_s",
+        type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
+        callback=finite,
+        default=DEFAULT_TIMEOUT_S,
+        show_default=True,
+        help=help_text,
+    )
+
+
+def workers_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--workers``: retrieval calls in flight at once."""
+    return click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True, help=help_text)
+
+
+chunk_separator_option = click.option(
+    "--chunk-separator",
+    default=DEFAULT_CHUNK_SEPARATOR,
+    show_default=True,
+    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
+)
+
+
 def run_options(
     rates: RateFlags, *, cache_help: str, timeout_help: str, persisted: str, owner: str
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Add the shared options to a run command, which receives them as ``run: RunOptions``."""
-    options = [
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.option(
             rates.pass_flag,
             "max_pass_drop",
@@ -201,15 +237,7 @@ def run_options(
             default=None,
             help=f"{cache_help} " + storage_default_help(CACHE),
         ),
-        click.option(
-            "--timeout",
-            "timeout_s",
-            type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
-            callback=finite,
-            default=DEFAULT_TIMEOUT_S,
-            show_default=True,
-            help=timeout_help,
-        ),
+        timeout_option(timeout_help),
         click.option(
             "--privacy",
             "privacy_mode",

@@ -16,19 +16,24 @@ from goldeneval.cli.app import (
     sets_dir_option,
     store_option,
 )
-from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated
+from goldeneval.cli.options import (
+    RateFlags,
+    RunOptions,
+    chunk_separator_option,
+    run_options,
+    validated,
+    workers_option,
+)
 from goldeneval.core.errors import InputError, printable
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.golden import golden_set_json_schema
 from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
 from goldeneval.retrieval.report import outcome_json, render_outcome
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.retrieval.spec import (
     MAX_BATCH_SIZE,
-    MAX_WORKERS,
     RunSpec,
     check_metric_names,
 )
@@ -84,19 +89,8 @@ RETRIEVAL_RATES = RateFlags(
     help="A slice threshold applies only when both runs scored at least this many questions in it.",
 )
 @sets_dir_option
-@click.option(
-    "--chunk-separator",
-    default=DEFAULT_CHUNK_SEPARATOR,
-    show_default=True,
-    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(1, MAX_WORKERS),
-    default=1,
-    show_default=True,
-    help="Retrieval calls in flight at once, for retrievers that wait on a network service.",
-)
+@chunk_separator_option
+@workers_option("Retrieval calls in flight at once, for retrievers that wait on a network service.")
 @click.option(
     "--batch-size",
     type=click.IntRange(1, MAX_BATCH_SIZE),
