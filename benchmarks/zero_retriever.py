@@ -11,6 +11,10 @@ top 100), ``<document>#<chunk>`` of distinct documents (so one call fills the me
 depth), the expected document at a rank that varies with the question (first, second, ...,
 or absent), so that the protocol and the rank metrics have work to do.
 
+Option ``shape=plain`` builds :class:`PlainRetriever` instead: the README's minimal contract
+(``retrieve`` returning a fresh list, no ``retrieve_batch``), the shape most plug-ins have, so
+that the framework's cost can be reported for both shapes.
+
 Option ``timing=PATH`` makes the factory write, as JSON, how long its precomputation took
 (the retriever's own cost), which the harness subtracts.
 
@@ -65,6 +69,16 @@ def ranking_for(expected: Sequence[str], i: int, depth: int, pool: Sequence[str]
     return tuple(ids)
 
 
+def _provenance() -> Provenance:
+    """Both shapes declare the same provenance: they return the same rankings."""
+    return Provenance(
+        corpus_revision="zero-cost-corpus-1",
+        model_revision="not_applicable",
+        chunking_identity="not_applicable",
+        pipeline_identity="benchmarks.zero_retriever/precomputed-v1",
+    )
+
+
 class ZeroCostRetriever:
     """Answers from a dict built in advance: no retrieval cost at all."""
 
@@ -80,15 +94,24 @@ class ZeroCostRetriever:
         return [self.retrieve(question, limit) for question in questions]
 
     def provenance(self) -> Provenance:
-        return Provenance(
-            corpus_revision="zero-cost-corpus-1",
-            model_revision="not_applicable",
-            chunking_identity="not_applicable",
-            pipeline_identity="benchmarks.zero_retriever/precomputed-v1",
-        )
+        return _provenance()
 
 
-def factory(context: RetrieverContext) -> ZeroCostRetriever:
+class PlainRetriever:
+    """The README's minimal plug-in: ``retrieve`` returns a fresh list; no batch method."""
+
+    def __init__(self, rankings: dict[str, tuple[str, ...]], fallback: tuple[str, ...]) -> None:
+        self.rankings = rankings
+        self.fallback = fallback
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        return list(self.rankings.get(question, self.fallback)[:limit])
+
+    def provenance(self) -> Provenance:
+        return _provenance()
+
+
+def factory(context: RetrieverContext) -> ZeroCostRetriever | PlainRetriever:
     start = time.perf_counter()
     depth = int(context.options.get("depth", "100"))
     pool = [f"other{j}#0" for j in range(DISTRACTORS)]
@@ -96,7 +119,11 @@ def factory(context: RetrieverContext) -> ZeroCostRetriever:
     if context.golden_set is not None:
         for i, question in enumerate(context.golden_set.questions):
             rankings[question.text] = ranking_for(tuple(question.expected), i, depth, pool)
-    retriever = ZeroCostRetriever(rankings, ranking_for((), 0, depth, pool))
+    shape = context.options.get("shape", "precomputed")
+    if shape not in ("precomputed", "plain"):
+        raise ValueError(f"option 'shape' must be precomputed or plain, got {shape!r}")
+    kind = PlainRetriever if shape == "plain" else ZeroCostRetriever
+    retriever = kind(rankings, ranking_for((), 0, depth, pool))
     timing = context.options.get("timing")
     if timing:
         Path(timing).write_text(

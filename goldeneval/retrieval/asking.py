@@ -23,9 +23,14 @@ may do lives here:
   its share of the batch's time (the batch time divided by its size).
 * **Workers.** ``workers`` calls (single or batch) are in flight at once, for retrievers that
   wait on the network; the answers come back in question order whatever order they finish in.
+  A retriever is assumed thread-safe unless it says ``thread_safe = False``
+  (:func:`usable_workers`).
 
 Without a timeout and with one worker every call runs inline on the caller's thread: no
-thread hand-off, so a fast in-memory retriever pays nothing for the machinery above.
+thread hand-off, so a fast in-memory retriever pays nothing for the machinery above.  With a
+timeout and one worker (what the CLI does by default) one thread asks every question in turn
+and the caller only watches the deadline of the question in flight: no hand-off per question
+either, and a hung call is still abandoned at its deadline.
 """
 
 from __future__ import annotations
@@ -44,7 +49,15 @@ from goldeneval.core.collector import plugin_collections
 from goldeneval.core.errors import one_line
 from goldeneval.retrieval.retrievers.base import Retriever
 
-__all__ = ["DEFAULT_BATCH_SIZE", "Answers", "QuestionTimeout", "ask_all", "batch_method", "checked_ids"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "Answers",
+    "QuestionTimeout",
+    "ask_all",
+    "batch_method",
+    "checked_ids",
+    "usable_workers",
+]
 
 DEFAULT_BATCH_SIZE = 32
 """Questions per ``retrieve_batch`` call when the retriever has one."""
@@ -97,6 +110,20 @@ def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[st
             if not isinstance(item, str):
                 raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}") from None
     return ids
+
+
+def usable_workers(retriever: Retriever, workers: int) -> tuple[int, str | None]:
+    """How many calls may be in flight at once, and the warning when fewer than asked.
+
+    A retriever that declares ``thread_safe = False`` (a client bound to one connection, a
+    model with per-call state) is asked one question at a time whatever ``--workers`` says:
+    asked concurrently it would not fail, it would silently return other questions' rankings."""
+    if workers > 1 and getattr(retriever, "thread_safe", True) is False:
+        return 1, (
+            f"--workers {workers} ignored: the retriever declares thread_safe = False, so its questions "
+            "are asked one at a time"
+        )
+    return workers, None
 
 
 def describe(exc: BaseException) -> str:
@@ -328,6 +355,7 @@ def ask_all(
     """
     if workers < 1:
         raise ValueError(f"workers must be 1 or more (found {workers})")
+    workers, _ = usable_workers(retriever, workers)
     n = len(texts)
     per_question = [limits] * n if isinstance(limits, int) else list(limits)
     budgets: list[float | None] = [timeout_s] * n if budgets_s is None else list(budgets_s)
@@ -341,6 +369,8 @@ def ask_all(
         _ask_batched(retriever, batch, texts, limits, answers, tick, timeout_s, workers, size)
     elif timeout_s is None and workers == 1:
         _ask_inline(retriever, texts, per_question, answers, tick)
+    elif workers == 1:
+        _ask_watched(retriever, texts, per_question, budgets, timeout_s, answers, tick)
     else:
         tasks = (_single(retriever, texts, per_question, i, budgets[i]) for i in range(n))
         _run_tasks(tasks, workers, timeout_s, _recorder(answers, tick))
@@ -361,6 +391,147 @@ def _ask_inline(
             answers.errors[i] = describe(exc)
         answers.latency_ms[i] = (time.perf_counter() - start) * 1000.0
         tick(1)
+
+
+class _Watched:
+    """One thread asks the questions in order; the caller only watches the current deadline.
+
+    The common case (the CLI always passes a timeout, most retrievers take one worker) would
+    otherwise hand every question to a pool thread and its outcome back through two queues.
+    Here the asking thread writes each outcome straight into ``answers`` and the caller wakes
+    only to tick progress and to check whether the question in flight has passed its budget.
+    When it has, the caller takes the question over as a timeout under the lock, the asking
+    thread (hung in the retriever) is abandoned to finish or sleep on, and a fresh thread
+    carries on from the next question.  ``generation`` tells an abandoned thread that whatever
+    it returns is no longer wanted.
+    """
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        texts: Sequence[str],
+        limits: Sequence[int],
+        budgets: Sequence[float | None],
+        answers: Answers,
+        timeout_label: str,
+    ) -> None:
+        self.retriever, self.texts, self.limits, self.budgets, self.answers = retriever, texts, limits, budgets, answers
+        self.timeout_label = timeout_label
+        """How messages name the timeout: ``5 s``."""
+        self.lock = threading.Lock()
+        self.generation = 0
+        self.current: int | None = None
+        """The question being asked (None between questions)."""
+        self.started = 0.0
+        self.returned: int | None = None
+        """The last question whose call has returned (written without the lock, read under it:
+        a call that returned in time is never taken for a timeout while it waits to be recorded)."""
+        self.next = 0
+        """The first question not yet taken by the asking thread."""
+        self.answered = 0
+        self.interrupted: BaseException | None = None
+        self.finished = threading.Event()
+
+    def start(self) -> None:
+        threading.Thread(target=self._ask, args=(self.generation,), daemon=True, name="goldeneval-retrieve").start()
+
+    def _ask(self, generation: int) -> None:
+        retriever, texts, limits, budgets, answers, lock = (
+            self.retriever, self.texts, self.limits, self.budgets, self.answers, self.lock,
+        )  # fmt: skip
+        n = len(texts)
+        while True:
+            with lock:
+                if generation != self.generation:
+                    return
+                i = self.next
+                if i >= n:
+                    self.finished.set()
+                    return
+                self.next, self.current = i + 1, i
+                self.started = started = time.perf_counter()
+            limit = limits[i]
+            try:
+                ids, error = checked_ids(retriever.retrieve(texts[i], limit), limit), None
+            except BaseException as exc:  # the question's own error; a Ctrl-C ends the run
+                ids, error = (), exc
+            self.returned = i
+            elapsed_s = time.perf_counter() - started
+            with lock:
+                if generation != self.generation:
+                    return  # timed out already: the caller has moved on
+                budget = budgets[i]
+                if budget is not None and elapsed_s > budget:
+                    ids, error = (), QuestionTimeout(f"timed out after {self.timeout_label}")
+                answers.latency_ms[i] = elapsed_s * 1000.0
+                if error is None:
+                    answers.returned[i] = ids
+                elif isinstance(error, KeyboardInterrupt):
+                    self.interrupted = error
+                    self.finished.set()
+                    return
+                else:
+                    answers.errors[i] = describe(error)
+                self.current = None
+                self.answered += 1
+
+    def abandon_if_overdue(self, now: float) -> float:
+        """Time the question in flight out when it has passed its budget (then start a fresh
+        asking thread); return how long the caller may sleep before the next check."""
+        with self.lock:
+            i = self.current
+            if i is None:  # between questions
+                return self._until_next()
+            if self.returned == i:  # returned in time, about to be recorded
+                return 0.001
+            budget = self.budgets[i]
+            if budget is None:
+                return _POLL_S
+            left = self.started + budget - now
+            if left > 0:
+                return min(_POLL_S, left + 0.001)
+            self.generation += 1
+            self.current = None
+            self.answers.errors[i] = f"timed out after {self.timeout_label}"
+            self.answers.latency_ms[i] = (now - self.started) * 1000.0
+            self.answered += 1
+            wait = self._until_next()
+        self.start()
+        return wait
+
+    def _until_next(self) -> float:
+        """The caller's wait while no question is in flight: the next one's deadline is at
+        least its budget away."""
+        upcoming = self.budgets[self.next] if self.next < len(self.budgets) else None
+        return _POLL_S if upcoming is None else min(_POLL_S, upcoming)
+
+
+def _ask_watched(
+    retriever: Retriever,
+    texts: Sequence[str],
+    limits: Sequence[int],
+    budgets: Sequence[float | None],
+    timeout_s: float | None,
+    answers: Answers,
+    tick: Callable[[int], None],
+) -> None:
+    """A timeout and one worker: see :class:`_Watched`.  Progress is ticked from the caller's
+    thread (a progress bar is not asked to be thread-safe)."""
+    watched = _Watched(retriever, texts, limits, budgets, answers, f"{timeout_s:g} s")
+    ticked = 0
+    wait = watched.abandon_if_overdue(time.perf_counter())  # nothing in flight yet: the first deadline
+    watched.start()
+    while True:
+        done = watched.finished.wait(wait)
+        answered = watched.answered
+        if answered > ticked:
+            tick(answered - ticked)
+            ticked = answered
+        if watched.interrupted is not None:
+            raise watched.interrupted
+        if done:
+            return
+        wait = watched.abandon_if_overdue(time.perf_counter())
 
 
 def _single(retriever: Retriever, texts: Sequence[str], limits: Sequence[int], i: int, budget: float | None) -> _Task:

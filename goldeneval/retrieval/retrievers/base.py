@@ -38,7 +38,13 @@ DEFAULT_CHUNK_SEPARATOR = "#"
 
 @runtime_checkable
 class Retriever(Protocol):
-    """Anything that ranks ids for a question."""
+    """Anything that ranks ids for a question.
+
+    ``--workers N`` asks up to N questions at once, on N threads.  A retriever that must not
+    be called concurrently says so with a class attribute ``thread_safe = False``; it is then
+    asked one question at a time, with a warning (:func:`goldeneval.retrieval.asking.usable_workers`).
+    The attribute is optional (not a member of this protocol): a retriever without it is taken
+    as thread-safe."""
 
     def retrieve(self, question: str, limit: int) -> Sequence[str]:
         """Up to ``limit`` ids, best first.  An empty result means "nothing found"."""

@@ -1,0 +1,100 @@
+"""One asking thread watched by the caller (a timeout, one worker), and the thread-safety
+declaration that ``--workers`` honours."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+
+from goldeneval.retrieval.asking import ask_all, usable_workers
+
+
+class _Recording:
+    """Returns the question as its ranking; notes the thread of every call and the most calls
+    it ever saw in flight at once."""
+
+    thread_safe = True
+
+    def __init__(self, pause_s: float = 0.0, hang_on: str | None = None) -> None:
+        self.pause_s, self.hang_on = pause_s, hang_on
+        self.threads: list[int] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.lock = threading.Lock()
+
+    def retrieve(self, question: str, limit: int) -> Sequence[str]:
+        with self.lock:
+            self.threads.append(threading.get_ident())
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            if question == self.hang_on:
+                time.sleep(3.0)
+            time.sleep(self.pause_s)
+            return [question]
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+
+def test_a_hung_question_times_out_at_its_deadline_and_the_next_ones_are_still_asked() -> None:
+    retriever = _Recording(hang_on="q3")
+    texts = [f"q{i}" for i in range(8)]
+    ticks: list[tuple[int, int]] = []
+    start = time.perf_counter()
+    answers = ask_all(
+        retriever, texts, 5, timeout_s=0.2, progress=lambda n: ticks.append((n, threading.get_ident()))
+    )
+    elapsed = time.perf_counter() - start
+    assert answers.errors == [None, None, None, "timed out after 0.2 s", None, None, None, None]
+    assert answers.returned == [(t,) for t in texts[:3]] + [()] + [(t,) for t in texts[4:]]
+    assert 200 <= answers.latency_ms[3] < 400
+    assert elapsed < 2.0  # the hung call (3 s) is abandoned, not waited for
+    # Every question is ticked once, always from the caller's thread.
+    assert sum(n for n, _ in ticks) == len(texts)
+    assert {ident for _, ident in ticks} == {threading.get_ident()}
+    # One asking thread before the hang, a fresh one after it: never the caller's.
+    before, after = set(retriever.threads[:4]), set(retriever.threads[4:])
+    assert len(before) == 1 and len(after) == 1 and before != after
+    assert threading.get_ident() not in before | after
+
+
+def test_a_late_answer_is_a_timeout_even_when_it_returns() -> None:
+    """A call that returns after its budget (0.15 s for 0.1 s) is a timeout, not a success."""
+    answers = ask_all(_Recording(pause_s=0.15), ["a", "b"], 5, timeout_s=0.1)
+    assert answers.errors == ["timed out after 0.1 s"] * 2
+    assert answers.returned == [(), ()]
+
+
+def test_per_question_budgets_are_each_questions_own() -> None:
+    answers = ask_all(_Recording(pause_s=0.12), ["a", "b", "c"], 5, timeout_s=1.0, budgets_s=[1.0, 0.05, 1.0])
+    assert answers.errors == [None, "timed out after 1 s", None]
+    assert answers.returned == [("a",), (), ("c",)]
+
+
+def test_a_retriever_declaring_itself_not_thread_safe_is_asked_one_question_at_a_time() -> None:
+    class Unsafe(_Recording):
+        thread_safe = False
+
+    unsafe = Unsafe(pause_s=0.02)
+    answers = ask_all(unsafe, [f"q{i}" for i in range(12)], 5, timeout_s=5.0, workers=4)
+    assert answers.errors == [None] * 12
+    assert unsafe.most_in_flight == 1
+    safe = _Recording(pause_s=0.02)
+    ask_all(safe, [f"q{i}" for i in range(12)], 5, timeout_s=5.0, workers=4)
+    assert safe.most_in_flight > 1  # the same run with a thread-safe retriever is concurrent
+
+
+def test_usable_workers_says_why_it_asks_fewer() -> None:
+    class Unsafe:
+        thread_safe = False
+
+        def retrieve(self, question: str, limit: int) -> Sequence[str]:
+            return []
+
+    workers, warning = usable_workers(Unsafe(), 8)
+    assert workers == 1
+    assert warning is not None and "--workers 8" in warning and "thread_safe = False" in warning
+    assert usable_workers(Unsafe(), 1) == (1, None)
+    assert usable_workers(_Recording(), 8) == (8, None)
