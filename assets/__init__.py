@@ -8,6 +8,7 @@ from assets.evaluation import build_evaluation_assets
 from assets.names import NO_REGRESSION, RUN_COMPLETE, STORE_POOL
 from assets.partitions import RETRIEVER_DIMENSION, SET_DIMENSION, cell, evaluation_partitions
 from assets.regression import RegressionCheckConfig, build_regression_assets
+from assets.series import build_series_specs
 
 __all__ = [
     "NO_REGRESSION",
@@ -23,4 +24,9 @@ __all__ = [
 
 
 def build_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
-    return [*build_evaluation_assets(partitions_def, store_kind=store_kind), *build_regression_assets(partitions_def)]
+    """The retrieval graph, its regression check, and the observed per-series assets."""
+    return [
+        *build_evaluation_assets(partitions_def, store_kind=store_kind),
+        *build_regression_assets(partitions_def),
+        *build_series_specs(partitions_def),
+    ]

@@ -16,17 +16,18 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from assets.metadata import rank_metrics, rates, table_metadata
+from assets.metadata import float_rates, rank_metrics, rates, table_metadata
 from assets.names import GROUP, TABLES_IO_MANAGER
 from assets.partitions import cell
+from assets.series import observe
 from assets.summary import build_summary_asset, record_summary, summary_result
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
-from goldeneval.retrieval.details import retrieval_details
+from goldeneval.retrieval.details import RetrievalDetails, retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
-from goldeneval.retrieval.report import measurement
+from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
 from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.scoring import NO_HARD_CLASS
 from goldeneval.retrieval.tables import (
@@ -148,7 +149,25 @@ def evaluation_summary(
             }
         ),
         **rank_metrics(measurement(retrieval_details(stored))),
+        **_judged_metadata(retrieval_details(stored)),
     }
+    plotted = {
+        k: v
+        for k, v in metadata.items()
+        if k.startswith(("metric/", "judged/")) and isinstance(v, dg.FloatMetadataValue)
+    }
+    observe(
+        context,
+        where,
+        goldeneval.suite().retriever_names,
+        {
+            **rates(overall),
+            **plotted,
+            "stored_run_id": stored.id,
+            "verdict": recorded.verdict.status.value,
+            "status": stored.status,
+        },
+    )
     return summary_result(
         recorded,
         identity,
@@ -161,8 +180,18 @@ def evaluation_summary(
     )
 
 
+def _judged_metadata(details: RetrievalDetails) -> dict[str, Any]:
+    """judged@k (sets with judged negatives only): ``judged/judged@3`` and by form as floats
+    the UI plots, and the whole measurement as JSON; nothing for every other run."""
+    judged = judged_measurement(details)
+    if judged is None:
+        return {}
+    return {**float_rates(judged_values(details)), "judged": dg.MetadataValue.json(judged)}
+
+
 def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
-    """The four evaluation assets over the given (set x retriever) partitions."""
+    """The four evaluation assets over the given (set x retriever) partitions (the summary
+    reports each run to the observed assets of ``assets.series``)."""
     sets_asset = dg.asset(
         name="golden_question_sets",
         partitions_def=partitions_def,

@@ -1,13 +1,16 @@
-"""Materialisation metadata helpers: rates as floats, Arrow schemas as Dagster TableSchemas."""
+"""Materialisation metadata helpers: rates as floats, Arrow schemas as Dagster TableSchemas, a
+verdict's comparison as Markdown tables."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import dagster as dg
 import pyarrow as pa
 
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.regression import RateChange, RegressionVerdict
 from goldeneval.retrieval.scoring import RateSummary
 
 UNKNOWN = "unknown"
@@ -47,3 +50,104 @@ def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:
 
 def text_or_unknown(value: str | None) -> dg.MetadataValue:
     return dg.MetadataValue.text(value if value is not None else UNKNOWN)
+
+
+MAX_QUESTION_ROWS = 50
+"""Newly failing and passing questions listed per comparison table; the rest are counted."""
+
+
+def _cell(value: object) -> str:
+    """A value as one Markdown table cell: no line break, no column separator."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def _number(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _p(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+def _rate_rows(changes: Sequence[RateChange]) -> list[str]:
+    return [
+        f"| {_cell(c.rate)} | {_number(c.previous)} | {_number(c.current)} | {_number(-c.drop, signed=True)} "
+        f"| {_number(-c.threshold, signed=True)} | {_p(c.p_value)} | {'**yes**' if c.regressed else 'no'} |"
+        for c in changes
+    ]
+
+
+def comparison_markdown(verdict: RegressionVerdict, privacy: PrivacyMode) -> str:
+    """The comparison as the UI renders it (``MetadataValue.md``): the verdict, the treatment
+    that changed, each rate's change against its threshold, the paired statistics, and the
+    newly failing and newly passing questions by id.
+
+    It holds what ``verdict_details`` holds, as tables a person reads: question ids (kept in
+    every privacy mode, ADR-215 decision 5), never question text; the unjudged documents of a
+    newly failing question only under ``full`` (under ``metadata_only`` only their count)."""
+    lines = [f"**{_cell(verdict.status.value)}** ({_cell(verdict.state.value)}): {_cell(verdict.reason)}", ""]
+    if verdict.previous_run_id:
+        lines += [f"Compared with run `{_cell(verdict.previous_run_id)}`.", ""]
+    lines += [f"**Treatment change:** {_cell(verdict.treatment_change or 'none')}", ""]
+    changes = [*verdict.changes, *(c for c in verdict.slice_changes if c.regressed)]
+    if changes:
+        lines += [
+            "| rate | previous | current | change | allowed | McNemar p | regressed |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+            *_rate_rows(changes),
+            "",
+        ]
+    if verdict.paired:
+        lines += [
+            "| rate | questions | newly failing | newly passing | McNemar p | 95% bootstrap interval of the change |",
+            "| --- | ---: | ---: | ---: | ---: | --- |",
+        ]
+        for paired in verdict.paired:
+            low, high = paired.interval
+            lines.append(
+                f"| {_cell(paired.rate)} | {paired.questions} | {len(paired.newly_failing)} "
+                f"| {len(paired.newly_passing)} | {_p(paired.p_value)} | [{low:+.3f}, {high:+.3f}] |"
+            )
+        lines.append("")
+        lines += _question_rows(verdict, privacy)
+    if verdict.coverage is not None:
+        note = verdict.coverage
+        lines += [
+            f"**Label coverage:** judged@3 {_number(note.baseline)} -> {_number(note.candidate)}; "
+            f"{note.newly_unjudged} questions' top-3 hold documents nobody judged that the earlier run's did not.",
+            "",
+        ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _question_rows(verdict: RegressionVerdict, privacy: PrivacyMode) -> list[str]:
+    """One row per question whose outcome changed, per paired rate; with a column of the newly
+    failing question's unjudged top-3 documents where the runs measured label coverage."""
+    coverage = verdict.coverage
+    rows: list[str] = []
+    total = 0
+    for paired in verdict.paired:
+        for change, questions in (("newly failing", paired.newly_failing), ("newly passing", paired.newly_passing)):
+            for question in questions:
+                total += 1
+                if len(rows) >= MAX_QUESTION_ROWS:
+                    continue
+                row = f"| `{_cell(question)}` | {_cell(paired.rate)} | {change} |"
+                if coverage is not None:
+                    documents = coverage.failing_unjudged.get(question, ()) if change == "newly failing" else ()
+                    shown = (
+                        ", ".join(f"`{_cell(d)}`" for d in documents)
+                        if privacy is PrivacyMode.FULL
+                        else (f"{len(documents)} (ids withheld)" if documents else "")
+                    )
+                    row += f" {shown or '-'} |"
+                rows.append(row)
+    if not rows:
+        return ["No question changed its outcome.", ""]
+    header = ["| question | rate | change |", "| --- | --- | --- |"]
+    if coverage is not None:
+        header = ["| question | rate | change | unjudged top-3 documents |", "| --- | --- | --- | --- |"]
+    more = [f"… and {total - len(rows)} more (all in `verdict_details`)."] if total > len(rows) else []
+    return [*header, *rows, "", *more]

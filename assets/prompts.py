@@ -22,6 +22,7 @@ from assets.metadata import float_rates, table_metadata
 from assets.names import TABLES_IO_MANAGER
 from assets.partitions import prompt_cell
 from assets.regression import CheckedKind, build_regression_check
+from assets.series import PROMPT_SERIES, build_series_specs, observe
 from assets.summary import build_summary_asset, record_summary, summary_result
 from goldeneval.answers import pipeline as prompt_pipeline
 from goldeneval.answers.details import PromptRate
@@ -142,6 +143,18 @@ def prompt_summary(
         "status": stored.status,
         "grader": stored.grader,
     }
+    observe(
+        context,
+        where,
+        goldeneval.suite().model_names,
+        {
+            **prompt_rates(overall),
+            "stored_run_id": stored.id,
+            "verdict": recorded.verdict.status.value,
+            "status": stored.status,
+        },
+        PROMPT_SERIES,
+    )
     return summary_result(
         recorded,
         identity,
@@ -208,4 +221,5 @@ def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_k
         store_kind=store_kind,
     )
     check_asset = build_regression_check(PROMPT_CHECK, partitions_def)
-    return [sets_asset, evaluation_asset, summary_asset, check_asset]
+    series = build_series_specs(partitions_def, PROMPT_SERIES)  # plotted per series (assets.series)
+    return [sets_asset, evaluation_asset, summary_asset, check_asset, *series]

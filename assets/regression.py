@@ -17,11 +17,12 @@ from typing import Any
 import dagster as dg
 
 from assets.checks import partitioned_check
-from assets.metadata import float_rates
+from assets.metadata import comparison_markdown, float_rates
 from assets.names import GROUP, NO_REGRESSION, STORE_POOL
 from assets.partitions import cell
 from goldeneval.core import door
 from goldeneval.core.errors import StoreError
+from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import GateDecision
 from resources.goldeneval import GoldenEvalResource
@@ -65,6 +66,13 @@ def latest_summary_run_id(context: dg.AssetExecutionContext, summary_key: dg.Ass
     return str(records[0].asset_materialization.metadata["stored_run_id"].value)
 
 
+def stored_privacy(spec_privacy: PrivacyMode, stored: StoredRun) -> PrivacyMode:
+    """The strictest of the specification's mode and the one the run was stored under: what
+    the comparison shown beside it may hold."""
+    recorded = [PrivacyMode(stored.privacy)] if stored.privacy in {m.value for m in PrivacyMode} else []
+    return strictest(spec_privacy, *recorded)
+
+
 def judge_partition(
     kind: CheckedKind, context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
@@ -84,10 +92,12 @@ def judge_partition(
         "previous_run_id": verdict.previous_run_id or "none",
     }
     identity.update(float_rates(dict(zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True))))
+    comparison = dg.MetadataValue.md(comparison_markdown(verdict, stored_privacy(spec.privacy, stored)))
     return dg.MaterializeResult(
         metadata={
             **identity,
             "regressed": verdict.regressed,
+            "comparison": comparison,
             "verdict_details": dg.MetadataValue.json(verdict.to_dict()),
         },
         check_results=[
@@ -96,7 +106,7 @@ def judge_partition(
                 passed=gate is GateDecision.PASS,
                 severity=dg.AssetCheckSeverity.ERROR,
                 description=verdict.summary,
-                metadata=identity,
+                metadata={**identity, "comparison": comparison},
             )
         ],
     )

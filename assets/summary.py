@@ -1,6 +1,9 @@
 """What every kind's summary asset does alike: record the run its tables describe, once, and
 report the ``run_complete`` check.
 
+The summary also shows the comparison the ``no_regression`` check will report (the same
+:func:`goldeneval.core.door.judge`), as Markdown tables, so the run's page explains itself.
+
 A summary's stored id is derived from the Dagster run that wrote its tables, so
 re-materialising it for the same tables stores nothing new.  The run is recorded under the
 strictest of the specification's and the tables' privacy modes, and a pinned baseline that
@@ -14,16 +17,17 @@ from typing import Any
 import dagster as dg
 
 from assets.checks import partitioned_check
-from assets.metadata import text_or_unknown
+from assets.metadata import comparison_markdown, text_or_unknown
 from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun, completeness
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.store import Store, StoreLocation
 from goldeneval.store.parquet import stored_run_id_for
 from resources.goldeneval import GoldenEvalResource
 
-__all__ = ["RecordedSummary", "build_summary_asset", "record_summary", "store_kind", "summary_result"]
+__all__ = ["RecordedSummary", "build_summary_asset", "record_summary", "store_kind", "store_value", "summary_result"]
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,20 @@ class RecordedSummary:
     stored: StoredRun
     privacy: PrivacyMode
     tables_run_id: str
+    verdict: RegressionVerdict
+    """The stored run against the earlier run the specification's baseline chooses."""
 
 
 def store_kind(location: StoreLocation) -> str:
     """The UI's kind tag of a store: ``postgres`` for a PostgreSQL URL, else ``duckdb``."""
     return "postgres" if location.is_postgres else "duckdb"
+
+
+def store_value(location: StoreLocation) -> dg.MetadataValue:
+    """Where the run was stored: the DuckDB file as a path, a PostgreSQL URL (its password
+    redacted) as text, not as a file path."""
+    text = str(location)
+    return dg.MetadataValue.text(text) if location.is_postgres else dg.MetadataValue.path(text)
 
 
 def record_summary(
@@ -53,11 +66,12 @@ def record_summary(
     """Record the run rebuilt from a kind's tables, idempotently."""
     privacy = strictest(spec.privacy, tables_privacy)
     store = goldeneval.open_store()
-    door.pinned_baseline(store, spec, set_id, grader)
+    pinned = door.pinned_baseline(store, spec, set_id, grader)
     stored = door.record(
         store, run, privacy, run_id=stored_run_id_for(tables_run_id, set_id, series), tables_run_id=tables_run_id
     )
-    return RecordedSummary(store, stored, privacy, tables_run_id)
+    verdict = door.judge(store, stored, spec, pinned=pinned)
+    return RecordedSummary(store, stored, privacy, tables_run_id, verdict)
 
 
 def summary_result(
@@ -84,8 +98,10 @@ def summary_result(
             "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
             "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),
             "privacy": recorded.privacy.value,
-            "store": dg.MetadataValue.path(str(recorded.store.location)),
+            "store": store_value(recorded.store.location),
+            "store_kind": store_kind(recorded.store.location),
             "tables_run_id": recorded.tables_run_id,
+            "comparison": dg.MetadataValue.md(comparison_markdown(recorded.verdict, recorded.privacy)),
         },
         check_results=[
             dg.AssetCheckResult(

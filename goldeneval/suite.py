@@ -12,6 +12,7 @@ paths are relative to the file.  Nothing here knows about Dagster.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -27,16 +28,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
 from goldeneval.answers.models import known_models
 from goldeneval.answers.registry import resolve_prompt_set
-from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
+from goldeneval.answers.spec import GradingSpec, JudgeSpec, PromptRunSpec, check_phrases, check_rubric
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import RegressionThresholds, check_slice_key
+from goldeneval.core.regression import MIN_JUDGED_DESCRIPTION, RegressionThresholds, check_slice_key
 from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
+from goldeneval.core.workers import MAX_WORKERS
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
-from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
+from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER, DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, AverageOver
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrieval.retrievers.registry import known_retrievers
 from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
@@ -44,7 +46,6 @@ from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.spec import (
     MAX_BATCH_SIZE,
     MAX_TIMEOUT_S,
-    MAX_WORKERS,
     RunSpec,
     check_hit_cutoffs,
     check_metric_names,
@@ -165,6 +166,9 @@ class ThresholdsConfig(BaseModel):
         default_factory=dict, description="Per slice 'form:GAP', 'hard_class:<class>' or '*': largest allowed drop."
     )
     min_slice_questions: int = Field(default=5, ge=1)
+    min_judged: float | None = Field(
+        default=None, ge=0.0, le=1.0, allow_inf_nan=False, description=MIN_JUDGED_DESCRIPTION
+    )
 
     @field_validator("slice_max_drop")
     @classmethod
@@ -279,12 +283,28 @@ class ModelConfig(PluginConfig):
         return value
 
 
+def _spec_field(name: str) -> Any:
+    """The field ``name`` of :class:`~goldeneval.answers.spec.GradingSpec` (default, bounds,
+    description): a suite key and the flag it mirrors are declared once, in the spec."""
+    return copy.copy(GradingSpec.model_fields[name])
+
+
+def _judge_field(name: str) -> Any:
+    return copy.copy(JudgeSpec.model_fields[name])
+
+
 class JudgeConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1, description="The judge's model id.")
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
     samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
+    rubric: str | None = _judge_field("rubric")
+
+    @field_validator("rubric")
+    @classmethod
+    def _known_rubric(cls, value: str | None) -> str | None:
+        return check_rubric(value)
 
 
 class PromptGradingConfig(BaseModel):
@@ -292,12 +312,27 @@ class PromptGradingConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    grader: str = Field(default=DETERMINISTIC, min_length=1, description="deterministic | llm_judge.")
+    grader: str = Field(
+        default=DETERMINISTIC,
+        min_length=1,
+        description="deterministic | semantic | llm_judge[:rubric] | a goldeneval.graders id or "
+        "package.module:factory, as --grader.",
+    )
     judge: JudgeConfig | None = Field(default=None, description="The judge model of llm_judge.")
     pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
     max_pass_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
     max_score_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
     max_p: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+    fail_on_unstable: bool = _spec_field("fail_on_unstable")
+    abstention_phrases: tuple[str, ...] = _spec_field("abstention_phrases")
+    response_cache: bool = _spec_field("response_cache")
+    max_consecutive_failures: int = _spec_field("max_consecutive_failures")
+    workers: int = _spec_field("workers")
+
+    @field_validator("abstention_phrases")
+    @classmethod
+    def _usable_phrases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return check_phrases(value)
 
 
 class SuiteConfig(BaseModel):
@@ -333,6 +368,9 @@ class SuiteConfig(BaseModel):
     )
     relevance_level: int = Field(
         default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
+    )
+    average_over: AverageOver = Field(
+        default=DEFAULT_AVERAGE_OVER, description="Questions a metric's mean is over, as --average-over."
     )
     baseline: str = Field(default="previous", description="previous | best | run:<id>, as --baseline.")
     strict: bool = Field(default=False, description="Fail, as --strict, on expected ids not in the corpus.")
@@ -442,6 +480,7 @@ class Suite:
             max_p=t.max_p,
             slice_max_drop=t.slice_max_drop,
             min_slice_questions=t.min_slice_questions,
+            min_judged=t.min_judged,
         )
 
     def retriever(self, name: str) -> RetrieverConfig:
@@ -483,6 +522,7 @@ class Suite:
             hit_cutoffs=tuple(config.hit_cutoffs),
             metrics=tuple(config.metrics),
             relevance_level=config.relevance_level,
+            average_over=config.average_over,
             privacy=self.privacy,
             thresholds=self.thresholds,
             baseline=Baseline.parse(config.baseline),
@@ -526,10 +566,16 @@ class Suite:
                 model_id=judge.id,
                 options=string_options(judge.options),
                 samples=judge.samples,
+                rubric=judge.rubric,
             )
             if judge is not None
             else None,
             pass_threshold=grading.pass_threshold,
+            fail_on_unstable=grading.fail_on_unstable,
+            abstention_phrases=grading.abstention_phrases,
+            response_cache=grading.response_cache,
+            max_consecutive_failures=grading.max_consecutive_failures,
+            workers=grading.workers,
             cache_dir=self.cache_dir,
             timeout_s=self.config.timeout_s,
             privacy=self.privacy,

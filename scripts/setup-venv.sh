@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv inside the project (if missing) and install goldeneval with its dense, test,
-# postgres and distributed extras, at the exact versions of constraints.txt.
+# postgres, distributed, qdrant, langchain and llamaindex extras, at the exact versions of constraints.txt.
 # Sourced by scripts/main.sh and scripts/test.sh; safe to run again (pip skips what is there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +11,4 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 # torch first, pinned: left to the resolver, sentence-transformers pulls a multi-GB CUDA build.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dense,test,postgres,distributed]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dense,test,postgres,distributed,qdrant,langchain,llamaindex]'

@@ -30,7 +30,7 @@ def transit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     root = tmp_path_factory.mktemp("answers")
     result = _answers(root, "--model", "goldeneval.extractive", "--format", "json")
     assert result.exit_code == 0, result.output
-    return root, json.loads(result.output)
+    return root, json.loads(result.stdout)
 
 
 def test_answer_quality_is_split_by_retrieval_hit_and_miss(transit: tuple[Path, dict[str, Any]]) -> None:
@@ -93,7 +93,7 @@ def test_a_chat_model_answers_from_the_retrieved_documents(tmp_path: Path) -> No
         "Question: How much does a day ticket for zones A and B cost?"
     )
     assert len(server.requests) == 81
-    prompts = json.loads(result.output)["answers"]["prompts"]
+    prompts = json.loads(result.stdout)["answers"]["prompts"]
     assert prompts[0]["answer"].startswith("Per the context: 7.80") and prompts[0]["passed"] is True
     assert prompts[1]["answer"] == "I do not know." and prompts[1]["passed"] is False
 

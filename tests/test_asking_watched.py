@@ -3,11 +3,17 @@ declaration that ``--workers`` honours."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-from goldeneval.retrieval.asking import ask_all, usable_workers
+from click.testing import CliRunner
+
+from goldeneval.cli import main
+from goldeneval.core.workers import usable_workers
+from goldeneval.retrieval.asking import ask_all
 
 
 class _Recording:
@@ -43,9 +49,7 @@ def test_a_hung_question_times_out_at_its_deadline_and_the_next_ones_are_still_a
     texts = [f"q{i}" for i in range(8)]
     ticks: list[tuple[int, int]] = []
     start = time.perf_counter()
-    answers = ask_all(
-        retriever, texts, 5, timeout_s=0.2, progress=lambda n: ticks.append((n, threading.get_ident()))
-    )
+    answers = ask_all(retriever, texts, 5, timeout_s=0.2, progress=lambda n: ticks.append((n, threading.get_ident())))
     elapsed = time.perf_counter() - start
     assert answers.errors == [None, None, None, "timed out after 0.2 s", None, None, None, None]
     assert answers.returned == [(t,) for t in texts[:3]] + [()] + [(t,) for t in texts[4:]]
@@ -93,8 +97,35 @@ def test_usable_workers_says_why_it_asks_fewer() -> None:
         def retrieve(self, question: str, limit: int) -> Sequence[str]:
             return []
 
-    workers, warning = usable_workers(Unsafe(), 8)
+    workers, warning = usable_workers(8, "questions", retriever=Unsafe())
     assert workers == 1
-    assert warning is not None and "--workers 8" in warning and "thread_safe = False" in warning
-    assert usable_workers(Unsafe(), 1) == (1, None)
-    assert usable_workers(_Recording(), 8) == (8, None)
+    assert warning == (
+        "--workers 8 ignored: the retriever declares thread_safe = False, so the questions are asked one at a time"
+    )
+    assert usable_workers(1, "questions", retriever=Unsafe()) == (1, None)
+    assert usable_workers(8, "questions", retriever=_Recording()) == (8, None)
+
+
+class _UnsafePlugin:
+    """A plug-in that must not be called concurrently."""
+
+    thread_safe = False
+
+    def retrieve(self, question: str, limit: int) -> Sequence[str]:
+        return []
+
+
+def unsafe_factory(context: object) -> _UnsafePlugin:
+    return _UnsafePlugin()
+
+
+def test_the_run_warns_when_workers_are_ignored(tmp_path: Path) -> None:
+    args = ["retrieval", "--set", "transit-sample", "--retriever", f"{__name__}:unsafe_factory", "--workers", "4"]
+    args += ["--store", str(tmp_path / "s.duckdb"), "--cache-dir", str(tmp_path / "c"), "--no-progress"]
+    result = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    expected = (
+        "--workers 4 ignored: the retriever declares thread_safe = False, so the questions are asked one at a time"
+    )
+    assert f"goldeneval: warning: {expected}" in result.stderr
+    assert expected in json.loads(result.stdout)["warnings"]

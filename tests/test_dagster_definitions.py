@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from goldeneval.suite import load_suite
 from pipelines.config import PROJECT_DIR
 from pipelines.main import INSTANCE_TEMPLATE
 
@@ -98,18 +99,26 @@ def test_the_dev_server_shows_the_asset_graph(command: list[str], tmp_path: Path
         while keys is None and time.monotonic() < deadline and process.poll() is None:
             time.sleep(1)
             keys = _asset_keys(f"http://127.0.0.1:{port}")
-        assert keys == [
-            "evaluation_summary",
-            "golden_prompt_sets",
-            "golden_question_sets",
-            "model_responses",
-            "prompt_gradings",
-            "prompt_regression_check",
-            "prompt_summary",
-            "question_hits",
-            "regression_check",
-            "retriever_rankings",
-        ], (tmp_path / "dev.log").read_text(errors="replace")[-3000:]
+        suite = load_suite(PROJECT_DIR / "goldeneval.yaml")
+        observed = [f"nightly/{s}" for s in suite.set_ids]  # assets.series: plotted per series
+        observed += [f"series/{s}/{r}" for s in suite.set_ids for r in suite.retriever_names]
+        observed += [f"prompt_nightly/{s}" for s in suite.prompt_set_ids]
+        observed += [f"prompt_series/{s}/{m}" for s in suite.prompt_set_ids for m in suite.model_names]
+        assert keys == sorted(
+            [
+                "evaluation_summary",
+                "golden_prompt_sets",
+                "golden_question_sets",
+                "model_responses",
+                "prompt_gradings",
+                "prompt_regression_check",
+                "prompt_summary",
+                "question_hits",
+                "regression_check",
+                "retriever_rankings",
+                *observed,
+            ]
+        ), (tmp_path / "dev.log").read_text(errors="replace")[-3000:]
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)

@@ -92,8 +92,9 @@ def test_samples_store_the_spread_and_a_straddling_prompt_is_unstable() -> None:
     assert grading.samples == (0.9, 0.3, 0.6)
     assert grading.spread == pytest.approx(0.6)
     assert grading.score == pytest.approx(0.6)
-    assert grading.passed is True
-    assert grading.unstable is True
+    # samples on both sides of the threshold: an unstable verdict, not a pass (issue 24)
+    assert grading.passed is None
+    assert grading.unstable is True and grading.outcome == "unstable"
 
 
 def test_consistent_samples_are_stable() -> None:
@@ -114,8 +115,10 @@ def test_an_unknown_grader_falls_back_to_the_deterministic_one_and_says_so() -> 
     choice = GradingService().select("gpt-judge-9000")
     assert isinstance(choice.grader, DeterministicGrader)
     assert choice.grader.id == DETERMINISTIC
+    known = GradingService.known()  # the built-in graders, then any registered plug-in (semantic)
+    assert known[:2] == ("deterministic", "llm_judge")
     assert choice.notice == (
-        "unknown grader 'gpt-judge-9000' (known: deterministic, llm_judge): graded with the deterministic "
+        f"unknown grader 'gpt-judge-9000' (known: {', '.join(known)}): graded with the deterministic "
         "grader instead (no model call)"
     )
 
@@ -127,7 +130,10 @@ def test_the_judge_without_a_judge_model_is_invalid_input_not_a_silent_fallback(
 
 def test_the_judge_identity_names_the_model_the_samples_and_the_threshold() -> None:
     grader = _judge("http://127.0.0.1:9/v1", samples=3)
-    assert grader.identity == (
-        "llm_judge/v1(judge-prompt-v1;model=judge (mutable alias);"
-        "pipeline=goldeneval.openai/chat-completions(http://127.0.0.1:9,temperature=0);samples=3;threshold=0.5)"
+    identity = grader.identity
+    assert identity.startswith("llm_judge/v2(judge-prompt-v1;rubric=none;rubrics:sha256:")
+    assert identity.endswith(
+        ";model=judge (mutable alias);"
+        "pipeline=goldeneval.openai/chat-completions(http://127.0.0.1:9,temperature=0);samples=3;threshold=0.5;"
+        "unstable=status;abstention/v1(default;max_words=50))"
     )

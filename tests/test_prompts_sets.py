@@ -67,12 +67,12 @@ def _prompt(**fields: Any) -> dict[str, Any]:
         (
             _prompt(assertions=[{"type": "regex", "value": "(unclosed"}]),
             "prompt #1 (id 'p9'): field 'assertions.0': invalid regular expression '(unclosed': "
-            "missing ), unterminated subpattern at position 0",
+            "missing ) at position 9",
         ),
         (
             _prompt(assertions=[{"type": "similar", "value": "x"}]),
-            "prompt #1 (id 'p9'): field 'assertions.0.type': Input should be 'exact', 'contains', 'regex' or "
-            "'json_schema' (got 'similar')",
+            "prompt #1 (id 'p9'): field 'assertions.0.type': Input should be 'exact', 'contains', 'contains-any', "
+            "'contains-all', 'starts-with', 'levenshtein', 'regex', 'json_schema' or 'code' (got 'similar')",
         ),
         (_prompt(assertions=[{"type": "contains"}]), "field 'assertions.0': contains needs a non-empty 'value'"),
         (

@@ -13,6 +13,9 @@ from goldeneval.retrieval.retrievers.command import COMMAND_OPTIONS
 from goldeneval.retrieval.retrievers.dense import DENSE_OPTIONS
 from goldeneval.retrieval.retrievers.http import HTTP_OPTIONS
 from goldeneval.retrieval.retrievers.hybrid import HYBRID_OPTIONS
+from goldeneval.retrieval.retrievers.langchain import LANGCHAIN_OPTIONS
+from goldeneval.retrieval.retrievers.llamaindex import LLAMAINDEX_OPTIONS
+from goldeneval.retrieval.retrievers.qdrant import QDRANT_OPTIONS
 from goldeneval.retrieval.retrievers.reranked import RERANKED_OPTIONS
 
 GUIDE_PATH = Path(__file__).resolve().parents[1] / "docs" / "guide" / "retrievers.md"
@@ -25,6 +28,9 @@ OPTIONS = {
     "goldeneval.trec_run": ("run",),
     "goldeneval.http": HTTP_OPTIONS,
     "goldeneval.command": COMMAND_OPTIONS,
+    "goldeneval.qdrant": QDRANT_OPTIONS,
+    "goldeneval.langchain": LANGCHAIN_OPTIONS,
+    "goldeneval.llamaindex": LLAMAINDEX_OPTIONS,
 }
 
 

@@ -166,8 +166,8 @@ def _suite_error(tmp_path: Path, **fields: object) -> str:
         pytest.param(
             {"retrievers": {"b": {"id": "goldeneval.nonexistent"}}},
             "field 'retrievers.b.id': unknown retriever 'goldeneval.nonexistent' (registered: goldeneval.command, "
-            "goldeneval.dense, goldeneval.http, goldeneval.hybrid, goldeneval.lexical, goldeneval.reranked, "
-            "goldeneval.trec_run)",
+            "goldeneval.dense, goldeneval.http, goldeneval.hybrid, goldeneval.langchain, goldeneval.lexical, "
+            "goldeneval.llamaindex, goldeneval.qdrant, goldeneval.reranked, goldeneval.trec_run)",
             id="unregistered-retriever",
         ),
         pytest.param(
@@ -218,3 +218,56 @@ def test_a_missing_retriever_corpus_names_the_field(tmp_path: Path) -> None:
 def test_valid_cron_expressions_load(tmp_path: Path, cron: str) -> None:
     config = {"sets": ["s.yaml"], "retrievers": {"b": {"id": "goldeneval.lexical"}}, "schedule": {"cron": cron}}
     assert load_suite(_write(tmp_path, config)).config.schedule.cron == cron
+
+
+def _prompt_suite(tmp_path: Path, prompts: Mapping[str, object]) -> Path:
+    (tmp_path / "p.yaml").write_text(
+        yaml.safe_dump({"id": "p", "prompts": [{"id": "a", "prompt": "?", "reference": "x"}]})
+    )
+    config = {
+        "sets": ["s.yaml"],
+        "retrievers": {"b": {"id": "goldeneval.lexical"}},
+        "prompt_sets": ["p.yaml"],
+        "models": {"m": {"id": "goldeneval.extractive"}},
+        "prompts": dict(prompts),
+    }
+    return _write(tmp_path, config)
+
+
+def test_the_suite_file_carries_the_grading_options_of_prompts_into_the_spec(tmp_path: Path) -> None:
+    prompts = {
+        "grader": "llm_judge",
+        "judge": {"id": "goldeneval.openai", "rubric": "faithfulness", "samples": 3},
+        "fail_on_unstable": True,
+        "abstention_phrases": ["beyond me"],
+        "response_cache": False,
+        "max_consecutive_failures": 2,
+        "workers": 4,
+    }
+    spec = load_suite(_prompt_suite(tmp_path, prompts)).prompt_run_spec("p", "m")
+    assert spec.judge is not None and (spec.judge.rubric, spec.judge.samples) == ("faithfulness", 3)
+    assert (spec.fail_on_unstable, spec.abstention_phrases) == (True, ("beyond me",))
+    assert (spec.response_cache, spec.max_consecutive_failures, spec.workers) == (False, 2, 4)
+    assert spec.abstention_rules().match("That is beyond me.") == "beyond me"
+
+
+@pytest.mark.parametrize(
+    ("prompts", "message"),
+    [
+        (
+            {"judge": {"id": "j", "rubric": "vibes"}},
+            "field 'prompts.judge.rubric': unknown rubric 'vibes'",
+        ),
+        (
+            {"abstention_phrases": ["..."]},
+            "field 'prompts.abstention_phrases': abstention phrase #1 '...'",
+        ),
+        ({"workers": 0}, "field 'prompts.workers': Input should be greater than or equal to 1"),
+    ],
+)
+def test_a_bad_grading_option_in_the_suite_names_the_field(
+    tmp_path: Path, prompts: Mapping[str, object], message: str
+) -> None:
+    with pytest.raises(InputError) as raised:
+        load_suite(_prompt_suite(tmp_path, prompts))
+    assert message in str(raised.value)

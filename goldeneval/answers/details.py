@@ -6,7 +6,11 @@ Every model forbids unknown keys, so a renamed field fails loudly.  In ``metadat
 prompt text, answer text, judge reason, assertion message or context document id is kept:
 see :meth:`PromptDetail.without_content`.
 
-Format versions: 1 — the first.
+Format versions: 1 — the first; 2 — each prompt's ``outcome`` (``pass``, ``fail``,
+``abstained``, ``missed_abstention``, ``over_abstention``, ``unstable``), the status
+``unstable`` (an unstable judge verdict: graded, but neither a pass nor a fail), and per group
+the counts ``failed``, ``over_abstentions`` and ``unstable`` (issue 24).  Version 1 details
+read as they were (no outcome; their failures count as ``failed``).
 """
 
 from __future__ import annotations
@@ -25,13 +29,19 @@ __all__ = [
     "PROMPT_DETAILS_FORMAT_VERSION",
     "PROMPT_RATE_NAMES",
     "AssertionOutcome",
+    "Outcome",
     "PromptAggregates",
     "PromptDetail",
     "PromptDetails",
     "PromptRate",
 ]
 
-PROMPT_DETAILS_FORMAT_VERSION = 1
+PROMPT_DETAILS_FORMAT_VERSION = 2
+Outcome = Literal["pass", "fail", "abstained", "missed_abstention", "over_abstention", "unstable"]
+"""What kind of verdict a graded prompt got: ``pass``/``fail``; on a question no document
+answers, ``abstained`` (a pass) or ``missed_abstention`` (a fail: it answered anyway); on one
+that a document answers, ``over_abstention`` (a fail of its own kind: it said it could not
+answer); ``unstable`` (judge samples straddle the pass threshold: neither)."""
 PROMPT_RATE_NAMES: Mapping[str, str] = {"pass_rate": "pass rate", "mean_score": "mean score"}
 """Prompt and answer runs (ADR-060): the same two columns as retrieval runs, the same thresholds."""
 
@@ -55,8 +65,9 @@ class PromptDetail(_Record):
     """One prompt (or golden question, in an answer run) of a stored run."""
 
     id: str
-    status: Literal["ok", "error"]
-    """``error``: the model call or the grading failed; never a silent pass or fail."""
+    status: Literal["ok", "unstable", "error"]
+    """``error``: the model call or the grading failed; never a silent pass or fail.
+    ``unstable``: graded, but the judge samples straddle the threshold (``passed`` is None)."""
     stage: Literal["retrieval", "model", "grader"] | None = None
     """Where an error happened."""
     passed: bool | None
@@ -64,6 +75,8 @@ class PromptDetail(_Record):
     latency_ms: float
     """Wall-clock time of the model call."""
     error: str | None = None
+    outcome: Outcome | None = None
+    """The kind of verdict (format 2); None for an error, and in format 1 details."""
     tags: list[str] = Field(default_factory=list)
     answer: str | None = Field(default=None, exclude_if=withheld)
     """The model's answer; None in ``metadata_only``."""
@@ -85,7 +98,17 @@ class PromptDetail(_Record):
 
     @property
     def scored(self) -> bool:
-        return self.status == "ok"
+        """Graded (a pass, a fail or an unstable verdict), not an error."""
+        return self.status != "error"
+
+    @property
+    def over_abstained(self) -> bool:
+        return self.outcome == "over_abstention"
+
+    @property
+    def failed(self) -> bool:
+        """A wrong answer: graded, not passed, neither an over-abstention nor unstable."""
+        return self.scored and self.passed is False and not self.over_abstained
 
     def without_content(self) -> PromptDetail:
         """The ``metadata_only`` form: ids, verdicts, scores and latencies only."""
@@ -112,7 +135,12 @@ class PromptRate(_Record):
     errors: int
     passed: int
     pass_rate: float | None
+    """Passed over graded: an unstable verdict is graded and is not a pass."""
     mean_score: float | None
+    failed: int = 0
+    """Wrong answers (a missed abstention included); over-abstentions are counted apart."""
+    over_abstentions: int = 0
+    unstable: int = 0
 
 
 class PromptAggregates(_Record):
@@ -151,13 +179,20 @@ class PromptDetails(_Record):
     prompts: list[PromptDetail]
 
     @property
+    def unit(self) -> str:
+        """What the run asked, for messages: ``prompts`` (a prompt run) or ``questions`` (an
+        answer run, over a golden question set)."""
+        return "prompts" if self.kind == "prompts" else "questions"
+
+    @property
     def questions(self) -> list[PromptDetail]:
         """The prompts, under the name the retrieval details use."""
         return self.prompts
 
     def passes(self) -> dict[str, bool]:
-        """Per prompt id, whether it passed (graded prompts only): the paired outcome of regressions."""
-        return {p.id: bool(p.passed) for p in self.prompts if p.scored and p.passed is not None}
+        """Per prompt id, whether it passed (graded prompts only, an unstable one as not passed,
+        as in the pass rate): the paired outcome of regressions."""
+        return {p.id: p.passed is True for p in self.prompts if p.scored}
 
     @property
     def rate_names(self) -> Mapping[str, str]:

@@ -4,7 +4,8 @@
 wall-clock latency and aggregates a pass rate and a mean score.  It neither persists nor
 compares, so it is testable without a database.  A model that raises, times out or returns
 no text makes that prompt an ``error`` (stage ``model``); a grader that fails makes it an
-``error`` (stage ``grader``); the run goes on and is ``incomplete``.
+``error`` (stage ``grader``); the run goes on and is ``incomplete``.  An unstable judge
+verdict has the status ``unstable``: graded, not a pass, counted on its own.
 
 :class:`PromptRun` is the evaluated run; :meth:`PromptRun.to_record` maps it onto the store
 row every run kind shares: ``model`` = the series name, ``grader`` = the grader id,
@@ -88,14 +89,15 @@ def _prompt_task(prompt: GoldenPrompt) -> Task:
     )
     return Task(
         request=ChatRequest(messages=messages, question=prompt.prompt),
-        item=GradingItem(prompt.id, prompt.prompt, prompt.assertions, prompt.reference),
+        item=GradingItem(prompt.id, prompt.prompt, prompt.assertions, prompt.reference, rubric=prompt.rubric),
         tags=prompt.tags,
     )
 
 
 def _rate(details: Sequence[PromptDetail]) -> PromptRate:
+    """Counts and rates; ``graded`` = ``passed`` + ``failed`` + ``over_abstentions`` + ``unstable``."""
     graded = [d for d in details if d.scored]
-    passed = sum(1 for d in graded if d.passed)
+    passed = sum(1 for d in graded if d.passed is True)
     scores = [d.score for d in graded if d.score is not None]
     return PromptRate(
         prompts=len(details),
@@ -104,6 +106,9 @@ def _rate(details: Sequence[PromptDetail]) -> PromptRate:
         passed=passed,
         pass_rate=passed / len(graded) if graded else None,
         mean_score=fmean(scores) if scores else None,
+        failed=sum(1 for d in graded if d.failed),
+        over_abstentions=sum(1 for d in graded if d.over_abstained),
+        unstable=sum(1 for d in graded if d.status == "unstable"),
     )
 
 
@@ -277,7 +282,10 @@ class EvaluationService:
         if grading.error is not None:
             return _detail(task, answer, latency_ms, status="error", stage="grader", passed=None, score=None,
                            error=grading.error, **common)  # fmt: skip
-        return _detail(task, answer, latency_ms, status="ok", passed=grading.passed, score=grading.score, **common)
+        grading = grading.with_outcome()
+        status = "unstable" if grading.outcome == "unstable" else "ok"
+        return _detail(task, answer, latency_ms, status=status, passed=grading.passed, score=grading.score,
+                       outcome=grading.outcome, **common)  # fmt: skip
 
     @plugin_collections()  # models and graders are plug-in code (goldeneval.core.collector)
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[PromptDetail]:

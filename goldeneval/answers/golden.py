@@ -1,8 +1,9 @@
 """Golden prompt sets (ADR-060, decision 1): prompts with deterministic assertions.
 
 A golden prompt carries an id, the prompt, an optional system prompt, deterministic
-assertions (``exact``, ``contains``, ``regex``, ``json_schema``; each with ``negate`` and a
-``weight``) and an optional reference answer.  Files are YAML, JSON or JSONL; the models
+assertions (``exact``, ``contains``, ``contains-any``, ``contains-all``, ``starts-with``,
+``levenshtein``, ``regex``, ``json_schema``; each with ``negate`` and a ``weight``) and an
+optional reference answer.  Files are YAML, JSON or JSONL; the models
 below are the single source of the format: the published JSON Schema
 (``goldeneval/answers/schema/golden-prompt-set.schema.json``) is generated from them.  A bad
 file — an invalid regex, an unknown assertion type — fails at load time naming the file, the
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import unicodedata
 from collections.abc import Mapping
 from enum import StrEnum
@@ -22,6 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from goldeneval.answers.code_assertions import check_identity, resolve_check
+from goldeneval.answers.rubrics import RUBRICS
+from goldeneval.answers.safe_regex import check_pattern
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
 from goldeneval.core.set_files import duplicate_key, parse_document, read_text, unicode_only, unreadable
@@ -69,10 +72,21 @@ class AssertionType(StrEnum):
     """The answer, trimmed, equals ``value``."""
     CONTAINS = "contains"
     """The answer contains ``value``."""
+    CONTAINS_ANY = "contains-any"
+    """The answer contains at least one of ``values``."""
+    CONTAINS_ALL = "contains-all"
+    """The answer contains every one of ``values``."""
+    STARTS_WITH = "starts-with"
+    """The answer, trimmed, starts with ``value``."""
+    LEVENSHTEIN = "levenshtein"
+    """The answer is within ``max_distance`` edits of ``value`` (or at least ``min_ratio`` similar)."""
     REGEX = "regex"
-    """``value`` (a Python regular expression) matches somewhere in the answer."""
+    """``value`` (a regular expression, Python syntax) matches somewhere in the answer, within a time bound."""
     JSON_SCHEMA = "json_schema"
     """The answer is a JSON object with the ``required`` keys and the ``properties`` types."""
+    CODE = "code"
+    """``value`` names a Python check (a ``goldeneval.assertions`` id or ``package.module:function``)
+    that takes the answer and returns ``bool`` or ``(bool, message)``."""
 
 
 class JsonType(StrEnum):
@@ -96,11 +110,29 @@ class Assertion(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    type: AssertionType = Field(description="exact, contains, regex or json_schema.")
-    value: str | None = Field(
-        default=None, description="exact/contains: the text; regex: the pattern. Not used by json_schema."
+    type: AssertionType = Field(
+        description="exact, contains, contains-any, contains-all, starts-with, levenshtein, regex, json_schema or code."
     )
-    case_sensitive: bool = Field(default=False, description="exact, contains and regex compare case-sensitively.")
+    value: str | None = Field(
+        default=None,
+        description="exact/contains/starts-with/levenshtein: the text; regex: the pattern; code: a "
+        "goldeneval.assertions id or package.module:function. "
+        "Not used by contains-any, contains-all and json_schema.",
+    )
+    values: list[str] = Field(default_factory=list, description="contains-any/contains-all: the texts.")
+    max_distance: int | None = Field(
+        default=None, ge=0, description="levenshtein: the most single-character edits the answer may be from value."
+    )
+    min_ratio: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="levenshtein: the least normalised similarity, 1 - distance / length of the longer text.",
+    )
+    case_sensitive: bool = Field(
+        default=False, description="Every text comparison (and regex) is case-sensitive; else case-insensitive."
+    )
     required: list[str] = Field(default_factory=list, description="json_schema: keys the JSON object must have.")
     properties: dict[str, JsonType] = Field(
         default_factory=dict, description="json_schema: the JSON type of each key (checked when the key is present)."
@@ -110,6 +142,19 @@ class Assertion(BaseModel):
 
     @model_validator(mode="after")
     def _fields_fit_the_type(self) -> Assertion:
+        many = self.type in (AssertionType.CONTAINS_ANY, AssertionType.CONTAINS_ALL)
+        if self.values and not many:
+            raise ValueError(f"{self.type.value} does not take 'values' (contains-any and contains-all do)")
+        if (self.max_distance is not None or self.min_ratio is not None) and self.type is not AssertionType.LEVENSHTEIN:
+            raise ValueError(f"{self.type.value} does not take 'max_distance' or 'min_ratio' (levenshtein does)")
+        if many:
+            if self.value is not None or self.required or self.properties:
+                raise ValueError(f"{self.type.value} takes 'values' (a list of texts), not 'value'")
+            if not self.values or any(not text for text in self.values):
+                raise ValueError(f"{self.type.value} needs 'values': a non-empty list of non-empty texts")
+            return self
+        if self.type is AssertionType.LEVENSHTEIN and (self.max_distance is None) == (self.min_ratio is None):
+            raise ValueError("levenshtein needs exactly one of 'max_distance' or 'min_ratio'")
         if self.type is AssertionType.JSON_SCHEMA:
             if self.value is not None:
                 raise ValueError("json_schema takes 'required' and 'properties', not 'value'")
@@ -122,10 +167,24 @@ class Assertion(BaseModel):
             raise ValueError(f"{self.type.value} needs a non-empty 'value'")
         if self.type is AssertionType.REGEX:
             try:
-                re.compile(self.value)
-            except re.error as exc:
+                check_pattern(self.value)
+            except ValueError as exc:
                 raise ValueError(f"invalid regular expression {one_line(self.value, 60)!r}: {exc}") from None
+        if self.type is AssertionType.CODE:
+            resolve_check(self.value)  # a check that cannot be found is the set's error, before any call
         return self
+
+    def digest_record(self) -> dict[str, Any]:
+        """The assertion as the set digest sees it.  Fields added after ``prompts-v1``
+        (``values``, ``max_distance``, ``min_ratio``) appear only when set, so a set without
+        them keeps its digest, and its stored baselines stay comparable."""
+        record = self.model_dump(mode="json")
+        for name in ("values", "max_distance", "min_ratio"):
+            if record[name] in (None, []):
+                del record[name]
+        if self.type is AssertionType.CODE and self.value is not None:
+            record["code"] = check_identity(self.value)  # an edited check changes what the set measures
+        return record
 
     def describe(self) -> str:
         """A short label, e.g. ``not contains 'x'`` (quotes the set: full privacy only)."""
@@ -133,6 +192,13 @@ class Assertion(BaseModel):
         if self.type is AssertionType.JSON_SCHEMA:
             keys = sorted({*self.required, *self.properties})
             return f"{prefix}json_schema({', '.join(keys)})"
+        if self.values:
+            return f"{prefix}{self.type.value} {one_line(', '.join(map(repr, self.values)), 60)}"
+        if self.type is AssertionType.LEVENSHTEIN:
+            bound = (
+                f"distance <= {self.max_distance}" if self.max_distance is not None else f"ratio >= {self.min_ratio:g}"
+            )
+            return f"{prefix}levenshtein({bound}) {one_line(self.value or '', 60)!r}"
         return f"{prefix}{self.type.value} {one_line(self.value or '', 60)!r}"
 
 
@@ -151,11 +217,23 @@ class GoldenPrompt(BaseModel):
         "grader scores token F1 against it.",
     )
     tags: tuple[str, ...] = Field(default=(), description="Free-form labels.")
+    rubric: str | None = Field(
+        default=None,
+        description="The judge's rubric for this prompt (correctness, faithfulness or relevance), overriding "
+        "the run's. Only the llm_judge grader reads it.",
+    )
 
     @field_validator("id", "prompt")
     @classmethod
     def _require_text(cls, value: str) -> str:
         return _non_blank(value)
+
+    @field_validator("rubric")
+    @classmethod
+    def _known_rubric(cls, value: str | None) -> str | None:
+        if value is not None and value not in RUBRICS:
+            raise ValueError(f"unknown judge rubric {value!r} (known: {', '.join(sorted(RUBRICS))})")
+        return value
 
     @model_validator(mode="after")
     def _gradable(self) -> GoldenPrompt:
@@ -211,16 +289,17 @@ def _nfc(value: str | None) -> str | None:
 
 def prompt_set_digest(prompt_set: GoldenPromptSet) -> str:
     """``prompts-v1:sha256:<hex>`` over every prompt's id, prompt, system prompt, assertions
-    and reference (the labels of a prompt set); independent of prompt order, blind to tags
-    and the description."""
+    and reference (the labels of a prompt set), and its judge rubric when it names one;
+    independent of prompt order, blind to tags and the description."""
     records = sorted(
         (
             [
                 _nfc(p.id),
                 _nfc(p.prompt),
                 _nfc(p.system),
-                [a.model_dump(mode="json") for a in p.assertions],
+                [a.digest_record() for a in p.assertions],
                 _nfc(p.reference),
+                *([p.rubric] if p.rubric is not None else []),  # absent when unset: older digests hold
             ]
             for p in prompt_set.prompts
         ),

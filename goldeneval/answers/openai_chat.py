@@ -12,7 +12,15 @@ key itself is never an option, never stored, never printed), ``timeout_s`` (30),
 ``backoff_s``, 0.5 s, honouring ``Retry-After`` up to 30 s; a timeout is not retried),
 ``temperature`` (0), ``max_tokens`` (unset) and ``revision`` — an immutable revision the
 operator declares for the served model.  Without one, the model name is recorded as what it
-is, a mutable alias (``<name> (mutable alias)``), never as a revision.
+is, a mutable alias (``<name> (mutable alias)``), never as a revision.  ``input_price`` and
+``output_price`` (unset) are the prices of a million prompt and completion tokens: with them,
+the ``usage`` the server reports becomes the run's cost (:mod:`goldeneval.answers.usage`).
+
+A request at temperature 0 is deterministic: :meth:`OpenAIChatModel.cache_request` gives the
+response cache the full request as sent (never the API key, never a header).
+
+The series of a run defaults to :func:`series_name`, ``openai:<model>``: two served models
+behind this one factory are two series, each with its own history and quality score.
 
 Nothing is called unless a run names this model.
 """
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -29,10 +38,11 @@ from collections.abc import Callable
 from typing import Any
 
 from goldeneval.answers.models import ChatRequest, ModelConfigError, ModelContext, ModelError
+from goldeneval.answers.usage import Prices, Usage, parse_usage
 from goldeneval.core.errors import one_line
-from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
+from goldeneval.core.provenance import NOT_APPLICABLE, Provenance, canonical_text
 
-__all__ = ["DEFAULT_API_KEY_ENV", "MODEL_ID", "OpenAIChatModel", "build"]
+__all__ = ["DEFAULT_API_KEY_ENV", "MODEL_ID", "SERIES_PREFIX", "OpenAIChatModel", "build", "series_name"]
 
 MODEL_ID = "goldeneval.openai"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
@@ -42,8 +52,9 @@ DEFAULT_BACKOFF_S = 0.5
 MAX_RETRY_AFTER_S = 30.0
 RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MUTABLE_ALIAS = " (mutable alias)"
+SERIES_PREFIX = "openai:"
 _OPTIONS = ("base_url", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "temperature",
-            "max_tokens", "revision")  # fmt: skip
+            "max_tokens", "revision", "input_price", "output_price")  # fmt: skip
 
 
 class _Retryable(ModelError):
@@ -76,6 +87,7 @@ class OpenAIChatModel:
         temperature: float = 0.0,
         max_tokens: int | None = None,
         revision: str | None = None,
+        prices: Prices | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -87,11 +99,22 @@ class OpenAIChatModel:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.revision = revision
+        self.prices = prices
+        """Prices per million tokens (the run's cost), or None."""
         self._sleep = sleep
         self.attempts = 0
         """HTTP requests sent so far (for reports and tests)."""
+        self._attempts_lock = threading.Lock()  # calls may run in parallel (--workers)
 
-    def _body(self, request: ChatRequest) -> bytes:
+    @property
+    def endpoint(self) -> str:
+        """``scheme://host[:port]``: what the circuit breaker and the provenance name (no path,
+        no credentials)."""
+        parts = urllib.parse.urlsplit(self.url)
+        host = parts.hostname or "unknown"
+        return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+
+    def _document(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [m.to_json() for m in request.messages],
@@ -99,7 +122,17 @@ class OpenAIChatModel:
         }
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
-        return json.dumps(body).encode("utf-8")
+        return body
+
+    def _body(self, request: ChatRequest) -> bytes:
+        return json.dumps(self._document(request)).encode("utf-8")
+
+    def cache_request(self, request: ChatRequest) -> str | None:
+        """The full request as sent (URL and body), or None above temperature 0, where two
+        calls may rightly answer differently."""
+        if self.temperature > 0:
+            return None
+        return canonical_text({"url": self.url, "body": self._document(request)})
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "User-Agent": "goldeneval"}
@@ -108,8 +141,9 @@ class OpenAIChatModel:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
-    def _once(self, data: bytes) -> str:
-        self.attempts += 1
+    def _once(self, data: bytes) -> tuple[str, Usage | None]:
+        with self._attempts_lock:
+            self.attempts += 1
         http_request = urllib.request.Request(self.url, data=data, headers=self._headers(), method="POST")
         try:
             with urllib.request.urlopen(http_request, timeout=self.timeout_s) as response:
@@ -131,7 +165,7 @@ class OpenAIChatModel:
         return self._content(raw)
 
     @staticmethod
-    def _content(raw: bytes) -> str:
+    def _content(raw: bytes) -> tuple[str, Usage | None]:
         try:
             document = json.loads(raw)
             content = document["choices"][0]["message"]["content"]
@@ -141,9 +175,13 @@ class OpenAIChatModel:
             ) from None
         if not isinstance(content, str):
             raise ModelError(f"malformed chat-completions response: content is {type(content).__name__}")
-        return content
+        return content, parse_usage(document.get("usage"))
 
     def complete(self, request: ChatRequest) -> str:
+        return self.complete_with_usage(request)[0]
+
+    def complete_with_usage(self, request: ChatRequest) -> tuple[str, Usage | None]:
+        """The answer and the ``usage`` the server reported with it (None when it did not)."""
         data = self._body(request)
         for attempt in range(self.max_retries + 1):
             try:
@@ -157,9 +195,7 @@ class OpenAIChatModel:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def provenance(self) -> Provenance:
-        parts = urllib.parse.urlsplit(self.url)
-        host = parts.hostname or "unknown"
-        endpoint = f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+        endpoint = self.endpoint
         settings = f"temperature={self.temperature:g}" + (
             f",max_tokens={self.max_tokens}" if self.max_tokens is not None else ""
         )
@@ -170,6 +206,14 @@ class OpenAIChatModel:
             chunking_identity=NOT_APPLICABLE,
             pipeline_identity=f"{MODEL_ID}/chat-completions({endpoint},{settings})"[:200],
         )
+
+
+def series_name(served_model: str) -> str:
+    """The default series of a served model, e.g. ``openai:gpt-4o-mini``: the served name, not
+    the factory id, so that two served models never share a series or a quality score.  It is a
+    name, not a revision: what the name served is recorded in the provenance (a mutable alias
+    unless ``revision`` is declared, ADR-215)."""
+    return f"{SERIES_PREFIX}{served_model}"
 
 
 def build(context: ModelContext) -> OpenAIChatModel:
@@ -191,6 +235,16 @@ def build(context: ModelContext) -> OpenAIChatModel:
             "named by api_key_env"
         )
     max_tokens = context.integer("max_tokens", 0, minimum=0)
+    priced = [name for name in ("input_price", "output_price") if context.string(name) is not None]
+    prices = None
+    if priced:
+        if len(priced) == 1:
+            other = "output_price" if priced[0] == "input_price" else "input_price"
+            raise ModelConfigError(f"{context.label(priced[0])}: needs {other!r} too (prices per million tokens)")
+        prices = Prices(
+            context.number("input_price", 0.0, minimum=0, maximum=1e6),
+            context.number("output_price", 0.0, minimum=0, maximum=1e6),
+        )
     return OpenAIChatModel(
         base_url,
         model,
@@ -201,4 +255,5 @@ def build(context: ModelContext) -> OpenAIChatModel:
         temperature=context.number("temperature", 0.0, minimum=0, maximum=2),
         max_tokens=max_tokens or None,
         revision=context.string("revision"),
+        prices=prices,
     )

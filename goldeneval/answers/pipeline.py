@@ -6,41 +6,61 @@
   store, comparison states, thresholds and gate as retrieval runs;
 * :func:`run` — the CLI's door: everything that can be refused (the set, the model, the
   judge, a pinned baseline) is checked before anything is written.
+
+The model and the judge a spec builds are called through :class:`~goldeneval.answers.calls.ManagedModel`
+(response cache, circuit breaker, usage); every grader but the judge grades within the spec's
+timeout (:mod:`goldeneval.answers.bounded`).  Both doors — prompt runs here and answer runs in
+:mod:`goldeneval.rag.answers` — build them through these functions, so both get the same policy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from goldeneval.answers.bounded import TimeBoundGrader
+from goldeneval.answers.calls import ManagedModel, call_notices
+from goldeneval.answers.details import PromptDetail
 from goldeneval.answers.evaluation import (
     PROMPT_PROTOCOL_REVISION,
     EvaluationService,
     Progress,
     PromptRun,
+    Task,
     prompt_benchmark_fingerprint,
     prompt_tasks,
 )
 from goldeneval.answers.golden import GoldenPromptSet, prompt_set_digest
-from goldeneval.answers.graders import LLM_JUDGE, Grader, GraderChoice, GradingService
+from goldeneval.answers.graders import Grader, GraderChoice, GradingService, is_judge
 from goldeneval.answers.models import Model, ModelContext, build_model
+from goldeneval.answers.openai_chat import MODEL_ID as OPENAI_MODEL_ID
+from goldeneval.answers.openai_chat import series_name
 from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.spec import GradingSpec, PromptRunSpec
+from goldeneval.answers.workers import evaluate_tasks
 from goldeneval.core import door
 from goldeneval.core.corpus import Corpus
+from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, retriever_provenance
 from goldeneval.core.sets import corpus_for, expect_set_id
+from goldeneval.core.workers import usable_workers
 from goldeneval.store import StoreLocation
 
 __all__ = [
     "PromptOutcome",
+    "ask_and_grade",
     "build_spec_model",
+    "default_series",
     "evaluate",
     "grading_choice",
     "load_prompt_set",
+    "managed",
     "model_provenance",
     "protocol_for",
     "run",
+    "run_call_notices",
 ]
 
 
@@ -53,15 +73,51 @@ def load_prompt_set(spec: PromptRunSpec) -> GoldenPromptSet:
     return expect_set_id(resolve_prompt_set(spec.set_ref, spec.sets_dirs), spec.set_ref, spec.expected_set_id)
 
 
+def default_series(model_id: str, options: Mapping[str, str]) -> str:
+    """The series a model's runs are stored under when no name is given (``--name``).
+
+    A served model is its served name (``openai:gpt-4o-mini``, see
+    :func:`goldeneval.answers.openai_chat.series_name`), so two served models behind one
+    factory id never share a series or a quality score; any other model is its id."""
+    served = options.get("model")
+    if model_id == OPENAI_MODEL_ID and served:
+        return series_name(served)
+    return model_id
+
+
 def model_provenance(model: Model, model_id: str) -> Provenance:
     """What the model declares (the same capability as a retriever's), or all unknown."""
     return retriever_provenance(model, f"model {model_id!r}")
 
 
+def _cache_off_reason(spec: GradingSpec) -> str | None:
+    if not spec.response_cache:
+        return "--no-cache"
+    if spec.privacy is PrivacyMode.METADATA_ONLY:
+        return "metadata_only privacy persists no answer"
+    return None
+
+
+def managed(
+    spec: GradingSpec, model: Model, provenance: Provenance, model_id: str, *, cache: bool = True
+) -> ManagedModel:
+    """``model`` called under the spec's policy: response cache, circuit breaker, usage."""
+    reason = _cache_off_reason(spec) if cache else "judge samples are asked anew"
+    return ManagedModel(
+        model,
+        provenance,
+        model_id=model_id,
+        cache_dir=spec.cache_dir if reason is None else None,
+        max_consecutive_failures=spec.max_consecutive_failures,
+        cache_off_reason=reason,
+    )
+
+
 def build_spec_model(
     spec: GradingSpec, corpus: Corpus | None, *, context_supplied: bool = False
 ) -> tuple[Model, Provenance]:
-    """The spec's model and its provenance (the spec's declaration overrides it, field by field)."""
+    """The spec's model, called through :class:`~goldeneval.answers.calls.ManagedModel`, and
+    its provenance (the spec's declaration overrides it, field by field)."""
     model = build_model(
         ModelContext(
             model_id=spec.model_id,
@@ -71,27 +127,38 @@ def build_spec_model(
             context_supplied=context_supplied,
         )
     )
-    return model, model_provenance(model, spec.model_id).merged_with(spec.provenance)
+    provenance = model_provenance(model, spec.model_id).merged_with(spec.provenance)
+    return managed(spec, model, provenance, spec.model_id), provenance
 
 
 def grading_choice(spec: GradingSpec) -> GraderChoice:
     """The grader the spec asks for.  The judge model is built only for ``llm_judge``, so no
-    model is ever called for grading unless one is configured."""
+    model is ever called for grading unless one is configured.  Every other grader grades each
+    answer within the spec's ``timeout_s`` (:mod:`goldeneval.answers.bounded`): ``--timeout``
+    covers grading as it covers the model call."""
     judge_model: Model | None = None
     judge_provenance: Provenance | None = None
-    if spec.grader == LLM_JUDGE and spec.judge is not None:
+    if is_judge(spec.grader) and spec.judge is not None:
         judge_model = build_model(
             ModelContext(model_id=spec.judge.model_id, options=spec.judge.options, cache_dir=spec.cache_dir)
         )
         judge_provenance = model_provenance(judge_model, spec.judge.model_id)
+        # several samples of one prompt must each be asked: a cached verdict would hide instability
+        judge_model = managed(spec, judge_model, judge_provenance, spec.judge.model_id, cache=spec.judge.samples == 1)
     service = GradingService(
         judge_model=judge_model,
         judge_provenance=judge_provenance,
         judge_samples=spec.judge.samples if spec.judge is not None else 1,
         pass_threshold=spec.pass_threshold,
         timeout_s=spec.timeout_s,
+        rubric=spec.judge.rubric if spec.judge is not None else None,
+        fail_on_unstable=spec.fail_on_unstable,
+        abstention=spec.abstention_rules(),
     )
-    return service.select(spec.grader)
+    choice = service.select(spec.grader)
+    if is_judge(choice.grader.id):
+        return choice  # each judge call is bounded by timeout_s already
+    return replace(choice, grader=TimeBoundGrader(choice.grader, spec.timeout_s))
 
 
 def protocol_for(grader: Grader) -> str:
@@ -111,7 +178,7 @@ def evaluate(
     model, provenance = build_spec_model(spec, corpus_for(spec.corpus, prompt_set.corpus))
     grader = choice.grader
     started_at = datetime.now(UTC)
-    results = EvaluationService(model, grader, spec.timeout_s).run(prompt_tasks(prompt_set), progress)
+    results, workers_notice = ask_and_grade(spec, model, grader, prompt_tasks(prompt_set), progress)
     digest = prompt_set_digest(prompt_set)
     protocol = protocol_for(grader)
     return PromptRun(
@@ -129,9 +196,27 @@ def evaluate(
         benchmark_fingerprint=prompt_benchmark_fingerprint(digest, protocol),
         provenance=provenance,
         requested_grader=choice.requested if choice.notice else None,
-        judge_samples=spec.judge.samples if grader.id == LLM_JUDGE and spec.judge is not None else None,
-        notices=(choice.notice,) if choice.notice else (),
+        judge_samples=spec.judge.samples if is_judge(grader.id) and spec.judge is not None else None,
+        notices=tuple(n for n in (choice.notice, workers_notice) if n) + run_call_notices(model, grader),
     )
+
+
+def ask_and_grade(
+    spec: GradingSpec, model: Model, grader: Grader, tasks: Sequence[Task], progress: Progress | None
+) -> tuple[list[PromptDetail], str | None]:
+    """Ask and grade every task, ``spec.workers`` at once (one at a time when the model, the
+    judge or the grader is not thread-safe: then with the notice saying so).  Both doors
+    (prompt runs and answer runs) call this."""
+    workers, notice = usable_workers(
+        spec.workers, "prompts", model=model, judge=getattr(grader, "model", None), grader=grader
+    )
+    return evaluate_tasks(EvaluationService(model, grader, spec.timeout_s), tasks, progress, workers), notice
+
+
+def run_call_notices(model: Model, grader: Grader) -> tuple[str, ...]:
+    """What the run output says about the run's model calls and its judge's: usage, cost, the
+    response cache, an open circuit breaker (shown by each door, never stored)."""
+    return call_notices(model) + call_notices(getattr(grader, "model", None), "judge")
 
 
 def run(spec: PromptRunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> PromptOutcome:

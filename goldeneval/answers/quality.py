@@ -13,11 +13,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
+from typing import Any
 
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.store import Store, StoredRun
 
-__all__ = ["EvaluationQualityScoreProvider", "QualityAwareModelSelector", "RankedModel"]
+__all__ = [
+    "QUALITY_SCORE_DIGITS",
+    "EvaluationQualityScoreProvider",
+    "QualityAwareModelSelector",
+    "RankedModel",
+    "quality_json",
+]
+
+QUALITY_SCORE_DIGITS = 6
+"""Decimal places of a quality score in JSON: a mean of means is a binary float
+(0.6499999999999999), and no decision rests on the seventh place."""
 
 
 @dataclass(frozen=True)
@@ -73,3 +84,13 @@ class QualityAwareModelSelector:
     def rank(self, candidates: Sequence[str]) -> list[str]:
         """The candidates, best quality first (a stable sort: ties keep their given order)."""
         return [entry.model for entry in self.ranked(candidates)]
+
+
+def quality_json(order: Iterable[tuple[str, float | None]]) -> list[dict[str, Any]]:
+    """``goldeneval quality --format json``: each candidate, best first, with its score rounded
+    to :data:`QUALITY_SCORE_DIGITS` places here, where the JSON is built (the ranking itself
+    uses the exact scores)."""
+    return [
+        {"model": model, "quality_score": None if score is None else round(score, QUALITY_SCORE_DIGITS)}
+        for model, score in order
+    ]

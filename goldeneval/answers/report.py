@@ -48,9 +48,21 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
+_OUTCOME_CELLS = {
+    "pass": "pass",
+    "abstained": "pass (abstained)",
+    "fail": "FAIL",
+    "missed_abstention": "FAIL (should abstain)",
+    "over_abstention": "OVER-ABSTAINED",
+    "unstable": "UNSTABLE",
+}
+
+
 def _verdict_cell(prompt: PromptDetail) -> str:
     if not prompt.scored:
         return "ERROR"
+    if prompt.outcome is not None:
+        return _OUTCOME_CELLS[prompt.outcome]
     return "pass" if prompt.passed else "FAIL"
 
 
@@ -64,7 +76,7 @@ def _note(prompt: PromptDetail) -> str:
     if prompt.samples and len(prompt.samples) > 1:
         notes.append(f"samples {', '.join(f'{s:.2f}' for s in prompt.samples)}")
     if prompt.unstable:
-        notes.append("UNSTABLE: samples straddle the pass threshold")
+        notes.append("UNSTABLE: samples straddle the pass threshold (not a pass)")
     if prompt.reason and not failed:
         notes.append(prompt.reason)
     return one_line(" | ".join(notes), 120)
@@ -78,7 +90,18 @@ def _answer_cell(prompt: PromptDetail) -> str:
 
 def _rate_rows(groups: Mapping[str, PromptRate]) -> list[list[str]]:
     return [
-        [name, str(r.prompts), str(r.graded), str(r.errors), str(r.passed), _rate(r.pass_rate), _rate(r.mean_score)]
+        [
+            name,
+            str(r.prompts),
+            str(r.graded),
+            str(r.errors),
+            str(r.passed),
+            _rate(r.pass_rate),
+            _rate(r.mean_score),
+            str(r.failed),
+            str(r.over_abstentions),
+            str(r.unstable),
+        ]
         for name, r in groups.items()
     ]
 
@@ -98,7 +121,18 @@ def _body(stored: StoredRun, title: str) -> list[str]:
             row = [p.id, p.form or "", hit, *row[1:]]
         rows.append(row)
     lines += _table(headers, rows)
-    rate_headers = ["", "prompts" if not answers else "questions", "graded", "errors", "passed", "pass rate", "mean"]
+    rate_headers = [
+        "",
+        details.unit,
+        "graded",
+        "errors",
+        "passed",
+        "pass rate",
+        "mean",
+        "failed",
+        "over-abstained",
+        "unstable",
+    ]
     groups: list[tuple[str, Mapping[str, PromptRate]]] = [("Overall", {"all": details.aggregates.overall})]
     if answers:
         groups.append(("Answer quality by retrieval (top-3 hit or miss)", details.aggregates.by_retrieval))
@@ -106,7 +140,14 @@ def _body(stored: StoredRun, title: str) -> list[str]:
     for name, group in groups:
         lines += ["", f"{name}:", *_table(rate_headers, _rate_rows(group))]
     if details.aggregates.unstable:
-        lines.append(f"Unstable (judge samples straddle {details.pass_threshold:g}): {details.aggregates.unstable}")
+        lines.append(
+            f"Unstable (judge samples straddle {details.pass_threshold:g}; not a pass): {details.aggregates.unstable}"
+        )
+    if details.aggregates.overall.over_abstentions:
+        lines.append(
+            f"Over-abstained (said it cannot answer a question a document answers): "
+            f"{details.aggregates.overall.over_abstentions}"
+        )
     grader = details.grader
     if details.requested_grader:
         grader += f" (asked for {details.requested_grader!r}: unknown, fell back)"
@@ -149,6 +190,9 @@ def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
         "prompts": stored.question_count,
         "graded": stored.scored_count,
         "errors": stored.error_count,
+        "failed": details.aggregates.overall.failed,
+        "over_abstentions": details.aggregates.overall.over_abstentions,
+        "unstable": details.aggregates.overall.unstable,
         "provenance": dict(stored.provenance),
         "label_digest": stored.label_digest,
         "benchmark_fingerprint": stored.benchmark_fingerprint,

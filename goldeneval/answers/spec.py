@@ -10,12 +10,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from goldeneval.answers.abstention import AbstentionRules
+from goldeneval.answers.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
+from goldeneval.answers.rubrics import RUBRICS
+from goldeneval.answers.workers import MAX_WORKERS
+from goldeneval.core.errors import InputError
 from goldeneval.core.spec import SpecBase
 
-__all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec"]
+__all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec", "check_phrases", "check_rubric"]
+
+
+def check_rubric(value: str | None) -> str | None:
+    """A rubric name of :mod:`goldeneval.answers.rubrics`, or None (the spec and the suite file)."""
+    if value is not None and value not in RUBRICS:
+        raise ValueError(f"unknown rubric {value!r} (known: {', '.join(sorted(RUBRICS))})")
+    return value
+
+
+def check_phrases(value: tuple[str, ...]) -> tuple[str, ...]:
+    """Abstention phrases that :class:`~goldeneval.answers.abstention.AbstentionRules` accepts
+    (empty: the defaults), for the spec and the suite file."""
+    if value:
+        try:
+            AbstentionRules(value)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+    return value
 
 
 class JudgeSpec(BaseModel):
@@ -26,6 +49,16 @@ class JudgeSpec(BaseModel):
     model_id: str = Field(min_length=1)
     options: dict[str, str] = Field(default_factory=dict)
     samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
+    rubric: str | None = Field(
+        default=None,
+        description="A versioned rubric of goldeneval.answers.rubrics (correctness, faithfulness, relevance); "
+        "the grader is then llm_judge:<rubric>.",
+    )
+
+    @field_validator("rubric")
+    @classmethod
+    def _known_rubric(cls, value: str | None) -> str | None:
+        return check_rubric(value)
 
 
 class GradingSpec(SpecBase):
@@ -37,6 +70,39 @@ class GradingSpec(SpecBase):
     grader: str = Field(default=DETERMINISTIC, min_length=1)
     judge: JudgeSpec | None = None
     pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
+    response_cache: bool = Field(
+        default=True,
+        description="Answer deterministic requests to an immutable model revision from the response cache "
+        "under cache_dir (never under metadata_only privacy); False: --no-cache.",
+    )
+    max_consecutive_failures: int = Field(
+        default=DEFAULT_MAX_CONSECUTIVE_FAILURES,
+        ge=0,
+        le=10_000,
+        description="Stop calling an endpoint (model or judge) after this many consecutive failures; 0: never.",
+    )
+    workers: int = Field(
+        default=1, ge=1, le=MAX_WORKERS, description="Prompts asked and graded at once (for served models)."
+    )
+    fail_on_unstable: bool = Field(
+        default=False,
+        description="An unstable judge verdict (samples straddling the pass threshold) is a grading error, so "
+        "the run is incomplete and the gate fails; False: its own status, not a pass.",
+    )
+    abstention_phrases: tuple[str, ...] = Field(
+        default=(),
+        description="Phrases that mark an answer as an abstention (replacing the default list of "
+        "goldeneval.answers.abstention); empty: the defaults.",
+    )
+
+    @field_validator("abstention_phrases")
+    @classmethod
+    def _usable_phrases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return check_phrases(value)
+
+    def abstention_rules(self) -> AbstentionRules:
+        """The abstention rule the graders apply (one place: both doors build it here)."""
+        return AbstentionRules(self.abstention_phrases) if self.abstention_phrases else AbstentionRules()
 
 
 class PromptRunSpec(GradingSpec):

@@ -7,7 +7,7 @@ judge reason or assertion message is written.
   a reference, tags; with ``full`` also the prompt, the system prompt and the reference.
 * ``model_responses`` — one row per prompt: status (``ok``/``error`` of the model call),
   latency, the error; with ``full`` also the answer.
-* ``prompt_gradings`` — one row per prompt: status, stage, passed, score, judge samples,
+* ``prompt_gradings`` — one row per prompt: status, stage, passed, outcome, score, judge samples,
   spread, unstable, assertions passed/total, and ``detail`` (the stored per-prompt record as
   JSON, already filtered by the privacy mode).  The run's identity rides along in the schema
   metadata, so :func:`run_from_gradings` rebuilds the run exactly.
@@ -109,6 +109,7 @@ def gradings_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Tabl
         "status": pa.array([r.status for r in results], pa.string()),
         "stage": pa.array([r.stage for r in results], pa.string()),
         "passed": pa.array([r.passed for r in results], pa.bool_()),
+        "outcome": pa.array([r.outcome for r in results], pa.string()),
         "score": pa.array([r.score for r in results], pa.float64()),
         "samples": pa.array([r.samples for r in results], pa.list_(pa.float64())),
         "spread": pa.array([r.spread for r in results], pa.float64()),

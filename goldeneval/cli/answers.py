@@ -9,20 +9,26 @@ command builds a run specification and calls :mod:`goldeneval.answers.pipeline` 
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import click
 
+from goldeneval.answers.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from goldeneval.answers.golden import prompt_set_json_schema
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
 from goldeneval.answers.models import known_models
-from goldeneval.answers.pipeline import PromptOutcome
+from goldeneval.answers.pipeline import PromptOutcome, default_series
 from goldeneval.answers.pipeline import run as run_prompts
-from goldeneval.answers.quality import EvaluationQualityScoreProvider, QualityAwareModelSelector
+from goldeneval.answers.quality import EvaluationQualityScoreProvider, QualityAwareModelSelector, quality_json
 from goldeneval.answers.registry import PromptSetRegistry
 from goldeneval.answers.report import prompt_outcome_json, render_prompt_outcome
+from goldeneval.answers.rubrics import RUBRICS
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli.app import (
     finite,
@@ -34,7 +40,7 @@ from goldeneval.cli.app import (
     sets_dir_option,
     store_option,
 )
-from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated
+from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated, workers_option
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import printable
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
@@ -46,14 +52,69 @@ from goldeneval.suite import load_storage
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 
 
-def _judge(judge_model: str | None, judge_options: tuple[str, ...], judge_samples: int) -> JudgeSpec | None:
+@dataclass(frozen=True)
+class GradingFlags:
+    """The model and grading options ``prompts`` and ``answers`` share, as the spec fields they
+    set (:class:`goldeneval.answers.spec.GradingSpec`): one declaration for both commands."""
+
+    model_id: str
+    model_options: dict[str, str]
+    grader: str
+    judge: JudgeSpec | None
+    pass_threshold: float
+    response_cache: bool
+    max_consecutive_failures: int
+    fail_on_unstable: bool
+    abstention_phrases: tuple[str, ...]
+
+    def default_series(self) -> str:
+        return default_series(self.model_id, self.model_options)
+
+    def spec_fields(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _grading_flags(
+    *,
+    model_id: str,
+    model_options: tuple[str, ...],
+    grader: str,
+    judge_model: str | None,
+    judge_options: tuple[str, ...],
+    judge_samples: int,
+    judge_rubric: str | None,
+    pass_threshold: float,
+    no_response_cache: bool,
+    max_consecutive_failures: int,
+    fail_on_unstable: bool,
+    abstention_phrases: tuple[str, ...],
+) -> GradingFlags:
+    judge: JudgeSpec | None = None
     if judge_model is None:
-        if judge_options:
-            raise click.BadParameter("--judge-option needs --judge-model", param_hint="--judge-option")
-        return None
-    return JudgeSpec(
-        model_id=judge_model, options=parse_options(judge_options, "--judge-option"), samples=judge_samples
+        for given, flag in ((judge_options, "--judge-option"), (judge_rubric, "--judge-rubric")):
+            if given:
+                raise click.BadParameter(f"{flag} needs --judge-model", param_hint=flag)
+    else:
+        judge = JudgeSpec(
+            model_id=judge_model,
+            options=parse_options(judge_options, "--judge-option"),
+            samples=judge_samples,
+            rubric=judge_rubric,
+        )
+    return GradingFlags(
+        model_id=model_id,
+        model_options=parse_options(model_options, "--model-option"),
+        grader=grader,
+        judge=judge,
+        pass_threshold=pass_threshold,
+        response_cache=not no_response_cache,
+        max_consecutive_failures=max_consecutive_failures,
+        fail_on_unstable=fail_on_unstable,
+        abstention_phrases=tuple(abstention_phrases),
     )
+
+
+_GRADING_PARAMETERS = tuple(inspect.signature(_grading_flags).parameters)
 
 
 PROMPT_RATES = RateFlags(
@@ -77,8 +138,9 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
             "--grader",
             default=DETERMINISTIC,
             show_default=True,
-            help="deterministic (assertions, no model call) or llm_judge (needs --judge-model). "
-            "An unknown id falls back to deterministic, with a notice.",
+            help="deterministic (assertions or SQuAD token F1, no model call), semantic (MiniLM similarity, the "
+            "dense extra), llm_judge or llm_judge:<rubric> (needs --judge-model), a registered goldeneval.graders "
+            "id or package.module:factory. An unknown plain id falls back to deterministic, with a notice.",
         ),
         click.option("--judge-model", default=None, help="The judge's model id, for --grader llm_judge."),
         click.option("--judge-option", "judge_options", multiple=True, help="Judge model option KEY=VALUE."),
@@ -98,21 +160,74 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
             show_default=True,
             help="Score at which a judged (or reference-graded) answer passes.",
         ),
+        click.option(
+            "--no-cache",
+            "no_response_cache",
+            is_flag=True,
+            default=False,
+            help="Call the model (and the judge) for every prompt; by default a deterministic request "
+            "(temperature 0) to a declared model revision is answered from the response cache under the "
+            "cache folder when it holds the answer.",
+        ),
+        click.option(
+            "--max-consecutive-failures",
+            type=click.IntRange(0, 10_000),
+            default=DEFAULT_MAX_CONSECUTIVE_FAILURES,
+            show_default=True,
+            help="Stop calling an endpoint (model or judge) after N consecutive failed calls; the prompts "
+            "left are errors saying why. 0: never stop.",
+        ),
+        click.option(
+            "--judge-rubric",
+            type=click.Choice(sorted(RUBRICS)),
+            default=None,
+            help="Judge with a versioned rubric instead of the default prompt: correctness (against the "
+            "reference or gist), faithfulness (every claim supported by the passages the model saw; answers), "
+            "relevance. The grader becomes llm_judge:<rubric>.",
+        ),
+        click.option(
+            "--fail-on-unstable",
+            is_flag=True,
+            default=False,
+            help="An unstable judge verdict (samples straddling --pass-threshold) is a grading error: the run "
+            "is incomplete and the gate fails. Default: its own status, not a pass.",
+        ),
+        click.option(
+            "--abstention-phrase",
+            "abstention_phrases",
+            multiple=True,
+            help="A phrase marking an answer as an abstention (repeatable; replaces the default list, see "
+            "docs/guide/answers.md); whole words after normalisation, in answers of at most 50 words.",
+        ),
     ]
+
+    @functools.wraps(command)
+    def with_grading(**kwargs: Any) -> None:
+        grading = _grading_flags(**{name: kwargs.pop(name) for name in _GRADING_PARAMETERS})
+        command(grading=grading, **kwargs)
+
+    wrapped: Callable[..., None] = with_grading
     for option in reversed(options):
-        command = option(command)
+        wrapped = option(wrapped)
     return run_options(
         PROMPT_RATES,
-        cache_help="Index cache of retrieval-augmented models.",
-        timeout_help="Per-call timeout in seconds (model and judge); a timed-out prompt is an error.",
+        cache_help="Index cache of retrieval-augmented models and the response cache of model calls.",
+        timeout_help="Per-call timeout in seconds (model, judge, and the grading of each answer); a timed-out "
+        "prompt is an error.",
         persisted="no prompt text, no answer text and no document id",
         owner="model",
-    )(command)
+    )(wrapped)
 
 
 @main.command()
 @click.option("--set", "set_ref", required=True, help="Golden prompt set id (goldeneval prompt-sets) or set file.")
-@click.option("--name", "series", default=None, callback=series_name, help="Series name (default: the model id).")
+@click.option(
+    "--name",
+    "series",
+    default=None,
+    callback=series_name,
+    help="Series name (default: the model id; a served model is openai:<its model option>).",
+)
 @click.option(
     "--corpus",
     "corpus_path",
@@ -127,24 +242,18 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of prompt set files to register (repeatable); also $GOLDENEVAL_PROMPT_SETS_PATH.",
 )
+@workers_option("Prompts asked and graded at once (for a served model that answers requests in parallel).")
 @_grading_options
 def prompts(
     set_ref: str,
     series: str | None,
     corpus_path: Path | None,
     sets_dirs: tuple[Path, ...],
-    model_id: str,
-    model_options: tuple[str, ...],
-    grader: str,
-    judge_model: str | None,
-    judge_options: tuple[str, ...],
-    judge_samples: int,
-    pass_threshold: float,
+    workers: int,
+    grading: GradingFlags,
     run: RunOptions,
 ) -> None:
     """Run a golden prompt set against a model, grade, print and store the run, report the verdict."""
-    parsed_model_options = parse_options(model_options, "--model-option")
-    judge = _judge(judge_model, judge_options, judge_samples)
     resolved_store = run.store
 
     def evaluate() -> PromptOutcome:
@@ -153,12 +262,9 @@ def prompts(
                 set_ref=set_ref,
                 sets_dirs=sets_dirs,
                 corpus=corpus_path,
-                model_id=model_id,
-                model_options=parsed_model_options,
-                series=series or model_id,
-                grader=grader,
-                judge=judge,
-                pass_threshold=pass_threshold,
+                series=series or grading.default_series(),
+                workers=workers,
+                **grading.spec_fields(),
                 **run.spec_fields(),
             )
         )
@@ -190,7 +296,8 @@ def prompts(
     "series",
     default=None,
     callback=series_name,
-    help="Series name of the answer run (default: <retriever id>+<model id>).",
+    help="Series name of the answer run (default: <retriever id>+<model id>; a served model is "
+    "openai:<its model option>).",
 )
 @click.option(
     "--corpus",
@@ -207,6 +314,7 @@ def prompts(
     help="How many of the retrieved distinct documents the model answers from.",
 )
 @sets_dir_option
+@workers_option("Questions retrieved, and prompts asked and graded, at once (for served systems).")
 @_grading_options
 def answers(
     set_ref: str,
@@ -217,20 +325,13 @@ def answers(
     corpus_path: Path | None,
     context_depth: int,
     sets_dirs: tuple[Path, ...],
-    model_id: str,
-    model_options: tuple[str, ...],
-    grader: str,
-    judge_model: str | None,
-    judge_options: tuple[str, ...],
-    judge_samples: int,
-    pass_threshold: float,
+    workers: int,
+    grading: GradingFlags,
     run: RunOptions,
 ) -> None:
     """Retrieve, answer from the top documents and grade against each question's answer_gist;
     store the retrieval run and the answer run beside it, split answer quality by retrieval hit."""
     parsed_options = parse_options(options)
-    parsed_model_options = parse_options(model_options, "--model-option")
-    judge = _judge(judge_model, judge_options, judge_samples)
     resolved_store = run.store
 
     def evaluate() -> AnswersOutcome:
@@ -246,6 +347,7 @@ def answers(
                 series=retriever_name or retriever_id,
                 cache_dir=run.cache,
                 timeout_s=run.timeout_s,
+                workers=workers,
                 privacy=mode,
                 baseline=baseline if baseline.kind != "run" else Baseline(),
             )
@@ -254,12 +356,9 @@ def answers(
             lambda: AnswerRunSpec(
                 retrieval=retrieval,
                 context_depth=context_depth,
-                model_id=model_id,
-                model_options=parsed_model_options,
-                series=series or f"{retriever_id}+{model_id}",
-                grader=grader,
-                judge=judge,
-                pass_threshold=pass_threshold,
+                series=series or f"{retriever_id}+{grading.default_series()}",
+                workers=workers,
+                **grading.spec_fields(),
                 cache_dir=run.cache,
                 timeout_s=run.timeout_s,
                 privacy=mode,
@@ -331,7 +430,7 @@ def quality(candidates: tuple[str, ...], store_path: StoreLocation | None, outpu
 
     order = run_guarded(ranked)
     if output_format == "json":
-        click.echo(json.dumps([{"model": model, "quality_score": score} for model, score in order], indent=2))
+        click.echo(json.dumps(quality_json(order), indent=2))
         return
     for rank, (model, score) in enumerate(order, start=1):
         click.echo(f"{rank}\t{printable(model)}\t{'no score' if score is None else f'{score:.3f}'}")

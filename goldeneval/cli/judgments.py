@@ -269,7 +269,10 @@ def to_set(
     merge: Literal["majority"] | None,
     no_answer_when_all_negative: bool,
 ) -> None:
-    """Write a golden set file whose expected documents are the ones judged relevant (grade >= 1)."""
+    """Write a golden set file whose expected documents are the ones judged relevant (grade >= 1).
+
+    The documents judged 0 are kept as each question's not_relevant documents, so every run of
+    the set reports judged@k (how much of what it returned was ever judged)."""
     if assessor is not None and merge is not None:
         raise click.UsageError("give either --assessor or --merge, not both")
 

@@ -11,7 +11,6 @@ for prompts); what they set is the same pair of thresholds.
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -32,10 +31,12 @@ from goldeneval.cli.app import (
 )
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import InputError, printable, validation_problem
+from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
 from goldeneval.core.regression import (
     DEFAULT_MAX_DROP,
+    MIN_JUDGED_DESCRIPTION,
     GateDecision,
     RegressionThresholds,
     RegressionVerdict,
@@ -43,8 +44,8 @@ from goldeneval.core.regression import (
 )
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from goldeneval.core.storage import CACHE
+from goldeneval.core.workers import MAX_WORKERS
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
-from goldeneval.retrieval.spec import MAX_WORKERS
 from goldeneval.store import StoreLocation
 from goldeneval.suite import SuiteStorage, load_storage
 
@@ -52,6 +53,7 @@ __all__ = [
     "RateFlags",
     "RunOptions",
     "chunk_separator_option",
+    "min_judged_option",
     "run_options",
     "timeout_option",
     "validated",
@@ -149,7 +151,10 @@ class RunOptions:
     ) -> None:
         """Print the outcome as text or JSON, then apply the gate: with ``--fail-on-regression``
         exit with its code; without, say on stderr why a run was not compared."""
-        click.echo(json.dumps(document(), indent=2) if self.output_format == "json" else text())
+        if self.output_format == "json":
+            write_json(document(), lambda chunk: click.echo(chunk, nl=False))
+        else:
+            click.echo(text())
         if self.fail_on_regression:
             sys.exit(int(GATE_EXIT_CODES[gate]))
         if not verdict.passes_gate and verdict.status is not VerdictStatus.REGRESSION:
@@ -176,6 +181,16 @@ def workers_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..
     """``--workers``: retrieval calls in flight at once."""
     return click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True, help=help_text)
 
+
+min_judged_option = click.option(
+    "--min-judged",
+    type=click.FloatRange(0, 1),
+    callback=finite,
+    default=None,
+    help=MIN_JUDGED_DESCRIPTION,
+)
+"""``--min-judged F``: the suite's ``thresholds.min_judged``, for the run commands whose sets can
+record judged negatives (retrieval)."""
 
 chunk_separator_option = click.option(
     "--chunk-separator",

@@ -20,6 +20,7 @@ from goldeneval.cli.options import (
     RateFlags,
     RunOptions,
     chunk_separator_option,
+    min_judged_option,
     run_options,
     validated,
     workers_option,
@@ -28,7 +29,7 @@ from goldeneval.core.errors import InputError, printable
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.golden import golden_set_json_schema
-from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
+from goldeneval.retrieval.metrics import AVERAGE_OVER, DEFAULT_AVERAGE_OVER, DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
 from goldeneval.retrieval.report import outcome_json, render_outcome
 from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
@@ -88,6 +89,7 @@ RETRIEVAL_RATES = RateFlags(
     show_default=True,
     help="A slice threshold applies only when both runs scored at least this many questions in it.",
 )
+@min_judged_option
 @sets_dir_option
 @chunk_separator_option
 @workers_option("Retrieval calls in flight at once, for retrievers that wait on a network service.")
@@ -120,6 +122,15 @@ RETRIEVAL_RATES = RateFlags(
     help="Grade from which a document counts as relevant for the binary metrics (trec_eval -l).",
 )
 @click.option(
+    "--average-over",
+    type=click.Choice(AVERAGE_OVER),
+    default=DEFAULT_AVERAGE_OVER,
+    show_default=True,
+    help="Questions each rank metric's mean is over: with-relevant (those with an expected document) or "
+    "all-judged (trec_eval's rule: every query of the qrels, one judged only with grade 0 counting 0). "
+    "Part of the benchmark: runs under different rules are never compared.",
+)
+@click.option(
     "--strict",
     is_flag=True,
     help="Fail (exit 3) instead of warning when expected document ids are not in the corpus.",
@@ -140,6 +151,7 @@ def retrieval(
     options: tuple[str, ...],
     slice_drops: tuple[str, ...],
     min_slice_questions: int,
+    min_judged: float | None,
     sets_dirs: tuple[Path, ...],
     chunk_separator: str,
     workers: int,
@@ -147,6 +159,7 @@ def retrieval(
     hit_k: str,
     metric_names: str,
     relevance_level: int,
+    average_over: str,
     strict: bool,
     run: RunOptions,
 ) -> None:
@@ -161,6 +174,7 @@ def retrieval(
         thresholds = run.thresholds(
             slice_max_drop={k: float(v) for k, v in parse_options(slice_drops, "--slice-drop").items()},
             min_slice_questions=min_slice_questions,
+            min_judged=min_judged,
         )
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
@@ -182,6 +196,7 @@ def retrieval(
                 hit_cutoffs=cutoffs,
                 metrics=metrics,
                 relevance_level=relevance_level,
+                average_over=average_over,
                 strict=strict,
                 **run.spec_fields(thresholds),
             )
@@ -198,7 +213,9 @@ def retrieval(
         outcome.verdict,
         outcome.gate,
         lambda: render_outcome(outcome.stored, outcome.verdict, resolved_store),
-        lambda: outcome_json(outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings),
+        lambda: outcome_json(
+            outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings, streamed=True
+        ),
     )
 
 
@@ -247,10 +264,10 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
 @click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
 @sets_dir_option
 def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path, ...]) -> None:
-    """Write a golden set as TREC qrels (qid 0 docid grade per expected document).
+    """Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).
 
-    The grade is 1 unless the set grades the document; a question with no expected document
-    has no line."""
+    The grade is 1 unless the set grades the document; a document the set records as not
+    relevant (not_relevant) has grade 0; a question with neither has no line."""
     count = run_guarded(
         lambda: write_lines(qrels_lines(resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)), out)
     )

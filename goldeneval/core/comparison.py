@@ -7,7 +7,9 @@ States against the chosen earlier run of the same series (set, series name, grad
 * ``baseline`` — the series has no earlier complete run: this is its first;
 * ``mismatch`` — the earlier run measured another benchmark (corpus, labels or protocol);
 * ``comparable`` — equal known benchmark fingerprints: a numeric verdict, with any variant
-  difference (model, chunking, pipeline, retriever) reported as the treatment that changed.
+  difference (model, chunking, pipeline, retriever) reported as the treatment that changed;
+  ``unknown`` instead, "labels incomplete for this run", when the thresholds set
+  ``min_judged`` and the candidate's judged@3 falls below it (or was not measured).
 
 Baselines: ``previous`` (the latest earlier complete run), ``best`` (the best earlier
 comparable run, by top-1 then top-3; the previous run when none is comparable), ``run:<id>``
@@ -26,6 +28,7 @@ history alone (``preceded`` unknown), the run measured first is the baseline.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from goldeneval.core.errors import InputError
@@ -34,7 +37,9 @@ from goldeneval.core.regression import (
     ComparisonState,
     RegressionThresholds,
     RegressionVerdict,
+    coverage_note,
     detect_regression,
+    labels_incomplete,
 )
 from goldeneval.store import Store, StoredRun
 
@@ -124,7 +129,9 @@ def resolve_pinned_baseline(
             f"not of set {set_id!r} and grader {grader!r}"
         )
     if not pinned.complete:
-        raise InputError(f"baseline run {pinned.id}: it is incomplete ({pinned.error_count} questions errored)")
+        raise InputError(
+            f"baseline run {pinned.id}: it is incomplete ({pinned.error_count} {pinned.details.unit} errored)"
+        )
     return pinned
 
 
@@ -163,7 +170,7 @@ def compare_with_history(
         return RegressionVerdict(
             ComparisonState.UNKNOWN,
             None,
-            f"this run is incomplete ({current.error_count} of {current.question_count} questions "
+            f"this run is incomplete ({current.error_count} of {current.question_count} {current.details.unit} "
             "errored); incomplete runs get no numeric verdict",
         )
     if current.benchmark_fingerprint is None:
@@ -195,7 +202,7 @@ def compare_with_history(
             earlier.id,
             f"benchmark differs from {who}: {_benchmark_difference(current, earlier)}; no numeric verdict",
         )
-    return detect_regression(
+    verdict = detect_regression(
         current,
         earlier,
         thresholds,
@@ -204,3 +211,26 @@ def compare_with_history(
         treatment_change=treatment_change(current, earlier),
         seed=seed,
     )
+    return _with_coverage(verdict, current, earlier, thresholds)
+
+
+def _with_coverage(
+    verdict: RegressionVerdict, current: StoredRun, earlier: StoredRun, thresholds: RegressionThresholds
+) -> RegressionVerdict:
+    """The verdict with what label coverage says: the note where the runs measured it, and no
+    numeric verdict (``unknown``) where ``min_judged`` is set and the candidate falls short."""
+    # the current run's details are read already; the earlier run's only where coverage was measured
+    top3 = [p for p in verdict.paired if p.rate == current.details.rate_names.get("mean_score")]
+    newly_failing = top3[0].newly_failing if top3 else ()
+    note = coverage_note(current, earlier, newly_failing)
+    if thresholds.min_judged is not None:
+        reason = labels_incomplete(current, thresholds.min_judged, note)
+        if reason is not None:
+            return RegressionVerdict(
+                ComparisonState.UNKNOWN,
+                earlier.id,
+                reason,
+                treatment_change=verdict.treatment_change,
+                coverage=note,
+            )
+    return verdict if note is None else dataclasses.replace(verdict, coverage=note)

@@ -70,6 +70,11 @@ class RunDetails(Protocol):
         """What the stored ``pass_rate`` and ``mean_score`` mean for this kind, for messages."""
         ...
 
+    @property
+    def unit(self) -> str:
+        """What the run asked, plural, for messages: ``questions`` or ``prompts``."""
+        ...
+
     def paired_outcomes(self, rate: str) -> Verdicts | None:
         """Per scored question, the binary outcome behind ``rate``; None when the rate is not
         a share of binary outcomes (a mean score), so no paired test applies."""

@@ -6,6 +6,13 @@ McNemar test also calls the change significant.  Per-form and per-hard-class sli
 carry thresholds of their own, counted only when both runs scored at least
 ``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
 caught.  Which earlier run is comparable at all is :mod:`goldeneval.core.comparison`'s job.
+
+Labels built from one system's results are biased against the next: a run whose top-3 holds
+documents nobody judged can look like a regression when it is not.  A kind whose details
+know how much of each ranking was judged (:class:`LabelCoverage`: retrieval runs of a set
+with judged negatives) gets a :class:`CoverageNote` on its verdict, and with
+``min_judged`` a comparison whose candidate falls below it gets no numeric verdict
+(:func:`labels_incomplete`).
 """
 
 from __future__ import annotations
@@ -13,22 +20,30 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol, runtime_checkable
 
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.records import SliceRates, StoredRun
 from goldeneval.core.stats import PairedComparison, paired_comparison
 
 __all__ = [
+    "COVERAGE_CUTOFF",
     "DEFAULT_MAX_DROP",
     "DEFAULT_THRESHOLDS",
+    "LABELS_INCOMPLETE",
+    "MIN_JUDGED_DESCRIPTION",
     "ComparisonState",
+    "CoverageNote",
     "GateDecision",
+    "LabelCoverage",
     "RateChange",
     "RegressionThresholds",
     "RegressionVerdict",
     "VerdictStatus",
     "check_slice_key",
+    "coverage_note",
     "detect_regression",
+    "labels_incomplete",
 ]
 
 DEFAULT_MAX_DROP = 0.1
@@ -69,12 +84,17 @@ class RegressionThresholds:
     slice_max_drop: Mapping[str, float] = field(default_factory=dict)
     """Per slice ``"form:GAP"``, ``"hard_class:boilerplate"``, or ``"*"`` for every slice."""
     min_slice_questions: int = DEFAULT_MIN_SLICE_QUESTIONS
+    min_judged: float | None = None
+    """When set, a comparison whose candidate's judged@3 is below it (or was not measured)
+    has no numeric verdict: state ``unknown``, "labels incomplete for this run"."""
 
     def __post_init__(self) -> None:
         _check_fraction("max_pass_rate_drop", self.max_pass_rate_drop)
         _check_fraction("max_mean_score_drop", self.max_mean_score_drop)
         if self.max_p is not None:
             _check_fraction("max_p", self.max_p)
+        if self.min_judged is not None:
+            _check_fraction("min_judged", self.min_judged)
         for key, value in self.slice_max_drop.items():
             check_slice_key(key)
             _check_fraction(f"slice threshold {key!r}", value)
@@ -179,6 +199,90 @@ class RateChange:
         }
 
 
+COVERAGE_CUTOFF = 3
+"""The judged share a verdict reads: judged@3, what the gated top-3 looked at."""
+MIN_JUDGED_DESCRIPTION = (
+    "Least judged@3 (share of the top-3 documents that carry a judgment; sets with judged negatives) "
+    "a comparison needs: below it, or not measured, the verdict is unknown (labels incomplete for this run)."
+)
+"""What ``min_judged`` means, in the words of the CLI flag and the suite field alike."""
+MAX_LISTED_QUESTIONS = 20
+"""Newly failing questions whose unjudged documents the text lists (the JSON lists all)."""
+LABELS_INCOMPLETE = "labels incomplete for this run"
+"""The reason's start when ``min_judged`` refuses a numeric verdict."""
+
+
+@runtime_checkable
+class LabelCoverage(Protocol):
+    """Details that know how much of each ranking carries a judgment (retrieval runs of a
+    set with judged negatives); a kind whose details lack these methods has no coverage."""
+
+    def judged_share(self, k: int = COVERAGE_CUTOFF) -> float | None:
+        """judged@k of the run; None when it was not measured."""
+        ...
+
+    def unjudged_top(self) -> Mapping[str, Sequence[str]] | None:
+        """Per question, its top-3 documents that carry no judgment; None when the documents
+        were withheld (``metadata_only``) or coverage was not measured."""
+        ...
+
+    def unjudged_counts(self) -> Mapping[str, int] | None:
+        """Per question, how many of its top-3 documents carry no judgment (no ids)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CoverageNote:
+    """What a verdict says about label coverage: judged@3 of both runs, how many questions'
+    top-3 hold unjudged documents the earlier run's did not, and those documents for the
+    newly failing questions (empty when the documents were withheld)."""
+
+    candidate: float | None
+    baseline: float | None
+    newly_unjudged: int
+    """Questions whose top-3 hold more unjudged documents than the earlier run's did."""
+    failing_unjudged: Mapping[str, tuple[str, ...]]
+    """Newly failing (top-3) questions -> the candidate's unjudged top-3 documents."""
+    retriever: str
+    run_id: str
+    """The candidate run (``goldeneval pool --run`` pools exactly what it returned)."""
+
+    @property
+    def hint(self) -> str:
+        return (
+            f"pool the new retriever and judge what it found: goldeneval pool --set SET_FILE --retriever "
+            f"{self.retriever} (or --run {self.run_id}) --depth 3 --out JUDGMENTS.jsonl, then goldeneval judge "
+            "and goldeneval judgments to-set"
+        )
+
+    def lines(self) -> list[str]:
+        def share(value: float | None) -> str:
+            return "not measured" if value is None else f"{value:.3f}"
+
+        lines = [f"  judged@3: {share(self.baseline)} -> {share(self.candidate)} (label coverage of the top-3)"]
+        if self.newly_unjudged:
+            lines.append(
+                f"    {self.newly_unjudged} questions' top-3 hold documents nobody judged that the earlier run's "
+                f"did not; {self.hint}"
+            )
+        failing = list(self.failing_unjudged.items())
+        for question, documents in failing[:MAX_LISTED_QUESTIONS]:
+            lines.append(f"    newly failing {question}: unjudged {', '.join(documents)}")
+        if len(failing) > MAX_LISTED_QUESTIONS:
+            more = len(failing) - MAX_LISTED_QUESTIONS
+            lines.append(f"    ... and {more} more newly failing questions (see the JSON)")
+        return lines
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "judged_at_3": self.candidate,
+            "baseline_judged_at_3": self.baseline,
+            "newly_unjudged_questions": self.newly_unjudged,
+            "newly_failing_unjudged": {q: list(d) for q, d in self.failing_unjudged.items()},
+            "hint": self.hint if self.newly_unjudged else None,
+        }
+
+
 @dataclass(frozen=True)
 class RegressionVerdict:
     state: ComparisonState
@@ -190,6 +294,8 @@ class RegressionVerdict:
     paired: tuple[PairedComparison, ...] = ()
     treatment_change: str | None = None
     """For a comparable pair: how the variant (model, chunking, pipeline) differs."""
+    coverage: CoverageNote | None = None
+    """For a pair whose runs measured label coverage (judged@3): what it says."""
 
     @property
     def status(self) -> VerdictStatus:
@@ -226,6 +332,8 @@ class RegressionVerdict:
             "changes": [c.to_dict() for c in self.changes],
             "slice_changes": [c.to_dict() for c in self.slice_changes],
             "paired": [p.to_dict() for p in self.paired],
+            # only where coverage was measured: every other verdict's document is as it was
+            **({} if self.coverage is None else {"label_coverage": self.coverage.to_dict()}),
         }
 
 
@@ -297,4 +405,53 @@ def detect_regression(
         slice_changes=tuple(slices),
         paired=tuple(paired),
         treatment_change=treatment_change,
+    )
+
+
+def coverage_note(current: StoredRun, previous: StoredRun, newly_failing: Sequence[str]) -> CoverageNote | None:
+    """The label coverage of a pair, when the current run measured it (None otherwise).
+
+    A question counts as newly unjudged when its top-3 hold an unjudged document the earlier
+    run's top-3 did not (by id where both runs kept their documents, else by count).  The
+    unjudged documents of the newly failing questions are listed only from a run that kept
+    its documents: never from ``metadata_only``."""
+    details = current.details
+    if not isinstance(details, LabelCoverage) or details.judged_share() is None:
+        return None
+    earlier = previous.details if previous.details_json is not None else None
+    before = earlier.judged_share() if isinstance(earlier, LabelCoverage) else None
+    now_ids = details.unjudged_top()
+    then_ids = earlier.unjudged_top() if isinstance(earlier, LabelCoverage) else None
+    if now_ids is not None and then_ids is not None and current.privacy != "metadata_only":
+        newly = sum(1 for q, docs in now_ids.items() if set(docs) - set(then_ids.get(q, ())))
+    else:
+        now_counts: Mapping[str, int] = details.unjudged_counts() or {}
+        then_counts: Mapping[str, int] = (
+            earlier.unjudged_counts() if isinstance(earlier, LabelCoverage) else None
+        ) or {}
+        newly = sum(1 for q, n in now_counts.items() if n > then_counts.get(q, 0))
+    listed: dict[str, tuple[str, ...]] = {}
+    if now_ids is not None and current.privacy != "metadata_only":
+        listed = {q: tuple(now_ids[q]) for q in newly_failing if now_ids.get(q)}
+    return CoverageNote(
+        details.judged_share(), before, newly, listed, current.retriever_id or current.model, current.id
+    )
+
+
+def labels_incomplete(current: StoredRun, min_judged: float, note: CoverageNote | None) -> str | None:
+    """The reason a comparison has no numeric verdict under ``min_judged``, or None when the
+    candidate's judged@3 reaches it.  Not measured counts as below: the labels cannot say."""
+    share = note.candidate if note is not None else None
+    if share is None:
+        return (
+            f"{LABELS_INCOMPLETE}: judged@3 was not measured (set {current.set_id!r} records no judged "
+            f"negatives: build it with goldeneval judgments to-set), and min_judged {min_judged:g} needs it; "
+            "no numeric verdict"
+        )
+    if share + _EPSILON >= min_judged:
+        return None
+    assert note is not None  # a measured share comes from a note
+    return (
+        f"{LABELS_INCOMPLETE}: judged@3 {share:.3f} is below min_judged {min_judged:g} "
+        f"(its top-3 hold documents nobody judged; {note.hint}); no numeric verdict"
     )

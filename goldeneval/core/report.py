@@ -26,4 +26,6 @@ def verdict_lines(verdict: RegressionVerdict) -> list[str]:
         if paired.newly_passing:
             lines.append(f"    newly passing: {', '.join(paired.newly_passing)}")
     lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
+    if verdict.coverage is not None:
+        lines += verdict.coverage.lines()
     return lines

@@ -2,7 +2,9 @@
 
 Each question of the original set keeps its text, form, hard class and answer gist; its
 ``expected`` documents are the pairs judged relevant (grade >= 1), with their grades in
-``grades`` (grade 1 is the default and is not written).  Whose grades count:
+``grades`` (grade 1 is the default and is not written), and the pairs judged 0 are its
+``not_relevant`` documents, so that every run of the set can say how much of what it
+returned was judged (judged@k).  Whose grades count:
 
 * ``assessor``: that assessor's judgments only;
 * ``merge="majority"``: every assessor's latest grade of a pair; the pair's grade is the most
@@ -138,6 +140,9 @@ def _question(
     graded_above_one = {d: g for d, g in sorted(relevant.items()) if g != 1}
     if graded_above_one:
         entry["grades"] = graded_above_one
+    negatives = sorted(d for d, g in graded.items() if g < 1)
+    if negatives:
+        entry["not_relevant"] = negatives
     if question.hard_class is not None:
         entry["hard_class"] = question.hard_class
     if question.answer_gist is not None:

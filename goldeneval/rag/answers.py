@@ -7,9 +7,13 @@ A golden question set runs through a retriever and a model (``goldeneval answers
 2. each question is answered by the model from the top ``context_depth`` distinct
    documents the retriever returned (chat models get them rendered into the prompt,
    ``goldeneval.extractive`` reads them directly);
-3. each answer is graded against the question's ``answer_gist`` — deterministic: 1 when the
-   answer contains the gist, else the token F1 of their content terms, passing at 0.5; or
-   the opt-in judge;
+3. each answer is graded against the question's ``answer_gist`` — deterministic: SQuAD's
+   token F1 on normalised tokens, passing at 0.5 (containing the gist is a signal in the
+   reason, not a score); or the opt-in judge, which is handed the passages the model saw
+   (a context-aware rubric such as ``faithfulness`` judges against them).  A question whose
+   set says no document answers it (an empty ``expected``, ADR-072) is answered correctly by
+   an abstention; an abstention on any other question is an ``over_abstention``
+   (:func:`goldeneval.answers.graders.grade_abstention`);
 4. the answer run is stored beside the retrieval run (its id in the details) and judged in
    its own series.  Its benchmark fingerprint is the retrieval benchmark's parts — corpus
    revision, labels (with the gists: the label digest ignores them) and protocol — plus the
@@ -31,10 +35,10 @@ from pathlib import Path
 
 from pydantic import Field
 
-from goldeneval.answers.evaluation import EvaluationService, Progress, PromptRun, Task
-from goldeneval.answers.graders import LLM_JUDGE, GraderChoice, GradingItem
+from goldeneval.answers.evaluation import Progress, PromptRun, Task
+from goldeneval.answers.graders import GraderChoice, GradingItem, is_judge
 from goldeneval.answers.models import ChatMessage, ChatRequest
-from goldeneval.answers.pipeline import PromptOutcome, build_spec_model, grading_choice
+from goldeneval.answers.pipeline import PromptOutcome, ask_and_grade, build_spec_model, grading_choice, run_call_notices
 from goldeneval.answers.spec import GradingSpec
 from goldeneval.core import door
 from goldeneval.core.corpus import Corpus, Document
@@ -106,8 +110,13 @@ def _combined_provenance(retrieval: Provenance, model: Provenance) -> Provenance
     )
 
 
-def _render(question: str, context: tuple[Document, ...]) -> tuple[ChatMessage, ...]:
-    blocks = [f"[{n}] {doc.title or doc.id}\n{doc.text[:MAX_CONTEXT_CHARS]}" for n, doc in enumerate(context, start=1)]
+def _passages(context: tuple[Document, ...]) -> tuple[str, ...]:
+    """Each context document as the model is shown it (and a context-aware judge after it)."""
+    return tuple(f"{doc.title or doc.id}\n{doc.text[:MAX_CONTEXT_CHARS]}" for doc in context)
+
+
+def _render(question: str, passages: tuple[str, ...]) -> tuple[ChatMessage, ...]:
+    blocks = [f"[{n}] {text}" for n, text in enumerate(passages, start=1)]
     user = "Context:\n\n" + ("\n\n".join(blocks) if blocks else "(no documents found)") + f"\n\nQuestion: {question}"
     return (ChatMessage("system", ANSWER_SYSTEM), ChatMessage("user", user))
 
@@ -124,10 +133,18 @@ def _tasks(
         result = by_id[question.id]
         context_ids = result.documents[:depth] if result.scored else ()
         context = tuple(documents[d] for d in context_ids if d in documents)
+        passages = _passages(context)
         tasks.append(
             Task(
-                request=ChatRequest(messages=_render(question.text, context), question=question.text, context=context),
-                item=GradingItem(question.id, question.text, (), question.answer_gist),
+                request=ChatRequest(messages=_render(question.text, passages), question=question.text, context=context),
+                item=GradingItem(
+                    question.id,
+                    question.text,
+                    (),
+                    question.answer_gist,
+                    answerable=bool(question.expected),
+                    context=passages,
+                ),
                 form=question.form.value,
                 hard_class=question.hard_class,
                 retrieval_hit=result.top3_hit if result.scored else None,
@@ -156,11 +173,11 @@ def evaluate_answers(
         raise InputError(f"set {golden_set.id!r}: no question has an answer_gist, so no answer can be graded")
     grader = choice.grader
     started_at = datetime.now(UTC)
-    results = EvaluationService(model, grader, spec.timeout_s).run(tasks, progress)
+    results, workers_notice = ask_and_grade(spec, model, grader, tasks, progress)
     labels = answer_label_digest(golden_set, retrieval.label_digest or "")
     protocol = f"{SCORING_PROTOCOL_REVISION}+{ANSWER_PROTOCOL_REVISION}(depth={spec.context_depth})[{grader.identity}]"
     provenance = _combined_provenance(retrieval.provenance, model_provenance)
-    notices = [choice.notice] if choice.notice else []
+    notices = [n for n in (choice.notice, workers_notice) if n]
     skipped = len(golden_set.questions) - len(tasks)
     if skipped:
         notices.append(f"{skipped} question(s) of set {golden_set.id!r} have no answer_gist and were not graded")
@@ -179,11 +196,11 @@ def evaluate_answers(
         benchmark_fingerprint=benchmark_fingerprint(provenance.corpus_revision, labels, protocol),
         provenance=provenance,
         requested_grader=choice.requested if choice.notice else None,
-        judge_samples=spec.judge.samples if grader.id == LLM_JUDGE and spec.judge is not None else None,
+        judge_samples=spec.judge.samples if is_judge(grader.id) and spec.judge is not None else None,
         retriever_id=spec.retrieval.retriever_id,
         retrieval_run_id=retrieval_run_id,
         retrieval_benchmark_fingerprint=retrieval.benchmark_fingerprint,
-        notices=tuple(notices),
+        notices=(*notices, *run_call_notices(model, grader)),
     )
 
 

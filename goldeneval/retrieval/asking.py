@@ -24,7 +24,7 @@ may do lives here:
 * **Workers.** ``workers`` calls (single or batch) are in flight at once, for retrievers that
   wait on the network; the answers come back in question order whatever order they finish in.
   A retriever is assumed thread-safe unless it says ``thread_safe = False``
-  (:func:`usable_workers`).
+  (:func:`goldeneval.core.workers.usable_workers`).
 
 Without a timeout and with one worker every call runs inline on the caller's thread: no
 thread hand-off, so a fast in-memory retriever pays nothing for the machinery above.  With a
@@ -47,6 +47,7 @@ from typing import Any, cast
 
 from goldeneval.core.collector import plugin_collections
 from goldeneval.core.errors import one_line
+from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval.retrievers.base import Retriever
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "ask_all",
     "batch_method",
     "checked_ids",
-    "usable_workers",
 ]
 
 DEFAULT_BATCH_SIZE = 32
@@ -110,20 +110,6 @@ def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[st
             if not isinstance(item, str):
                 raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}") from None
     return ids
-
-
-def usable_workers(retriever: Retriever, workers: int) -> tuple[int, str | None]:
-    """How many calls may be in flight at once, and the warning when fewer than asked.
-
-    A retriever that declares ``thread_safe = False`` (a client bound to one connection, a
-    model with per-call state) is asked one question at a time whatever ``--workers`` says:
-    asked concurrently it would not fail, it would silently return other questions' rankings."""
-    if workers > 1 and getattr(retriever, "thread_safe", True) is False:
-        return 1, (
-            f"--workers {workers} ignored: the retriever declares thread_safe = False, so its questions "
-            "are asked one at a time"
-        )
-    return workers, None
 
 
 def describe(exc: BaseException) -> str:
@@ -355,7 +341,7 @@ def ask_all(
     """
     if workers < 1:
         raise ValueError(f"workers must be 1 or more (found {workers})")
-    workers, _ = usable_workers(retriever, workers)
+    workers, _ = usable_workers(workers, "questions", retriever=retriever)
     n = len(texts)
     per_question = [limits] * n if isinstance(limits, int) else list(limits)
     budgets: list[float | None] = [timeout_s] * n if budgets_s is None else list(budgets_s)

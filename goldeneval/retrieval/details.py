@@ -23,12 +23,18 @@ Format versions:
   dictionary-coded (:class:`DocumentColumns`).  A 100,000-question run with 100 documents a
   question is written and read without a Python object per question or per document.
   :meth:`RetrievalDetails.question_rows` gives the records of any format.
+* 5 — format 4 and judged@k, written only for a run of a set that records judged negatives
+  (every other run is still written as format 4): ``judged`` (:class:`JudgedDetail`, the
+  means overall and by form) and per question ``judged_at`` (the shares) and
+  ``unjudged_ranks`` (which of the top-3 documents carry no judgment: ranks, never ids).
+  Any format may also hold ``average_over: all-judged`` (trec_eval's averaging); the
+  default is absent, so a run that does not ask for it is stored as before.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cached_property
 from typing import Annotated, Any, Literal, Self
 
@@ -49,6 +55,7 @@ from goldeneval.core.errors import StoreError
 from goldeneval.core.kinds import UNKEYED_KIND, DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
 from goldeneval.core.records import StoredRun
+from goldeneval.core.regression import COVERAGE_CUTOFF
 from goldeneval.core.stats import Verdicts
 
 __all__ = [
@@ -57,6 +64,7 @@ __all__ = [
     "RETRIEVAL_DETAILS",
     "AggregatesDetail",
     "DocumentColumns",
+    "JudgedDetail",
     "QuestionColumns",
     "QuestionDetail",
     "RateDetail",
@@ -67,12 +75,23 @@ __all__ = [
     "retrieval_details",
 ]
 
-DETAILS_FORMAT_VERSION = 4
+DETAILS_FORMAT_VERSION = 5
+COVERAGE_FORMAT_VERSION = 5
+"""The first format that may hold judged@k; runs without it are written as format 4."""
 RATE_NAMES: Mapping[str, str] = {"pass_rate": "top-1 hit rate", "mean_score": "top-3 hit rate"}
 """What the stored rates of a retrieval run mean (ADR-072's mapping onto the store)."""
 _HIT_COLUMNS: dict[str, Literal["top1_hit", "top3_hit"]] = {"pass_rate": "top1_hit", "mean_score": "top3_hit"}
 COLUMNAR_FORMAT_VERSION = 4
 """The first format whose ``questions`` are columns."""
+JUDGED_CUTOFF = COVERAGE_CUTOFF
+"""The cutoff of the judged share the verdict and ``--min-judged`` read: the top-3 the gate looks at
+(declared once, in :mod:`goldeneval.core.regression`)."""
+
+
+def _absent(value: object) -> bool:
+    """An optional field that is absent (None) is left out of the stored JSON, so details
+    without it are exactly what they were before it existed."""
+    return value is None
 
 
 class _Record(BaseModel):
@@ -97,6 +116,10 @@ class QuestionDetail(_Record):
     status: Literal["ok", "error"]
     error: str | None
     metrics: dict[str, float]
+    judged_at: dict[str, float] | None = Field(default=None, exclude_if=_absent)
+    """judged@k where defined (format 5, sets with judged negatives only)."""
+    unjudged_ranks: list[int] | None = Field(default=None, exclude_if=_absent)
+    """Ranks of the top-3 documents that carry no judgment (format 5)."""
 
     @property
     def scored(self) -> bool:
@@ -211,6 +234,13 @@ class QuestionColumns(_Record):
     metrics: dict[str, list[float | None]]
     documents: DocumentColumns | None = Field(default=None, exclude_if=withheld)
     """None in ``metadata_only``."""
+    judged_at: dict[str, list[float | None]] | None = Field(default=None, exclude_if=_absent)
+    """Format 5: judged@k per question, None where undefined (no judgment, an empty ranking,
+    an error); absent for a set without judged negatives."""
+    unjudged_ranks: list[list[int]] | None = Field(default=None, exclude_if=_absent)
+    """Format 5: per question, the ranks among its top-3 documents that carry no judgment.
+    Ranks, not ids, so it is kept in ``metadata_only`` too; the ids are the documents at
+    those ranks, where the documents are kept."""
 
     @model_validator(mode="after")
     def _one_entry_per_question(self) -> Self:
@@ -226,6 +256,9 @@ class QuestionColumns(_Record):
             "error": self.error,
         }
         columns.update({f"metrics.{name}": values for name, values in self.metrics.items()})
+        columns.update({f"judged_at.{name}": values for name, values in (self.judged_at or {}).items()})
+        if self.unjudged_ranks is not None:
+            columns["unjudged_ranks"] = self.unjudged_ranks
         for name, values in columns.items():
             if len(values) != count:
                 raise ValueError(f"{name}: {len(values)} entries for {count} questions")
@@ -293,6 +326,8 @@ class QuestionColumns(_Record):
         documents = self.document_lists()
         names = list(self.metrics)
         metric_rows = zip(*(self.metrics[name] for name in names), strict=True) if names else ([] for _ in self.id)
+        shares = self.judged_at
+        unjudged = self.unjudged_ranks
         return [
             QuestionDetail.model_construct(
                 id=self.id[i],
@@ -306,9 +341,40 @@ class QuestionColumns(_Record):
                 status=self.status[i],
                 error=self.error[i],
                 metrics={name: value for name, value in zip(names, values, strict=True) if value is not None},
+                judged_at=None
+                if shares is None
+                else {name: share for name, share in ((n, c[i]) for n, c in shares.items()) if share is not None},
+                unjudged_ranks=None if unjudged is None else unjudged[i],
             )
             for i, values in enumerate(metric_rows)
         ]
+
+    def json_rows(self) -> Iterator[dict[str, Any]]:
+        """Each question as :meth:`QuestionDetail.to_json` gives it, one at a time and without
+        a record object (``--format json`` streams these: :mod:`goldeneval.core.json_stream`)."""
+        documents = self.document_lists()
+        names = list(self.metrics)
+        metric_columns = [self.metrics[name] for name in names]
+        shares = self.judged_at
+        unjudged = self.unjudged_ranks
+        for i, question_id in enumerate(self.id):
+            row: dict[str, Any] = {"id": question_id, "form": self.form[i], "hard_class": self.hard_class[i]}
+            if documents is not None and documents[i] is not None:
+                row["documents"] = documents[i]
+            row["depth"] = self.depth[i]
+            row["top1_hit"] = self.top1_hit[i]
+            row["top3_hit"] = self.top3_hit[i]
+            row["latency_ms"] = self.latency_ms[i]
+            row["status"] = self.status[i]
+            row["error"] = self.error[i]
+            row["metrics"] = {
+                name: column[i] for name, column in zip(names, metric_columns, strict=True) if column[i] is not None
+            }
+            if shares is not None:
+                row["judged_at"] = {name: column[i] for name, column in shares.items() if column[i] is not None}
+            if unjudged is not None:
+                row["unjudged_ranks"] = unjudged[i]
+            yield row
 
     @classmethod
     def from_rows(cls, rows: list[QuestionDetail]) -> QuestionColumns:
@@ -331,6 +397,10 @@ class QuestionColumns(_Record):
             error=[row.error for row in rows],
             metrics={name: [row.metrics.get(name) for row in rows] for name in names},
             documents=documents,
+            judged_at=_judged_columns(rows),
+            unjudged_ranks=None
+            if all(row.unjudged_ranks is None for row in rows)
+            else [row.unjudged_ranks or [] for row in rows],
         )
         # Before format 3 the depth was not stored: each record's documents say how many it has.
         made._counts = np.fromiter((len(row.documents or ()) for row in rows), dtype=np.int64, count=len(rows))
@@ -341,6 +411,25 @@ class QuestionColumns(_Record):
         return self.model_copy(
             update={"documents": None, "error": [None if e is None else content_free_error(e) for e in self.error]}
         )
+
+
+def _judged_columns(rows: list[QuestionDetail]) -> dict[str, list[float | None]] | None:
+    if all(row.judged_at is None for row in rows):
+        return None
+    names = list(dict.fromkeys(name for row in rows for name in row.judged_at or {}))
+    return {name: [(row.judged_at or {}).get(name) for row in rows] for name in names}
+
+
+class JudgedDetail(_Record):
+    """judged@k of a run (format 5): ir_measures' Judged@k, the share of the first k distinct
+    documents that carry a judgment (relevant or judged not relevant), averaged over the
+    scored questions where it is defined."""
+
+    cutoffs: list[int]
+    measured: int = Field(ge=0)
+    """Questions the overall means are taken over (a judgment and a non-empty ranking)."""
+    overall: dict[str, float | None]
+    by_form: dict[str, dict[str, float | None]]
 
 
 class RateDetail(_Record):
@@ -388,6 +477,11 @@ class RetrievalDetails(_Record):
     """The Dagster run whose Parquet tables this run was built from (retention deletes them)."""
     corpus_revision: str | None = Field(default=None, exclude=True)
     """Format 1 only (schema-1 stores); the provenance column holds it.  Read, never written."""
+    judged: JudgedDetail | None = Field(default=None, exclude_if=_absent)
+    """Format 5: judged@k overall and by form; None for a set without judged negatives."""
+    average_over: Literal["all-judged"] | None = Field(default=None, exclude_if=_absent)
+    """``all-judged`` when the metrics' means follow trec_eval (every query of the qrels, the
+    set's ``unjudged`` counting 0); absent for the default (``with-relevant``)."""
 
     @model_validator(mode="after")
     def _questions_in_the_format_shape(self) -> Self:
@@ -395,6 +489,12 @@ class RetrievalDetails(_Record):
         if columnar != (self.format_version >= COLUMNAR_FORMAT_VERSION):
             shape = "columns" if columnar else "a list of records"
             raise ValueError(f"questions: format {self.format_version} does not hold {shape}")
+        holds_coverage = self.judged is not None or (
+            isinstance(self.questions, QuestionColumns)
+            and (self.questions.judged_at is not None or self.questions.unjudged_ranks is not None)
+        )
+        if holds_coverage and self.format_version < COVERAGE_FORMAT_VERSION:
+            raise ValueError(f"judged: format {self.format_version} holds no judged@k")
         if isinstance(self.questions, QuestionColumns) and self.measurement_depth is not None:
             deepest = max((d for d in self.questions.depth if d is not None), default=0)
             if deepest > self.measurement_depth:
@@ -410,6 +510,41 @@ class RetrievalDetails(_Record):
             return self.questions
         return QuestionColumns.from_rows(self.questions)
 
+    def judged_share(self, k: int = JUDGED_CUTOFF) -> float | None:
+        """The run's judged@k (mean over the questions where it is defined); None when the
+        run did not measure it (a set without judged negatives, a run stored before)."""
+        return None if self.judged is None else self.judged.overall.get(f"judged@{k}")
+
+    def unjudged_top(self) -> dict[str, list[str]] | None:
+        """Per scored question, the top-3 documents that carry no judgment (only questions that
+        have some); None where it cannot be said: the run measured no judged@k, or its
+        documents were withheld (``metadata_only``), so no id is ever read from such a run."""
+        columns = self.columns
+        if columns.unjudged_ranks is None:
+            return None
+        tops = columns.top_documents(JUDGED_CUTOFF)
+        if tops is None:
+            return None
+        return {
+            question_id: [top[rank - 1] for rank in ranks if rank <= len(top)]
+            for question_id, ranks, top in zip(columns.id, columns.unjudged_ranks, tops, strict=True)
+            if ranks
+        }
+
+    def unjudged_counts(self) -> dict[str, int] | None:
+        """Per scored question, how many of its top-3 documents carry no judgment (no ids:
+        readable in every privacy mode); None when the run measured no judged@k."""
+        columns = self.columns
+        if columns.unjudged_ranks is None:
+            return None
+        return {question_id: len(ranks) for question_id, ranks in zip(columns.id, columns.unjudged_ranks, strict=True)}
+
+    def question_json(self) -> Iterator[dict[str, Any]]:
+        """The questions as ``--format json`` lists them, one at a time, whatever the format."""
+        if isinstance(self.questions, QuestionColumns):
+            return self.questions.json_rows()
+        return (question.to_json() for question in self.questions)
+
     def question_rows(self) -> list[QuestionDetail]:
         """The questions as records, whatever the format."""
         if isinstance(self.questions, QuestionColumns):
@@ -423,6 +558,11 @@ class RetrievalDetails(_Record):
     @property
     def rate_names(self) -> Mapping[str, str]:
         return RATE_NAMES
+
+    @property
+    def unit(self) -> str:
+        """A retrieval run asks questions."""
+        return "questions"
 
     def paired_outcomes(self, rate: str) -> Verdicts | None:
         """Both stored rates are shares of binary verdicts: top-1 and top-3 hits."""
@@ -459,6 +599,7 @@ class RetrievalDetails(_Record):
         frame.update(
             {f"metric:{name}": values for name, values in columns.metrics.items() if any(v is not None for v in values)}
         )
+        frame.update({f"judged:{name}": values for name, values in (columns.judged_at or {}).items()})
         return pd.DataFrame(frame)
 
 

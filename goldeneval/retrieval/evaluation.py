@@ -26,9 +26,11 @@ from goldeneval.core.records import RunRecord, SliceRates, record_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.asking import Answers, ask_all
 from goldeneval.retrieval.details import (
-    DETAILS_FORMAT_VERSION,
+    COLUMNAR_FORMAT_VERSION,
+    COVERAGE_FORMAT_VERSION,
     AggregatesDetail,
     DocumentColumns,
+    JudgedDetail,
     QuestionColumns,
     QuestionDetail,
     RetrievalDetails,
@@ -36,8 +38,10 @@ from goldeneval.retrieval.details import (
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.metrics import (
+    DEFAULT_AVERAGE_OVER,
     DEFAULT_METRICS,
     DEFAULT_RELEVANCE_LEVEL,
+    AverageOver,
     Metric,
     measurement_depth,
     parse_metrics,
@@ -50,16 +54,19 @@ from goldeneval.retrieval.scoring import (
     TOP_K,
     Aggregates,
     CodedRun,
+    JudgedSummary,
     QuestionResult,
     RateSummary,
     ScoredAnswers,
     code_run,
     first_raw_limit,
+    judged_name,
     next_raw_limit,
     raw_ceiling,
     run_metrics,
     score_answers,
     scoring_protocol,
+    summarise_judged,
 )
 
 __all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
@@ -92,6 +99,10 @@ class RetrievalRun:
     """Ids of questions the set's source left out for want of a relevant judgement."""
     warnings: tuple[str, ...] = ()
     """What the user should know about this run's input (never stored, shown by each door)."""
+    judged_cutoffs: tuple[int, ...] = ()
+    """The cutoffs judged@k is reported at; empty when the set records no judged negatives."""
+    average_over: AverageOver = DEFAULT_AVERAGE_OVER
+    """Which questions each metric's mean is over (:data:`goldeneval.retrieval.metrics.AVERAGE_OVER`)."""
 
     @property
     def metrics(self) -> tuple[Metric, ...]:
@@ -119,12 +130,34 @@ class RetrievalRun:
     def benchmark_fingerprint(self) -> str | None:
         if self.label_digest is None:
             return None
-        protocol = scoring_protocol(self.relevance_level)
+        protocol = scoring_protocol(self.relevance_level, self.average_over)
         return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, protocol)
 
     @property
     def variant_fingerprint(self) -> str | None:
         return variant_fingerprint(self.provenance)
+
+    @property
+    def judged(self) -> JudgedSummary | None:
+        """judged@k overall and by form; None when the set records no judged negatives."""
+        if not self.judged_cutoffs:
+            return None
+        names = [judged_name(k) for k in self.judged_cutoffs]
+        if isinstance(self.results, ScoredAnswers):
+            values = dict(self.results.judged_at)
+            forms: list[str] = self.results.forms
+        else:
+            count = len(self.results)
+            values = {
+                name: np.fromiter(
+                    (r.judged_at.get(name, np.nan) if r.scored else np.nan for r in self.results),
+                    dtype=np.float64,
+                    count=count,
+                )
+                for name in names
+            }
+            forms = [r.form for r in self.results]
+        return summarise_judged(self.judged_cutoffs, values, forms)
 
     @property
     def complete(self) -> bool:
@@ -136,15 +169,17 @@ class RetrievalRun:
 
     def details(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RetrievalDetails:
         """The typed details record the store keeps, filtered by the privacy mode."""
+        judged = self.judged
         if isinstance(self.results, ScoredAnswers):
             questions = _columns_of_scored(self.results)
         else:
-            questions = QuestionColumns.from_rows(_records(self.results, self.depth))
+            questions = QuestionColumns.from_rows(_records(self.results, self.depth, judged is not None))
         if privacy is PrivacyMode.METADATA_ONLY:
             questions = questions.without_content()
         return RetrievalDetails(
-            format_version=DETAILS_FORMAT_VERSION,
-            protocol=scoring_protocol(self.relevance_level),
+            # format 5 only where judged@k is held: every other run keeps format 4's shape
+            format_version=COLUMNAR_FORMAT_VERSION if judged is None else COVERAGE_FORMAT_VERSION,
+            protocol=scoring_protocol(self.relevance_level, self.average_over),
             top_k=TOP_K,
             overfetch_multiplier=OVERFETCH_MULTIPLIER,
             hit_cutoffs=list(self.hit_cutoffs),
@@ -156,6 +191,8 @@ class RetrievalRun:
             questions=questions,
             retriever_id=self.retriever_id,
             tables_run_id=tables_run_id,
+            judged=None if judged is None else JudgedDetail.model_validate(judged.to_dict()),
+            average_over=None if self.average_over == DEFAULT_AVERAGE_OVER else self.average_over,
         )
 
     def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RunRecord:
@@ -199,6 +236,19 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         for i in np.flatnonzero(np.isnan(values)).tolist():
             listed[i] = None
         metrics[name] = listed
+    judged_at: dict[str, list[float | None]] | None = None
+    unjudged_ranks: list[list[int]] | None = None
+    if scored.judged_at:
+        judged_at = {}
+        for name, values in scored.judged_at.items():
+            shares: list[float | None] = values.tolist()
+            for i in np.flatnonzero(np.isnan(values)).tolist():
+                shares[i] = None
+            judged_at[name] = shares
+    if scored.unjudged is not None:
+        ranks = scored.unjudged.codes.tolist()
+        bounds = scored.unjudged.offsets.tolist()
+        unjudged_ranks = [ranks[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
     # The documents, re-coded into a vocabulary of the documents kept (the run's codes also
     # cover expected documents that were never returned).
     codes = scored.kept.codes
@@ -218,6 +268,8 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         error=list(scored.errors),
         metrics=metrics,
         documents=DocumentColumns.encode(scored.documents[used].tolist(), recode[codes]),
+        judged_at=judged_at,
+        unjudged_ranks=unjudged_ranks,
     )
 
 
@@ -234,8 +286,9 @@ def _rounded_ms(latency_ms: Sequence[float]) -> list[float]:
     return [by_object[id(ms)] for ms in values]
 
 
-def _records(results: Sequence[QuestionResult], depth: int) -> list[QuestionDetail]:
-    """Results read back from a hits table, as the details' records."""
+def _records(results: Sequence[QuestionResult], depth: int, coverage: bool = False) -> list[QuestionDetail]:
+    """Results read back from a hits table, as the details' records (with their judged@k
+    where ``coverage``)."""
     return [
         QuestionDetail.model_construct(
             id=r.question_id,
@@ -249,6 +302,8 @@ def _records(results: Sequence[QuestionResult], depth: int) -> list[QuestionDeta
             status=r.status.value,
             error=r.error,
             metrics=dict(r.metrics),
+            judged_at=dict(r.judged_at) if coverage else None,
+            unjudged_ranks=list(r.unjudged_ranks) if coverage else None,
         )
         for r in results
     ]
@@ -269,6 +324,7 @@ def evaluate_retrieval(
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
     metrics: Sequence[Metric] = DEFAULT_METRICS,
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    average_over: AverageOver = DEFAULT_AVERAGE_OVER,
     provenance: Provenance | None = None,
     progress: Progress | None = None,
     workers: int = 1,
@@ -278,7 +334,8 @@ def evaluate_retrieval(
 
     ``series`` is the name the run is stored under (default: ``retriever_id``).
     ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
-    them is the measurement depth (see :func:`ask_to_depth`).
+    them is the measurement depth (see :func:`ask_to_depth`); ``average_over`` says which
+    questions their means are over (trec_eval's ``all-judged`` counts the set's ``unjudged``).
     ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
     ``workers`` calls run at once and ``batch_size`` questions go to one ``retrieve_batch``
     call when the retriever has one (:mod:`goldeneval.retrieval.asking`); neither changes a result.
@@ -309,6 +366,8 @@ def evaluate_retrieval(
         depth=depth,
         relevance_level=relevance_level,
         coded=coded,
+        average_over=average_over,
+        left_out=len(golden_set.unjudged),
     )
     return RetrievalRun(
         set_id=golden_set.id,
@@ -323,6 +382,8 @@ def evaluate_retrieval(
         metric_names=tuple(metric.name for metric in reported),
         relevance_level=relevance_level,
         unjudged=golden_set.unjudged,
+        judged_cutoffs=scored.judged_cutoffs,
+        average_over=average_over,
     )
 
 

@@ -86,6 +86,14 @@ class GoldenQuestion(BaseModel):
             "count a document relevant when its grade reaches the run's relevance level."
         ),
     )
+    not_relevant: frozenset[str] = Field(
+        default_factory=frozenset,
+        description=(
+            "Document ids judged not relevant (grade 0), e.g. by `goldeneval judgments to-set`. "
+            "Never a hit and never in a rank metric; they make judged@k measurable: the share "
+            "of the first k distinct documents that carry a judgment. Disjoint from expected."
+        ),
+    )
     answer_gist: str | None = Field(default=None, description="Label documentation for humans; never scored.")
     form_derived: bool = Field(
         default=False,
@@ -97,7 +105,7 @@ class GoldenQuestion(BaseModel):
     def _require_text(cls, value: str) -> str:
         return _non_blank(value)
 
-    @field_validator("expected", mode="before")
+    @field_validator("expected", "not_relevant", mode="before")
     @classmethod
     def _no_repeated_ids(cls, value: Any) -> Any:
         if isinstance(value, list | tuple) and len(value) > 1:  # one id cannot repeat: most questions
@@ -108,12 +116,21 @@ class GoldenQuestion(BaseModel):
             raise ValueError(f"document ids listed twice: {', '.join(repeated)}")
         return value
 
-    @field_validator("expected")
+    @field_validator("expected", "not_relevant")
     @classmethod
     def _require_ids(cls, value: frozenset[str]) -> frozenset[str]:
         for doc_id in value:
             if not doc_id.strip():
                 raise ValueError("document ids must not be empty")
+        return value
+
+    @field_validator("not_relevant")
+    @classmethod
+    def _not_also_expected(cls, value: frozenset[str], info: ValidationInfo) -> frozenset[str]:
+        """A document is judged once: relevant (``expected``) or not (here), never both."""
+        both = sorted(value & info.data.get("expected", frozenset()))
+        if both:
+            raise ValueError(f"names documents that are also expected: {', '.join(both[:5])}")
         return value
 
     @field_validator("hard_class")
@@ -145,6 +162,11 @@ class GoldenQuestion(BaseModel):
         """Every expected document with its grade (trec_eval's qrels of this question)."""
         return {doc_id: self.grades.get(doc_id, 1) for doc_id in sorted(self.expected)}
 
+    @property
+    def judged(self) -> frozenset[str]:
+        """Every document that carries a judgment, relevant or not (what judged@k counts)."""
+        return self.expected | self.not_relevant if self.not_relevant else self.expected
+
 
 class GoldenQuestionSet(BaseModel):
     """A named list of golden questions, labelled against one corpus."""
@@ -173,6 +195,12 @@ class GoldenQuestionSet(BaseModel):
     @classmethod
     def _require_id(cls, value: str) -> str:
         return _non_blank(value)
+
+    @property
+    def records_negatives(self) -> bool:
+        """Whether any question records judged non-relevant documents: then every run of the
+        set reports judged@k (without them a judged share would only count the expected)."""
+        return any(question.not_relevant for question in self.questions)
 
     @field_validator("questions")
     @classmethod

@@ -1,7 +1,7 @@
 """The label digest of a golden set (ADR-215 decision 2): computed, never supplied.
 
 A versioned canonical encoding (docs/label-digest.md) of each question's id, text, form,
-hard class, expected ids and grades; independent of question and target order, changed by
+hard class, expected ids, grades and judged non-relevant ids; independent of question and target order, changed by
 any relevant value, blind to ``answer_gist``.  The benchmark fingerprint
 (:func:`goldeneval.core.provenance.benchmark_fingerprint`) takes it as one part.
 """
@@ -37,12 +37,31 @@ def _question_record(question: GoldenQuestion) -> list[Any]:
         None if question.hard_class is None else _nfc(question.hard_class),
         sorted(_nfc(doc) for doc in question.expected),
     ]
-    if question.grades:  # only grades other than the default 1: binary sets keep their digest
+    if question.grades or question.not_relevant:  # only grades other than the default 1: binary sets keep their digest
         record.append({_nfc(doc): grade for doc, grade in sorted(question.grades.items())})
+    if question.not_relevant:  # the seventh element, after the grades ({} when none): old sets keep their digest
+        record.append(sorted(_nfc(doc) for doc in question.not_relevant))
     return record
 
 
-_LABEL_FIELDS = operator.attrgetter("id", "text", "form", "hard_class", "expected", "grades")
+_LABEL_FIELDS = operator.attrgetter("id", "text", "form", "hard_class", "expected", "grades", "not_relevant")
+
+
+def _record_as_written(
+    qid: str,
+    text: str,
+    form: str,
+    hard_class: str | None,
+    expected: frozenset[str],
+    grades: dict[str, int],
+    not_relevant: frozenset[str],
+) -> tuple[object, ...]:
+    """One question's record with its strings as they are (:func:`_question_record`'s shape)."""
+    if not_relevant:
+        return (qid, text, form, hard_class, sorted(expected), dict(sorted(grades.items())), sorted(not_relevant))
+    if grades:
+        return (qid, text, form, hard_class, sorted(expected), dict(sorted(grades.items())))
+    return (qid, text, form, hard_class, sorted(expected))
 
 
 def _label_text_as_written(questions: Iterable[GoldenQuestion]) -> str:
@@ -53,10 +72,8 @@ def _label_text_as_written(questions: Iterable[GoldenQuestion]) -> str:
     writes as arrays), one sort by a C key.  ``form`` is a ``StrEnum``: JSON writes its value.
     """
     records = [
-        (qid, text, form, hard_class, sorted(expected), dict(sorted(grades.items())))
-        if grades
-        else (qid, text, form, hard_class, sorted(expected))
-        for qid, text, form, hard_class, expected, grades in map(_LABEL_FIELDS, questions)
+        _record_as_written(*fields) if fields[5] or fields[6] else (*fields[:4], sorted(fields[4]))
+        for fields in map(_LABEL_FIELDS, questions)
     ]
     records.sort(key=operator.itemgetter(0))
     return canonical_text({"version": LABEL_DIGEST_VERSION, "questions": records})
@@ -82,7 +99,7 @@ def canonical_label_encoding(questions: Iterable[GoldenQuestion]) -> bytes:
 
 
 def label_digest(golden_set: GoldenQuestionSet) -> str:
-    """``labels-v1:sha256:<hex>`` over id, text, form, hard class, expected ids and grades
-    of every question; independent of question and target order; blind to ``answer_gist``."""
+    """``labels-v1:sha256:<hex>`` over id, text, form, hard class, expected ids, grades and
+    judged non-relevant ids of every question; independent of question and target order; blind to ``answer_gist``."""
     digest = hashlib.sha256(canonical_label_encoding(golden_set.questions)).hexdigest()
     return f"{LABEL_DIGEST_VERSION}:sha256:{digest}"

@@ -25,12 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = [
+    "AVERAGE_OVER",
+    "DEFAULT_AVERAGE_OVER",
     "DEFAULT_METRICS",
     "DEFAULT_RELEVANCE_LEVEL",
     "MAX_CUTOFF",
     "METRIC_KINDS",
+    "AverageOver",
     "Metric",
     "MetricKind",
     "measurement_depth",
@@ -41,6 +45,15 @@ MAX_CUTOFF = 1000
 """The deepest cutoff a metric may ask for (trec_eval's default run depth)."""
 DEFAULT_RELEVANCE_LEVEL = 1
 """The grade from which a document counts as relevant for the binary metrics (trec_eval -l)."""
+AverageOver = Literal["with-relevant", "all-judged"]
+AVERAGE_OVER: tuple[AverageOver, ...] = ("with-relevant", "all-judged")
+"""Which questions a metric's mean is taken over:
+
+* ``with-relevant`` (the default): the questions with an expected document;
+* ``all-judged`` (trec_eval's rule): every query of the qrels, so a query judged only with
+  grade 0 (a BEIR query the set lists as ``unjudged``, a no-answer question with judged
+  negatives) is in the mean, scoring 0 on every metric, as trec_eval scores it."""
+DEFAULT_AVERAGE_OVER: AverageOver = "with-relevant"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import retriever_provenance
 from goldeneval.core.sets import corpus_for, expect_set_id
+from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids, document_id_mapper
@@ -89,11 +90,14 @@ def evaluate(
         hit_cutoffs=spec.hit_cutoffs,
         metrics=spec.parsed_metrics,
         relevance_level=spec.relevance_level,
+        average_over=spec.average_over,
         provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
         progress=progress,
     )
     retriever_warnings = tuple(getattr(retriever, "warnings", ()))  # e.g. goldeneval.trec_run's reading
-    return dataclasses.replace(run, warnings=(*warnings, *retriever_warnings))
+    _, workers_warning = usable_workers(spec.workers, "questions", retriever=retriever)
+    concurrency = (workers_warning,) if workers_warning else ()
+    return dataclasses.replace(run, warnings=(*warnings, *retriever_warnings, *concurrency))
 
 
 def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:

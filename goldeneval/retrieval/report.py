@@ -14,14 +14,24 @@ import numpy as np
 from goldeneval.core.errors import printable
 from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.report import verdict_lines
-from goldeneval.retrieval.details import QuestionColumns, RateDetail, RetrievalDetails, retrieval_details
+from goldeneval.retrieval.details import (
+    JUDGED_CUTOFF,
+    QuestionColumns,
+    RateDetail,
+    RetrievalDetails,
+    retrieval_details,
+)
 from goldeneval.retrieval.metrics import parse_metric
 from goldeneval.retrieval.scoring import TOP_K
 from goldeneval.store import StoredRun, StoreLocation
 
 __all__ = [
     "JSON_FORMAT_VERSION",
+    "JUDGED_DEFINITION",
     "MEAN_OVER",
+    "MEAN_OVER_ALL_JUDGED",
+    "judged_measurement",
+    "judged_values",
     "measurement",
     "outcome_json",
     "render_outcome",
@@ -81,6 +91,10 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
         [f"{ms:.1f}" for ms in questions.latency_ms],
     ]
     headers = ["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"]
+    shares = (questions.judged_at or {}).get(f"judged@{JUDGED_CUTOFF}")
+    if shares is not None:  # a set with judged negatives: how much of each top-3 was judged
+        columns.insert(5, [_rate(share).strip() for share in shares])
+        headers.insert(5, f"judged@{JUDGED_CUTOFF}")
     lines += _column_table(headers, columns)
     headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
     for title, groups in (
@@ -91,6 +105,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
         lines += ["", f"{title}:"]
         lines += _table(headers, _summary_rows(groups))
     lines += _measurement_lines(details)
+    lines += _judged_lines(details)
     lines += [
         "",
         f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
@@ -113,6 +128,13 @@ MEAN_OVER = (
     "out, where trec_eval averages over every query of its qrels"
 )
 """Which questions a metric's value is the mean of, stated next to each metric in the JSON."""
+MEAN_OVER_ALL_JUDGED = (
+    "every query of the qrels, as trec_eval averages (--average-over all-judged): the judged "
+    "questions (measurement.questions counts them all), a no-answer question with judged negatives "
+    "scoring 0, and each query the set's source judged only with grade 0 (measurement.unjudged) "
+    "counting 0"
+)
+"""The same under trec_eval's rule."""
 
 
 def measurement(details: RetrievalDetails) -> dict[str, Any]:
@@ -134,7 +156,7 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
                 "graded": metric.kind.graded,
                 "definition": metric.kind.definition,
                 "trec_eval": metric.trec_eval,
-                "mean_over": MEAN_OVER,
+                "mean_over": MEAN_OVER if details.average_over is None else MEAN_OVER_ALL_JUDGED,
             }
         )
     measured = np.zeros(len(questions), dtype=np.bool_)
@@ -144,11 +166,17 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
     reached = [(i, questions.depth[i]) for i in scored]
     short_depths = {questions.id[i]: d for i, d in reached if depth is not None and d is not None and d < depth}
     short = list(short_depths)
+    averaged = len(scored) - len(no_answer)
+    rule: dict[str, Any] = {}
+    if details.average_over is not None:  # trec_eval's rule: the source's grade-0-only queries count 0
+        averaged += len(details.unjudged)
+        rule = {"average_over": details.average_over}
     return {
         "metrics": metrics,
         "depth": depth,
         "relevance_level": details.relevance_level,
-        "questions": len(scored) - len(no_answer),
+        **rule,
+        "questions": averaged,
         "no_answer": {"count": len(no_answer), "ids": no_answer},
         "unjudged": {"count": len(details.unjudged), "ids": list(details.unjudged)},
         "short_rankings": {
@@ -164,9 +192,14 @@ def _measurement_lines(details: RetrievalDetails) -> list[str]:
     if not summary["metrics"]:
         return []
     depth = summary["depth"]
+    over = (
+        f"{summary['questions']} judged questions"
+        if "average_over" not in summary
+        else f"{summary['questions']} judged queries (all-judged, as trec_eval)"
+    )
     lines = [
         "",
-        f"Rank metrics (reported, not gated) over {summary['questions']} judged questions"
+        f"Rank metrics (reported, not gated) over {over}"
         + (f", depth {depth}" if depth is not None else "")
         + f", relevance level {summary['relevance_level']}:",
     ]
@@ -181,15 +214,66 @@ def _measurement_lines(details: RetrievalDetails) -> list[str]:
             f"top-1/top-3 count them): {_listed(no_answer['ids'])}"
         )
     if unjudged["count"]:
+        counted = ", each counting 0 in the means (all-judged)" if "average_over" in summary else ""
         lines.append(
-            f"  Left out of the set: {unjudged['count']} questions of its source without a relevant judgement: "
-            f"{_listed(unjudged['ids'])}"
+            f"  Left out of the set: {unjudged['count']} questions of its source without a relevant judgement"
+            f"{counted}: {_listed(unjudged['ids'])}"
         )
     if short["count"]:
         lines.append(
             f"  Shorter than the depth {depth}: {short['count']} rankings (shortest {short['shortest']} documents; "
             f"missing ranks count as misses): {_listed(short['ids'])}"
         )
+    return lines
+
+
+JUDGED_DEFINITION = (
+    "the share of the first k distinct documents that carry a judgment, relevant or judged not "
+    "relevant (ir_measures' Judged@k: over min(k, depth) documents), averaged over the scored "
+    "questions with a judgment and a non-empty ranking"
+)
+"""What judged@k means, stated next to it in the JSON and the table."""
+
+
+def judged_measurement(details: RetrievalDetails) -> dict[str, Any] | None:
+    """judged@k of a run as the JSON (and the Dagster metadata) show it: the means overall
+    and by form, the questions they cover, and the definition; None when the run did not
+    measure it (its set records no judged negatives)."""
+    judged = details.judged
+    if judged is None:
+        return None
+    return {
+        "cutoffs": judged.cutoffs,
+        "overall": judged.overall,
+        "by_form": judged.by_form,
+        "questions": judged.measured,
+        "definition": JUDGED_DEFINITION,
+    }
+
+
+def judged_values(details: RetrievalDetails) -> dict[str, float | None]:
+    """judged@k as flat named values, for materialisation metadata that plots them over time:
+    ``judged/judged@3`` overall and ``form=GAP/judged@3`` by form (the names the summary's
+    metrics and slice rates use); empty when the run did not measure judged@k."""
+    judged = details.judged
+    if judged is None:
+        return {}
+    values: dict[str, float | None] = {f"judged/{name}": value for name, value in judged.overall.items()}
+    for form, shares in judged.by_form.items():
+        values.update({f"form={form}/{name}": value for name, value in shares.items()})
+    return values
+
+
+def _judged_lines(details: RetrievalDetails) -> list[str]:
+    judged = details.judged
+    if judged is None:
+        return []
+    names = list(judged.overall)
+    rows = [["all", *(_rate(judged.overall[name]).strip() for name in names)]]
+    rows += [[form, *(_rate(values.get(name)).strip() for name in names)] for form, values in judged.by_form.items()]
+    lines = ["", f"Judged (label coverage, reported, not gated) over {judged.measured} questions:"]
+    lines += ["  " + line for line in _table(["", *names], rows)]
+    lines.append("  judged@k: " + JUDGED_DEFINITION + ".")
     return lines
 
 
@@ -234,25 +318,42 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
 
 
 def outcome_json(
-    stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path, *, warnings: Sequence[str] = ()
+    stored: StoredRun,
+    verdict: RegressionVerdict,
+    store_path: StoreLocation | Path,
+    *,
+    warnings: Sequence[str] = (),
+    streamed: bool = False,
 ) -> dict[str, Any]:
-    details = retrieval_details(stored).to_json()
+    """The ``--format json`` document of a run.  ``streamed``: ``questions`` is an iterator of
+    plain records, for :func:`goldeneval.core.json_stream.write_json` to write one at a time
+    (the CLI); otherwise a list (a document nested in another, as ``answers`` does)."""
+    details = retrieval_details(stored)  # not dumped whole: its questions are written one at a time
+    questions = details.question_json()
     return {
         "format_version": JSON_FORMAT_VERSION,
         "store": str(store_path),
         "run": _run_json(stored),
         "protocol": {
-            "revision": details["protocol"],
-            "top_k": details["top_k"],
-            "overfetch_multiplier": details["overfetch_multiplier"],
-            "hit_cutoffs": details["hit_cutoffs"],
+            "revision": details.protocol,
+            "top_k": details.top_k,
+            "overfetch_multiplier": details.overfetch_multiplier,
+            "hit_cutoffs": list(details.hit_cutoffs),
         },
-        "measurement": measurement(retrieval_details(stored)),
-        "questions": [question.to_json() for question in retrieval_details(stored).question_rows()],
-        "aggregates": details["aggregates"],
+        "measurement": measurement(details),
+        **_judged_json(details),
+        "questions": questions if streamed else list(questions),
+        "aggregates": details.aggregates.model_dump(mode="json"),
         "verdict": verdict.to_dict(),
         "warnings": list(warnings),
     }
+
+
+def _judged_json(details: RetrievalDetails) -> dict[str, Any]:
+    """``{"judged": ...}`` for a run that measured judged@k, else nothing (the document of
+    every other run stays as it was)."""
+    judged = judged_measurement(details)
+    return {} if judged is None else {"judged": judged}
 
 
 def render_runs(runs: Sequence[StoredRun]) -> str:

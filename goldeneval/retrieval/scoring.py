@@ -41,17 +41,26 @@ import numpy as np
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
-from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, Metric, parse_metrics
+from goldeneval.retrieval.metrics import (
+    DEFAULT_AVERAGE_OVER,
+    DEFAULT_METRICS,
+    DEFAULT_RELEVANCE_LEVEL,
+    AverageOver,
+    Metric,
+    parse_metrics,
+)
 
 __all__ = [
     "DEFAULT_HIT_CUTOFFS",
     "GRADER_ID",
+    "JUDGED_PREFIX",
     "NO_HARD_CLASS",
     "OVERFETCH_MULTIPLIER",
     "SCORING_PROTOCOL_REVISION",
     "TOP_K",
     "Aggregates",
     "CodedRun",
+    "JudgedSummary",
     "QuestionResult",
     "QuestionStatus",
     "RateSummary",
@@ -61,12 +70,15 @@ __all__ = [
     "code_run",
     "error_result",
     "first_raw_limit",
+    "judged_cutoffs",
+    "judged_name",
     "next_raw_limit",
     "raw_ceiling",
     "run_metrics",
     "score_answers",
     "score_question",
     "scoring_protocol",
+    "summarise_judged",
 ]
 
 TOP_K = 3
@@ -77,13 +89,19 @@ SCORING_PROTOCOL_REVISION = "retrieval-hit-rate/v1"
 """Changes whenever a rule above changes; part of the benchmark identity."""
 
 
-def scoring_protocol(relevance_level: int = DEFAULT_RELEVANCE_LEVEL) -> str:
-    """The protocol a run was scored under: the revision, and the relevance level when it is not
-    the default (rank metrics at levels 1 and 2 measure different things, so runs at different
-    levels are never one comparable series; runs at the default keep their identity)."""
-    if relevance_level == DEFAULT_RELEVANCE_LEVEL:
-        return SCORING_PROTOCOL_REVISION
-    return f"{SCORING_PROTOCOL_REVISION}(relevance_level={relevance_level})"
+def scoring_protocol(
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL, average_over: AverageOver = DEFAULT_AVERAGE_OVER
+) -> str:
+    """The protocol a run was scored under: the revision, and the relevance level and the
+    averaging rule when they are not the default (rank metrics at levels 1 and 2, or averaged
+    over other questions, measure different things, so such runs are never one comparable
+    series; runs at the defaults keep their identity)."""
+    settings = []
+    if relevance_level != DEFAULT_RELEVANCE_LEVEL:
+        settings.append(f"relevance_level={relevance_level}")
+    if average_over != DEFAULT_AVERAGE_OVER:
+        settings.append(f"average_over={average_over}")
+    return f"{SCORING_PROTOCOL_REVISION}({','.join(settings)})" if settings else SCORING_PROTOCOL_REVISION
 
 
 GRADER_ID = RETRIEVAL_GRADER
@@ -142,6 +160,11 @@ class QuestionResult:
     reached: int | None = None
     """Distinct documents reached, when the documents themselves are withheld (tables
     written in ``metadata_only``); otherwise :attr:`depth` counts :attr:`documents`."""
+    judged_at: Mapping[str, float] = field(default_factory=dict)
+    """``judged@k`` -> the share of the first k distinct documents that carry a judgment,
+    where the set records judged negatives and the share is defined (:func:`judged_cutoffs`)."""
+    unjudged_ranks: tuple[int, ...] = ()
+    """Ranks among the ``TOP_K`` best distinct documents that carry no judgment (the same runs)."""
 
     @property
     def top_documents(self) -> tuple[str, ...]:
@@ -165,6 +188,62 @@ def run_metrics(
     ``metrics`` (``--metrics``), each once."""
     names = [f"hit@{k}" for k in hit_cutoffs] + [metric.name for metric in metrics]
     return parse_metrics(names)
+
+
+JUDGED_PREFIX = "judged@"
+"""The name of ir_measures' Judged@k in every output (``judged@3``)."""
+
+
+def judged_cutoffs(metrics: Sequence[Metric]) -> tuple[int, ...]:
+    """The cutoffs judged@k is reported at: ``TOP_K`` (what the gated top-3 looked at) and
+    every cutoff the run reports already, so each metric can be read beside its coverage."""
+    return tuple(sorted({TOP_K, *(metric.k for metric in metrics if metric.k is not None)}))
+
+
+def judged_name(k: int) -> str:
+    return f"{JUDGED_PREFIX}{k}"
+
+
+@dataclass(frozen=True)
+class JudgedSummary:
+    """judged@k of a run: the mean share of each cutoff overall and by form, over the scored
+    questions where it is defined (a judgment and a non-empty ranking)."""
+
+    cutoffs: tuple[int, ...]
+    measured: int
+    """Questions the overall means are taken over."""
+    overall: Mapping[str, float | None]
+    by_form: Mapping[str, Mapping[str, float | None]]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "cutoffs": list(self.cutoffs),
+            "measured": self.measured,
+            "overall": dict(self.overall),
+            "by_form": {form: dict(values) for form, values in self.by_form.items()},
+        }
+
+
+def _mean(values: np.ndarray) -> float | None:
+    defined = values[~np.isnan(values)]
+    # fsum, as the metrics' means: independent of the order of the questions
+    return math.fsum(defined.tolist()) / defined.size if defined.size else None
+
+
+def summarise_judged(cutoffs: Sequence[int], values: Mapping[str, np.ndarray], forms: Sequence[str]) -> JudgedSummary:
+    """The :class:`JudgedSummary` of per-question shares (NaN: undefined or errored)."""
+    cutoffs = tuple(cutoffs)
+    first = values[judged_name(cutoffs[0])] if cutoffs else np.empty(0)
+    form_array = np.asarray(forms, dtype=object)
+    return JudgedSummary(
+        cutoffs=cutoffs,
+        measured=int((~np.isnan(first)).sum()),
+        overall={name: _mean(column) for name, column in values.items()},
+        by_form={
+            form: {name: _mean(column[form_array == form]) for name, column in values.items()}
+            for form in sorted(set(forms))
+        },
+    )
 
 
 def score_question(
@@ -221,6 +300,12 @@ class ScoredAnswers(Sequence[QuestionResult]):
     forms: list[str]
     hard_classes: list[str | None]
     aggregates: Aggregates
+    judged_at: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """``judged@k`` per question (NaN where undefined); empty unless the set records judged
+    negatives."""
+    unjudged: columnar.Rankings | None = None
+    """Per question, the ranks among the ``TOP_K`` best documents that carry no judgment
+    (where :attr:`judged_at` is reported)."""
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -258,6 +343,9 @@ class ScoredAnswers(Sequence[QuestionResult]):
         bounds = self.kept.offsets.tolist()
         top1, top3 = self.top1.tolist(), self.top3.tolist()
         columns = [(name, values.tolist()) for name, values in self.metrics.items()]
+        shares = [(name, values.tolist()) for name, values in self.judged_at.items()]
+        unjudged = None if self.unjudged is None else self.unjudged.codes.tolist()
+        unjudged_bounds = None if self.unjudged is None else self.unjudged.offsets.tolist()
         results: list[QuestionResult] = []
         for i, question in enumerate(self.questions):
             error = self.errors[i]
@@ -278,9 +366,17 @@ class ScoredAnswers(Sequence[QuestionResult]):
                     # NaN marks an undefined metric (no judgements): such a question has none.
                     metrics={name: values[i] for name, values in columns if values[i] == values[i]},
                     judged=bool(question.expected),
+                    judged_at={name: values[i] for name, values in shares if values[i] == values[i]},
+                    unjudged_ranks=()
+                    if unjudged is None or unjudged_bounds is None
+                    else tuple(unjudged[unjudged_bounds[i] : unjudged_bounds[i + 1]]),
                 )
             )
         return tuple(results)
+
+    @property
+    def judged_cutoffs(self) -> tuple[int, ...]:
+        return tuple(int(name.removeprefix(JUDGED_PREFIX)) for name in self.judged_at)
 
 
 def score_answers(
@@ -294,6 +390,8 @@ def score_answers(
     depth: int | None = None,
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     coded: CodedRun | None = None,
+    average_over: AverageOver = DEFAULT_AVERAGE_OVER,
+    left_out: int = 0,
 ) -> ScoredAnswers:
     """Score a whole run: question ``i`` returned the raw ranking ``returned[i]`` in
     ``latency_ms[i]``, or failed with ``errors[i]`` (an error, never a miss).
@@ -302,6 +400,10 @@ def score_answers(
     so ``to_document`` runs per distinct id, not per returned id; everything after that is
     :func:`goldeneval.retrieval.columnar.score` over the whole run.  ``coded``: the run already coded
     by :func:`code_run` (the evaluator codes it to decide its over-fetch).
+    ``average_over="all-judged"`` takes each metric's mean as trec_eval does, over every query
+    of the qrels: a scored question judged only with grade 0 (no expected document, judged
+    negatives) scores 0 on every metric, and ``left_out`` more queries (the set's source
+    judged them only with grade 0, so the set left them out) add a 0 each.
     """
     metrics = run_metrics() if metrics is None else metrics
     n = len(questions)
@@ -324,7 +426,22 @@ def score_answers(
         kept = _without(kept, ~ok)
     forms = [_FORM_VALUES[form] for form in map(operator.attrgetter("form"), questions)]
     hard_classes = list(map(operator.attrgetter("hard_class"), questions))
-    aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, scores.metrics)
+    values = scores.metrics
+    extra_zeros = 0
+    if average_over == "all-judged":
+        values = _judged_only_negatives_zero(values, questions, ok)
+        extra_zeros = left_out
+    aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, values, extra_zeros)
+    shares: dict[str, np.ndarray] = {}
+    unjudged = None
+    if coded.judged is not None:
+        cutoffs = judged_cutoffs(metrics)
+        seen = kept if depth is not None and depth >= cutoffs[-1] else coded.kept(None)
+        if seen is not kept and not ok.all():
+            seen = _without(seen, ~ok)
+        mask = columnar.judged_mask(seen, coded.judged)
+        shares = {judged_name(k): columnar.judged_at(seen, coded.judged, mask, k, ok) for k in cutoffs}
+        unjudged = columnar.unjudged_ranks(seen, mask, TOP_K)
     return ScoredAnswers(
         questions=questions,
         returned=returned,
@@ -333,13 +450,30 @@ def score_answers(
         ok=scores.ok,
         top1=scores.top1,
         top3=scores.top3,
-        metrics=scores.metrics,
+        metrics=values,
         kept=kept,
         documents=coded.documents,
         forms=forms,
         hard_classes=hard_classes,
         aggregates=aggregates,
+        judged_at=shares,
+        unjudged=unjudged,
     )
+
+
+def _judged_only_negatives_zero(
+    metrics: Mapping[str, np.ndarray], questions: Sequence[GoldenQuestion], ok: np.ndarray
+) -> Mapping[str, np.ndarray]:
+    """trec_eval's scores of a query judged only with grade 0: 0 on every metric (its
+    relevant documents number 0).  Such a question (no expected document, judged negatives)
+    is undefined by default; under ``all-judged`` its metrics are 0 where it was scored."""
+    only_negative = np.fromiter(
+        (not q.expected and bool(q.not_relevant) for q in questions), dtype=np.bool_, count=len(questions)
+    )
+    zero = only_negative & ok
+    if not zero.any():
+        return metrics
+    return {name: np.where(zero, 0.0, values) for name, values in metrics.items()}
 
 
 def _without(rankings: columnar.Rankings, dropped: np.ndarray) -> columnar.Rankings:
@@ -360,6 +494,9 @@ class CodedRun:
     judgements: columnar.Judgements
     documents: np.ndarray
     """The document id of each code (an object array)."""
+    judged: columnar.Judgements | None = None
+    """Every judged document of each question, relevant or judged not relevant (grade 0):
+    what judged@k counts; None when the set records no judged negatives."""
 
     collapsed: dict[int | None, columnar.Rankings] = field(default_factory=dict, compare=False, repr=False)
     """:meth:`kept` by depth, computed once (the evaluator's over-fetch and its scoring both read it)."""
@@ -419,9 +556,33 @@ def code_run(
             start = int(judged_offsets[i])
             grades[start : start + len(expected[i])] = [question.grades.get(doc_id, 1) for doc_id in expected[i]]
     judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
+    negatives = list(map(operator.attrgetter("not_relevant"), questions))
+    every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None
     documents = np.empty(len(code_of), dtype=object)
     documents[:] = list(code_of)
-    return CodedRun(rankings, judgements, documents)
+    return CodedRun(rankings, judgements, documents, every_judged)
+
+
+def _every_judged(
+    negatives: Sequence[frozenset[str]], code_of: dict[str, int], expected: columnar.Judgements
+) -> columnar.Judgements:
+    """Each question's judged documents: its coded ``expected`` ones and its judged negatives,
+    coded into ``code_of`` (which grows by the negatives nobody returned).  Only membership
+    counts (judged@k), so every document has grade 1 here; merged by one stable sort."""
+    n = len(negatives)
+    counts = np.fromiter(map(len, negatives), dtype=np.int64, count=n)
+    codes = np.fromiter(
+        (code_of.setdefault(doc_id, len(code_of)) for doc_id in itertools.chain.from_iterable(negatives)),
+        dtype=np.int64,
+        count=int(counts.sum()),
+    )
+    expected_counts = np.diff(expected.offsets)
+    question = np.arange(n, dtype=np.int64)
+    rows = np.concatenate((np.repeat(question, expected_counts), np.repeat(question, counts)))
+    order = np.argsort(rows, kind="stable")
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(expected_counts + counts, out=offsets[1:])
+    return columnar.Judgements.binary(offsets, np.concatenate((expected.codes.astype(np.int64), codes))[order])
 
 
 def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> QuestionResult:
@@ -492,7 +653,7 @@ class Aggregates:
         }
 
 
-def aggregate(results: Sequence[QuestionResult]) -> Aggregates:
+def aggregate(results: Sequence[QuestionResult], extra_zeros: int = 0) -> Aggregates:
     """:func:`aggregate_columns` of per-question results (read back from a hits table)."""
     count = len(results)
     ok = np.fromiter((r.scored for r in results), dtype=np.bool_, count=count)
@@ -508,7 +669,8 @@ def aggregate(results: Sequence[QuestionResult]) -> Aggregates:
         )
         for name in names
     }
-    return aggregate_columns(ok, top1, top3, [r.form for r in results], [r.hard_class for r in results], metrics)
+    forms, hard_classes = [r.form for r in results], [r.hard_class for r in results]
+    return aggregate_columns(ok, top1, top3, forms, hard_classes, metrics, extra_zeros)
 
 
 def aggregate_columns(
@@ -518,11 +680,14 @@ def aggregate_columns(
     forms: Sequence[str],
     hard_classes: Sequence[str | None],
     metrics: Mapping[str, np.ndarray],
+    extra_zeros: int = 0,
 ) -> Aggregates:
     """Rates overall, by form and by hard class, and each metric's mean over the scored
     questions it is defined for (NaN: undefined or errored), from one array per quantity.
 
     Hits count only where ``ok``; a group's rates leave its errored questions out.
+    ``extra_zeros``: queries outside the questions that count 0 in every mean (trec_eval's
+    rule, ``all-judged``: the source's queries judged only with grade 0).
     """
     top1 = top1 & ok
     top3 = top3 & ok
@@ -531,7 +696,7 @@ def aggregate_columns(
         defined = values[~np.isnan(values) & ok]
         if defined.size:
             # fsum, as statistics.fmean: the mean does not depend on the order of the questions.
-            means[name] = math.fsum(defined.tolist()) / defined.size
+            means[name] = math.fsum(defined.tolist()) / (defined.size + extra_zeros)
     return Aggregates(
         overall=RateSummary(len(ok), len(ok) - int(ok.sum()), int(top1.sum()), int(top3.sum())),
         by_form=_groups(forms, ok, top1, top3),

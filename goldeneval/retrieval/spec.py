@@ -13,7 +13,16 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from goldeneval.core.spec import MAX_SERIES_LENGTH, MAX_TIMEOUT_S, SpecBase, check_series_name
-from goldeneval.retrieval.metrics import DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, MAX_CUTOFF, Metric, parse_metrics
+from goldeneval.core.workers import MAX_WORKERS
+from goldeneval.retrieval.metrics import (
+    DEFAULT_AVERAGE_OVER,
+    DEFAULT_METRICS,
+    DEFAULT_RELEVANCE_LEVEL,
+    MAX_CUTOFF,
+    AverageOver,
+    Metric,
+    parse_metrics,
+)
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 
@@ -26,8 +35,6 @@ __all__ = [
     "check_series_name",
 ]
 
-MAX_WORKERS = 256
-"""More threads than this only queue on the retriever's own limits."""
 MAX_BATCH_SIZE = 10_000
 """A larger batch holds too many questions' candidates in memory at once."""
 
@@ -77,6 +84,10 @@ class RunSpec(SpecBase):
     )
     relevance_level: int = Field(
         default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
+    )
+    average_over: AverageOver = Field(
+        default=DEFAULT_AVERAGE_OVER,
+        description="Questions a metric's mean is over: with-relevant (default) or all-judged (trec_eval's rule).",
     )
     strict: bool = Field(default=False, description="Fail, instead of warning, on expected ids not in the corpus.")
 

@@ -8,7 +8,8 @@ Three tables, each obeying the privacy mode (ADR-215, decision 5):
   is a target, latency; with ``full`` also the returned id and its document id.
 * ``question_hits`` — one row per question: form, hard class, status, top-1 and top-3 hit,
   latency, rank metrics and the error (in ``metadata_only`` only its class: a message can
-  quote a question or an id); with ``full`` also the distinct top-3 and top-10 documents.
+  quote a question or an id); with ``full`` also the distinct top-3 and top-10 documents;
+  for a set with judged negatives also ``judged_at`` (judged@k) and ``unjudged_ranks``.
 
 Files are laid out as ``<root>/<table>/set=<id>/retriever=<name>/<time>_<run>.parquet``, so
 ``read_parquet('<root>/<table>/**/*.parquet', hive_partitioning=true)`` reads the whole
@@ -29,6 +30,7 @@ from goldeneval.core.privacy import PrivacyMode, content_free_error
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
 from goldeneval.retrieval.scoring import QuestionResult, QuestionStatus, aggregate
 from goldeneval.store.parquet import (
     TABLE_FORMAT_VERSION,
@@ -136,6 +138,9 @@ def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[
         "relevance_level": run.relevance_level,
         "unjudged": list(run.unjudged),
         "privacy": privacy.value,
+        # only for a set with judged negatives: every other table keeps its identity as it was
+        **({"judged_cutoffs": list(run.judged_cutoffs)} if run.judged_cutoffs else {}),
+        **({"average_over": run.average_over} if run.average_over != DEFAULT_AVERAGE_OVER else {}),
     }
 
 
@@ -157,6 +162,11 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
         # In metadata_only an error keeps only its class, as in the store (it can quote content).
         "error": pa.array([r.error if full else content_free_error(r.error) for r in results], pa.string()),
     }
+    if run.judged_cutoffs:  # judged@k and the unjudged top-3 ranks (ranks, never ids: kept in metadata_only)
+        columns["judged_at"] = pa.array(
+            [list(r.judged_at.items()) for r in results], pa.map_(pa.string(), pa.float64())
+        )
+        columns["unjudged_ranks"] = pa.array([list(r.unjudged_ranks) for r in results], pa.list_(pa.int32()))
     if full:
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
         columns["documents"] = pa.array([list(r.documents) for r in results], pa.list_(pa.string()))
@@ -185,20 +195,25 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
             metrics=dict(row["metrics"] or []),
             judged=row.get("judged", True) is not False,
             reached=row.get("depth"),
+            judged_at=dict(row.get("judged_at") or []),
+            unjudged_ranks=tuple(row.get("unjudged_ranks") or ()),
         )
         for row in rows
     )
+    measured = _measurement(identity)
+    # trec_eval's rule: the source's queries judged only with grade 0 count 0 in every mean
+    left_out = len(measured.get("unjudged", ())) if measured.get("average_over") == "all-judged" else 0
     return RetrievalRun(
         set_id=identity["set_id"],
         series=identity["retriever"],
         retriever_id=identity.get("retriever_id", identity["retriever"]),
         results=results,
-        aggregates=aggregate(results),
+        aggregates=aggregate(results, left_out),
         started_at=datetime.fromisoformat(identity["started_at"]),
         provenance=Provenance.model_validate(identity["provenance"]),
         label_digest=identity["label_digest"],
         hit_cutoffs=tuple(identity["hit_cutoffs"]),
-        **_measurement(identity),
+        **measured,
     )
 
 
@@ -212,6 +227,8 @@ def _measurement(identity: Mapping[str, Any]) -> dict[str, Any]:
         "metric_names": tuple(identity["metrics"]),
         "relevance_level": int(identity["relevance_level"]),
         "unjudged": tuple(identity["unjudged"]),
+        "judged_cutoffs": tuple(identity.get("judged_cutoffs", ())),
+        "average_over": identity.get("average_over", DEFAULT_AVERAGE_OVER),
     }
 
 

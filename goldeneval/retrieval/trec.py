@@ -11,9 +11,10 @@ and TREC qrels one line per judgement::
 An exported run lists, per question, every distinct document the stored run kept (to its
 measurement depth, best first), with rank 1, 2, ... and score ``n - rank + 1`` so that every
 tool orders them the same way; errored questions have no lines.  The tag is the retriever
-id.  Qrels give every expected document its grade (1 unless the set grades it); a question
-with no expected document has no line (qrels cannot say "nothing answers this").  Both are
-sorted, so the files are deterministic.
+id.  Qrels give every expected document its grade (1 unless the set grades it) and every
+document the set records as judged not relevant (``not_relevant``) grade 0; a question with
+neither has no line (qrels cannot say "nothing answers this").  Both are sorted, so the
+files are deterministic.
 
 Reading a run file follows trec_eval: each query's documents are ordered by score, highest
 first, and tied scores by document id descending; the rank column is not read (it need not
@@ -85,11 +86,15 @@ def run_lines(stored: StoredRun) -> list[str]:
 
 
 def qrels_lines(golden_set: GoldenQuestionSet) -> list[str]:
-    """TREC qrels of a golden set: every expected document with its grade."""
+    """TREC qrels of a golden set: every expected document with its grade, every judged
+    non-relevant one with grade 0, by document id."""
     lines: list[str] = []
     for question in sorted(golden_set.questions, key=lambda q: q.id):
         query_id = _check_token(question.id, "question id")
-        for doc_id, grade in question.judgements.items():
+        judged = question.judgements
+        if question.not_relevant:
+            judged = dict(sorted({**judged, **dict.fromkeys(question.not_relevant, 0)}.items()))
+        for doc_id, grade in judged.items():
             lines.append(f"{query_id} 0 {_check_token(doc_id, f'question {query_id!r}: document id')} {grade}")
     return lines
 

@@ -25,6 +25,19 @@ Concurrency, by the database's own transactions (no file lock):
 * **Migrations** run in transactions (PostgreSQL DDL is transactional) under an advisory
   lock, so processes opening a new or old database at once apply each migration once.
 
+Connections come from a pool (psycopg_pool), one per process and URL, so the many
+transactions of one command or Dagster step (record, then judge: a dozen) reuse one server
+session instead of opening one each, and many pods keep few sessions open.  The first
+connection of a process is opened directly, so a server that cannot be reached or refuses the
+credentials is reported at once with the server's reason; the pool is created after it, and
+an operation that gets no pooled connection within ``POOL_WAIT_S`` (the server went away, the
+pool is exhausted) connects directly once more, so it fails with the reason too, or goes on.
+The pool checks a connection before lending it, so one that died with a server restart is
+replaced, not returned.  Every connection works through PgBouncer in transaction mode: no
+server-side prepared statements (``prepare_threshold=None``), no session state across
+transactions (isolation and read-only travel with each ``BEGIN``; advisory locks are
+transaction-scoped; nothing is ``SET`` on the session).
+
 Text columns are created ``COLLATE "C"`` so that ordering (ties broken by run id, slices by
 name) is byte order, as in DuckDB, whatever the database's locale.  ``details`` is a ``json``
 column: PostgreSQL keeps its text verbatim, so copies between backends are exact.
@@ -32,8 +45,12 @@ column: PostgreSQL keeps its text verbatim, so copies between backends are exact
 
 from __future__ import annotations
 
+import atexit
 import hashlib
+import logging
+import os
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
@@ -48,6 +65,32 @@ __all__ = ["POSTGRES", "PostgresDialect", "PostgresResultStore", "postgres_store
 
 CONNECT_TIMEOUT_S = 10
 APPLICATION_NAME = "goldeneval"
+POOL_MAX_SIZE = 8
+"""Connections one process keeps at most (one suffices for a CLI command or a Dagster step;
+the rest serve threads).  Past it an operation waits ``POOL_WAIT_S``, then connects directly."""
+POOL_WAIT_S = 2.0
+"""How long an operation waits for a pooled connection before it connects directly."""
+POOL_MAX_IDLE_S = 300.0
+"""A pooled connection unused this long is closed (above the pool's one kept connection)."""
+
+_pools: dict[tuple[int, str], Any] = {}
+_pools_lock = threading.Lock()
+# The pool's workers log a failed reconnection as a warning; with no logging configured,
+# Python would print it on stderr beside the one-line error the store error becomes.
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
+
+
+def _close_pools() -> None:
+    """At exit, close this process's pools.  A pool inherited through ``fork`` is only
+    dropped: its sockets are the parent's sessions, which closing here would end."""
+    with _pools_lock:
+        pools = [pool for (pid, _), pool in _pools.items() if pid == os.getpid()]
+        _pools.clear()
+    for pool in pools:
+        pool.close(timeout=1.0)
+
+
+atexit.register(_close_pools)
 
 
 class PostgresDialect(Dialect):
@@ -126,31 +169,101 @@ class PostgresResultStore(Store):
             message = message.replace(secret, "***")
         return one_line(message)
 
-    @contextmanager
-    def _connection(self) -> Iterator[Any]:
-        """An autocommit connection (READ COMMITTED for the transactions opened on it); every
-        driver error becomes a store error naming the store, its URL without the password."""
-        psycopg = self._driver
+    def _connect_kwargs(self) -> dict[str, Any]:
+        """Every connection's settings: autocommit (each block opens its own transaction), and
+        no server-side prepared statements, which PgBouncer in transaction mode cannot keep."""
+        return {
+            "autocommit": True,
+            "connect_timeout": CONNECT_TIMEOUT_S,
+            "application_name": APPLICATION_NAME,
+            "prepare_threshold": None,
+        }
+
+    @staticmethod
+    def _configure(con: Any) -> None:
         from psycopg.types.string import TextLoader
 
+        for type_name in ("json", "jsonb"):  # details come back as the text stored, not parsed
+            con.adapters.register_loader(type_name, TextLoader)
+
+    def _connect(self) -> Any:
+        """A new connection outside the pool; a store error with the server's reason if none."""
+        psycopg = self._driver
         try:
-            con = psycopg.connect(
-                self._url,
-                autocommit=True,
-                connect_timeout=CONNECT_TIMEOUT_S,
-                application_name=APPLICATION_NAME,
-            )
+            con = psycopg.connect(self._url, **self._connect_kwargs())
         except psycopg.Error as exc:
             raise StoreError(f"{self.name}: cannot connect: {self._scrub(str(exc))}") from None
+        self._configure(con)
+        return con
+
+    def _pool(self) -> Any | None:
+        """This process's pool for the URL (None until a first direct connection succeeded)."""
+        with _pools_lock:
+            return _pools.get((os.getpid(), self._url))
+
+    def _start_pool(self) -> None:
         try:
-            con.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
-            for type_name in ("json", "jsonb"):  # details come back as the text stored, not parsed
-                con.adapters.register_loader(type_name, TextLoader)
+            from psycopg_pool import ConnectionPool
+        except ImportError:  # psycopg without its pool (not the postgres extra): connect each time
+            return
+        key = (os.getpid(), self._url)
+        with _pools_lock:
+            if key in _pools:
+                return
+            pool: Any = ConnectionPool(
+                self._url,
+                kwargs=self._connect_kwargs(),
+                min_size=1,
+                max_size=POOL_MAX_SIZE,
+                max_idle=POOL_MAX_IDLE_S,
+                configure=self._configure,
+                check=ConnectionPool.check_connection,
+                name=f"goldeneval-{len(_pools) + 1}",
+                open=False,
+            )
+            pool.open(wait=False)
+            _pools[key] = pool
+
+    @contextmanager
+    def _lent(self) -> Iterator[Any]:
+        """A pooled connection, or a direct one (the first of the process, or when the pool
+        has none to lend within ``POOL_WAIT_S``), returned or closed afterwards."""
+        pool = self._pool()
+        con = None
+        if pool is not None:
+            from psycopg_pool import PoolTimeout
+
+            try:
+                con = pool.getconn(timeout=POOL_WAIT_S)
+            except PoolTimeout:
+                con = None
+        if pool is not None and con is not None:
+            try:
+                yield con
+            finally:
+                pool.putconn(con)
+            return
+        con = self._connect()
+        try:
             yield con
-        except psycopg.Error as exc:
-            raise StoreError(f"{self.name}: {self._scrub(str(exc))}") from None
         finally:
             con.close()
+            if pool is None:
+                self._start_pool()
+
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """An autocommit connection (READ COMMITTED, read-write for the transactions opened
+        on it, whatever its previous borrower set); every driver error becomes a store error
+        naming the store, its URL without the password."""
+        psycopg = self._driver
+        with self._lent() as con:
+            try:
+                con.isolation_level = psycopg.IsolationLevel.READ_COMMITTED
+                con.read_only = False
+                yield con
+            except psycopg.Error as exc:
+                raise StoreError(f"{self.name}: {self._scrub(str(exc))}") from None
 
     def _stored_version(self) -> int | None:
         """The schema version (None: no store in this database yet)."""

@@ -42,7 +42,7 @@ class Retriever(Protocol):
 
     ``--workers N`` asks up to N questions at once, on N threads.  A retriever that must not
     be called concurrently says so with a class attribute ``thread_safe = False``; it is then
-    asked one question at a time, with a warning (:func:`goldeneval.retrieval.asking.usable_workers`).
+    asked one question at a time, with a warning (:func:`goldeneval.core.workers.usable_workers`).
     The attribute is optional (not a member of this protocol): a retriever without it is taken
     as thread-safe."""
 

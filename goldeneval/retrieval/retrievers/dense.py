@@ -89,10 +89,11 @@ DENSE_EXTRA_MODULES = ("torch", "transformers", "sentence_transformers")
 """What the ``dense`` extra provides, in import order (each needs the ones before it)."""
 
 
-def require_dense_extra(retriever_id: str) -> None:
+def require_dense_extra(retriever_id: str, noun: str = "retriever") -> None:
     """Fail with one line naming the extra and the missing module unless the dense stack imports.
 
     Imports torch, transformers and sentence-transformers (what loading a model does anyway).
+    ``noun`` names what needs it (the ``semantic`` answer grader says ``grader``).
     """
     for module in DENSE_EXTRA_MODULES:
         try:
@@ -104,7 +105,7 @@ def require_dense_extra(retriever_id: str) -> None:
                 detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 problem = f"cannot import {module!r}: {detail}"
             raise RetrieverError(
-                f"retriever {retriever_id!r} needs the 'dense' extra: pip install 'goldeneval[dense]' ({problem})"
+                f"{noun} {retriever_id!r} needs the 'dense' extra: pip install 'goldeneval[dense]' ({problem})"
             ) from None
 
 
