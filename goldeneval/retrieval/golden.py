@@ -12,11 +12,13 @@ question (position and id) and the field.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import operator
 import reprlib
 import sys
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import islice
 from pathlib import Path
@@ -242,12 +244,31 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     if suffix not in SET_FILE_SUFFIXES:
         raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
     text = read_text(path, GoldenSetError)
+    key = (str(path.resolve()), hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+    with _LOADED_LOCK:
+        cached = _LOADED.get(key)
+        if cached is not None:
+            _LOADED.move_to_end(key)
+            return cached
     loaded = _load_jsonl_fast(path, text) if suffix == ".jsonl" else None
     if loaded is None:
         loaded = _load_checked(path, suffix, text)
     if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
         loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    with _LOADED_LOCK:
+        _LOADED[key] = loaded
+        while len(_LOADED) > _LOADED_SETS:
+            _LOADED.popitem(last=False)
     return loaded
+
+
+_LOADED_SETS = 8
+_LOADED: OrderedDict[tuple[str, bytes], GoldenQuestionSet] = OrderedDict()
+"""Sets already validated in this process, by file and content digest.  A Dagster run in one
+process reads the same set in several assets (and the suite reads every set to learn its id):
+validating 10,000 questions once instead of seven times.  The text is read and hashed every
+time, so an edited file is validated again; the models are frozen, so sharing one is safe."""
+_LOADED_LOCK = threading.Lock()
 
 
 def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:

@@ -20,10 +20,12 @@ run can be rebuilt from it: :func:`run_from_hits`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from goldeneval.core.privacy import PrivacyMode, content_free_error
@@ -91,36 +93,49 @@ def rankings_table(
     to_document: Callable[[str], str],
     run_id: str,
 ) -> pa.Table:
-    """The raw overfetched ranking of every question, one row per returned id."""
-    rows: dict[str, list[Any]] = {
-        "question_id": [],
-        "rank": [],
-        "returned_id": [],
-        "document_id": [],
-        "is_target": [],
-        "latency_ms": [],
+    """The raw overfetched ranking of every question, one row per returned id.
+
+    Built column by column, not row by row (a 10,000-question run at depth 100 is a million
+    rows): ``to_document`` is called once per distinct returned id, and whether a row's
+    document is expected is one ``isin`` over (question, document) codes."""
+    results = run.results
+    lengths = np.fromiter((len(r.returned_ids) for r in results), dtype=np.int64, count=len(results))
+    total = int(lengths.sum())
+    question = np.repeat(np.arange(len(results), dtype=np.int64), lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    returned = pa.array(list(itertools.chain.from_iterable(r.returned_ids for r in results)), pa.string())
+    encoded = returned.dictionary_encode()
+    returned_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    mapped = [to_document(returned_id) for returned_id in encoded.dictionary.to_pylist()]
+    document_code: dict[str, int] = {}
+    mapped_codes = np.fromiter(
+        (document_code.setdefault(doc, len(document_code)) for doc in mapped), dtype=np.int64, count=len(mapped)
+    )
+    documents = np.asarray(list(document_code), dtype=object)
+    row_documents = mapped_codes[returned_codes]
+    expected_keys = np.fromiter(
+        (
+            i * len(document_code) + document_code[doc]
+            for i, r in enumerate(results)
+            for doc in r.expected
+            if doc in document_code
+        ),
+        dtype=np.int64,
+    )
+    columns: dict[str, pa.Array] = {
+        "question_id": pa.array([r.question_id for r in results], pa.string()).take(pa.array(question)),
+        "rank": pa.array(np.arange(total, dtype=np.int64) - starts + 1, pa.int32()),
+        "returned_id": returned,
+        "document_id": pa.array(documents[row_documents], pa.string()),
+        "is_target": pa.array(np.isin(question * len(document_code) + row_documents, expected_keys), pa.bool_()),
+        "latency_ms": pa.array(
+            np.repeat(np.fromiter((r.latency_ms for r in results), dtype=np.float64, count=len(results)), lengths),
+            pa.float64(),
+        ),
     }
-    for result in run.results:
-        for rank, returned_id in enumerate(result.returned_ids, start=1):
-            document_id = to_document(returned_id)
-            rows["question_id"].append(result.question_id)
-            rows["rank"].append(rank)
-            rows["returned_id"].append(returned_id)
-            rows["document_id"].append(document_id)
-            rows["is_target"].append(document_id in result.expected)
-            rows["latency_ms"].append(result.latency_ms)
-    schema = [
-        ("question_id", pa.string()),
-        ("rank", pa.int32()),
-        ("returned_id", pa.string()),
-        ("document_id", pa.string()),
-        ("is_target", pa.bool_()),
-        ("latency_ms", pa.float64()),
-    ]
     if privacy is PrivacyMode.METADATA_ONLY:
-        schema = [(name, kind) for name, kind in schema if name not in ("returned_id", "document_id")]
-    table = pa.table({name: pa.array(rows[name], kind) for name, kind in schema})
-    return stamp_columns(table, run_id, run.started_at)
+        columns = {name: values for name, values in columns.items() if name not in ("returned_id", "document_id")}
+    return stamp_columns(pa.table(columns), run_id, run.started_at)
 
 
 def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:

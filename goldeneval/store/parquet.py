@@ -45,11 +45,10 @@ TABLE_FORMAT_VERSION = 1
 
 def stamp_columns(table: pa.Table, run_id: str, evaluated_at: datetime) -> pa.Table:
     """The table with ``run_id`` and ``evaluated_at`` (UTC) columns of the run that wrote it."""
-    n = table.num_rows
-    table = table.append_column("run_id", pa.array([run_id] * n, pa.string()))
-    return table.append_column(
-        "evaluated_at", pa.array([evaluated_at.astimezone(UTC)] * n, pa.timestamp("us", tz="UTC"))
-    )
+    n = table.num_rows  # pa.repeat: one value n times in C, not n Python objects converted one by one
+    table = table.append_column("run_id", pa.repeat(pa.scalar(run_id, pa.string()), n))
+    stamp = pa.scalar(evaluated_at.astimezone(UTC), pa.timestamp("us", tz="UTC"))
+    return table.append_column("evaluated_at", pa.repeat(stamp, n))
 
 
 def with_identity(table: pa.Table, key: bytes, identity: Mapping[str, Any]) -> pa.Table:

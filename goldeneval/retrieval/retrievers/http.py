@@ -22,8 +22,14 @@ whose ``ids`` is that list, or whose ``results`` or ``hits`` is a list of object
   retries HTTP 408, 429 and 5xx and failed connections after ``backoff_s`` (0.5 s, doubling)
   or the server's ``Retry-After`` when it is at most 30 s and fits in ``timeout_s``.
 
-Standard library only (``http.client``): each thread that asks questions (``--workers``) keeps
-its own connection alive, so no connection is shared and no request waits for another.  A
+Standard library only (sockets, ``ssl``, ``http.client``'s error types): each thread that asks
+questions (``--workers``) keeps its own connection alive, so no connection is shared and no
+request waits for another.  What a question costs is mostly this module's own work, so it is
+kept small: the headers every request sends are encoded once, each request goes out in one
+write (``http.client`` writes the headers and the body apart), and responses are read by a
+small HTTP/1.x reader (:func:`_read_response`: ``Content-Length``, chunked, or up to the close)
+instead of ``http.client``'s, whose ``email``-package header parsing was the largest cost of an
+exchange (``benchmarks/http_retriever.py`` measures it against an in-process plug-in).  A
 response that is not JSON, holds no ids where they should be, or holds an id that is not a
 string is that question's error, saying what was found.
 
@@ -39,11 +45,13 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import functools
 import hashlib
 import http.client
 import json
 import math
 import re
+import socket
 import ssl
 import threading
 import time
@@ -52,9 +60,8 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.message import Message
 from importlib.metadata import version as package_version
-from typing import Any
+from typing import Any, BinaryIO
 
 from goldeneval.core.errors import RetrieverError, one_line
 from goldeneval.core.provenance import Provenance, canonical_text
@@ -107,6 +114,8 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _CREDENTIAL_HEADER = re.compile(r"(?i)auth|cookie|key|token|secret|pass")
 _SCHEME_WORD = re.compile(r"\s*[A-Za-z-]*\s*")
 _TEMPLATE_FIELD = re.compile(r"\{(question|limit)\}")
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+"""What a request path keeps as it is (RFC 3986 ``pchar`` and ``/``); anything else is percent-encoded."""
 
 
 # ---------------------------------------------------------------------------------- ids
@@ -233,6 +242,47 @@ class Endpoint:
         """The request target: the path and the query (the URL's own parameters, then ``extra``)."""
         pairs = [*self.query, *extra]
         return f"{self.path}?{urllib.parse.urlencode(pairs)}" if pairs else self.path
+
+    @functools.cached_property
+    def _wire_path(self) -> str:
+        return urllib.parse.quote(self.path, safe=_PATH_SAFE)
+
+    @functools.cached_property
+    def _wire_post_target(self) -> bytes:
+        pairs = self.query
+        return (f"{self._wire_path}?{urllib.parse.urlencode(pairs)}" if pairs else self._wire_path).encode("ascii")
+
+    def wire_target(self, extra: Sequence[tuple[str, str]] = ()) -> bytes:
+        """:meth:`target` as sent: ASCII, the path percent-encoded where it needs to be."""
+        if not extra:
+            return self._wire_post_target
+        return f"{self._wire_path}?{urllib.parse.urlencode([*self.query, *extra])}".encode("ascii")
+
+
+def _header_block(endpoint: Endpoint, headers: Mapping[str, str]) -> bytes:
+    """The header lines every request of ``endpoint`` sends, built once: ``Host`` and
+    ``Accept-Encoding: identity`` (as ``http.client`` sends them, unless ``headers`` has its
+    own), then ``headers``."""
+    names = {name.lower() for name in headers}
+    lines: list[bytes] = []
+    if "host" not in names:
+        try:
+            host = endpoint.host.encode("ascii")
+        except UnicodeEncodeError:
+            host = endpoint.host.encode("idna")
+        if ":" in endpoint.host:
+            host = b"[" + host + b"]"
+        lines.append(b"Host: " + host + (b":%d" % endpoint.port if endpoint.port is not None else b""))
+    if "accept-encoding" not in names:
+        lines.append(b"Accept-Encoding: identity")
+    for name, value in headers.items():
+        try:
+            lines.append(f"{name}: {value}".encode("latin-1"))
+        except UnicodeEncodeError:
+            raise RetrieverError(
+                f"{option_label(HEADER_PREFIX + name, RETRIEVER_ID)}: a header value must be Latin-1 text"
+            ) from None
+    return b"".join(line + b"\r\n" for line in lines)
 
 
 def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
@@ -364,44 +414,182 @@ def _retry_after_s(value: str | None) -> float | None:
     return max(seconds, 0.0) if math.isfinite(seconds) else None
 
 
+class _Connection:
+    """One socket to the endpoint, kept alive between requests (None until opened, and after
+    a failure or a response that closes it), and the buffered reader its responses are read
+    from (one for the connection's life: each response is read to its end)."""
+
+    __slots__ = ("__weakref__", "reader", "sock")
+
+    def __init__(self) -> None:
+        self.sock: socket.socket | None = None
+        self.reader: BinaryIO | None = None
+
+    def close(self) -> None:
+        sock, reader, self.sock, self.reader = self.sock, self.reader, None, None
+        if reader is not None:
+            reader.close()
+        if sock is not None:
+            sock.close()
+
+
+class _Headers(dict[str, str]):
+    """Response headers by lower-case name; repeated headers joined with ``", "``."""
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return dict.get(self, name.lower(), default)
+
+
+@dataclass(frozen=True)
+class _Response:
+    status: int
+    reason: str
+    headers: _Headers
+    body: bytes
+    complete: bool
+    """The body was read to its end (not cut at ``MAX_RESPONSE_BYTES``)."""
+    will_close: bool
+    """The server closes the connection after this response (or the body ran to its close)."""
+
+
+_MAX_LINE = 65536
+_MAX_HEADERS = 100
+_NO_BODY = frozenset({204, 304})
+
+
+def _line(reader: BinaryIO, what: str) -> bytes:
+    line = reader.readline(_MAX_LINE + 1)
+    if len(line) > _MAX_LINE:
+        raise http.client.LineTooLong(what)
+    return line
+
+
+def _read_headers(reader: BinaryIO) -> _Headers:
+    headers = _Headers()
+    last = ""
+    for _ in range(_MAX_HEADERS + 1):
+        line = _line(reader, "header line")
+        if line in (b"\r\n", b"\n", b""):
+            return headers
+        if line[:1] in (b" ", b"\t") and last:  # an obsolete folded continuation
+            headers[last] += " " + line.strip().decode("latin-1")
+            continue
+        name, colon, value = line.partition(b":")
+        if not colon:
+            continue  # not a header: passed over, as http.client's parser does
+        last = name.strip().lower().decode("latin-1")
+        text = value.strip().decode("latin-1")
+        headers[last] = f"{headers[last]}, {text}" if last in headers else text
+    raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
+
+
+def _read_chunked(reader: BinaryIO, limit: int) -> tuple[bytes, bool]:
+    """A chunked body up to ``limit`` bytes, and whether it was read to its end (trailers too)."""
+    parts: list[bytes] = []
+    total = 0
+    while True:
+        size_text = _line(reader, "chunk size").split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise http.client.IncompleteRead(b"".join(parts)) from None
+        if size == 0:
+            break
+        data = reader.read(size)
+        if len(data) < size:
+            raise http.client.IncompleteRead(b"".join(parts) + data, size - len(data))
+        parts.append(data)
+        total += size
+        if total > limit:
+            return b"".join(parts), False
+        if reader.read(2) not in (b"\r\n", b"\n"):
+            raise http.client.IncompleteRead(b"".join(parts))
+    while _line(reader, "trailer line") not in (b"\r\n", b"\n", b""):
+        pass
+    return b"".join(parts), True
+
+
+def _read_response(reader: BinaryIO, limit: int) -> _Response:
+    """One HTTP/1.x response, read as ``http.client`` reads it (interim ``1xx`` responses passed
+    over; the body by ``Transfer-Encoding: chunked``, ``Content-Length``, or up to the close),
+    but with the few headers a search answer needs kept in a dict instead of parsed by the
+    ``email`` package: the largest per-question cost of the exchange.  At most ``limit`` bytes
+    of body are read; a status line that is not HTTP raises ``http.client``'s errors."""
+    while True:
+        line = _line(reader, "status line")
+        if not line:
+            raise http.client.RemoteDisconnected("Remote end closed connection without response")
+        version, _, rest = line.rstrip(b"\r\n").partition(b" ")
+        code, _, reason = rest.strip().partition(b" ")
+        if not version.startswith(b"HTTP/1.") or len(code) != 3 or not code.isdigit():
+            raise http.client.BadStatusLine(repr(line[:80]))
+        status = int(code)
+        headers = _read_headers(reader)
+        if not 100 <= status < 200 or status == 101:
+            break
+    tokens = {token.strip().lower() for token in headers.get("connection", "").split(",")}
+    will_close = "close" in tokens or (version == b"HTTP/1.0" and "keep-alive" not in tokens)
+    if status in _NO_BODY or 100 <= status < 200:
+        return _Response(status, reason.decode("latin-1"), headers, b"", True, will_close)
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body, complete = _read_chunked(reader, limit)
+        return _Response(status, reason.decode("latin-1"), headers, body, complete, will_close)
+    length_text = headers.get("content-length")
+    length = int(length_text) if length_text is not None and length_text.strip().isdigit() else None
+    if length is None:  # the body runs to the close
+        body = reader.read(limit + 1)
+        return _Response(status, reason.decode("latin-1"), headers, body[:limit], len(body) <= limit, True)
+    body = reader.read(min(length, limit + 1))
+    if len(body) < min(length, limit + 1):
+        raise http.client.IncompleteRead(body, length - len(body))
+    return _Response(status, reason.decode("latin-1"), headers, body, length <= limit, will_close)
+
+
 class _Connections:
-    """One kept-alive connection per thread: an ``http.client`` connection serves one request
-    at a time, so each ``--workers`` thread has its own, and no lock is held while waiting."""
+    """One kept-alive connection per thread: a connection serves one request at a time, so
+    each ``--workers`` thread has its own, and no lock is held while waiting."""
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
         self._local = threading.local()
-        self._every: weakref.WeakSet[http.client.HTTPConnection] = weakref.WeakSet()
+        self._every: weakref.WeakSet[_Connection] = weakref.WeakSet()
         self._lock = threading.Lock()
         self._tls = ssl.create_default_context() if endpoint.scheme == "https" else None
+        default_port = http.client.HTTPS_PORT if self._tls is not None else http.client.HTTP_PORT
+        self._address = (endpoint.host, endpoint.port or default_port)
 
-    def get(self, timeout_s: float) -> tuple[http.client.HTTPConnection, bool]:
-        """This thread's connection, with ``timeout_s`` for each socket operation, and whether
-        it was used before (and so may have been closed by the server meanwhile)."""
-        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+    def get(self, timeout_s: float) -> tuple[_Connection, bool]:
+        """This thread's connection, open, with ``timeout_s`` for each socket operation, and
+        whether it was used before (and so may have been closed by the server meanwhile)."""
+        connection: _Connection | None = getattr(self._local, "connection", None)
         if connection is None:
-            host = self.endpoint.host
-            if self._tls is not None:
-                port = self.endpoint.port or http.client.HTTPS_PORT
-                connection = http.client.HTTPSConnection(host, port, timeout=timeout_s, context=self._tls)
-            else:
-                port = self.endpoint.port or http.client.HTTP_PORT
-                connection = http.client.HTTPConnection(host, port, timeout=timeout_s)
-            self._local.connection = connection
+            connection = self._local.connection = _Connection()
             with self._lock:
                 self._every.add(connection)
+        if connection.sock is None:
+            connection.sock = self._open(timeout_s)
+            connection.reader = connection.sock.makefile("rb")
             return connection, False
-        connection.timeout = timeout_s
-        if connection.sock is not None:
-            connection.sock.settimeout(timeout_s)
-        return connection, connection.sock is not None
+        connection.sock.settimeout(timeout_s)
+        return connection, True
+
+    def _open(self, timeout_s: float) -> socket.socket:
+        """A new connection, as ``http.client`` opens one (``TCP_NODELAY``, TLS with the host name)."""
+        sock = socket.create_connection(self._address, timeout_s)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self._tls is not None:
+                sock = self._tls.wrap_socket(sock, server_hostname=self.endpoint.host)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
 
     def drop(self) -> None:
         """Close this thread's connection (after a failure or an unread body): the next request opens one."""
-        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        connection: _Connection | None = getattr(self._local, "connection", None)
         if connection is not None:
             connection.close()
-            self._local.connection = None
 
     def close(self) -> None:
         with self._lock:
@@ -440,10 +628,12 @@ class HTTPRetriever:
         self.probe_question = probe_question
         self._secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True))
         self._sleep = sleep
-        self._headers = {"Accept": "application/json", "User-Agent": f"goldeneval/{package_version('goldeneval')}"}
+        sent = {"Accept": "application/json", "User-Agent": f"goldeneval/{package_version('goldeneval')}"}
         if endpoint.method == "POST":
-            self._headers["Content-Type"] = "application/json"
-        self._headers.update(headers or {})
+            sent["Content-Type"] = "application/json"
+        sent.update(headers or {})
+        self._head = _header_block(endpoint, sent)
+        self._counts_length = "content-length" not in {name.lower() for name in sent}
         self._connections = _Connections(endpoint)
         self._seen: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -482,26 +672,35 @@ class HTTPRetriever:
 
     # -- one question
 
-    def _request(self, question: str, limit: int) -> tuple[str, bytes | None]:
-        if self.endpoint.method == "GET":
+    def _request(self, question: str, limit: int) -> bytes:
+        """The whole request as sent, in one write: the request line, the headers built once
+        (:func:`_header_block`), and the body."""
+        method = self.endpoint.method
+        if method == "GET":
             extra = [(self.shape.query_param, question), (self.shape.limit_param, str(limit))]
-            return self.endpoint.target(extra), None
-        body = (
-            {"question": question, "limit": limit}
-            if self.shape.body is None
-            else _fill(self.shape.body, question, limit)
+            return b"GET %s HTTP/1.1\r\n%s\r\n" % (self.endpoint.wire_target(extra), self._head)
+        if self.shape.body is None:  # json.dumps({"question": ..., "limit": ...}), byte for byte
+            body = b'{"question": %s, "limit": %d}' % (json.dumps(question).encode("ascii"), limit)
+        else:
+            body = json.dumps(_fill(self.shape.body, question, limit)).encode("utf-8")
+        length = b"Content-Length: %d\r\n" % len(body) if self._counts_length else b""
+        return b"%s %s HTTP/1.1\r\n%s%s\r\n%s" % (
+            method.encode(),
+            self.endpoint.wire_target(),
+            self._head,
+            length,
+            body,
         )
-        return self.endpoint.target(), json.dumps(body).encode("utf-8")
 
     def _exchange(self, question: str, limit: int) -> tuple[bytes, str]:
         """The body and content type of a 2xx response, after any retries."""
-        target, body = self._request(question, limit)
+        request = self._request(question, limit)
         deadline = time.monotonic() + self.timeout_s
         attempts = 0
         while True:
             attempts += 1
             try:
-                raw, content_type, headers = self._send(target, body, deadline)
+                raw, content_type, headers = self._send(request, deadline)
             except _Retryable as exc:
                 problem, wait = str(exc), exc.retry_after_s
             else:
@@ -518,19 +717,24 @@ class HTTPRetriever:
                 )
             self._sleep(wait)
 
-    def _send(self, target: str, body: bytes | None, deadline: float) -> tuple[bytes, str, Message]:
-        """One HTTP exchange: the body, content type and headers of a 2xx response."""
-        timed_out = SearchError(f"timed out after {self.timeout_s:g} s (option timeout_s)")
+    def _send(self, request: bytes, deadline: float) -> tuple[bytes, str, _Headers]:
+        """One HTTP exchange: the body, content type and headers of a 2xx response.  The
+        response is read by ``http.client`` (status line, headers, ``Content-Length`` or chunked
+        body); the connection is kept for the next question unless the server closes it."""
         base = self.endpoint.base
         for fresh in (False, True):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise timed_out
-            connection, reused = self._connections.get(remaining)
+                raise self._timed_out()
+            reused = False
             try:
-                connection.request(self.endpoint.method, target, body=body, headers=self._headers)
-                response = connection.getresponse()
-                raw = response.read(MAX_RESPONSE_BYTES + 1)
+                connection, reused = self._connections.get(remaining)
+                sock, reader = connection.sock, connection.reader
+                assert sock is not None and reader is not None
+                sock.sendall(request)
+                response = _read_response(reader, MAX_RESPONSE_BYTES)
+                if response.will_close or not response.complete:
+                    self._connections.drop()
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
                 self._connections.drop()
                 if reused and not fresh:
@@ -538,7 +742,7 @@ class HTTPRetriever:
                 raise _Retryable(f"the connection to {base} failed: {_reason(exc)}") from None
             except TimeoutError:
                 self._connections.drop()
-                raise timed_out from None
+                raise self._timed_out() from None
             except ConnectionRefusedError as exc:
                 self._connections.drop()
                 raise _Retryable(f"cannot connect to {base}: {_reason(exc)}") from None
@@ -552,12 +756,11 @@ class HTTPRetriever:
                 self._connections.drop()
                 raise SearchError(f"{base} did not answer in HTTP ({type(exc).__name__})") from None
             break
-        if len(raw) > MAX_RESPONSE_BYTES:
-            self._connections.drop()
+        if not response.complete:
             raise SearchError(f"the response is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
         if time.monotonic() > deadline:
-            raise timed_out
-        status, headers = response.status, response.headers
+            raise self._timed_out()
+        status, headers, raw = response.status, response.headers, response.body
         if 200 <= status < 300:
             return raw, headers.get("Content-Type", ""), headers
         problem = f"HTTP {status} {response.reason or ''}".rstrip() + _snippet(raw)
@@ -566,6 +769,9 @@ class HTTPRetriever:
         if 300 <= status < 400:
             problem += " (redirects are not followed: give the final URL)"
         raise SearchError(problem)
+
+    def _timed_out(self) -> SearchError:
+        return SearchError(f"timed out after {self.timeout_s:g} s (option timeout_s)")
 
     def _document(self, raw: bytes, content_type: str) -> Any:
         if not raw.strip():
@@ -578,7 +784,7 @@ class HTTPRetriever:
 
     # -- revisions read from headers
 
-    def _check_revisions(self, headers: Message) -> None:
+    def _check_revisions(self, headers: _Headers) -> None:
         for name, header in self.revision_headers.items():
             value = headers.get(header)
             if value is None or not value.strip():
