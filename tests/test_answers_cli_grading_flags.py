@@ -89,6 +89,7 @@ def test_the_rubric_flag_reaches_the_judge_and_names_the_grader(tmp_path: Path) 
     assert json.loads(result.stdout)["run"]["grader"] == "llm_judge:correctness"
 
 
+@pytest.mark.slow  # two answers runs over the transit sample
 def test_abstention_phrases_replace_the_defaults(tmp_path: Path) -> None:
     """On an answers run the model says "beyond me" to everything: no abstention by default,
     an over-abstention on answerable questions with ``--abstention-phrase 'beyond me'``."""

@@ -31,13 +31,13 @@ def _written(document: dict[str, Any]) -> str:
     return "".join(chunks)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.dictionaries(st.text(max_size=6), _VALUES, max_size=6))
 def test_a_document_without_iterators_is_written_byte_for_byte_as_json_dumps_indent_2(document: dict[str, Any]) -> None:
     assert _written(document) == json.dumps(document, indent=2) + "\n"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(_VALUES, max_size=600), st.dictionaries(st.text(max_size=6), _VALUES, max_size=3))
 def test_an_iterator_value_is_written_as_the_array_of_its_elements(items: list[Any], rest: dict[str, Any]) -> None:
     document = {"questions": iter(items), **{k: v for k, v in rest.items() if k != "questions"}}

@@ -65,6 +65,7 @@ def test_runs_imports_no_heavy_module(tmp_path: Path) -> None:
     assert heavy_modules_after(["runs", "--store", str(store)], tmp_path) == []
 
 
+@pytest.mark.slow  # a command that imports the model stack: 10 s
 def test_the_probe_sees_a_heavy_module_a_command_imports(tmp_path: Path) -> None:
     """The check can fail: ``schema`` imports nothing heavy, but a probe that imports scipy
     itself is seen."""
