@@ -188,6 +188,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON (benchmarks.run's http section)")
     args = parser.parse_args()
     if args.serve:
         serve(args.serve)
@@ -249,6 +250,32 @@ def main() -> None:
         f"HTTP adds {extra_ms / args.questions:.3f} ms of wall time a question"
     )
     print("both sides found the same documents for every question")
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {
+                    "questions": args.questions,
+                    "workers": args.workers,
+                    "rounds": args.rounds,
+                    "wall_ratio": statistics.median(ratios),
+                    "round_ratios": ratios,
+                    "cpu_ratio": cpu_ratio,
+                    "extra_ms_a_question": extra_ms / args.questions,
+                    "sides": {
+                        side: {
+                            "wall_s": statistics.median(m.wall_s),
+                            "cpu_s": statistics.median(m.cpu_s),
+                            "service_cpu_s": statistics.median(m.service_cpu_s),
+                        }
+                        for side, m in measured.items()
+                    },
+                    "command": (
+                        f"python -m benchmarks.http_retriever --rounds {args.rounds} --questions {args.questions}"
+                    ),
+                }
+            ),
+            encoding="utf-8",
+        )
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
-SECTIONS = ("engine", "overhead", "scifact", "dense", "dagster")
+SECTIONS = ("engine", "overhead", "scifact", "dense", "dagster", "paths", "http")
 QUICK_SECTIONS = ("engine", "overhead")
 CLEARED_ENV_PREFIXES = ("GOLDENEVAL_", "DAGSTER_HOME")
 """Variables a measured command must not inherit: goldeneval's own (all start so) and Dagster's home."""
@@ -898,12 +898,118 @@ def section_dagster(options: dict[str, Any], work: Path) -> dict[str, Any]:
     return {"workloads": workloads}
 
 
+# --------------------------------------------------------------------------------------------
+# Section: the paths a user takes (issue 26): both plug-in shapes, --format json
+# --------------------------------------------------------------------------------------------
+
+PATH_VARIANTS = (
+    ("precomputed", "table"),
+    ("plain", "table"),
+    ("precomputed", "json"),
+)
+"""(plug-in shape, output format): the benchmark retriever's precomputed tuples with a batch
+method, the README's minimal plug-in (a fresh list, no batch method), and the JSON output."""
+
+
+def _path_run(
+    set_path: Path, folder: Path, shape: str, output_format: str, tag: str, timeout_s: float
+) -> dict[str, Any]:
+    store, timing = folder / f"{tag}.duckdb", folder / f"{tag}-timing.json"
+    command = [
+        goldeneval_command(),
+        "retrieval",
+        "--set",
+        str(set_path),
+        "--retriever",
+        ZERO_RETRIEVER,
+        "--option",
+        f"shape={shape}",
+        "--option",
+        f"timing={timing}",
+        "--no-progress",
+        "--store",
+        str(store),
+        "--cache-dir",
+        str(folder / "cache"),
+        "--format",
+        output_format,
+    ]
+    log = folder / f"{tag}.log"
+    result = checked(
+        measure(command, env=clean_env(GOLDENEVAL_TABLES=folder / "tables"), cwd=REPO, log=log, timeout_s=timeout_s),
+        log,
+    )
+    factory_s = json.loads(timing.read_text())["factory_s"]
+    log.unlink()  # a JSON run's output is tens of MB
+    store.unlink()
+    return {**asdict(result), "framework_cpu_s": result.user_s + result.system_s - factory_s}
+
+
+def section_paths(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    """Each variant at a small and a large question count, the rounds one after the other;
+    the framework's CPU a question is the difference between the two sizes (start-up and the
+    retriever's own precomputation taken out), the median over the rounds."""
+    from benchmarks.zero_retriever import write_set
+
+    small, large = 1_000, options["paths_questions"]
+    sets = {n: write_set(work / f"set-{n}.jsonl", n) for n in (small, large)}
+    rounds: list[dict[str, Any]] = []
+    for r in range(options["overhead_rounds"]):
+        row: dict[str, Any] = {}
+        for shape, output_format in PATH_VARIANTS:
+            name = f"{shape}/{output_format}"
+            runs = {
+                n: _path_run(
+                    sets[n], work, shape, output_format, f"r{r}-{shape}-{output_format}-{n}", options["timeout_s"]
+                )
+                for n in (small, large)
+            }
+            row[name] = {
+                "marginal_cpu_us": (runs[large]["framework_cpu_s"] - runs[small]["framework_cpu_s"])
+                / (large - small)
+                * 1e6,
+                "peak_rss_bytes": runs[large]["peak_rss_bytes"],
+                "large_wall_s": runs[large]["wall_s"],
+                "command": runs[large]["command"],
+            }
+            print(f"paths: round {r + 1}, {name}: {row[name]['marginal_cpu_us']:.1f} us a question", flush=True)
+        rounds.append(row)
+    names = [f"{shape}/{output_format}" for shape, output_format in PATH_VARIANTS]
+    summary = {
+        name: {
+            "marginal_cpu_us": median([row[name]["marginal_cpu_us"] for row in rounds]),
+            "marginal_cpu_us_range": [
+                min(row[name]["marginal_cpu_us"] for row in rounds),
+                max(row[name]["marginal_cpu_us"] for row in rounds),
+            ],
+            "peak_rss_bytes": median([row[name]["peak_rss_bytes"] for row in rounds]),
+            "large_wall_s": median([row[name]["large_wall_s"] for row in rounds]),
+            "command": rounds[0][name]["command"],
+        }
+        for name in names
+    }
+    return {"small": small, "large": large, "rounds": rounds, "summary": summary}
+
+
+def section_http(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    """``goldeneval.http`` against a local service that answers at once, paired with an
+    in-process plug-in calling the same function (``benchmarks/http_retriever.py``)."""
+    out, log = work / "http.json", work / "http.log"
+    command = [sys.executable, "-m", "benchmarks.http_retriever", "--rounds", str(max(options["overhead_rounds"], 3))]
+    command += ["--json", str(out)]
+    checked(measure(command, env=clean_env(), cwd=REPO, log=log, timeout_s=options["timeout_s"]), log)
+    document: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return document
+
+
 SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {
     "engine": section_engine,
     "overhead": section_overhead,
     "scifact": section_scifact,
     "dense": section_dense,
     "dagster": section_dagster,
+    "paths": section_paths,
+    "http": section_http,
 }
 
 
@@ -1234,6 +1340,78 @@ def yes(condition: object) -> str:
     return "yes" if condition else "no"
 
 
+PATH_LABELS = {
+    "precomputed/table": "benchmark retriever (precomputed tuples, batch method)",
+    "plain/table": "plain plug-in (README's minimal contract: a fresh list, no batch method)",
+    "precomputed/json": "benchmark retriever, --format json",
+}
+
+
+def render_paths(section: dict[str, Any]) -> list[str]:
+    summary = section["summary"]
+    lines = [
+        f"`goldeneval retrieval` with `benchmarks.zero_retriever` at {section['small']:,} and {section['large']:,} "
+        f"questions (depth 100); a variant's framework cost is the CPU difference between the two sizes divided by "
+        f"the questions between them, the retriever's own precomputation (its factory's time) taken out; the "
+        f"median over {len(section['rounds'])} rounds (range in parentheses). Peak RSS: the large run's "
+        "process tree.",
+        "",
+        "| variant | CPU a question | peak RSS, large | wall, large |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, row in summary.items():
+        low, high = row["marginal_cpu_us_range"]
+        lines.append(
+            f"| {PATH_LABELS.get(name, name)} | {row['marginal_cpu_us']:.1f} us ({low:.1f} to {high:.1f}) "
+            f"| {mib(row['peak_rss_bytes'])} | {secs(row['large_wall_s'])} |"
+        )
+    lines += ["", f"Command (large, plain): `{summary['plain/table']['command']}`"]
+    return lines
+
+
+def render_http(section: dict[str, Any]) -> list[str]:
+    sides = section["sides"]
+    rows = [
+        "| side | median wall | median CPU, goldeneval | median CPU, service |",
+        "| --- | --- | --- | --- |",
+    ]
+    for side, label in (("goldeneval.http", "goldeneval.http, local service"), (None, "in-process plug-in")):
+        found = sides[side] if side else next(v for k, v in sides.items() if k != "goldeneval.http")
+        rows.append(f"| {label} | {secs(found['wall_s'])} | {secs(found['cpu_s'])} | {secs(found['service_cpu_s'])} |")
+    return [
+        f"`goldeneval retrieval --workers {section['workers']}` over a generated {section['questions']:,}-question "
+        "set, each side a whole process into a fresh store. Both sides rank with the same function: "
+        "`goldeneval.http` against a keep-alive asyncio HTTP/1.1 service on 127.0.0.1 that answers at once, and "
+        "`benchmarks.http_retriever:factory` in-process; each round runs both back to back, the ratio is the "
+        "median of the rounds' wall-time ratios; CPU is the goldeneval process tree plus the service.",
+        "",
+        *rows,
+        "",
+        f"Wall ratio {section['wall_ratio']:.2f} (rounds: {', '.join(f'{r:.2f}' for r in section['round_ratios'])}); "
+        f"CPU ratio {section['cpu_ratio']:.2f}; HTTP adds {section['extra_ms_a_question']:.3f} ms of wall time a "
+        f"question. Command: `{section['command']}`.",
+    ]
+
+
+def _paths_targets(section: Mapping[str, Any]) -> list[str]:
+    summary = section["summary"]
+    tuple_us = summary["precomputed/table"]["marginal_cpu_us"]
+    plain_us = summary["plain/table"]["marginal_cpu_us"]
+    json_extra = summary["precomputed/json"]["marginal_cpu_us"] - tuple_us
+    json_rss = summary["precomputed/json"]["peak_rss_bytes"] - summary["precomputed/table"]["peak_rss_bytes"]
+    n = section["large"]
+    return [
+        f"| a plain plug-in within 1.3x the benchmark retriever's framework cost | {plain_us:.1f} us against "
+        f"{tuple_us:.1f} us a question: {plain_us / tuple_us:.2f}x | {yes(plain_us <= 1.3 * tuple_us)} |",
+        f"| at most 40 us of CPU a question for both shapes | {tuple_us:.1f} us, {plain_us:.1f} us "
+        f"| {yes(max(tuple_us, plain_us) <= 40)} |",
+        f"| `--format json` at most 30 us a question | {json_extra:.1f} us a question beyond the table output "
+        f"| {yes(json_extra <= 30)} |",
+        f"| `--format json` in constant memory beyond the run | {mib(json_rss)} more peak RSS than the table output "
+        f"at {n:,} questions | reported |",
+    ]
+
+
 def targets(results: Mapping[str, Any]) -> list[str]:
     """The issue's done-when conditions, read off this run's numbers."""
     lines = ["| target | measured | met |", "| --- | --- | --- |"]
@@ -1297,6 +1475,16 @@ def targets(results: Mapping[str, Any]) -> list[str]:
             f"| warm dense run encodes nothing the cache holds ({dense['set']}) | {added} embeddings added, "
             f"{written} cache files written; {secs(dense['warm_wall_s'])} against {secs(dense['cold_wall_s'])} "
             f"cold | {yes(not added and not written)} |"
+        )
+    paths = results.get("paths")
+    if paths and "summary" in paths:
+        lines += _paths_targets(paths)
+    http = results.get("http")
+    if http and "wall_ratio" in http:
+        lines.append(
+            f"| `goldeneval.http` at most 1.5x a Python plug-in calling the same function, --workers "
+            f"{http['workers']} | {http['wall_ratio']:.2f}x wall, {http['cpu_ratio']:.2f}x CPU "
+            f"| {yes(http['wall_ratio'] <= 1.5)} |"
         )
     dagster = results.get("dagster")
     if dagster and "workloads" in dagster:
@@ -1389,6 +1577,8 @@ def render(results: Mapping[str, Any]) -> str:
         ("scifact", "SciFact lexical: goldeneval retrieval against bare bm25s", render_scifact),
         ("dense", "Dense retrieval: cold and warm cache", render_dense),
         ("dagster", "The Dagster job against the CLI", render_dagster),
+        ("paths", "The paths a user takes: both plug-in shapes and --format json", render_paths),
+        ("http", "goldeneval.http against an in-process plug-in", render_http),
     )
     for name, title, renderer in renderers:
         section = sections.get(name)
@@ -1433,6 +1623,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--engine-max-seconds", type=float, default=900.0, help="skip a peer expected to take longer")
     parser.add_argument("--questions", type=sizes, help="question counts (default 1000,10000,100000; quick: 100,300)")
     parser.add_argument("--dagster-questions", type=int, help="generated set in the Dagster section (default 10000)")
+    parser.add_argument(
+        "--paths-questions", type=int, help="large set of the paths section (default 50000; quick: 5000)"
+    )
     parser.add_argument("--repeats", type=int, help="warm reruns and repeats of cheap runs (default 2; quick: 1)")
     parser.add_argument(
         "--overhead-rounds",
@@ -1461,6 +1654,7 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "engine_max_seconds": args.engine_max_seconds,
         "questions": args.questions or ([100, 300] if quick else [1000, 10_000, 100_000]),
         "dagster_questions": args.dagster_questions or (100 if quick else 10_000),
+        "paths_questions": args.paths_questions or (5_000 if quick else 50_000),
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
         "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),
