@@ -705,8 +705,20 @@ PROMPT_JSON_FIELDS: dict[str, str] = {
     "verdict.changes[].rate": "The rate: `pass rate` or `mean score`.",
     "verdict.paired[].rate": "The rate (`pass rate`: McNemar on the per-prompt pass/fail).",
     "notices": "What to know about the run, e.g. an unknown grader that fell back to `deterministic`.",
+    "usage": "The run's model calls by role (`model`, `judge`), stored in the details; absent when no call "
+    "went through the call policy.",
+    "usage.<role>": "One role's calls.",
+    "usage.<role>.calls": "Calls made (each may have made several HTTP attempts), failed ones included.",
+    "usage.<role>.cached": "Calls answered from the response cache: no request, no tokens.",
+    "usage.<role>.reported": "Calls whose answer reported token usage.",
+    "usage.<role>.prompt_tokens": "Prompt tokens reported (null when no call reported usage).",
+    "usage.<role>.completion_tokens": "Completion tokens reported (null when no call reported usage).",
+    "usage.<role>.total_tokens": "Their sum (null when no call reported usage).",
+    "usage.<role>.cost": "Cost of the reported tokens at the model's `input_price` and `output_price` per "
+    "million; null without prices or reported usage.",
 }
 PROMPT_JSON_MAPS = {
+    "usage": "<role>",
     "aggregates.by_retrieval": "<hit or miss>",
     "aggregates.by_form": "<form>",
     "aggregates.by_hard_class": "<hard class>",

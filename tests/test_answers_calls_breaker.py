@@ -87,3 +87,16 @@ def test_a_success_resets_the_count() -> None:
     assert outcomes == ["ModelError", "ModelError", "ok", "ModelError", "ModelError", "ok", "ModelError"]
     assert len(server.requests) == 7
     assert not model.breaker.open
+
+
+def test_calls_past_the_timeout_trip_the_breaker_and_every_call_made_is_counted(tmp_path: Path) -> None:
+    """A hostile review found ``--timeout`` expiries never counted by the breaker (the late answer
+    was taken as a success) and ``0 calls sent`` against a server that got every failed call."""
+    with chat_server(default=lambda body: answer("late", delay_s=2.0)) as server:
+        result = _run(tmp_path, server, "--timeout", "0.3", "--max-consecutive-failures", "3")
+    assert result.exit_code == 4, result.output
+    prompts = json.loads(result.stdout)["prompts"]
+    assert all("timed out after 0.3 s" in p["error"] for p in prompts[:3])
+    assert all(p["error"].startswith("CircuitOpen: not called:") for p in prompts[3:])
+    assert len(server.requests) == 3
+    assert "model calls: 3 calls sent" in result.stderr

@@ -99,3 +99,24 @@ def test_prices_are_per_model_options_and_both_are_needed(tmp_path: Path) -> Non
     )
     assert "Traceback" not in result.output
     assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_usage_and_cost_are_stored_with_the_run_and_in_the_json(tmp_path: Path) -> None:
+    """Shown is not enough (the hostile review): the details and ``--format json`` hold them."""
+    replies = [reply_with_usage("ok", 1000, 200), reply_with_usage("ok", 2000, 300), reply_with_usage("ok", 500, 100)]
+    with chat_server(*replies) as server:
+        result = _run(tmp_path, server.base_url, "--model-option", "input_price=0.15",
+                      "--model-option", "output_price=0.6", "--format", "json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    expected = {
+        "calls": 3, "cached": 0, "reported": 3, "prompt_tokens": 3500, "completion_tokens": 600,
+        "total_tokens": 4100, "cost": pytest.approx(0.000885),
+    }  # fmt: skip
+    assert json.loads(result.stdout)["usage"] == {"model": expected}
+    from goldeneval.store import open_store
+    from goldeneval.store.location import StoreLocation
+
+    store = open_store(StoreLocation.parse(tmp_path / "s.duckdb"))
+    (listed,) = store.list_runs()
+    details = json.loads(store.get_run(listed.id).details_json or "{}")
+    assert details["usage"] == {"model": expected}

@@ -128,7 +128,11 @@ def test_a_code_assertion_in_a_prompt_set_grades_answers_through_the_cli(tmp_pat
 
 def test_a_code_assertion_that_cannot_be_found_is_the_sets_error_naming_the_field(tmp_path: Path) -> None:
     path = _prompt_set(tmp_path, "answer_checks:missing")
-    result = CliRunner().invoke(main, ["prompts", "--set", str(path), "--model", "goldeneval.extractive"])
+    with chat_server(default=lambda body: answer("Paris.")) as server:
+        args = ["prompts", "--set", str(path), "--model", "goldeneval.openai", "--model-option", "model=m"]
+        args += ["--model-option", f"base_url={server.base_url}", "--store", str(tmp_path / "s.duckdb")]
+        result = CliRunner().invoke(main, args)
+    assert server.requests == []  # refused before any model call
     assert result.exit_code == 3
     assert "prompts[0]" in result.output or "p1" in result.output
     assert "module 'answer_checks' has no callable 'missing'" in result.output
@@ -144,3 +148,26 @@ def test_editing_a_check_changes_the_prompt_set_digest(tmp_path: Path, checks_mo
     importlib.reload(importlib.import_module("answer_checks"))
     after = prompt_set_digest(load_prompt_set(_prompt_set(tmp_path, "answer_checks:short")))
     assert before != after
+
+
+def test_listing_or_registering_sets_imports_no_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of sets is validated whenever it is listed or an unrelated set is run: naming a
+    module there must not run it (the hostile review's ``evilmod`` wrote a file on import)."""
+    marker = tmp_path / "IMPORTED"
+    (tmp_path / "evilmod.py").write_text(f"open({str(marker)!r}, 'w').close()\n\ndef ok(answer):\n    return True\n")
+    folder = tmp_path / "sets"
+    folder.mkdir()
+    _prompt_set(folder, "evilmod:ok")
+    missing = {"id": "p", "prompt": "?", "assertions": [{"type": "code", "value": "nosuchmod:ok"}]}
+    (folder / "other.yaml").write_text(yaml.safe_dump({"id": "missing-module", "prompts": [missing]}), encoding="utf-8")
+    result = CliRunner().invoke(main, ["prompt-sets", "--prompt-sets-dir", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "code-checks" in result.output and "missing-module" in result.output
+    assert not marker.exists()
+
+
+def test_a_reference_of_the_wrong_form_is_the_sets_error_at_load(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["prompts", "--set", str(_prompt_set(tmp_path, "not a check")), "--model", "x"])
+    assert result.exit_code == 3
+    assert "field 'assertions.0'" in result.output
+    assert "is neither a registered id (goldeneval.assertions: none registered)" in result.output

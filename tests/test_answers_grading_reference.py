@@ -81,7 +81,7 @@ def test_containing_the_reference_is_a_signal_in_the_reason_not_a_score_of_one()
 
 def test_the_deterministic_grader_identity_changed_so_old_runs_compare_as_a_mismatch() -> None:
     identity = DeterministicGrader().identity
-    assert identity.startswith("deterministic/v2(assertions;reference=squad-token-f1>=0.5;abstention/v1(")
+    assert identity.startswith("deterministic/v2(assertions;reference=squad-token-f1>=0.5;abstention/v2(")
     old = "deterministic/v1(assertions;reference=contains-or-token-f1>=0.5)"
     digest = "prompts-v1:sha256:" + "0" * 64
     assert prompt_benchmark_fingerprint(digest, f"prompt-grading/v1[{identity}]") != prompt_benchmark_fingerprint(

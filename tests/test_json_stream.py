@@ -77,3 +77,23 @@ def test_the_cli_document_lists_the_questions_as_the_stored_records_say(tmp_path
     assert len(document["questions"]) == 81
     assert document["aggregates"] == details.to_json()["aggregates"]
     assert ("documents" in document["questions"][0]) == (privacy == "full")
+
+
+class _Chatty:
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        print("chatty plug-in: asked", question[:10])
+        return []
+
+
+def chatty_factory(context: object) -> _Chatty:
+    print("chatty plug-in: built")
+    return _Chatty()
+
+
+def test_what_a_plugin_prints_goes_to_stderr_so_stdout_is_one_json_document(tmp_path: Path) -> None:
+    args = ["retrieval", "--set", "transit-sample", "--retriever", f"{__name__}:chatty_factory", "--format", "json"]
+    args += ["--store", str(tmp_path / "s.duckdb"), "--cache-dir", str(tmp_path / "c"), "--no-progress"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["questions"]) == 81
+    assert "chatty plug-in: built" in result.stderr and "chatty plug-in: asked" in result.stderr

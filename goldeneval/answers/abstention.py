@@ -35,7 +35,11 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v1"
+ABSTENTION_RULES_VERSION = "abstention/v2"
+MIN_CLAUSE_WORDS = 4
+"""A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
+_CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
+"""Where one clause of an answer ends and the next begins."""
 DEFAULT_MAX_ABSTENTION_WORDS = 50
 DEFAULT_ABSTENTION_PHRASES: tuple[str, ...] = (
     "does not answer",
@@ -108,7 +112,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v1(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v2(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -117,12 +121,23 @@ class AbstentionRules:
         return f"{ABSTENTION_RULES_VERSION}({which};max_words={self.max_words})"
 
     def match(self, answer: str) -> str | None:
-        """The phrase (as configured) the answer abstains with, or None when it does not abstain."""
+        """The phrase (as configured) the answer abstains with, or None when it does not abstain.
+
+        Every clause of the answer (sentences, and the parts a "but" or "however" joins) that
+        says something (:data:`MIN_CLAUSE_WORDS` words or more) must abstain: "The context does
+        not mention the 2025 price, but a day ticket costs 7.80" answers, and so does "The
+        ferry does not answer to the harbour master; it departs at 08:00"."""
         tokens = abstention_tokens(answer)
         if not tokens or len(tokens) > self.max_words:
             return None
-        padded = f" {' '.join(tokens)} "
-        for phrase, normalised in zip(self.phrases, self._normalised, strict=True):
-            if f" {normalised} " in padded:
-                return phrase
-        return None
+        found: str | None = None
+        for clause in _CLAUSE_BREAK.split(answer):
+            words = abstention_tokens(clause)
+            padded = f" {' '.join(words)} "
+            hit = next((p for p, n in zip(self.phrases, self._normalised, strict=True) if f" {n} " in padded), None)
+            if hit is not None:
+                found = found or hit
+            elif len(words) >= MIN_CLAUSE_WORDS:
+                return None  # this clause says something: the answer answers
+            # else filler: "Sorry", "Yes", "Please check the timetable"
+        return found

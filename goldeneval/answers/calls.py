@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from goldeneval.answers.breaker import CircuitBreaker
 from goldeneval.answers.cache import CachedResponse, ResponseCache, response_key
-from goldeneval.answers.models import ChatRequest, Model
+from goldeneval.answers.models import ChatRequest, Model, call_with_timeout
 from goldeneval.answers.openai_chat import MUTABLE_ALIAS
 from goldeneval.answers.usage import Prices, Usage, UsageMeter, UsageTotals
 from goldeneval.core.provenance import Provenance
@@ -68,8 +68,11 @@ class ManagedModel:
         cache_dir: Path | None,
         max_consecutive_failures: int,
         cache_off_reason: str | None = None,
+        timeout_s: float | None = None,
     ) -> None:
         self.inner = inner
+        self.timeout_s = timeout_s
+        """A call past it is a failure here too (the breaker counts it), not only the prompt's error."""
         self.model_id = model_id
         self.revision = _immutable(provenance)
         self.pipeline_identity = provenance.pipeline_identity
@@ -108,8 +111,11 @@ class ManagedModel:
                 return cached.text
         self.breaker.before_call()
         try:
-            text, usage = self._call(request)
+            # Bounded here as well as by the evaluator: a call that runs past the timeout is a
+            # failure the breaker counts now, and its late answer is dropped, never a success.
+            text, usage = call_with_timeout(lambda: self._call(request), self.timeout_s)
         except BaseException as exc:  # recorded, then the evaluator's to report
+            self.meter.sent(None)  # sent, and failed: it still counts as a call made
             self.breaker.failure(exc)
             raise
         self.breaker.success()

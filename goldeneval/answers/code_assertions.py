@@ -30,7 +30,15 @@ from typing import Any
 
 from goldeneval.core.errors import GoldenEvalError, one_line
 
-__all__ = ["ASSERTIONS_GROUP", "CodeAssertionError", "CodeCheck", "check_identity", "resolve_check", "run_check"]
+__all__ = [
+    "ASSERTIONS_GROUP",
+    "CodeAssertionError",
+    "CodeCheck",
+    "check_identity",
+    "check_reference",
+    "resolve_check",
+    "run_check",
+]
 
 ASSERTIONS_GROUP = "goldeneval.assertions"
 """The entry-point group where packages register code assertions by id."""
@@ -84,6 +92,22 @@ def resolve_check(path: str) -> CodeCheck:
     with _lock:
         _resolved[path] = check
     return check
+
+
+def check_reference(path: str) -> None:
+    """Refuse a reference that can name no check, importing nothing: a prompt set is validated
+    whenever a folder of sets is listed or registered, and naming a module must not run it
+    then.  The check itself is imported when its set is evaluated."""
+    if ":" in path:
+        if not _PATH.match(path):
+            raise ValueError(f"code assertion {one_line(path, 80)!r} is not of the form package.module:function")
+        return
+    if not entry_points(group=ASSERTIONS_GROUP, name=path):
+        known = sorted(ep.name for ep in entry_points(group=ASSERTIONS_GROUP))
+        raise ValueError(
+            f"code assertion {one_line(path, 80)!r} is neither a registered id ({ASSERTIONS_GROUP}: "
+            f"{', '.join(known) or 'none registered'}) nor of the form package.module:function"
+        )
 
 
 def run_check(path: str, answer: str) -> tuple[bool, str]:

@@ -175,6 +175,10 @@ class PromptDetails(_Record):
     """Answer runs: the retrieval run stored beside this one."""
     retrieval_benchmark_fingerprint: str | None = None
     tables_run_id: str | None = None
+    usage: dict[str, dict[str, Any]] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The run's model calls by role (``model``, ``judge``): calls made, answered from the
+    cache, tokens reported and their cost (``goldeneval.answers.usage.UsageTotals``); absent
+    when the run made no managed call, so details written before it are unchanged."""
     aggregates: PromptAggregates
     prompts: list[PromptDetail]
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import fmean
-from typing import Literal
+from typing import Any, Literal
 
 from goldeneval.answers.details import (
     PROMPT_DETAILS_FORMAT_VERSION,
@@ -162,6 +162,8 @@ class PromptRun:
     retrieval_benchmark_fingerprint: str | None = None
     notices: tuple[str, ...] = ()
     """What the user should know (a grader fallback); shown by each door, never stored."""
+    usage: Mapping[str, Mapping[str, Any]] | None = None
+    """The model calls by role (``model``, ``judge``): stored in the details (:mod:`goldeneval.answers.usage`)."""
 
     @property
     def aggregates(self) -> PromptAggregates:
@@ -193,6 +195,7 @@ class PromptRun:
             retrieval_run_id=self.retrieval_run_id,
             retrieval_benchmark_fingerprint=self.retrieval_benchmark_fingerprint,
             tables_run_id=tables_run_id,
+            usage={role: dict(totals) for role, totals in self.usage.items()} if self.usage else None,
             aggregates=self.aggregates,
             prompts=results,
         )

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from goldeneval.answers.code_assertions import check_identity, resolve_check
+from goldeneval.answers.code_assertions import check_identity, check_reference
 from goldeneval.answers.rubrics import RUBRICS
 from goldeneval.answers.safe_regex import check_pattern
 from goldeneval.core.errors import InputError, one_line
@@ -171,7 +171,7 @@ class Assertion(BaseModel):
             except ValueError as exc:
                 raise ValueError(f"invalid regular expression {one_line(self.value, 60)!r}: {exc}") from None
         if self.type is AssertionType.CODE:
-            resolve_check(self.value)  # a check that cannot be found is the set's error, before any call
+            check_reference(self.value)  # the form only: listing sets must import nobody's module
         return self
 
     def digest_record(self) -> dict[str, Any]:
@@ -287,6 +287,20 @@ def _nfc(value: str | None) -> str | None:
     return None if value is None else unicodedata.normalize("NFC", value)
 
 
+def _assertion_records(prompt_set: GoldenPromptSet, prompt: GoldenPrompt) -> list[dict[str, Any]]:
+    """The prompt's assertions as the digest sees them; a code check that cannot be imported
+    (only now, when its set is evaluated) is invalid input naming the prompt and the field."""
+    records = []
+    for position, assertion in enumerate(prompt.assertions):
+        try:
+            records.append(assertion.digest_record())
+        except ValueError as exc:
+            raise InputError(
+                f"prompt set {prompt_set.id!r}: prompt {prompt.id!r}: field 'assertions.{position}': {exc}"
+            ) from None
+    return records
+
+
 def prompt_set_digest(prompt_set: GoldenPromptSet) -> str:
     """``prompts-v1:sha256:<hex>`` over every prompt's id, prompt, system prompt, assertions
     and reference (the labels of a prompt set), and its judge rubric when it names one;
@@ -297,7 +311,7 @@ def prompt_set_digest(prompt_set: GoldenPromptSet) -> str:
                 _nfc(p.id),
                 _nfc(p.prompt),
                 _nfc(p.system),
-                [a.digest_record() for a in p.assertions],
+                _assertion_records(prompt_set, p),
                 _nfc(p.reference),
                 *([p.rubric] if p.rubric is not None else []),  # absent when unset: older digests hold
             ]

@@ -322,7 +322,11 @@ class LlmJudgeGrader:
         return parse_judge_verdict(text)
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
-        return grade_abstention(self.abstention, item, answer, lambda: self._judge(item, answer), ask=True)
+        rubric = rubric_named(item.rubric) if item.rubric is not None else self.rubric
+        # Only a judge comparing with the gist can tell an abstention in other words; a
+        # faithfulness or relevance verdict would pass any faithful or on-topic non-answer.
+        asks = rubric is None or rubric.decides_abstention
+        return grade_abstention(self.abstention, item, answer, lambda: self._judge(item, answer), ask=asks)
 
     def _judge(self, item: GradingItem, answer: str) -> Grading:
         rubric = rubric_named(item.rubric) if item.rubric is not None else self.rubric

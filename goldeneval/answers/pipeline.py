@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from goldeneval.answers.bounded import TimeBoundGrader
 from goldeneval.answers.calls import ManagedModel, call_notices
@@ -61,6 +62,7 @@ __all__ = [
     "protocol_for",
     "run",
     "run_call_notices",
+    "run_usage",
 ]
 
 
@@ -110,6 +112,7 @@ def managed(
         cache_dir=spec.cache_dir if reason is None else None,
         max_consecutive_failures=spec.max_consecutive_failures,
         cache_off_reason=reason,
+        timeout_s=spec.timeout_s,
     )
 
 
@@ -174,12 +177,12 @@ def evaluate(
 ) -> PromptRun:
     """Build the model and the grader, ask and grade every prompt.  Stores nothing."""
     prompt_set = prompt_set or load_prompt_set(spec)
+    digest = prompt_set_digest(prompt_set)  # first: a code check that cannot be imported stops the run here
     choice = choice or grading_choice(spec)
     model, provenance = build_spec_model(spec, corpus_for(spec.corpus, prompt_set.corpus))
     grader = choice.grader
     started_at = datetime.now(UTC)
     results, workers_notice = ask_and_grade(spec, model, grader, prompt_tasks(prompt_set), progress)
-    digest = prompt_set_digest(prompt_set)
     protocol = protocol_for(grader)
     return PromptRun(
         kind="prompts",
@@ -198,6 +201,7 @@ def evaluate(
         requested_grader=choice.requested if choice.notice else None,
         judge_samples=spec.judge.samples if is_judge(grader.id) and spec.judge is not None else None,
         notices=tuple(n for n in (choice.notice, workers_notice) if n) + run_call_notices(model, grader),
+        usage=run_usage(model, grader),
     )
 
 
@@ -211,6 +215,16 @@ def ask_and_grade(
         spec.workers, "prompts", model=model, judge=getattr(grader, "model", None), grader=grader
     )
     return evaluate_tasks(EvaluationService(model, grader, spec.timeout_s), tasks, progress, workers), notice
+
+
+def run_usage(model: Model, grader: Grader) -> dict[str, dict[str, Any]] | None:
+    """The run's managed calls by role, for the details: what :func:`run_call_notices` shows."""
+    usage = {
+        role: part.totals().to_json()
+        for role, part in (("model", model), ("judge", getattr(grader, "model", None)))
+        if isinstance(part, ManagedModel)
+    }
+    return usage or None
 
 
 def run_call_notices(model: Model, grader: Grader) -> tuple[str, ...]:

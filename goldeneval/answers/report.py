@@ -219,6 +219,7 @@ def prompt_outcome_json(outcome: PromptOutcome, store_path: StoreLocation | Path
         },
         "prompts": document["prompts"],
         "aggregates": document["aggregates"],
+        **({"usage": details.usage} if details.usage is not None else {}),
         "verdict": outcome.verdict.to_dict(),
         "notices": list(outcome.run.notices),
     }

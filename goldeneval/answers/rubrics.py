@@ -34,6 +34,10 @@ class Rubric:
     """The judge's instructions (its system message, before the reply format)."""
     uses_context: bool = False
     """The judge is shown the passages the model answered from."""
+    decides_abstention: bool = False
+    """Its verdict on a question no document answers says whether the answer abstains in other
+    words (it compares the answer with the gist that says so); any other rubric judges something
+    else (faithfulness, relevance), so there only an abstention phrase counts as abstaining."""
 
     @property
     def identity(self) -> str:
@@ -48,6 +52,7 @@ CORRECTNESS = Rubric(
     "it states the same facts, 0 when it contradicts them or misses them, and in between when it is "
     "partly right. Ignore wording and style. An answer that says it cannot answer is correct only when "
     "the reference says the question is not answered.",
+    decides_abstention=True,
 )
 FAITHFULNESS = Rubric(
     "faithfulness",

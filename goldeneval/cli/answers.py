@@ -270,7 +270,7 @@ def prompts(
         )
         return run_prompts(spec, resolved_store, progress=run.progress_bar())
 
-    outcome = run_guarded(evaluate)
+    outcome = run.guarded(evaluate)
     for notice in outcome.run.notices:
         click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
     run.show(
@@ -369,7 +369,7 @@ def answers(
         )
         return run_answers(spec, resolved_store, progress=run.progress_bar())
 
-    outcome = run_guarded(evaluate)
+    outcome = run.guarded(evaluate)
     for warning in outcome.retrieval.run.warnings:
         click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
     for notice in outcome.answers.run.notices:

@@ -10,6 +10,7 @@ for prompts); what they set is the same pair of thresholds.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -26,6 +27,7 @@ from goldeneval.cli.app import (
     format_option,
     parse_options,
     progress_bar,
+    run_guarded,
     storage_default_help,
     store_option,
 )
@@ -145,6 +147,15 @@ class RunOptions:
             "baseline": self.baseline,
             "provenance": self.provenance,
         }
+
+    def guarded(self, evaluate: Callable[[], T]) -> T:
+        """Run the evaluation at the edge (:func:`goldeneval.cli.app.run_guarded`).  With
+        ``--format json`` whatever plug-ins print meanwhile (a factory's banner, a framework's
+        notice) goes to stderr: stdout holds the one JSON document and nothing else."""
+        if self.output_format != "json":
+            return run_guarded(evaluate)
+        with contextlib.redirect_stdout(sys.stderr):
+            return run_guarded(evaluate)
 
     def show(
         self, verdict: RegressionVerdict, gate: GateDecision, text: Callable[[], str], document: Callable[[], Any]

@@ -206,7 +206,7 @@ def retrieval(
         spec = specification()
         return pipeline.run(spec, resolved_store, progress=run.progress_bar())
 
-    outcome = run_guarded(evaluate)
+    outcome = run.guarded(evaluate)
     for warning in outcome.run.warnings:
         click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
     run.show(

@@ -38,7 +38,14 @@ from pydantic import Field
 from goldeneval.answers.evaluation import Progress, PromptRun, Task
 from goldeneval.answers.graders import GraderChoice, GradingItem, is_judge
 from goldeneval.answers.models import ChatMessage, ChatRequest
-from goldeneval.answers.pipeline import PromptOutcome, ask_and_grade, build_spec_model, grading_choice, run_call_notices
+from goldeneval.answers.pipeline import (
+    PromptOutcome,
+    ask_and_grade,
+    build_spec_model,
+    grading_choice,
+    run_call_notices,
+    run_usage,
+)
 from goldeneval.answers.spec import GradingSpec
 from goldeneval.core import door
 from goldeneval.core.corpus import Corpus, Document
@@ -201,6 +208,7 @@ def evaluate_answers(
         retrieval_run_id=retrieval_run_id,
         retrieval_benchmark_fingerprint=retrieval.benchmark_fingerprint,
         notices=(*notices, *run_call_notices(model, grader)),
+        usage=run_usage(model, grader),
     )
 
 
