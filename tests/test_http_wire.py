@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -191,3 +192,37 @@ def test_a_server_that_closes_without_answering_is_retried_on_a_new_connection_t
         assert asker.retrieve("q", 2) == ["fares/day-ticket", "fares/single-ticket"]
         assert asker.retrieve("q", 2) == []  # the kept-alive connection closed: once more, on a new one
     assert server.connections == 2
+
+
+def test_a_server_that_trickles_its_answer_is_stopped_at_timeout_s() -> None:
+    """Each read stayed within the per-read timeout, so a byte every 0.2 s kept one question
+    going for ever (a hostile review's ``/drip``); the question's time bounds all reads together."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def drip() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            while not stop.wait(0.2):
+                try:
+                    conn.sendall(b" ")
+                except OSError:
+                    return
+
+    threading.Thread(target=drip, daemon=True).start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(SearchError, match=r"timed out after 1 s \(option timeout_s\)"):
+            retriever(url=f"http://127.0.0.1:{port}/search", timeout_s="1", max_retries="0").retrieve("q", 3)
+        assert time.monotonic() - started < 5
+    finally:
+        stop.set()
+        listener.close()
+
+
+def test_a_json_answer_nested_too_deeply_is_one_line() -> None:
+    with raw_server(ok(b"[" * 100_000)) as server, pytest.raises(SearchError, match="nested too deeply"):
+        retriever(url=server.url()).retrieve("q", 3)

@@ -48,6 +48,7 @@ import email.utils
 import functools
 import hashlib
 import http.client
+import io
 import json
 import math
 import re
@@ -61,7 +62,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version as package_version
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
 from goldeneval.core.errors import RetrieverError, one_line
 from goldeneval.core.provenance import Provenance, canonical_text
@@ -423,7 +424,7 @@ class _Connection:
 
     def __init__(self) -> None:
         self.sock: socket.socket | None = None
-        self.reader: BinaryIO | None = None
+        self.reader: io.BufferedReader | None = None
 
     def close(self) -> None:
         sock, reader, self.sock, self.reader = self.sock, self.reader, None, None
@@ -452,19 +453,27 @@ class _Response:
     """The server closes the connection after this response (or the body ran to its close)."""
 
 
+class _Reader(Protocol):
+    """What a response is read from (a connection's :class:`_DeadlineReader`)."""
+
+    def readline(self, limit: int = -1, /) -> bytes: ...
+
+    def read(self, size: int, /) -> bytes: ...
+
+
 _MAX_LINE = 65536
 _MAX_HEADERS = 100
 _NO_BODY = frozenset({204, 304})
 
 
-def _line(reader: BinaryIO, what: str) -> bytes:
+def _line(reader: _Reader, what: str) -> bytes:
     line = reader.readline(_MAX_LINE + 1)
     if len(line) > _MAX_LINE:
         raise http.client.LineTooLong(what)
     return line
 
 
-def _read_headers(reader: BinaryIO) -> _Headers:
+def _read_headers(reader: _Reader) -> _Headers:
     headers = _Headers()
     last = ""
     for _ in range(_MAX_HEADERS + 1):
@@ -483,7 +492,7 @@ def _read_headers(reader: BinaryIO) -> _Headers:
     raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
 
 
-def _read_chunked(reader: BinaryIO, limit: int) -> tuple[bytes, bool]:
+def _read_chunked(reader: _Reader, limit: int) -> tuple[bytes, bool]:
     """A chunked body up to ``limit`` bytes, and whether it was read to its end (trailers too)."""
     parts: list[bytes] = []
     total = 0
@@ -509,7 +518,7 @@ def _read_chunked(reader: BinaryIO, limit: int) -> tuple[bytes, bool]:
     return b"".join(parts), True
 
 
-def _read_response(reader: BinaryIO, limit: int) -> _Response:
+def _read_response(reader: _Reader, limit: int) -> _Response:
     """One HTTP/1.x response, read as ``http.client`` reads it (interim ``1xx`` responses passed
     over; the body by ``Transfer-Encoding: chunked``, ``Content-Length``, or up to the close),
     but with the few headers a search answer needs kept in a dict instead of parsed by the
@@ -543,6 +552,39 @@ def _read_response(reader: BinaryIO, limit: int) -> _Response:
     if len(body) < min(length, limit + 1):
         raise http.client.IncompleteRead(body, length - len(body))
     return _Response(status, reason.decode("latin-1"), headers, body, length <= limit, will_close)
+
+
+class _DeadlineReader:
+    """A connection's reader that gives every socket read only what is left of the question's
+    time: a server that trickles its answer a byte at a time cannot stretch one question past
+    ``timeout_s`` (each read alone would stay within a per-read timeout)."""
+
+    __slots__ = ("deadline", "reader", "sock")
+
+    def __init__(self, reader: io.BufferedReader, sock: socket.socket, deadline: float) -> None:
+        self.reader, self.sock, self.deadline = reader, sock, deadline
+
+    def _arm(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the question's time ran out while reading the answer")
+        self.sock.settimeout(left)
+
+    def readline(self, limit: int = -1) -> bytes:
+        self._arm()
+        return self.reader.readline(limit)
+
+    def read(self, size: int) -> bytes:
+        parts: list[bytes] = []
+        left = size
+        while left > 0:
+            self._arm()
+            chunk = self.reader.read1(min(left, 1 << 16))  # at most one socket read each time
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts)
 
 
 class _Connections:
@@ -732,7 +774,7 @@ class HTTPRetriever:
                 sock, reader = connection.sock, connection.reader
                 assert sock is not None and reader is not None
                 sock.sendall(request)
-                response = _read_response(reader, MAX_RESPONSE_BYTES)
+                response = _read_response(_DeadlineReader(reader, sock, deadline), MAX_RESPONSE_BYTES)
                 if response.will_close or not response.complete:
                     self._connections.drop()
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
@@ -778,6 +820,8 @@ class HTTPRetriever:
             raise SearchError(f"the response is empty (Content-Type {content_type or 'none'}); expected JSON")
         try:
             return json.loads(raw)
+        except RecursionError:  # nested deeper than the parser goes: not a search answer either
+            raise SearchError("the response is not JSON a search answer can be: nested too deeply") from None
         except ValueError:
             found = one_line(raw[:200].decode("utf-8", "replace"), 80)
             raise SearchError(f"the response is not JSON (Content-Type {content_type or 'none'}): {found!r}") from None
