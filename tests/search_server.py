@@ -190,3 +190,25 @@ def search_server(**settings: Any) -> Iterator[SearchServer]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the stand-in until Ctrl-C, for following the tutorial by hand:
+    ``.venv/bin/python -m tests.search_server --port 8080``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The tutorial's stand-in search service on 127.0.0.1.")
+    parser.add_argument("--port", type=int, default=8080)
+    port = parser.parse_args(argv).port
+    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(SearchServer(base_url=f"http://127.0.0.1:{port}")))
+    print(f"stand-in search service at http://127.0.0.1:{port}/search (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()

@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,3 +93,30 @@ def test_the_tutorial_runs_word_for_word_against_a_search_service(tmp_path: Path
     assert "Bearer demo-token-for-the-tutorial" in authorizations  # the header of step 6 was sent
     assert "demo-token-for-the-tutorial" not in done.stdout.replace("export SEARCH_TOKEN=", "")
     assert (tmp_path / "results.duckdb").is_file()
+
+
+def test_the_stand_in_the_tutorial_names_can_be_started_by_hand(tmp_path: Path) -> None:
+    """The page says how to start the stand-in (``python -m tests.search_server --port 8080``)."""
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.search_server", "--port", str(port)],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert f"http://127.0.0.1:{port}/search" in process.stdout.readline()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/search",
+            data=json.dumps({"question": "day ticket zones A and B", "limit": 3}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert len(json.loads(response.read())["results"]) == 3
+    finally:
+        process.terminate()
+        process.wait(10)
