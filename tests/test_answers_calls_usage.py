@@ -118,5 +118,7 @@ def test_usage_and_cost_are_stored_with_the_run_and_in_the_json(tmp_path: Path) 
 
     store = open_store(StoreLocation.parse(tmp_path / "s.duckdb"))
     (listed,) = store.list_runs()
-    details = json.loads(store.get_run(listed.id).details_json or "{}")
+    stored = store.get_run(listed.id)
+    assert stored is not None
+    details = json.loads(stored.details_json or "{}")
     assert details["usage"] == {"model": expected}

@@ -103,7 +103,8 @@ def test_the_deterministic_grader_grades_abstention_by_answerability(
 ) -> None:
     item = GradingItem("q", "What does a day ticket cost?", (), "7.80", answerable=answerable)
     grading = DeterministicGrader().grade(item, text)
-    assert (grading.outcome, grading.passed, grading.score) == (outcome, passed, pytest.approx(score))
+    found: tuple[object, ...] = (grading.outcome, grading.passed, grading.score)
+    assert found == (outcome, passed, pytest.approx(score))
 
 
 @pytest.mark.slow

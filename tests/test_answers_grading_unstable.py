@@ -124,7 +124,8 @@ def test_unstable_prompts_are_counted_apart_and_fail_the_gate_only_when_asked(
         assert sky.error is not None and sky.error.startswith("unstable judge verdict: samples 0.2, 0.8")
         assert (overall.graded, overall.errors, overall.unstable) == (1, 1, 0)
     else:
-        assert (sky.status, sky.passed, sky.outcome, sky.score) == ("unstable", None, "unstable", pytest.approx(0.5))
+        found: tuple[object, ...] = (sky.status, sky.passed, sky.outcome, sky.score)
+        assert found == ("unstable", None, "unstable", pytest.approx(0.5))
         # graded, not a pass: the pass rate is 1 of 2, the unstable prompt counted on its own
         assert (overall.graded, overall.passed, overall.unstable, overall.failed) == (2, 1, 1, 0)
         assert overall.pass_rate == 0.5

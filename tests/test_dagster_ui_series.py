@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -63,7 +64,7 @@ def test_each_series_is_one_key_with_one_point_per_stored_run_and_each_night_lis
     fixed = _values(instance, series_key(SET, "fixed"))
     lexical = _values(instance, series_key(SET, "lexical"))
     # one point per night, in order: the series' own line, not the partitions joined
-    nights = [
+    nights: list[Any] = [
         r.asset_materialization.metadata["top1_hit_rate"].value
         for r in materialisations(instance, "evaluation_summary")
         if r.partition_key == f"fixed|{SET}" and r.asset_materialization is not None
@@ -110,7 +111,7 @@ def test_a_prompt_series_is_plotted_the_same_way(tmp_path: Path, monkeypatch: py
     _run_prompt_job(definitions(project), instance, key)
 
     points = _values(instance, series_key("tiny", "scripted", PROMPT_SERIES))
-    summaries = [
+    summaries: list[Any] = [
         r.asset_materialization.metadata["pass_rate"].value
         for r in materialisations(instance, "prompt_summary")
         if r.partition_key == key and r.asset_materialization is not None

@@ -72,7 +72,9 @@ def test_the_cli_document_lists_the_questions_as_the_stored_records_say(tmp_path
     document = json.loads(result.stdout)
     opened = open_store(StoreLocation.parse(store))
     (listed,) = opened.list_runs()
-    details = retrieval_details(opened.get_run(listed.id))
+    stored = opened.get_run(listed.id)
+    assert stored is not None
+    details = retrieval_details(stored)
     assert document["questions"] == [row.to_json() for row in details.question_rows()]
     assert len(document["questions"]) == 81
     assert document["aggregates"] == details.to_json()["aggregates"]

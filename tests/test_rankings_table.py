@@ -51,7 +51,8 @@ class _Scripted:
 def _random_run(seed: int) -> RetrievalRun:
     rng = random.Random(seed)
     documents = [f"doc{j}" for j in range(rng.randint(1, 40))]
-    questions, rankings = [], {}
+    questions: list[GoldenQuestion] = []
+    rankings: dict[str, Sequence[str]] = {}
     for i in range(rng.randint(1, 30)):
         expected = frozenset(rng.sample(documents, rng.randint(0, min(3, len(documents)))))
         questions.append(GoldenQuestion(id=f"q{i}", text=f"t{i}", form=QuestionForm.MATCH, expected=expected))

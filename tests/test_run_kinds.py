@@ -44,6 +44,10 @@ class ToyDetails(BaseModel):
     def rate_names(self) -> Mapping[str, str]:
         return TOY_RATE_NAMES
 
+    @property
+    def unit(self) -> str:
+        return "questions"
+
     def paired_outcomes(self, rate: str) -> Verdicts | None:
         return Verdicts.of(self.firsts) if rate == "pass_rate" else None
 
