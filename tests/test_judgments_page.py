@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from goldeneval.core.corpus import load_corpus
-from goldeneval.judgments.judgments import JudgmentLine, append_lines, read_judgments
+from goldeneval.judgments.judgments import JudgmentLine, Suggestion, append_lines, read_judgments
 from goldeneval.judgments.page import highlighted, judging_app
 from goldeneval.sample import SAMPLE_DIR
 from tests.chromium import Page, chromium_path, headless_chromium
@@ -68,6 +68,28 @@ def test_the_state_lists_questions_documents_and_this_assessors_grades(client: T
     ]
     assert state["scale"][1] == {"grade": 1, "label": "relevant"}
     assert any(marked for _, marked in state["questions"][0]["documents"][0]["segments"])
+
+
+SUGGESTED = JudgmentLine(
+    question="q-001",
+    document="fares/day-ticket",
+    grade=2,
+    assessor="model:goldeneval.openai/judge",
+    suggestion=Suggestion(scores=(0.9, 0.5), spread=1, unstable=False),
+)
+
+
+def test_the_state_carries_a_models_suggestion_and_its_spread_apart_from_the_persons_grade(
+    client: TestClient, tmp_path: Path
+) -> None:
+    append_lines(tmp_path / "j.jsonl", [SUGGESTED])
+    documents = client.get("/api/state").json()["questions"][0]["documents"]
+    assert documents[0]["grade"] is None  # the model's grade is not ann's
+    assert documents[0]["suggestions"] == [
+        {"assessor": "model:goldeneval.openai/judge", "grade": 2, "spread": 1, "samples": 2, "unstable": False}
+    ]
+    assert documents[1]["suggestions"] == []
+    assert 'id="suggestion"' in client.get("/").text
 
 
 def test_a_grade_is_appended_at_once_as_this_assessors_judgment(client: TestClient, tmp_path: Path) -> None:
@@ -213,3 +235,23 @@ def test_skip_back_and_only_unjudged_move_between_documents(served: tuple[str, P
     _press(browser, "u")
     _press(browser, "s")  # only unjudged: the judged second document is passed over
     browser.wait_for_text("document 3 of 3")
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_suggestion_is_shown_beside_the_buttons_and_accepted_by_its_key_as_the_persons_own_line(
+    served: tuple[str, Path], browser: Page
+) -> None:
+    url, path = served
+    append_lines(path, [SUGGESTED])
+    browser.open(url)
+    browser.wait_for_text(
+        "Suggested by model:goldeneval.openai/judge: 2 (spread 1 over 2 samples) \u2014 press 2 to accept",
+        "0 of 5 judged overall",
+    )
+    _press(browser, "2")
+    browser.wait_for_text("1 of 5 judged overall")
+    read = read_judgments(path)
+    assert read.by_assessor("ann") == {("q-001", "fares/day-ticket"): 2}
+    assert read.by_assessor("model:goldeneval.openai/judge") == {("q-001", "fares/day-ticket"): 2}
+    assert "suggestion" not in path.read_text().splitlines()[-1]  # the person's line is a plain judgment

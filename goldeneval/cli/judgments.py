@@ -5,19 +5,20 @@ from __future__ import annotations
 import getpass
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
-from goldeneval.cli.app import format_option, main, run_guarded, storage_default_help, store_option
+from goldeneval.cli.app import format_option, main, parse_options, run_guarded, storage_default_help, store_option
 from goldeneval.cli.options import chunk_separator_option, timeout_option, workers_option
 from goldeneval.core.corpus import load_corpus
-from goldeneval.core.errors import printable
+from goldeneval.core.errors import InputError, printable
 from goldeneval.core.storage import CACHE
 from goldeneval.judgments.agreement import judgment_stats
-from goldeneval.judgments.judgments import DEFAULT_SCALE, read_judgments
+from goldeneval.judgments.judgments import DEFAULT_SCALE, MODEL_ASSESSOR_PREFIX, is_model_assessor, read_judgments
 from goldeneval.judgments.pool import (
     PoolResult,
     Rankings,
@@ -29,6 +30,9 @@ from goldeneval.judgments.pool import (
     run_rankings,
 )
 from goldeneval.judgments.to_set import write_set
+
+if TYPE_CHECKING:
+    from goldeneval.judgments.suggest import SuggestResult
 from goldeneval.store import StoreLocation
 from goldeneval.suite import load_storage
 
@@ -97,8 +101,11 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     help="Corpus for the retrievers. Default: the set's own.",
 )
 @chunk_separator_option
-@workers_option("Retrieval calls in flight at once.")
-@timeout_option("Per-question timeout in seconds; a timed-out question adds nothing.")
+@workers_option("Retrieval calls (and suggestion calls) in flight at once.")
+@timeout_option(
+    "Per-question timeout in seconds, and per suggestion call; a timed-out question adds nothing, "
+    "a timed-out suggestion is asked again next time."
+)
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -106,6 +113,24 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     help="Index and embedding cache. " + storage_default_help(CACHE),
 )
 @store_option
+@click.option(
+    "--suggest-with",
+    "suggest_with",
+    default=None,
+    metavar="MODEL",
+    help="Ask this model (e.g. goldeneval.openai) for a suggested grade of each pooled pair not yet "
+    "suggested; appended as its own assessor model:<MODEL>[/<served model>], never as a person's grade.",
+)
+@click.option(
+    "--suggest-option", "suggest_options", multiple=True, help="Suggestion model option KEY=VALUE (repeatable)."
+)
+@click.option(
+    "--suggest-samples",
+    type=click.IntRange(1, 20),
+    default=1,
+    show_default=True,
+    help="Ask the suggestion model N times per pair; the samples' spread is stored with the suggestion.",
+)
 def pool_command(
     set_file: Path,
     retrievers: tuple[str, ...],
@@ -119,18 +144,45 @@ def pool_command(
     timeout_s: float,
     cache_dir: Path | None,
     store_path: StoreLocation | None,
+    suggest_with: str | None,
+    suggest_options: tuple[str, ...],
+    suggest_samples: int,
 ) -> None:
     """Pool the top documents of retrievers and stored runs into a judgments file (TREC pooling).
 
     Appends a line for each new (question, document) pair, and one for a known pair that a new
-    source also returned; grades already given are kept."""
+    source also returned; grades already given are kept.  With --suggest-with, then asks the
+    model for a grade of each pooled pair it has not suggested yet."""
     if not retrievers and not run_ids:
         raise click.UsageError("give at least one --retriever or --run")
     parsed = _retriever_options(retrievers, options)
+    if suggest_with is None and (suggest_options or suggest_samples != 1):
+        flag = "--suggest-option" if suggest_options else "--suggest-samples"
+        raise click.BadParameter("needs --suggest-with", param_hint=flag)
+    model_options = parse_options(suggest_options, "--suggest-option")
 
-    def run() -> PoolResult:
+    def run() -> tuple[PoolResult, SuggestResult | None]:
         golden_set = read_pool_set(set_file)
         storage = load_storage()
+        suggester = None
+        if suggest_with is not None:  # built first: a bad model fails before anything is written
+            from goldeneval.judgments.suggest import Suggester
+
+            suggest_corpus = pooled_corpus(corpus_path, golden_set)
+            if suggest_corpus is None:
+                raise InputError(
+                    f"{set_file}: --suggest-with needs the documents' text: the set names no corpus; pass --corpus"
+                )
+            suggester = (
+                Suggester(
+                    suggest_with,
+                    model_options,
+                    samples=suggest_samples,
+                    timeout_s=timeout_s,
+                    cache_dir=storage.cache(cache_dir),
+                ),
+                suggest_corpus,
+            )
         sources: list[tuple[str, Callable[[], tuple[Rankings, list[str]]]]] = []
         if retrievers:
             corpus = pooled_corpus(corpus_path, golden_set)
@@ -155,14 +207,28 @@ def pool_command(
         for run_id in run_ids:
             stored_id, rankings = run_rankings(storage.store(store_path), run_id, depth)
             sources.append((f"run:{stored_id}", partial(_read_already, rankings)))
-        return pool(out, golden_set, sources)
+        pooled = pool(out, golden_set, sources)
+        if suggester is None:
+            return pooled, None
+        from goldeneval.judgments.suggest import suggest
 
-    result = run_guarded(run)
+        _warn(pooled.warnings)  # before the (long) suggestions
+        texts = {question.id: question.text for question in golden_set.questions}
+        return replace(pooled, warnings=()), suggest(out, suggester[0], texts, suggester[1], workers=workers)
+
+    result, suggested = run_guarded(run)
     _warn(result.warnings)
     click.echo(
         f"pooled {result.pairs} pairs at depth {depth}: {result.new_pairs} new, "
         f"{result.new_sources} with a new source; appended to {out}"
     )
+    if suggested is not None:
+        _warn(suggested.warnings)
+        failed = suggested.asked - suggested.suggested
+        click.echo(
+            f"suggested {suggested.suggested} of {suggested.asked} pairs not yet suggested as {suggested.assessor}"
+            + (f"; {failed} failed (pooling again asks them again)" if failed else "")
+        )
 
 
 @main.command("judge")
@@ -191,6 +257,10 @@ def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: i
     name = assessor or getpass.getuser()
     if not name.strip():
         raise click.BadParameter("must not be empty", param_hint="--assessor")
+    if is_model_assessor(name):
+        raise click.BadParameter(
+            f"{MODEL_ASSESSOR_PREFIX}... names a model's suggestions, not a person", param_hint="--assessor"
+        )
 
     def start() -> None:
         from goldeneval.judgments.page import HOST, judging_app, serve  # starlette only for this command

@@ -2,6 +2,7 @@
 
 * :mod:`~goldeneval.judgments.judgments` — the append-only judgments file;
 * :mod:`~goldeneval.judgments.pool` — TREC pooling of retrievers and stored runs;
+* :mod:`~goldeneval.judgments.suggest` — a model's suggested grades, as its own assessor;
 * :mod:`~goldeneval.judgments.page` — the local judging page;
 * :mod:`~goldeneval.judgments.agreement` — progress, grade counts and Cohen's kappa;
 * :mod:`~goldeneval.judgments.to_set` — a golden set file from the judgments.

@@ -6,7 +6,11 @@ until judged), the ``assessor`` who gave it (``null`` on a line the pool wrote),
 returned the document, at which rank).  Two kinds of line share the format:
 
 * a *pool line* (``assessor`` null, ``grade`` null) says the pair is to be judged;
-* a *judgment* (an ``assessor``, a ``grade``) is one person's grade of the pair.
+* a *judgment* (an ``assessor``, a ``grade``) is one person's grade of the pair;
+* a *suggestion* (an assessor ``model:...``, a ``grade`` and a ``suggestion`` object with the
+  judge model's sample scores, their spread in grades and whether they disagree on relevant
+  vs not relevant) is a model's grade (:mod:`goldeneval.judgments.suggest`), its own
+  assessor, never a person's.  The key ``suggestion`` is written only on such lines.
 
 Nothing is ever rewritten in place: a line for the same (question, document, assessor) written
 later supersedes an earlier one (a corrected grade, or a pool line with more sources).  Each
@@ -38,11 +42,14 @@ except ImportError:  # Windows: appends are not locked against a second writer
 
 __all__ = [
     "DEFAULT_SCALE",
+    "MODEL_ASSESSOR_PREFIX",
     "JudgmentLine",
     "Judgments",
     "JudgmentsError",
     "Source",
+    "Suggestion",
     "append_lines",
+    "is_model_assessor",
     "pool_lines",
     "read_judgments",
     "utc_now",
@@ -51,6 +58,14 @@ __all__ = [
 
 DEFAULT_SCALE = (0, 1, 2, 3)
 """The grades offered by default: 0 not relevant, 1 relevant, 2 highly relevant, 3 perfect."""
+
+
+MODEL_ASSESSOR_PREFIX = "model:"
+"""Assessors named ``model:...`` are models' suggestions, never people."""
+
+
+def is_model_assessor(assessor: str) -> bool:
+    return assessor.startswith(MODEL_ASSESSOR_PREFIX)
 
 
 class JudgmentsError(InputError):
@@ -67,6 +82,20 @@ class Source(BaseModel):
     rank: StrictInt = Field(ge=1)
 
 
+class Suggestion(BaseModel):
+    """What a model's suggested grade rests on: the judge's sample scores (0..1, mapped to the
+    grade as ``round(mean * top grade)``), their spread in grades (the highest sample's grade
+    less the lowest's) and whether the samples disagree on relevant (grade >= 1) vs not."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scores: tuple[float, ...] = Field(min_length=1)
+    spread: StrictInt = Field(ge=0)
+    unstable: bool = False
+    rubric: str | None = None
+    """The identity of the instructions the judge was given (name, version, digest)."""
+
+
 class JudgmentLine(BaseModel):
     """One line of a judgments file."""
 
@@ -80,6 +109,8 @@ class JudgmentLine(BaseModel):
     sources: tuple[Source, ...] = ()
     question_text: str | None = None
     """The question as asked (on pool lines), so the judging page needs no set file."""
+    suggestion: Suggestion | None = None
+    """Set on a model's suggestion only (its assessor is ``model:...``)."""
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -90,7 +121,14 @@ class JudgmentLine(BaseModel):
         return (self.question, self.document)
 
     def to_json_line(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")) + "\n"
+        """Compact JSON, UTF-8 as it is (pydantic's serializer: the bytes ``json.dumps`` with
+        ``ensure_ascii=False`` and compact separators writes, several times faster)."""
+        if self.suggestion is None:  # only a suggestion carries the key
+            return self.model_dump_json(exclude=_NO_SUGGESTION) + "\n"
+        return self.model_dump_json() + "\n"
+
+
+_NO_SUGGESTION = {"suggestion"}
 
 
 def utc_now() -> str:
@@ -109,10 +147,19 @@ class Judgments:
     texts: dict[str, str] = field(default_factory=dict)
     """Question id -> its text, from the pool lines."""
     warnings: tuple[str, ...] = ()
+    suggestions: dict[tuple[str, str, str], Suggestion] = field(default_factory=dict)
+    """(question, document, model assessor) -> what the latest suggestion's grade rests on
+    (its grade is in ``grades``)."""
 
     @property
     def assessors(self) -> list[str]:
+        """Everyone who graded, models' suggestions included."""
         return sorted({assessor for _, _, assessor in self.grades})
+
+    @property
+    def people(self) -> list[str]:
+        """The assessors that are not models (``model:...``)."""
+        return [assessor for assessor in self.assessors if not is_model_assessor(assessor)]
 
     def questions(self) -> list[str]:
         """Question ids in first-seen order."""
@@ -138,24 +185,37 @@ def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
     pairs: dict[tuple[str, str], tuple[Source, ...]] = {}
     grades: dict[tuple[str, str, str], int] = {}
     texts: dict[str, str] = {}
+    suggestions: dict[tuple[str, str, str], Suggestion] = {}
     warnings: list[str] = []
+    shared: dict[tuple[str, int], Source] = {}  # one object per (source, rank): a pool holds few distinct
     for line in _lines(path, data, warnings):
         pairs.setdefault(line.pair, ())
         if line.question_text is not None:
             texts[line.question] = line.question_text
         if line.assessor is None:
-            pairs[line.pair] = line.sources
+            pairs[line.pair] = tuple(shared.setdefault((s.source, s.rank), s) for s in line.sources)
         elif line.grade is None:  # a judgment taken back
             grades.pop((line.question, line.document, line.assessor), None)
+            suggestions.pop((line.question, line.document, line.assessor), None)
         else:
-            grades[(line.question, line.document, line.assessor)] = line.grade
-    return Judgments(pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings))
+            key = (line.question, line.document, line.assessor)
+            grades[key] = line.grade
+            if line.suggestion is not None:
+                suggestions[key] = line.suggestion
+            else:
+                suggestions.pop(key, None)
+    return Judgments(pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings), suggestions=suggestions)
 
 
 def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLine]:
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
+        try:  # the fast path: pydantic parses and validates the JSON at once
+            yield JudgmentLine.model_validate_json(raw)
+            continue
+        except ValidationError:
+            pass  # said below, as before: a torn line, or a field that is wrong
         try:
             item = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -170,8 +230,9 @@ def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLin
 
 def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool = True) -> int:
     """Append ``lines``, each with one write (unbuffered: no flush is pending) and an fsync,
-    under an exclusive lock.  ``sync_each=False`` syncs once after the last line instead: for
-    the pool's many lines, which pooling again restores after a crash.
+    under an exclusive lock.  ``sync_each=False`` writes whole lines in writes of about
+    :data:`BATCH_BYTES` and syncs once after the last one instead: for the pool's many lines,
+    which pooling again restores after a crash.
 
     When the file ends in a torn line (no final newline), a newline is written first, so the
     torn fragment stays a line of its own that reading skips.  Returns the lines written."""
@@ -185,18 +246,34 @@ def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool =
             fcntl.flock(fd, fcntl.LOCK_EX)
         if _ends_torn(path):
             _write_all(fd, b"\n")
-        for line in lines:
-            _write_all(fd, line.to_json_line().encode("utf-8"))
-            if sync_each:
+        if sync_each:
+            for line in lines:
+                _write_all(fd, line.to_json_line().encode("utf-8"))
                 os.fsync(fd)
-            written += 1
-        if not sync_each:
+                written += 1
+        else:  # whole lines gathered into writes of about BATCH_BYTES: a crash tears at most the last line
+            batch: list[str] = []
+            size = 0
+            for line in lines:
+                text = line.to_json_line()
+                batch.append(text)
+                size += len(text)
+                written += 1
+                if size >= BATCH_BYTES:
+                    _write_all(fd, "".join(batch).encode("utf-8"))
+                    batch, size = [], 0
+            if batch:
+                _write_all(fd, "".join(batch).encode("utf-8"))
             os.fsync(fd)
     except OSError as exc:
         raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
     finally:
         os.close(fd)  # releases the lock
     return written
+
+
+BATCH_BYTES = 1 << 20
+"""About how much one write of :func:`append_lines` holds when it syncs once at the end."""
 
 
 def _ends_torn(path: Path) -> bool:

@@ -4,7 +4,10 @@ A Starlette app (served by uvicorn, both already installed with Dagster's webser
 one HTML page of plain JavaScript and two JSON endpoints:
 
 * ``GET /api/state``: the questions in pool order, each with its pooled documents (title,
-  text cut into segments, the question's terms marked) and this assessor's grades, read
+  text cut into segments, the question's terms marked), this assessor's grades and any
+  model's suggestion (grade, spread, samples, unstable: shown beside the grade buttons, the
+  suggested one marked; the person accepts it by pressing that grade, which writes their own
+  line, or gives another), read
   from the judgments file on every call, so opening the page again resumes where it stopped;
 * ``POST /api/judgments``: one grade, appended to the file at once as a judgment line
   (:func:`goldeneval.judgments.judgments.append_lines`).
@@ -93,11 +96,28 @@ class _Judging:
     def state(self) -> dict[str, Any]:
         judgments = read_judgments(self.path, missing_ok=True)
         mine = judgments.by_assessor(self.assessor)
+        suggested: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for (question, document, model), suggestion in judgments.suggestions.items():
+            grade = judgments.grades[(question, document, model)]
+            suggested.setdefault((question, document), []).append(
+                {
+                    "assessor": model,
+                    "grade": grade,
+                    "spread": suggestion.spread,
+                    "samples": len(suggestion.scores),
+                    "unstable": suggestion.unstable,
+                }
+            )
         questions = []
         for question in judgments.questions():
             text = judgments.texts.get(question, "")
             documents = [
-                {"id": document, "grade": mine.get((question, document)), **self._document(text, document)}
+                {
+                    "id": document,
+                    "grade": mine.get((question, document)),
+                    "suggestions": suggested.get((question, document), []),
+                    **self._document(text, document),
+                }
                 for document in judgments.documents(question)
             ]
             questions.append({"id": question, "text": text, "documents": documents})
@@ -188,6 +208,8 @@ mark { background: #ffe27a; }
 #controls { margin: 1rem 0; display: flex; gap: .5rem; flex-wrap: wrap; }
 button { font-size: 1rem; padding: .4rem .8rem; cursor: pointer; }
 button.chosen { outline: 3px solid #2a6; }
+button.suggested { border: 2px dashed #c80; }
+#suggestion { color: #845; font-size: .95rem; min-height: 1.2rem; }
 #pairs span { display: inline-block; margin: 2px; padding: 1px 6px; border-radius: 4px; background: #eee;
   font-size: .8rem; cursor: pointer; }
 #pairs span.judged { background: #cfe8d4; }
@@ -202,6 +224,7 @@ button.chosen { outline: 3px solid #2a6; }
 <div id="pairs"></div>
 <div id="doc"><div class="id" id="docid"></div><h2 id="title"></h2><div id="text"></div></div>
 <div id="controls"></div>
+<div id="suggestion"></div>
 <label class="muted"><input type="checkbox" id="unjudged"> only unjudged (u)</label>
 <p class="muted" id="keys"></p>
 <p id="status"></p>
@@ -250,8 +273,14 @@ function render() {
     s.onclick = () => { at = items.findIndex((y) => y.q === item.q && y.d === i); render(); };
     pairs.appendChild(s);
   });
-  for (const b of document.querySelectorAll("#controls button[data-grade]"))
+  const offered = (d.suggestions || []);
+  for (const b of document.querySelectorAll("#controls button[data-grade]")) {
     b.classList.toggle("chosen", Number(b.dataset.grade) === d.grade);
+    b.classList.toggle("suggested", offered.some((s) => s.grade === Number(b.dataset.grade)));
+  }
+  $("suggestion").textContent = offered.map((s) => "Suggested by " + s.assessor + ": " + s.grade +
+    (s.samples > 1 ? " (spread " + s.spread + " over " + s.samples + " samples" +
+      (s.unstable ? ", unstable" : "") + ")" : "") + " \u2014 press " + s.grade + " to accept").join("; ");
 }
 async function grade(value) {
   if (!items.length) return;

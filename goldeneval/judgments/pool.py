@@ -201,6 +201,7 @@ def pool(
     warnings = list(existing.warnings)
     known = {question.id for question in golden_set.questions}
     seen: set[str] = set()
+    at: dict[tuple[str, int], Source] = {}  # one Source per (source, rank), shared by its pairs
     for label, rankings_of in sources:
         if label in seen:
             warnings.append(f"{label}: given twice; pooled once")
@@ -214,7 +215,10 @@ def pool(
             warnings.append(f"{label}: {len(strays)} question(s) not in set {golden_set.id!r} left out: {listed}")
         for question in golden_set.questions:
             for rank, document in enumerate(rankings.get(question.id, ()), start=1):
-                found.setdefault((question.id, document), []).append(Source(source=label, rank=rank))
+                source = at.get((label, rank))
+                if source is None:
+                    source = at[(label, rank)] = Source(source=label, rank=rank)
+                found.setdefault((question.id, document), []).append(source)
     texts = {question.id: question.text for question in golden_set.questions}
     lines = pool_lines(existing, {pair: found[pair] for pair in _in_set_order(found, golden_set)}, texts)
     append_lines(out, lines, sync_each=False)

@@ -12,6 +12,9 @@ returned was judged (judged@k).  Whose grades count:
   relevant against not relevant make it not relevant);
 * neither: the file's only assessor (more than one is an error that says to choose).
 
+A model's suggestions (assessors ``model:...``) count only when named with ``assessor``:
+they are no person's grade, so neither the default nor the majority counts them.
+
 A question with no judgment, or with pooled pairs still unjudged and none relevant, is left
 out with a notice.  A question whose pooled pairs are all judged 0 becomes a no-answer
 question (empty ``expected``) with ``no_answer_when_all_negative``, else it is left out
@@ -31,7 +34,7 @@ from typing import Any, Literal
 import yaml
 
 from goldeneval.core.errors import InputError
-from goldeneval.judgments.judgments import Judgments
+from goldeneval.judgments.judgments import Judgments, is_model_assessor
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, load_golden_set
 
 __all__ = ["SetFromJudgments", "merged_grades", "write_set"]
@@ -55,16 +58,18 @@ def merged_grades(
         if assessor not in assessors:
             raise InputError(f"assessor {assessor!r} judged nothing here (assessors: {', '.join(assessors) or 'none'})")
         return judgments.by_assessor(assessor)
+    people = judgments.people  # a model's suggestion counts only when asked for by name
     if merge is None:
-        if len(assessors) > 1:
+        if len(people) > 1:
             raise InputError(
-                f"{len(assessors)} assessors judged these pairs ({', '.join(assessors)}): "
+                f"{len(people)} assessors judged these pairs ({', '.join(people)}): "
                 "choose one with --assessor NAME, or --merge majority"
             )
-        return judgments.by_assessor(assessors[0]) if assessors else {}
+        return judgments.by_assessor(people[0]) if people else {}
     votes: dict[tuple[str, str], list[int]] = {}
-    for (question, document, _), grade in judgments.grades.items():
-        votes.setdefault((question, document), []).append(grade)
+    for (question, document, who), grade in judgments.grades.items():
+        if not is_model_assessor(who):
+            votes.setdefault((question, document), []).append(grade)
     return {pair: _majority(grades) for pair, grades in votes.items()}
 
 
