@@ -66,6 +66,9 @@ __all__ = [
 ]
 
 
+MANAGED_TIMEOUT_GRACE_S = 1.0
+"""How much longer than a managed model's own timeout the evaluator waits for a call."""
+
 PromptOutcome = door.Outcome[PromptRun]
 """A stored prompt (or answer) run and its verdict."""
 
@@ -214,7 +217,12 @@ def ask_and_grade(
     workers, notice = usable_workers(
         spec.workers, "prompts", model=model, judge=getattr(grader, "model", None), grader=grader
     )
-    return evaluate_tasks(EvaluationService(model, grader, spec.timeout_s), tasks, progress, workers), notice
+    timeout_s = spec.timeout_s
+    if isinstance(model, ManagedModel) and model.timeout_s is not None:
+        # The managed model times its calls out itself (and its breaker counts them before the
+        # next prompt is asked); the evaluator's bound is the safety net behind it.
+        timeout_s = model.timeout_s + MANAGED_TIMEOUT_GRACE_S
+    return evaluate_tasks(EvaluationService(model, grader, timeout_s), tasks, progress, workers), notice
 
 
 def run_usage(model: Model, grader: Grader) -> dict[str, dict[str, Any]] | None:
