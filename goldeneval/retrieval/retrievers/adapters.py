@@ -42,6 +42,7 @@ from goldeneval.retrieval.retrievers.options import str_option
 
 __all__ = [
     "FRAMEWORK_OPTIONS",
+    "FrameworkRetriever",
     "LimitedCopies",
     "document_id",
     "framework_provenance",
@@ -197,3 +198,42 @@ def shallow_copy_with(original: T, attribute: str, value: int) -> T:
     duplicate = copy.copy(original)
     setattr(duplicate, attribute, value)
     return duplicate
+
+
+class FrameworkRetriever:
+    """What the LangChain and LlamaIndex adapters share: the team's retriever, the field its
+    results name their document by, and the provenance declared when it was built."""
+
+    fallback_words = ""
+    """How an error names the id attributes tried after the metadata field (``Document.id``)."""
+
+    def __init__(
+        self,
+        retriever: Any,
+        *,
+        id_field: str,
+        strict_field: bool = False,
+        provenance: Callable[[], Provenance] | None = None,
+    ) -> None:
+        self.retriever = retriever
+        self.id_field = id_field
+        self.strict_field = strict_field
+        self._provenance = provenance
+
+    def provenance(self) -> Provenance:
+        return Provenance() if self._provenance is None else self._provenance()
+
+    def _document_id(self, metadata: Any, hit: str, fallbacks: tuple[tuple[str, Any, str], ...]) -> str:
+        """The id in ``metadata[id_field]``; unless the field was named, else the first of the
+        ``(attribute, value, label)`` fallbacks that is set; else that result's error."""
+        found = document_id(metadata, self.id_field, hit)
+        if found is not None:
+            return found
+        if not self.strict_field:
+            for attribute, value, label in fallbacks:
+                if value is not None:
+                    found = document_id({attribute: value}, attribute, label)
+                    if found is not None:
+                        return found
+        error = missing_id(metadata, self.id_field, hit, "metadata")
+        raise error if self.strict_field else SearchError(f"{error} (and it has no {self.fallback_words})")

@@ -30,13 +30,12 @@ from goldeneval.core.errors import RetrieverError
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.retrievers.adapters import (
     FRAMEWORK_OPTIONS,
+    FrameworkRetriever,
     LimitedCopies,
-    document_id,
     framework_provenance,
     framework_revisions,
     id_field_option,
     load_user_factory,
-    missing_id,
     require_extra,
 )
 from goldeneval.retrieval.retrievers.base import RetrieverContext, option_label
@@ -50,8 +49,10 @@ LANGCHAIN_OPTIONS = FRAMEWORK_OPTIONS
 DEFAULT_ID_FIELD = "id"
 
 
-class LangChainRetriever:
+class LangChainRetriever(FrameworkRetriever):
     """A ``BaseRetriever``, asked once per question; the limit as LangChain allows (module docstring)."""
+
+    fallback_words = "Document.id"
 
     def __init__(
         self,
@@ -63,10 +64,7 @@ class LangChainRetriever:
     ) -> None:
         from langchain_core.vectorstores import VectorStoreRetriever
 
-        self.retriever = retriever
-        self.id_field = id_field
-        self.strict_field = strict_field
-        self._provenance = provenance
+        super().__init__(retriever, id_field=id_field, strict_field=strict_field, provenance=provenance)
         self.limit_by: str
         """How the limit reaches the retriever: ``search_kwargs``, ``k`` or ``truncate``."""
         if isinstance(retriever, VectorStoreRetriever):
@@ -92,25 +90,8 @@ class LangChainRetriever:
 
     def _id(self, position: int, item: Any) -> str:
         hit = f"document {position}"
-        metadata = getattr(item, "metadata", None)
-        found = document_id(metadata, self.id_field, hit)
-        if found is not None:
-            return found
-        if not self.strict_field:
-            fallback = getattr(item, "id", None)
-            if fallback is not None:
-                found = document_id({"id": fallback}, "id", f"{hit}: Document.id")
-                if found is not None:
-                    return found
-        error = missing_id(metadata, self.id_field, hit, "metadata")
-        if not self.strict_field:
-            error = SearchError(f"{error} (and it has no Document.id)")
-        raise error
-
-    def provenance(self) -> Provenance:
-        if self._provenance is None:
-            return Provenance()
-        return self._provenance()
+        fallback = ("id", getattr(item, "id", None), f"{hit}: Document.id")
+        return self._document_id(getattr(item, "metadata", None), hit, (fallback,))
 
 
 def _with_k(retriever: Any, limit: int) -> Any:

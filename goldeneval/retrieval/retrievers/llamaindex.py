@@ -35,13 +35,12 @@ from goldeneval.core.errors import RetrieverError
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.retrievers.adapters import (
     FRAMEWORK_OPTIONS,
+    FrameworkRetriever,
     LimitedCopies,
-    document_id,
     framework_provenance,
     framework_revisions,
     id_field_option,
     load_user_factory,
-    missing_id,
     require_extra,
     shallow_copy_with,
 )
@@ -65,8 +64,10 @@ def _settable_top_k(retriever: Any) -> bool:
     return not isinstance(declared, property) or declared.fset is not None
 
 
-class LlamaIndexRetriever:
+class LlamaIndexRetriever(FrameworkRetriever):
     """A LlamaIndex ``BaseRetriever``, asked once per question (module docstring)."""
+
+    fallback_words = "ref_doc_id or node_id"
 
     def __init__(
         self,
@@ -76,10 +77,7 @@ class LlamaIndexRetriever:
         strict_field: bool = False,
         provenance: Callable[[], Provenance] | None = None,
     ) -> None:
-        self.retriever = retriever
-        self.id_field = id_field
-        self.strict_field = strict_field
-        self._provenance = provenance
+        super().__init__(retriever, id_field=id_field, strict_field=strict_field, provenance=provenance)
         self.limit_by = TOP_K_ATTRIBUTE if _settable_top_k(retriever) else "truncate"
         """How the limit reaches the retriever: ``similarity_top_k`` or ``truncate``."""
         self._copies: LimitedCopies[Any] = LimitedCopies(
@@ -98,26 +96,8 @@ class LlamaIndexRetriever:
     def _id(self, position: int, item: Any) -> str:
         node = getattr(item, "node", item)
         hit = f"node {position}"
-        metadata = getattr(node, "metadata", None)
-        found = document_id(metadata, self.id_field, hit)
-        if found is not None:
-            return found
-        if not self.strict_field:
-            for attribute in ("ref_doc_id", "node_id"):
-                value = getattr(node, attribute, None)
-                if value is not None:
-                    found = document_id({attribute: value}, attribute, hit)
-                    if found is not None:
-                        return found
-        error = missing_id(metadata, self.id_field, hit, "metadata")
-        if not self.strict_field:
-            error = SearchError(f"{error} (and it has no ref_doc_id or node_id)")
-        raise error
-
-    def provenance(self) -> Provenance:
-        if self._provenance is None:
-            return Provenance()
-        return self._provenance()
+        fallbacks = tuple((name, getattr(node, name, None), hit) for name in ("ref_doc_id", "node_id"))
+        return self._document_id(getattr(node, "metadata", None), hit, fallbacks)
 
 
 def build(context: RetrieverContext) -> LlamaIndexRetriever:
