@@ -30,9 +30,21 @@ FILE_PATH = re.compile(r"`((?:goldeneval|tests|scripts|benchmarks|pipelines|asse
 """A path of the project in backticks, such as ``tests/test_metrics_crosscheck.py`` (a ``*`` globs)."""
 
 
+def command_at(path: tuple[str, ...]) -> click.Command:
+    """The command ``goldeneval PATH...`` runs (the group imports a command on first use)."""
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        found = command.get_command(click.Context(command), name)
+        assert found is not None, name
+        command = found
+    return command
+
+
 def subcommands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    for name in group.list_commands(click.Context(group)):
+        command = command_at((*prefix, name))
         found.append((*prefix, name))
         if isinstance(command, click.Group):
             found += subcommands(command, (*prefix, name))
@@ -55,19 +67,16 @@ def local_links(page: Path) -> list[str]:
     return [target for target in LINK.findall(text) if "://" not in target and not target.startswith("mailto:")]
 
 
-@pytest.mark.parametrize("name", sorted(main.commands))
+@pytest.mark.parametrize("name", main.list_commands(click.Context(main)))
 def test_every_command_has_help_and_a_place_in_the_readme(name: str) -> None:
-    command = main.commands[name]
+    command = command_at((name,))
     assert (command.help or "").strip(), f"goldeneval {name} has no help text"
     assert f"goldeneval {name}" in README, f"README.md never mentions `goldeneval {name}`"
 
 
 @pytest.mark.parametrize("path", subcommands(main), ids=" ".join)
 def test_every_command_and_subcommand_has_help_and_a_section_in_the_cli_reference(path: tuple[str, ...]) -> None:
-    group: click.Command = main
-    for name in path:
-        assert isinstance(group, click.Group)
-        group = group.commands[name]
+    group = command_at(path)
     title = " ".join(("goldeneval", *path))
     assert (group.help or "").strip(), f"{title} has no help text"
     assert f"\n## {title}\n" in CLI_PAGE, f"docs/reference/cli.md has no section `## {title}`"
@@ -91,7 +100,7 @@ def test_the_metrics_reference_table_lists_the_registry() -> None:
 
 
 def test_the_retrieval_help_names_every_metric_kind() -> None:
-    options = {param.name: param for param in main.commands["retrieval"].params}
+    options = {param.name: param for param in command_at(("retrieval",)).params}
     help_text = options["metric_names"].help or ""
     for kind in METRIC_KINDS.values():
         assert kind.key in help_text, kind.key

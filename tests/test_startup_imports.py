@@ -4,13 +4,18 @@ Dagster.  A behaviour, asserted on the modules a fresh interpreter loaded, not a
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
+
+from goldeneval.cli import main
+from goldeneval.cli.app import COMMANDS
 
 HEAVY = ("scipy", "numba", "torch", "sentence_transformers", "bm25s", "dagster")
 
@@ -81,3 +86,70 @@ def test_the_probe_sees_a_heavy_module_a_command_imports(tmp_path: Path) -> None
         check=False,
     )
     assert 'HEAVY=["scipy"]' in result.stderr
+
+
+COMMAND_MODULES = sorted({entry.target.partition(":")[0] for entry in COMMANDS.values()})
+DOMAIN = ("duckdb", "pyarrow", "numpy", "goldeneval.retrieval", "goldeneval.answers", "goldeneval.store")
+
+
+def test_help_imports_no_command_module_and_nothing_of_the_domain(tmp_path: Path) -> None:
+    """``goldeneval --help`` lists every command from :data:`COMMANDS` alone: no command
+    family, no store, no array library is imported for it."""
+    modules = (*COMMAND_MODULES, *DOMAIN)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLDENEVAL_")}
+    env["GOLDENEVAL_NO_SUPERVISOR"] = "1"
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(modules), "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "Commands:" in result.stdout, result.stderr
+    assert all(f"  {name} " in result.stdout for name in COMMANDS)
+    assert "HEAVY=[]" in result.stderr, result.stderr
+
+
+def test_a_command_imports_its_own_family_only(tmp_path: Path) -> None:
+    """``goldeneval schema`` (retrieval's family) loads neither the answers nor the judgments commands."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLDENEVAL_")}
+    env["GOLDENEVAL_NO_SUPERVISOR"] = "1"
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(COMMAND_MODULES), "schema"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert 'HEAVY=["goldeneval.cli.retrieval"]' in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_each_listed_summary_is_the_first_paragraph_of_the_commands_own_help(name: str) -> None:
+    """The summary ``--help`` shows without importing a command is that command's own words."""
+    command = COMMANDS[name].load()
+    first_paragraph = (command.help or "").split("\n\n")[0]
+    assert " ".join(COMMANDS[name].summary.split()) == " ".join(first_paragraph.split())
+
+
+def test_the_group_lists_exactly_the_commands_the_modules_define() -> None:
+    """Every top-level click command a family module defines (not a subcommand of one of its
+    groups) is reachable by its name, and no more."""
+    defined: list[click.Command] = []
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        defined += [
+            value
+            for value in vars(module).values()
+            if isinstance(value, click.Command) and getattr(value.callback, "__module__", None) == module_name
+        ]
+    nested = {id(sub) for group in defined if isinstance(group, click.Group) for sub in group.commands.values()}
+    top_level = {command.name for command in defined if id(command) not in nested}
+    assert all(COMMANDS[name].load().name == name for name in COMMANDS)
+    assert set(COMMANDS) == top_level
+    ctx = click.Context(main)
+    assert main.list_commands(ctx) == sorted(COMMANDS)

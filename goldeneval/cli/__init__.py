@@ -1,11 +1,11 @@
 """The ``goldeneval`` command: the same runs the Dagster assets make, for CI and terminals.
 
-The group and its shared options live in :mod:`goldeneval.cli.app`; each command family in a
-module of its own registers its commands on it: :mod:`~goldeneval.cli.retrieval`,
-:mod:`~goldeneval.cli.store` and :mod:`~goldeneval.cli.answers`.
+The group, its exit codes and its list of commands live in :mod:`goldeneval.cli.app`; each
+command family in a module of its own (:mod:`~goldeneval.cli.retrieval`,
+:mod:`~goldeneval.cli.store`, :mod:`~goldeneval.cli.answers`, :mod:`~goldeneval.cli.judgments`),
+imported only when one of its commands runs.
 """
 
-from goldeneval.cli import answers, judgments, retrieval, store
 from goldeneval.cli.app import ExitCode, main
 
-__all__ = ["ExitCode", "answers", "judgments", "main", "retrieval", "store"]
+__all__ = ["ExitCode", "main"]

@@ -30,17 +30,9 @@ from goldeneval.answers.registry import PromptSetRegistry
 from goldeneval.answers.report import prompt_outcome_json, render_prompt_outcome
 from goldeneval.answers.rubrics import RUBRICS
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
-from goldeneval.cli.app import (
-    finite,
-    format_option,
-    main,
-    parse_options,
-    run_guarded,
-    series_name,
-    sets_dir_option,
-    store_option,
-)
+from goldeneval.cli.app import run_guarded
 from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated, workers_option
+from goldeneval.cli.params import finite, format_option, parse_options, series_name, sets_dir_option, store_option
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import printable
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
@@ -219,7 +211,7 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
     )(wrapped)
 
 
-@main.command()
+@click.command()
 @click.option("--set", "set_ref", required=True, help="Golden prompt set id (goldeneval prompt-sets) or set file.")
 @click.option(
     "--name",
@@ -281,7 +273,7 @@ def prompts(
     )
 
 
-@main.command()
+@click.command()
 @click.option("--set", "set_ref", required=True, help="Golden question set id (registered), set file, or BEIR folder.")
 @click.option("--retriever", "retriever_id", required=True, help="Retriever id or package.module:factory.")
 @click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
@@ -382,7 +374,7 @@ def answers(
     )
 
 
-@main.command("prompt-sets")
+@click.command("prompt-sets")
 @click.option(
     "--prompt-sets-dir",
     "sets_dirs",
@@ -398,20 +390,20 @@ def prompt_sets(sets_dirs: tuple[Path, ...]) -> None:
         click.echo(f"{printable(set_id)}\t{count} prompts\t{printable(registry.source(set_id))}")
 
 
-@main.command("prompt-schema")
+@click.command("prompt-schema")
 def prompt_schema() -> None:
     """Print the JSON Schema of golden prompt set files."""
     click.echo(json.dumps(prompt_set_json_schema(), indent=2))
 
 
-@main.command()
+@click.command()
 def models() -> None:
     """List the registered model ids (entry-point group goldeneval.models)."""
     for model_id in known_models():
         click.echo(model_id)
 
 
-@main.command()
+@click.command()
 @click.argument("candidates", nargs=-1, required=True, metavar="MODEL...")
 @store_option
 @format_option

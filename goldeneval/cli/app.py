@@ -12,46 +12,29 @@ nowhere else.  Exit codes (README.md, "Exit codes"):
 6  no numeric verdict (state mismatch or unknown), with --fail-on-regression; the run is stored
 130  interrupted (Ctrl-C); nothing partial is stored
 
-This module holds the group and what every command family shares: the exit codes, the one
-conversion of domain errors, and the shared options.
+This module holds the group and what every command family shares: the exit codes and the one
+conversion of domain errors.  The group knows its commands by name and summary
+(:data:`COMMANDS`) and imports a command's module only when that command runs or shows its own
+help, so ``goldeneval --help`` costs click and nothing of the domain.
 """
 
 from __future__ import annotations
 
-import math
+import importlib
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from enum import IntEnum
 from functools import partial
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from tqdm import tqdm
 
 from goldeneval.cli.supervisor import run_supervised
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.errors import GoldenEvalError, InputError, StoreError, printable
-from goldeneval.core.regression import GateDecision
-from goldeneval.core.storage import STORE, StorageSetting
-from goldeneval.retrieval.spec import (
-    check_hit_cutoffs,
-    check_series_name,
-)
-from goldeneval.store import StoreLocation
-from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME
 
-__all__ = [
-    "GATE_EXIT_CODES",
-    "ExitCode",
-    "fail",
-    "format_option",
-    "main",
-    "run_guarded",
-    "sets_dir_option",
-    "storage_default_help",
-    "store_option",
-]
+__all__ = ["COMMANDS", "ExitCode", "LazyCommand", "fail", "main", "run_guarded"]
 
 T = TypeVar("T")
 
@@ -65,16 +48,6 @@ class ExitCode(IntEnum):
     STORE = 5
     NOT_COMPARABLE = 6
     INTERRUPTED = 130
-
-
-GATE_EXIT_CODES = {
-    GateDecision.PASS: ExitCode.OK,
-    GateDecision.REGRESSION: ExitCode.REGRESSION,
-    GateDecision.INCOMPLETE: ExitCode.INCOMPLETE,
-    GateDecision.NOT_COMPARABLE: ExitCode.NOT_COMPARABLE,
-}
-"""What ``--fail-on-regression`` exits with for each gate decision (the decision is made in
-goldeneval.core.regression, the same one the ``no_regression`` check uses)."""
 
 
 def fail(message: str, code: ExitCode) -> None:
@@ -99,87 +72,123 @@ def reraise(exc: BaseException) -> None:
     raise exc
 
 
-def parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, str]:
-    options: dict[str, str] = {}
-    for value in values:
-        key, sep, val = value.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint=hint)
-        options[key] = val
-    return options
+@dataclass(frozen=True)
+class LazyCommand:
+    """Where a command is defined (``module:attribute``) and the first paragraph of its help,
+    which ``goldeneval --help`` shows without importing the module.
+    ``tests/test_startup_imports.py`` holds each summary to the command's own help."""
+
+    target: str
+    summary: str
+
+    def load(self) -> click.Command:
+        module, _, attribute = self.target.partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        if not isinstance(command, click.Command):  # pragma: no cover - a wrong entry in COMMANDS
+            raise TypeError(f"{self.target} is not a click command")
+        return command
 
 
-def parse_cutoffs(value: str) -> tuple[int, ...]:
-    try:
-        numbers = [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-    try:
-        return check_hit_cutoffs(numbers)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-def progress_bar(enabled: bool) -> Callable[[Sequence[T]], Iterable[T]] | None:
-    if not enabled:
-        return None
-
-    def wrap(items: Sequence[T]) -> Iterable[T]:
-        bar: Iterable[T] = tqdm(
-            items, total=len(items), desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False
-        )
-        return bar
-
-    return wrap
-
-
-class StoreParam(click.ParamType[StoreLocation, Any]):
-    """A result store: a DuckDB file path, or a ``postgresql://`` URL (shown without its password)."""
-
-    name = "PATH|URL"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> StoreLocation:
-        if isinstance(value, StoreLocation):
-            return value
-        try:
-            location = StoreLocation.parse(value)
-        except InputError as exc:
-            self.fail(str(exc), param, ctx)
-        if location.path is None:
-            return location
-        return StoreLocation(path=click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx))
-
-
-def storage_default_help(setting: StorageSetting) -> str:
-    """The ``Default:`` of a storage option's help: goldeneval.core.storage's order after the flag."""
-    return (
-        f"Default: ${setting.env}, else storage.{setting.key} of the suite file "
-        f"(${CONFIG_ENV}, else ./{CONFIG_FILE_NAME}), else {setting.default.as_posix()}."
-    )
-
-
-store_option = click.option(
-    "--store",
-    "store_path",
-    type=StoreParam(),
-    default=None,
-    help="Result store: a DuckDB file, or a postgresql:// URL for a shared store. " + storage_default_help(STORE),
-)
-sets_dir_option = click.option(
-    "--sets-dir",
-    "sets_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of golden set files to register (repeatable); also $GOLDENEVAL_SETS_PATH.",
-)
-format_option = click.option(
-    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+COMMANDS: Mapping[str, LazyCommand] = {
+    "answers": LazyCommand(
+        "goldeneval.cli.answers:answers",
+        "Retrieve, answer from the top documents and grade against each question's answer_gist; "
+        "store the retrieval run and the answer run beside it, split answer quality by retrieval hit.",
+    ),
+    "export-qrels": LazyCommand(
+        "goldeneval.cli.retrieval:export_qrels",
+        "Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).",
+    ),
+    "export-run": LazyCommand(
+        "goldeneval.cli.retrieval:export_run",
+        "Write a stored run as a TREC run file (qid Q0 docid rank score tag).",
+    ),
+    "judge": LazyCommand(
+        "goldeneval.cli.judgments:judge",
+        "Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once.",
+    ),
+    "judgments": LazyCommand(
+        "goldeneval.cli.judgments:judgments_group",
+        "Read a judgments file: progress and agreement, or a golden set built from it.",
+    ),
+    "models": LazyCommand(
+        "goldeneval.cli.answers:models",
+        "List the registered model ids (entry-point group goldeneval.models).",
+    ),
+    "pool": LazyCommand(
+        "goldeneval.cli.judgments:pool_command",
+        "Pool the top documents of retrievers and stored runs into a judgments file (TREC pooling).",
+    ),
+    "prompt-schema": LazyCommand(
+        "goldeneval.cli.answers:prompt_schema",
+        "Print the JSON Schema of golden prompt set files.",
+    ),
+    "prompt-sets": LazyCommand(
+        "goldeneval.cli.answers:prompt_sets",
+        "List the registered golden prompt sets and where each comes from.",
+    ),
+    "prompts": LazyCommand(
+        "goldeneval.cli.answers:prompts",
+        "Run a golden prompt set against a model, grade, print and store the run, report the verdict.",
+    ),
+    "purge": LazyCommand(
+        "goldeneval.cli.store:purge",
+        "Delete whole runs (store rows and their Parquet table files) older than a duration.",
+    ),
+    "quality": LazyCommand(
+        "goldeneval.cli.answers:quality",
+        "Re-rank candidate models (series names) by their stored quality score, best first.",
+    ),
+    "retrieval": LazyCommand(
+        "goldeneval.cli.retrieval:retrieval",
+        "Run a golden set against a retriever, print and store the run, report the verdict.",
+    ),
+    "runs": LazyCommand("goldeneval.cli.store:runs", "List stored runs, newest first."),
+    "schema": LazyCommand("goldeneval.cli.retrieval:schema", "Print the JSON Schema of golden set files."),
+    "sets": LazyCommand(
+        "goldeneval.cli.retrieval:sets",
+        "List the registered golden question sets and where each comes from.",
+    ),
+    "store": LazyCommand(
+        "goldeneval.cli.store:store_group",
+        "Maintain result stores: move history between DuckDB files and PostgreSQL databases, and "
+        "store the runs kept in the spool when a store could not be written.",
+    ),
+}
+"""Every command of ``goldeneval``, by name: one per command family module."""
 
 
 class _Command(click.Group):
     """Ctrl-C exits 130, as shells expect, never 1 (the regression code).  A run being
-    written when it comes is rolled back whole: the store keeps only complete runs."""
+    written when it comes is rolled back whole: the store keeps only complete runs.
+
+    The commands of :data:`COMMANDS` are imported on first use (click's lazy-group pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in COMMANDS:
+            command = COMMANDS[cmd_name].load()
+            self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, with a command not imported yet described by its summary."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            loaded = self.commands.get(name)
+            if loaded is None:
+                rows.append((name, click.Command(name, help=COMMANDS[name].summary).get_short_help_str(limit)))
+            elif not loaded.hidden:
+                rows.append((name, loaded.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -207,19 +216,3 @@ class _Command(click.Group):
 @click.version_option(package_name="goldeneval")
 def main() -> None:
     """Measure retrieval quality against golden question sets and catch regressions."""
-
-
-def finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    """Click's ranges let NaN through (every comparison with it is false)."""
-    if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a finite number")
-    return value
-
-
-def series_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        return check_series_name(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Literal
 
 import click
 
-from goldeneval.cli.app import format_option, main, parse_options, run_guarded, storage_default_help, store_option
+from goldeneval.cli.app import run_guarded
 from goldeneval.cli.options import chunk_separator_option, timeout_option, workers_option
+from goldeneval.cli.params import format_option, parse_options, storage_default_help, store_option
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.errors import InputError, printable
 from goldeneval.core.storage import CACHE
@@ -70,7 +71,7 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     return rankings, []
 
 
-@main.command("pool")
+@click.command("pool")
 @click.option(
     "--set",
     "set_file",
@@ -231,7 +232,7 @@ def pool_command(
         )
 
 
-@main.command("judge")
+@click.command("judge")
 @click.argument(
     "judgments_file", metavar="JUDGMENTS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
@@ -283,7 +284,7 @@ def _scale(value: str) -> tuple[int, ...]:
     return grades
 
 
-@main.group("judgments")
+@click.group("judgments")
 def judgments_group() -> None:
     """Read a judgments file: progress and agreement, or a golden set built from it."""
 

@@ -21,16 +21,8 @@ from typing import Any, TypeVar
 import click
 from pydantic import ValidationError
 
-from goldeneval.cli.app import (
-    GATE_EXIT_CODES,
-    finite,
-    format_option,
-    parse_options,
-    progress_bar,
-    run_guarded,
-    storage_default_help,
-    store_option,
-)
+from goldeneval.cli.app import ExitCode, run_guarded
+from goldeneval.cli.params import finite, format_option, parse_options, progress_bar, storage_default_help, store_option
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import InputError, printable, validation_problem
 from goldeneval.core.json_stream import write_json
@@ -52,6 +44,7 @@ from goldeneval.store import StoreLocation
 from goldeneval.suite import SuiteStorage, load_storage
 
 __all__ = [
+    "GATE_EXIT_CODES",
     "RateFlags",
     "RunOptions",
     "chunk_separator_option",
@@ -63,6 +56,15 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+GATE_EXIT_CODES = {
+    GateDecision.PASS: ExitCode.OK,
+    GateDecision.REGRESSION: ExitCode.REGRESSION,
+    GateDecision.INCOMPLETE: ExitCode.INCOMPLETE,
+    GateDecision.NOT_COMPARABLE: ExitCode.NOT_COMPARABLE,
+}
+"""What ``--fail-on-regression`` exits with for each gate decision (the decision is made in
+goldeneval.core.regression, the same one the ``no_regression`` check uses)."""
 
 
 def validated(build: Callable[[], T]) -> T:

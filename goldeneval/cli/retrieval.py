@@ -7,15 +7,7 @@ from pathlib import Path
 
 import click
 
-from goldeneval.cli.app import (
-    main,
-    parse_cutoffs,
-    parse_options,
-    run_guarded,
-    series_name,
-    sets_dir_option,
-    store_option,
-)
+from goldeneval.cli.app import run_guarded
 from goldeneval.cli.options import (
     RateFlags,
     RunOptions,
@@ -25,6 +17,7 @@ from goldeneval.cli.options import (
     validated,
     workers_option,
 )
+from goldeneval.cli.params import parse_cutoffs, parse_options, series_name, sets_dir_option, store_option
 from goldeneval.core.errors import InputError, printable
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
@@ -51,7 +44,7 @@ RETRIEVAL_RATES = RateFlags(
 )
 
 
-@main.command()
+@click.command()
 @click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder.")
 @click.option(
     "--retriever",
@@ -219,7 +212,7 @@ def retrieval(
     )
 
 
-@main.command()
+@click.command()
 @sets_dir_option
 def sets(sets_dirs: tuple[Path, ...]) -> None:
     """List the registered golden question sets and where each comes from."""
@@ -230,7 +223,7 @@ def sets(sets_dirs: tuple[Path, ...]) -> None:
         click.echo(f"{printable(set_id)}\t{len(golden_set.questions)} questions\t{printable(source)}")
 
 
-@main.command()
+@click.command()
 def schema() -> None:
     """Print the JSON Schema of golden set files."""
     click.echo(json.dumps(golden_set_json_schema(), indent=2))
@@ -245,7 +238,7 @@ def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> int:
     return write_lines(run_lines(open_store(store_path).find_run(run_id)), out)
 
 
-@main.command("export-run")
+@click.command("export-run")
 @click.argument("run_id", metavar="RUN_ID")
 @click.option("--trec", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC run file.")
 @store_option
@@ -258,7 +251,7 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
     click.echo(f"wrote {count} lines to {out}")
 
 
-@main.command("export-qrels")
+@click.command("export-qrels")
 @click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR folder.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC qrels file.")
 @click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")

@@ -7,14 +7,8 @@ from pathlib import Path
 
 import click
 
-from goldeneval.cli.app import (
-    StoreParam,
-    format_option,
-    main,
-    run_guarded,
-    storage_default_help,
-    store_option,
-)
+from goldeneval.cli.app import run_guarded
+from goldeneval.cli.params import StoreParam, format_option, storage_default_help, store_option
 from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.core.storage import TABLES
@@ -24,7 +18,7 @@ from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, read_spooled, spool
 from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 
 
-@main.command()
+@click.command()
 @store_option
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
 @click.option("--model", "--retriever", "model", default=None, help="Only runs of this series name or retriever id.")
@@ -48,7 +42,7 @@ def runs(
         click.echo(render_runs(stored))
 
 
-@main.command()
+@click.command()
 @click.option("--older-than", required=True, help="Delete runs created longer ago than this: 90m, 12h, 30d, 8w.")
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
 @click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
@@ -97,7 +91,7 @@ def purge(
 # --------------------------------------------------------------------------- store maintenance
 
 
-@main.group("store")
+@click.group("store")
 def store_group() -> None:
     """Maintain result stores: move history between DuckDB files and PostgreSQL databases, and
     store the runs kept in the spool when a store could not be written."""

@@ -1,0 +1,132 @@
+"""Parameter types and small options that several command families share: a store location,
+key=value options, hit cutoffs, finite numbers, series names, the output format, the progress bar.
+
+They live apart from :mod:`goldeneval.cli.app` (the group) so that ``goldeneval --help`` imports
+none of what they need (the store, the suite file, the retrieval specification).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from goldeneval.core.errors import InputError
+from goldeneval.core.storage import STORE, StorageSetting
+from goldeneval.retrieval.spec import check_hit_cutoffs, check_series_name
+from goldeneval.store import StoreLocation
+from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME
+
+__all__ = [
+    "StoreParam",
+    "finite",
+    "format_option",
+    "parse_cutoffs",
+    "parse_options",
+    "progress_bar",
+    "series_name",
+    "sets_dir_option",
+    "storage_default_help",
+    "store_option",
+]
+
+T = TypeVar("T")
+
+
+def parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, str]:
+    options: dict[str, str] = {}
+    for value in values:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint=hint)
+        options[key] = val
+    return options
+
+
+def parse_cutoffs(value: str) -> tuple[int, ...]:
+    try:
+        numbers = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+    try:
+        return check_hit_cutoffs(numbers)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def progress_bar(enabled: bool) -> Callable[[Sequence[T]], Iterable[T]] | None:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    def wrap(items: Sequence[T]) -> Iterable[T]:
+        bar: Iterable[T] = tqdm(
+            items, total=len(items), desc="questions", unit="q", file=sys.stderr, delay=1.0, leave=False
+        )
+        return bar
+
+    return wrap
+
+
+class StoreParam(click.ParamType[StoreLocation, Any]):
+    """A result store: a DuckDB file path, or a ``postgresql://`` URL (shown without its password)."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> StoreLocation:
+        if isinstance(value, StoreLocation):
+            return value
+        try:
+            location = StoreLocation.parse(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+        if location.path is None:
+            return location
+        return StoreLocation(path=click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx))
+
+
+def storage_default_help(setting: StorageSetting) -> str:
+    """The ``Default:`` of a storage option's help: goldeneval.core.storage's order after the flag."""
+    return (
+        f"Default: ${setting.env}, else storage.{setting.key} of the suite file "
+        f"(${CONFIG_ENV}, else ./{CONFIG_FILE_NAME}), else {setting.default.as_posix()}."
+    )
+
+
+store_option = click.option(
+    "--store",
+    "store_path",
+    type=StoreParam(),
+    default=None,
+    help="Result store: a DuckDB file, or a postgresql:// URL for a shared store. " + storage_default_help(STORE),
+)
+sets_dir_option = click.option(
+    "--sets-dir",
+    "sets_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of golden set files to register (repeatable); also $GOLDENEVAL_SETS_PATH.",
+)
+format_option = click.option(
+    "--format", "output_format", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+
+
+def finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """Click's ranges let NaN through (every comparison with it is false)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number")
+    return value
+
+
+def series_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return check_series_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
