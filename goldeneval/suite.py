@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import re
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
 from goldeneval.answers.models import known_models
@@ -34,9 +32,7 @@ from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
 from goldeneval.core.regression import MIN_JUDGED_DESCRIPTION, RegressionThresholds, check_slice_key
-from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
 from goldeneval.core.workers import MAX_WORKERS
-from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER, DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, AverageOver
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
@@ -50,7 +46,16 @@ from goldeneval.retrieval.spec import (
     check_hit_cutoffs,
     check_metric_names,
 )
-from goldeneval.store import StoreLocation, resolve_store
+from goldeneval.store import StoreLocation
+from goldeneval.suite_storage import (
+    CONFIG_ENV,
+    CONFIG_FILE_NAME,
+    StorageConfig,
+    SuiteStorage,
+    find_suite_file,
+    load_storage,
+    read_suite_file,
+)
 
 __all__ = [
     "CONFIG_ENV",
@@ -65,9 +70,6 @@ __all__ = [
     "load_suite",
 ]
 
-CONFIG_FILE_NAME = "goldeneval.yaml"
-CONFIG_ENV = "GOLDENEVAL_CONFIG"
-"""Path of the suite file; default: ``goldeneval.yaml`` in the working directory (:func:`find_suite_file`)."""
 WEBHOOK_ENV = "GOLDENEVAL_ALERT_WEBHOOK_URL"
 UI_URL_ENV = "GOLDENEVAL_UI_URL"
 
@@ -207,53 +209,6 @@ class ScheduleConfig(BaseModel):
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"{value!r} is not an IANA time zone (e.g. UTC, Europe/Berlin)") from None
         return value
-
-
-class StorageConfig(BaseModel):
-    """Where results go; absent: the default.  The environment overrides each (goldeneval.core.storage)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    store: str | None = Field(
-        default=None,
-        description="The result store: a DuckDB file (relative to this file) or a postgresql:// URL; "
-        f"${STORE.env} overrides it. Default: {STORE.default.as_posix()}.",
-    )
-    tables: str | None = Field(
-        default=None,
-        description=f"Root of the hive-style Parquet tables; ${TABLES.env} overrides it. "
-        f"Default: {TABLES.default.as_posix()}.",
-    )
-    cache: str | None = Field(
-        default=None,
-        description=f"Retriever index and embedding cache; ${CACHE.env} overrides it. "
-        f"Default: {CACHE.default.as_posix()}.",
-    )
-
-
-@dataclass(frozen=True)
-class SuiteStorage:
-    """A suite file's ``storage:`` section, and the file it is in (``None``: no suite file).
-
-    Each method resolves one setting as both doors do (:mod:`goldeneval.core.storage`): the
-    flag, else the environment, else this section (relative to the file), else the default
-    (relative to the file's folder; without a file, to the working directory)."""
-
-    config: StorageConfig = dataclasses.field(default_factory=StorageConfig)
-    path: Path | None = None
-
-    @property
-    def folder(self) -> Path | None:
-        return self.path.parent if self.path is not None else None
-
-    def store(self, flag: StoreLocation | str | os.PathLike[str] | None = None) -> StoreLocation:
-        return resolve_store(flag, suite_value=self.config.store, suite_folder=self.folder)
-
-    def tables(self, flag: str | os.PathLike[str] | None = None) -> Path:
-        return resolve_dir(TABLES, flag, suite_value=self.config.tables, suite_folder=self.folder)
-
-    def cache(self, flag: str | os.PathLike[str] | None = None) -> Path:
-        return resolve_dir(CACHE, flag, suite_value=self.config.cache, suite_folder=self.folder)
 
 
 class AlertsConfig(BaseModel):
@@ -397,18 +352,12 @@ class SuiteConfig(BaseModel):
             raise ValueError(str(exc)) from None
         return value
 
-    @field_validator("retrievers")
+    @field_validator("retrievers", "models")
     @classmethod
-    def _names_are_keys(cls, value: dict[str, RetrieverConfig]) -> dict[str, RetrieverConfig]:
+    def _names_are_keys(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        kind = "retriever name" if info.field_name == "retrievers" else "model name"
         for name in value:
-            _check_key("retriever name", name)
-        return value
-
-    @field_validator("models")
-    @classmethod
-    def _model_names_are_keys(cls, value: dict[str, ModelConfig]) -> dict[str, ModelConfig]:
-        for name in value:
-            _check_key("model name", name)
+            _check_key(kind, name)
         return value
 
 
@@ -599,48 +548,29 @@ def _prompt_cells(suite: Suite) -> None:
         )
 
 
-def _read(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: suite file not found; create it (docs/guide/dagster.md)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        return load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: {describe_yaml_error(exc)}") from None
-
-
-def find_suite_file(explicit: str | Path | None = None) -> Path | None:
-    """The suite file: ``explicit`` (``--config``), else ``$GOLDENEVAL_CONFIG``, else
-    ``goldeneval.yaml`` in the working directory when there is one, else ``None``."""
-    if explicit:
-        return Path(explicit)
-    configured = os.environ.get(CONFIG_ENV)
-    if configured:
-        return Path(configured)
-    local = Path.cwd() / CONFIG_FILE_NAME
-    return local if local.is_file() else None
-
-
-def load_storage(explicit: str | Path | None = None) -> SuiteStorage:
-    """The ``storage:`` section of the suite file :func:`find_suite_file` finds (the rest of the
-    file is not read: no set is loaded); an empty one without a suite file."""
-    found = find_suite_file(explicit)
-    if found is None:
-        return SuiteStorage()
-    path = found.resolve()
-    raw = _read(path)
-    if not isinstance(raw, dict):
-        raise InputError(f"{path}: field '(file)': Input should be a valid dictionary")
-    try:
-        config = StorageConfig.model_validate(raw.get("storage") or {})
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(["storage", *(str(p) for p in error["loc"])])
-        raise InputError(f"{path}: field {where!r}: {error['msg'].removeprefix('Value error, ')}") from None
-    return SuiteStorage(config=config, path=path)
+def _set_references(
+    path: Path, field: str, references: Sequence[str], set_id_of: Callable[[str], str], key: str, noun: str
+) -> dict[str, str]:
+    """Set id -> reference, for the references of field ``field`` (``sets``, ``prompt_sets``):
+    each loaded once by ``set_id_of`` to learn its id, which must be a valid ``key``.  A
+    reference is a file beside the suite file when there is one, else as written (a path from
+    the working directory or a set name).  Two references to one id fail; the message calls
+    that id ``{noun}{id!r}``."""
+    found: dict[str, str] = {}
+    for reference in references:
+        candidate = Path(reference).expanduser()
+        if not candidate.is_absolute() and (path.parent / candidate).exists():
+            candidate = path.parent / candidate
+        resolved = str(candidate) if candidate.exists() else reference
+        set_id = set_id_of(resolved)
+        try:
+            _check_key(key, set_id)
+        except ValueError as exc:
+            raise InputError(f"{path}: {field}: {reference}: {exc}") from None
+        if set_id in found:
+            raise InputError(f"{path}: {field}: {reference!r} and {found[set_id]!r} are both {noun}{set_id!r}")
+        found[set_id] = resolved
+    return found
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -649,7 +579,7 @@ def load_suite(path: str | Path) -> Suite:
     Errors name the file and the field.  Two references to one set id fail.
     """
     path = Path(path).resolve()
-    raw = _read(path)
+    raw = read_suite_file(path)
     try:
         config = SuiteConfig.model_validate(raw)
     except ValidationError as exc:
@@ -664,38 +594,12 @@ def load_suite(path: str | Path) -> Suite:
             if not corpus.exists():
                 raise InputError(f"{path}: field 'retrievers.{name}.corpus': {corpus} does not exist")
     folders = [p if (p := Path(d).expanduser()).is_absolute() else path.parent / p for d in config.sets_dirs]
-    set_refs: dict[str, str] = {}
-    for reference in config.sets:
-        candidate = Path(reference).expanduser()
-        if not candidate.is_absolute() and (path.parent / candidate).exists():
-            candidate = path.parent / candidate
-        resolved = str(candidate) if candidate.exists() else reference
-        golden_set = resolve_golden_set(resolved, folders)
-        try:
-            _check_key("set id", golden_set.id)
-        except ValueError as exc:
-            raise InputError(f"{path}: sets: {reference}: {exc}") from None
-        if golden_set.id in set_refs:
-            raise InputError(
-                f"{path}: sets: {reference!r} and {set_refs[golden_set.id]!r} are both set {golden_set.id!r}"
-            )
-        set_refs[golden_set.id] = resolved
-    prompt_set_refs: dict[str, str] = {}
-    for reference in config.prompt_sets:
-        candidate = Path(reference).expanduser()
-        if not candidate.is_absolute() and (path.parent / candidate).exists():
-            candidate = path.parent / candidate
-        resolved = str(candidate) if candidate.exists() else reference
-        prompt_set = resolve_prompt_set(resolved)
-        try:
-            _check_key("prompt set id", prompt_set.id)
-        except ValueError as exc:
-            raise InputError(f"{path}: prompt_sets: {reference}: {exc}") from None
-        if prompt_set.id in prompt_set_refs:
-            raise InputError(
-                f"{path}: prompt_sets: {reference!r} and {prompt_set_refs[prompt_set.id]!r} are both {prompt_set.id!r}"
-            )
-        prompt_set_refs[prompt_set.id] = resolved
+    set_refs = _set_references(
+        path, "sets", config.sets, lambda resolved: resolve_golden_set(resolved, folders).id, "set id", "set "
+    )
+    prompt_set_refs = _set_references(
+        path, "prompt_sets", config.prompt_sets, lambda resolved: resolve_prompt_set(resolved).id, "prompt set id", ""
+    )
     for name, model in config.models.items():
         parse_provenance(model.provenance, f"{path}: model {name!r}")
     suite = Suite(path=path, config=config, set_refs=set_refs, prompt_set_refs=prompt_set_refs)

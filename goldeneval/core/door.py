@@ -70,6 +70,7 @@ class Outcome(Generic[R]):
         return self.verdict.gate(self.stored.complete)
 
 
+@fewer_collections()
 def record(
     store: Store,
     run: RecordableRun,
@@ -80,19 +81,7 @@ def record(
 ) -> StoredRun:
     """Write the run into the store in one transaction.  With a ``run_id`` it is idempotent:
     recording the same run again returns the stored one and writes nothing."""
-    return _record(store, run, privacy, run_id=run_id, tables_run_id=tables_run_id).stored
-
-
-@fewer_collections()
-def _record(
-    store: Store,
-    run: RecordableRun,
-    privacy: PrivacyMode,
-    *,
-    run_id: str | None = None,
-    tables_run_id: str | None = None,
-) -> SavedRun:
-    return store.save_run_in_turn(run.to_record(privacy, tables_run_id=tables_run_id), run_id)
+    return store.save_run_in_turn(run.to_record(privacy, tables_run_id=tables_run_id), run_id).stored
 
 
 @fewer_collections()

@@ -10,7 +10,7 @@ hit rate.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
 from functools import cached_property
 from typing import Protocol, TypeVar
@@ -21,7 +21,16 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.stats import Verdicts
 
-__all__ = ["RETRIEVAL_GRADER", "MeasuredRun", "RunRecord", "SliceRates", "StoredRun", "completeness", "record_of"]
+__all__ = [
+    "RETRIEVAL_GRADER",
+    "MeasuredRun",
+    "RunRecord",
+    "RunSummary",
+    "SliceRates",
+    "StoredRun",
+    "completeness",
+    "record_of",
+]
 
 RETRIEVAL_GRADER = "retrieval_hit_rate"
 """The grader column of retrieval runs (ADR-072); prompt and answer runs store their own."""
@@ -42,8 +51,10 @@ class SliceRates:
 
 
 @dataclass(frozen=True)
-class RunRecord:
-    """A run as the store sees it, before it has an id."""
+class RunSummary:
+    """What a run row says of a run of any kind, recorded (:class:`RunRecord`) or stored
+    (:class:`StoredRun`): what was measured, by which series and grader, its two rates, its
+    counts, and what decides whether it compares with another run."""
 
     set_id: str
     model: str
@@ -54,15 +65,24 @@ class RunRecord:
     question_count: int
     scored_count: int
     error_count: int
+    _: KW_ONLY
+    label_digest: str | None = None
+    """What decides whether two runs compare: the labels, the benchmark, the variant
+    and the privacy mode they were recorded under; None where it was not recorded."""
+    benchmark_fingerprint: str | None = None
+    variant_fingerprint: str | None = None
+    privacy: str | None = None
+
+
+@dataclass(frozen=True)
+class RunRecord(RunSummary):
+    """A run as the store sees it, before it has an id."""
+
     details: RunDetails
     """Retrieval details, or prompt/answer details (``kind``) for prompt and answer runs."""
     slices: Sequence[SliceRates] = ()
     provenance: Mapping[str, str | None] = field(default_factory=dict)
     created_at: datetime | None = None
-    label_digest: str | None = None
-    benchmark_fingerprint: str | None = None
-    variant_fingerprint: str | None = None
-    privacy: str | None = None
 
     @property
     def status(self) -> str:
@@ -70,27 +90,15 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
-class StoredRun:
+class StoredRun(RunSummary):
     """A stored run.  Its details are read on first use, and only when they were loaded
     (queries over many runs leave them out)."""
 
     id: str
     created_at: datetime
-    set_id: str
-    model: str
-    grader: str
-    pass_rate: float | None
-    mean_score: float | None
-    question_count: int
-    scored_count: int
-    error_count: int
     status: str
     details_json: str | None
     provenance: Mapping[str, str | None]
-    label_digest: str | None = None
-    benchmark_fingerprint: str | None = None
-    variant_fingerprint: str | None = None
-    privacy: str | None = None
     retriever_id: str | None = None
     tables_run_id: str | None = None
 

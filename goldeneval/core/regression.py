@@ -154,6 +154,10 @@ class GateDecision(StrEnum):
         return self in (GateDecision.REGRESSION, GateDecision.NOT_COMPARABLE)
 
 
+_CHANGE_FIELDS = ("rate", "column", "previous", "current", "drop", "threshold", "p_value", "regressed")
+"""What the JSON of a :class:`RateChange` holds, in this order: these attributes under their own names."""
+
+
 @dataclass(frozen=True)
 class RateChange:
     rate: str
@@ -187,16 +191,7 @@ class RateChange:
         return text
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "rate": self.rate,
-            "column": self.column,
-            "previous": self.previous,
-            "current": self.current,
-            "drop": self.drop,
-            "threshold": self.threshold,
-            "p_value": self.p_value,
-            "regressed": self.regressed,
-        }
+        return {name: getattr(self, name) for name in _CHANGE_FIELDS}
 
 
 COVERAGE_CUTOFF = 3

@@ -87,7 +87,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -161,19 +161,29 @@ def _codes(values: Any, what: str, offsets: Int64Array) -> CodeArray:
 
 
 @dataclass(frozen=True)
-class Rankings:
-    """Raw rankings of n questions in CSR form: ``codes[offsets[i]:offsets[i + 1]]`` in rank order."""
+class _QuestionRows:
+    """Document codes of n questions in CSR form, ``codes[offsets[i]:offsets[i + 1]]`` for
+    question ``i``, checked and made contiguous when built (errors name the arrays ``what``)."""
 
     offsets: Int64Array
     codes: CodeArray
+    what: ClassVar[str]
+    """How errors name these arrays: ``rankings`` (``rankings.offsets must ...``)."""
 
     def __post_init__(self) -> None:
-        offsets = _offsets(self.offsets, "rankings")
+        offsets = _offsets(self.offsets, self.what)
         object.__setattr__(self, "offsets", offsets)
-        object.__setattr__(self, "codes", _codes(self.codes, "rankings", offsets))
+        object.__setattr__(self, "codes", _codes(self.codes, self.what, offsets))
 
     def __len__(self) -> int:
         return int(self.offsets.size - 1)
+
+
+@dataclass(frozen=True)
+class Rankings(_QuestionRows):
+    """Raw rankings of n questions in CSR form: ``codes[offsets[i]:offsets[i + 1]]`` in rank order."""
+
+    what: ClassVar[str] = "rankings"
 
     @property
     def lengths(self) -> Int64Array:
@@ -185,21 +195,18 @@ class Rankings:
 
 
 @dataclass(frozen=True)
-class Judgements:
+class Judgements(_QuestionRows):
     """Judged documents of n questions in CSR form, with an integer grade each (a qrels file).
 
     A document is judged at most once per question: :func:`encode` guarantees it, and
     :meth:`check_unique` verifies arrays built by other means.
     """
 
-    offsets: Int64Array
-    codes: CodeArray
     grades: Int64Array
+    what: ClassVar[str] = "judgements"
 
     def __post_init__(self) -> None:
-        offsets = _offsets(self.offsets, "judgements")
-        object.__setattr__(self, "offsets", offsets)
-        object.__setattr__(self, "codes", _codes(self.codes, "judgements", offsets))
+        super().__post_init__()
         grades = np.asarray(self.grades)
         if grades.shape != self.codes.shape or not np.issubdtype(grades.dtype, np.integer):
             raise ValueError(
@@ -207,9 +214,6 @@ class Judgements:
                 f"(found {grades.dtype}, shape {grades.shape}, for {self.codes.size} documents)"
             )
         object.__setattr__(self, "grades", np.ascontiguousarray(grades, dtype=np.int64))
-
-    def __len__(self) -> int:
-        return int(self.offsets.size - 1)
 
     @classmethod
     def binary(cls, offsets: Any, codes: Any) -> Judgements:

@@ -25,7 +25,8 @@ _RUN_COLUMNS = (
     + ", ".join(IDENTITY_COLUMNS)
     + ", retriever_id, tables_run_id"
 )
-_RUN_COLUMN_COUNT = len(_RUN_COLUMNS.split(", "))
+_RUN_COLUMN_NAMES = tuple(_RUN_COLUMNS.split(", "))
+_RUN_COLUMN_COUNT = len(_RUN_COLUMN_NAMES)
 _SLICE_COLUMNS = "slice_kind, slice_value, question_count, scored_count, pass_rate, mean_score"
 
 
@@ -34,27 +35,14 @@ def _select(details: bool) -> str:
 
 
 def _row_to_run(row: Sequence[Any]) -> StoredRun:
-    return StoredRun(
-        id=row[0],
-        created_at=row[1].replace(tzinfo=UTC),
-        set_id=row[2],
-        model=row[3],
-        grader=row[4],
-        pass_rate=row[5],
-        mean_score=row[6],
-        question_count=row[7],
-        scored_count=row[8],
-        error_count=row[9],
-        status=row[10],
-        details_json=row[11],
-        provenance=dict(zip(PROVENANCE_COLUMNS, row[12:17], strict=True)),
-        label_digest=row[17],
-        benchmark_fingerprint=row[18],
-        variant_fingerprint=row[19],
-        privacy=row[20],
-        retriever_id=row[21],
-        tables_run_id=row[22],
-    )
+    """A row of :data:`_RUN_COLUMNS` as the run it holds: each column is the field of its name,
+    but for ``created_at`` (stored as naive UTC), ``details`` (the text of ``details_json``) and
+    the provenance columns (together, ``provenance``)."""
+    columns = dict(zip(_RUN_COLUMN_NAMES, row, strict=True))
+    created_at = columns.pop("created_at").replace(tzinfo=UTC)
+    details_json = columns.pop("details")
+    provenance = {name: columns.pop(name) for name in PROVENANCE_COLUMNS}
+    return StoredRun(created_at=created_at, details_json=details_json, provenance=provenance, **columns)
 
 
 def _filters(set_id: str | None, model: str | None, retriever: str | None = None) -> tuple[str, list[Any]]:

@@ -15,6 +15,9 @@ needs the same few rules, written here once.
 * :class:`LimitedCopies` — the limit is passed where the framework has a setting for it
   (``k``, ``similarity_top_k``): on a copy per limit, so that ``--workers`` threads never see
   each other's setting and the team's object is never changed.
+* :class:`FrameworkRetriever` and :func:`build_framework_retriever` — the LangChain and
+  LlamaIndex adapters are one retriever and one factory; each framework says only how its
+  retriever is asked, how the limit reaches it and where a result keeps its document id.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import copy
 import importlib
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
@@ -34,16 +38,17 @@ from goldeneval.retrieval.retrievers.external import (
     REVISION_OPTIONS,
     SearchError,
     bounded_identity,
-    declared_revision,
     describe_json,
     refuse_secret,
 )
-from goldeneval.retrieval.retrievers.options import str_option
+from goldeneval.retrieval.retrievers.options import check_known_options, str_option
+from goldeneval.retrieval.retrievers.revisions import declared_revisions
 
 __all__ = [
     "FRAMEWORK_OPTIONS",
     "FrameworkRetriever",
     "LimitedCopies",
+    "build_framework_retriever",
     "document_id",
     "framework_provenance",
     "framework_revisions",
@@ -55,8 +60,11 @@ __all__ = [
 
 FRAMEWORK_OPTIONS = ("factory", "id_field", *REVISION_OPTIONS)
 """The options of ``goldeneval.langchain`` and ``goldeneval.llamaindex``."""
+DEFAULT_ID_FIELD = "id"
+"""The metadata field a framework result names its document by when option ``id_field`` is not given."""
 
 T = TypeVar("T")
+F = TypeVar("F", bound="FrameworkRetriever")
 
 
 def require_extra(retriever_id: str, module: str, extra: str) -> Any:
@@ -143,7 +151,7 @@ def framework_revisions(context: RetrieverContext, retriever_id: str) -> dict[st
     for name in ("factory", "id_field"):
         if name in context.options:
             refuse_secret(context.options[name], option_label(name, retriever_id))
-    return {name: declared_revision(context, name, retriever_id) for name in REVISION_OPTIONS}
+    return declared_revisions(context, retriever_id)
 
 
 def id_field_option(context: RetrieverContext, retriever_id: str, default: str) -> tuple[str, bool]:
@@ -200,18 +208,24 @@ def shallow_copy_with(original: T, attribute: str, value: int) -> T:
     return duplicate
 
 
-class FrameworkRetriever:
-    """What the LangChain and LlamaIndex adapters share: the team's retriever, the field its
-    results name their document by, and the provenance declared when it was built."""
+class FrameworkRetriever(ABC):
+    """What the LangChain and LlamaIndex adapters share: the team's retriever, how the limit
+    reaches it (``limit_by``), the field its results name their document by, and the provenance
+    declared when it was built.  A framework's subclass says how its retriever is asked
+    (:meth:`_ask`), which limit setting it has and where a result keeps its document id."""
 
     fallback_words = ""
     """How an error names the id attributes tried after the metadata field (``Document.id``)."""
+    asked_with = ""
+    """The call that asks the team's retriever, as an error names it (``invoke()``)."""
+    result_words = ""
+    """What that call must return a list of, as an error names it (``Documents``)."""
 
     def __init__(
         self,
         retriever: Any,
         *,
-        id_field: str,
+        id_field: str = DEFAULT_ID_FIELD,
         strict_field: bool = False,
         provenance: Callable[[], Provenance] | None = None,
     ) -> None:
@@ -219,9 +233,36 @@ class FrameworkRetriever:
         self.id_field = id_field
         self.strict_field = strict_field
         self._provenance = provenance
+        self.limit_by = self._limit_setting(retriever)
+        """How the limit reaches the retriever: a setting's name, or ``truncate``."""
+        self._copies: LimitedCopies[Any] = LimitedCopies(retriever, self._with_limit)
 
     def provenance(self) -> Provenance:
         return Provenance() if self._provenance is None else self._provenance()
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        results = self._ask(question, limit)
+        if not isinstance(results, (list, tuple)):
+            raise SearchError(f"{self.asked_with} returned {type(results).__name__}, not a list of {self.result_words}")
+        return [self._id(position, item) for position, item in enumerate(results[:limit])]
+
+    @abstractmethod
+    def _limit_setting(self, retriever: Any) -> str:
+        """How the limit can reach ``retriever`` (its ``limit_by``): ``truncate`` when it cannot."""
+
+    @abstractmethod
+    def _with_limit(self, retriever: Any, limit: int) -> Any:
+        """A copy of ``retriever`` set to return ``limit`` results (the original unchanged)."""
+
+    @abstractmethod
+    def _ask(self, question: str, limit: int) -> Any:
+        """What the team's retriever returns for ``question``, ``limit`` passed as ``limit_by`` says."""
+
+    @abstractmethod
+    def _id(self, position: int, item: Any) -> str:
+        """The document id of the result at ``position``."""
 
     def _document_id(self, metadata: Any, hit: str, fallbacks: tuple[tuple[str, Any, str], ...]) -> str:
         """The id in ``metadata[id_field]``; unless the field was named, else the first of the
@@ -237,3 +278,24 @@ class FrameworkRetriever:
                         return found
         error = missing_id(metadata, self.id_field, hit, "metadata")
         raise error if self.strict_field else SearchError(f"{error} (and it has no {self.fallback_words})")
+
+
+def build_framework_retriever(
+    context: RetrieverContext, retriever_id: str, kind: type[F], module: str, extra: str, package: str
+) -> F:
+    """The factory of ``goldeneval.langchain`` and ``goldeneval.llamaindex``: the options
+    checked before the team's code runs, then option ``factory`` (required) called, and what
+    it returned wrapped in ``kind`` when it is a ``module.BaseRetriever`` (``module`` comes with
+    ``extra``; ``package`` is the distribution whose version is the execution revision)."""
+    check_known_options(context, retriever_id, FRAMEWORK_OPTIONS)
+    id_field, strict = id_field_option(context, retriever_id, DEFAULT_ID_FIELD)
+    revisions = framework_revisions(context, retriever_id)
+    retrievers = require_extra(retriever_id, module, extra)
+    factory, built = load_user_factory(context, retriever_id, "my_module:make_retriever")
+    if not isinstance(built, retrievers.BaseRetriever):
+        raise RetrieverError(
+            f"{option_label('factory', retriever_id)}: {factory}() returned {type(built).__module__}."
+            f"{type(built).__qualname__}, not a {module}.BaseRetriever"
+        )
+    provenance = framework_provenance(retriever_id, factory, built, revisions, package)
+    return kind(built, id_field=id_field, strict_field=strict, provenance=provenance)

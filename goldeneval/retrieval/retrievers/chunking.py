@@ -70,9 +70,7 @@ def _with_title(title: str, body: str) -> str:
 class WholeDocument:
     """One chunk per document."""
 
-    @property
-    def identity(self) -> str:
-        return "whole"
+    identity = "whole"
 
     def passages(self, document: Document) -> list[str]:
         return [_with_title(document.title, document.text)]
@@ -114,9 +112,7 @@ class TokenWindows:
 class Sections:
     """Paragraphs, with a Markdown heading kept together with the paragraph below it."""
 
-    @property
-    def identity(self) -> str:
-        return "sections"
+    identity = "sections"
 
     def passages(self, document: Document) -> list[str]:
         sections: list[list[str]] = []

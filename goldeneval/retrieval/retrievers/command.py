@@ -59,12 +59,12 @@ from goldeneval.retrieval.retrievers.external import (
     REVISION_OPTIONS,
     SearchError,
     bounded_identity,
-    declared_revision,
     describe_json,
     refuse_secret,
     string_ids,
 )
 from goldeneval.retrieval.retrievers.options import check_known_options, float_option, int_option, str_option
+from goldeneval.retrieval.retrievers.revisions import declared_revisions
 
 __all__ = ["COMMAND_OPTIONS", "CommandRetriever", "build"]
 
@@ -452,5 +452,5 @@ def build(context: RetrieverContext) -> CommandRetriever:
             context, "timeout_s", DEFAULT_TIMEOUT_S, minimum=0.001, maximum=86400, retriever_id=RETRIEVER_ID
         ),
         processes=int_option(context, "processes", minimum=1, retriever_id=RETRIEVER_ID),
-        revisions={name: declared_revision(context, name, RETRIEVER_ID) for name in REVISION_OPTIONS},
+        revisions=declared_revisions(context, RETRIEVER_ID),
     )

@@ -72,7 +72,6 @@ from goldeneval.retrieval.retrievers.external import (
     SearchError,
     bounded_identity,
     checked_revision,
-    declared_revision,
     describe_json,
     expand_environment,
     refuse_secret,
@@ -80,8 +79,9 @@ from goldeneval.retrieval.retrievers.external import (
     without_placeholders,
 )
 from goldeneval.retrieval.retrievers.options import check_known_options, float_option, int_option, str_option
+from goldeneval.retrieval.retrievers.revisions import declared_revisions
 
-__all__ = ["HEADER_OPTION", "HTTP_OPTIONS", "HTTPRetriever", "IdsPath", "build"]
+__all__ = ["HEADER_OPTION", "HTTP_OPTIONS", "HTTPRetriever", "IdsPath", "build", "split_server_url"]
 
 RETRIEVER_ID = "goldeneval.http"
 HEADER_OPTION = "header.NAME"
@@ -286,16 +286,27 @@ def _header_block(endpoint: Endpoint, headers: Mapping[str, str]) -> bytes:
     return b"".join(line + b"\r\n" for line in lines)
 
 
-def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
-    label = option_label("url", RETRIEVER_ID)
+def split_server_url(raw: str, label: str, example: str, credentials_hint: str) -> tuple[urllib.parse.SplitResult, str]:
+    """``raw`` split, and its host, once it is an http(s) URL with a host and no credentials:
+    a server URL is recorded as provenance and printed, so credentials reach the server another
+    way, which ``credentials_hint`` names (``example`` is a URL of the right form)."""
     parts = urllib.parse.urlsplit(raw.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RetrieverError(f"{label}: expected an http(s) URL such as http://127.0.0.1:8080/search, got {raw!r}")
+        raise RetrieverError(f"{label}: expected an http(s) URL such as {example}, got {raw!r}")
     if parts.username is not None or parts.password is not None:
-        raise RetrieverError(
-            f"{label}: holds credentials; send them in a header from an environment variable, "
-            "e.g. --option 'header.Authorization=Basic ${SEARCH_CREDENTIALS}'"
-        )
+        raise RetrieverError(f"{label}: holds credentials; {credentials_hint}")
+    return parts, parts.hostname
+
+
+def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
+    label = option_label("url", RETRIEVER_ID)
+    parts, host = split_server_url(
+        raw,
+        label,
+        "http://127.0.0.1:8080/search",
+        "send them in a header from an environment variable, "
+        "e.g. --option 'header.Authorization=Basic ${SEARCH_CREDENTIALS}'",
+    )
     if parts.fragment:
         raise RetrieverError(f"{label}: a URL sent to a server has no #fragment, got {raw!r}")
     try:
@@ -313,7 +324,7 @@ def parse_endpoint(raw: str, method: str, secrets: list[str]) -> Endpoint:
         query.append((name, expand_environment(value, label, secrets)))
         if written == value:
             recorded.append((name, value))
-    endpoint = Endpoint(method, parts.scheme, parts.hostname, port, parts.path or "/", tuple(query), "")
+    endpoint = Endpoint(method, parts.scheme, host, port, parts.path or "/", tuple(query), "")
     identity = f"{endpoint.base}?{urllib.parse.urlencode(recorded)}" if recorded else endpoint.base
     return dataclasses.replace(endpoint, identity=identity)
 
@@ -968,7 +979,7 @@ def build(context: RetrieverContext) -> HTTPRetriever:
         add_prefix=context.options.get("add_prefix", ""),
         headers=written_headers,
     )
-    revisions = {name: declared_revision(context, name, RETRIEVER_ID) for name in REVISION_OPTIONS}
+    revisions = declared_revisions(context, RETRIEVER_ID)
     revision_headers: dict[str, str] = {}
     for name in REVISION_OPTIONS:
         header = str_option(context, f"{name}_header", retriever_id=RETRIEVER_ID)

@@ -23,70 +23,47 @@ is built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from goldeneval.core.errors import RetrieverError
-from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.retrievers.adapters import (
     FRAMEWORK_OPTIONS,
     FrameworkRetriever,
-    LimitedCopies,
-    framework_provenance,
-    framework_revisions,
-    id_field_option,
-    load_user_factory,
-    require_extra,
+    build_framework_retriever,
 )
-from goldeneval.retrieval.retrievers.base import RetrieverContext, option_label
-from goldeneval.retrieval.retrievers.external import SearchError
-from goldeneval.retrieval.retrievers.options import check_known_options
+from goldeneval.retrieval.retrievers.base import RetrieverContext
 
 __all__ = ["LANGCHAIN_OPTIONS", "LangChainRetriever", "build"]
 
 RETRIEVER_ID = "goldeneval.langchain"
 LANGCHAIN_OPTIONS = FRAMEWORK_OPTIONS
-DEFAULT_ID_FIELD = "id"
 
 
 class LangChainRetriever(FrameworkRetriever):
     """A ``BaseRetriever``, asked once per question; the limit as LangChain allows (module docstring)."""
 
     fallback_words = "Document.id"
+    asked_with = "invoke()"
+    result_words = "Documents"
 
-    def __init__(
-        self,
-        retriever: Any,
-        *,
-        id_field: str = DEFAULT_ID_FIELD,
-        strict_field: bool = False,
-        provenance: Callable[[], Provenance] | None = None,
-    ) -> None:
+    def _limit_setting(self, retriever: Any) -> str:
+        """``search_kwargs``, ``k`` or ``truncate``."""
         from langchain_core.vectorstores import VectorStoreRetriever
 
-        super().__init__(retriever, id_field=id_field, strict_field=strict_field, provenance=provenance)
-        self.limit_by: str
-        """How the limit reaches the retriever: ``search_kwargs``, ``k`` or ``truncate``."""
         if isinstance(retriever, VectorStoreRetriever):
-            self.limit_by = "search_kwargs"
-        elif "k" in getattr(type(retriever), "model_fields", {}):
-            self.limit_by = "k"
-        else:
-            self.limit_by = "truncate"
-        self._copies: LimitedCopies[Any] = LimitedCopies(retriever, _with_k)
+            return "search_kwargs"
+        if "k" in getattr(type(retriever), "model_fields", {}):
+            return "k"
+        return "truncate"
 
-    def retrieve(self, question: str, limit: int) -> list[str]:
-        if limit <= 0:
-            return []
+    def _with_limit(self, retriever: Any, limit: int) -> Any:
+        return retriever.model_copy(update={"k": limit})
+
+    def _ask(self, question: str, limit: int) -> Any:
         if self.limit_by == "search_kwargs":
-            documents = self.retriever.invoke(question, k=limit)
-        elif self.limit_by == "k":
-            documents = self._copies.get(limit).invoke(question)
-        else:
-            documents = self.retriever.invoke(question)
-        if not isinstance(documents, (list, tuple)):
-            raise SearchError(f"invoke() returned {type(documents).__name__}, not a list of Documents")
-        return [self._id(position, item) for position, item in enumerate(documents[:limit])]
+            return self.retriever.invoke(question, k=limit)
+        if self.limit_by == "k":
+            return self._copies.get(limit).invoke(question)
+        return self.retriever.invoke(question)
 
     def _id(self, position: int, item: Any) -> str:
         hit = f"document {position}"
@@ -94,21 +71,8 @@ class LangChainRetriever(FrameworkRetriever):
         return self._document_id(getattr(item, "metadata", None), hit, (fallback,))
 
 
-def _with_k(retriever: Any, limit: int) -> Any:
-    return retriever.model_copy(update={"k": limit})
-
-
 def build(context: RetrieverContext) -> LangChainRetriever:
     """Entry-point factory for ``goldeneval.langchain``: option ``factory`` is required."""
-    check_known_options(context, RETRIEVER_ID, LANGCHAIN_OPTIONS)
-    id_field, strict = id_field_option(context, RETRIEVER_ID, DEFAULT_ID_FIELD)
-    revisions = framework_revisions(context, RETRIEVER_ID)
-    retrievers = require_extra(RETRIEVER_ID, "langchain_core.retrievers", "langchain")
-    factory, built = load_user_factory(context, RETRIEVER_ID, "my_module:make_retriever")
-    if not isinstance(built, retrievers.BaseRetriever):
-        raise RetrieverError(
-            f"{option_label('factory', RETRIEVER_ID)}: {factory}() returned {type(built).__module__}."
-            f"{type(built).__qualname__}, not a langchain_core.retrievers.BaseRetriever"
-        )
-    provenance = framework_provenance(RETRIEVER_ID, factory, built, revisions, "langchain-core")
-    return LangChainRetriever(built, id_field=id_field, strict_field=strict, provenance=provenance)
+    return build_framework_retriever(
+        context, RETRIEVER_ID, LangChainRetriever, "langchain_core.retrievers", "langchain", "langchain-core"
+    )

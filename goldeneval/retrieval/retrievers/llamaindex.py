@@ -28,70 +28,44 @@ unless the team's code does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from goldeneval.core.errors import RetrieverError
-from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.retrievers.adapters import (
     FRAMEWORK_OPTIONS,
     FrameworkRetriever,
-    LimitedCopies,
-    framework_provenance,
-    framework_revisions,
-    id_field_option,
-    load_user_factory,
-    require_extra,
+    build_framework_retriever,
     shallow_copy_with,
 )
-from goldeneval.retrieval.retrievers.base import RetrieverContext, option_label
-from goldeneval.retrieval.retrievers.external import SearchError
-from goldeneval.retrieval.retrievers.options import check_known_options
+from goldeneval.retrieval.retrievers.base import RetrieverContext
 
 __all__ = ["LLAMAINDEX_OPTIONS", "LlamaIndexRetriever", "build"]
 
 RETRIEVER_ID = "goldeneval.llamaindex"
 LLAMAINDEX_OPTIONS = FRAMEWORK_OPTIONS
-DEFAULT_ID_FIELD = "id"
 TOP_K_ATTRIBUTE = "similarity_top_k"
-
-
-def _settable_top_k(retriever: Any) -> bool:
-    """Whether ``retriever`` has an integer ``similarity_top_k`` that a copy can set."""
-    if not isinstance(getattr(retriever, TOP_K_ATTRIBUTE, None), int):
-        return False
-    declared = getattr(type(retriever), TOP_K_ATTRIBUTE, None)
-    return not isinstance(declared, property) or declared.fset is not None
 
 
 class LlamaIndexRetriever(FrameworkRetriever):
     """A LlamaIndex ``BaseRetriever``, asked once per question (module docstring)."""
 
     fallback_words = "ref_doc_id or node_id"
+    asked_with = "retrieve()"
+    result_words = "NodeWithScore"
 
-    def __init__(
-        self,
-        retriever: Any,
-        *,
-        id_field: str = DEFAULT_ID_FIELD,
-        strict_field: bool = False,
-        provenance: Callable[[], Provenance] | None = None,
-    ) -> None:
-        super().__init__(retriever, id_field=id_field, strict_field=strict_field, provenance=provenance)
-        self.limit_by = TOP_K_ATTRIBUTE if _settable_top_k(retriever) else "truncate"
-        """How the limit reaches the retriever: ``similarity_top_k`` or ``truncate``."""
-        self._copies: LimitedCopies[Any] = LimitedCopies(
-            retriever, lambda original, limit: shallow_copy_with(original, TOP_K_ATTRIBUTE, limit)
-        )
+    def _limit_setting(self, retriever: Any) -> str:
+        """``similarity_top_k`` where the retriever has an integer one that a copy can set, else ``truncate``."""
+        if not isinstance(getattr(retriever, TOP_K_ATTRIBUTE, None), int):
+            return "truncate"
+        declared = getattr(type(retriever), TOP_K_ATTRIBUTE, None)
+        settable = not isinstance(declared, property) or declared.fset is not None
+        return TOP_K_ATTRIBUTE if settable else "truncate"
 
-    def retrieve(self, question: str, limit: int) -> list[str]:
-        if limit <= 0:
-            return []
+    def _with_limit(self, retriever: Any, limit: int) -> Any:
+        return shallow_copy_with(retriever, TOP_K_ATTRIBUTE, limit)
+
+    def _ask(self, question: str, limit: int) -> Any:
         asked = self._copies.get(limit) if self.limit_by == TOP_K_ATTRIBUTE else self.retriever
-        nodes = asked.retrieve(question)
-        if not isinstance(nodes, (list, tuple)):
-            raise SearchError(f"retrieve() returned {type(nodes).__name__}, not a list of NodeWithScore")
-        return [self._id(position, item) for position, item in enumerate(nodes[:limit])]
+        return asked.retrieve(question)
 
     def _id(self, position: int, item: Any) -> str:
         node = getattr(item, "node", item)
@@ -102,15 +76,6 @@ class LlamaIndexRetriever(FrameworkRetriever):
 
 def build(context: RetrieverContext) -> LlamaIndexRetriever:
     """Entry-point factory for ``goldeneval.llamaindex``: option ``factory`` is required."""
-    check_known_options(context, RETRIEVER_ID, LLAMAINDEX_OPTIONS)
-    id_field, strict = id_field_option(context, RETRIEVER_ID, DEFAULT_ID_FIELD)
-    revisions = framework_revisions(context, RETRIEVER_ID)
-    retrievers = require_extra(RETRIEVER_ID, "llama_index.core.retrievers", "llamaindex")
-    factory, built = load_user_factory(context, RETRIEVER_ID, "my_module:make_retriever")
-    if not isinstance(built, retrievers.BaseRetriever):
-        raise RetrieverError(
-            f"{option_label('factory', RETRIEVER_ID)}: {factory}() returned {type(built).__module__}."
-            f"{type(built).__qualname__}, not a llama_index.core.retrievers.BaseRetriever"
-        )
-    provenance = framework_provenance(RETRIEVER_ID, factory, built, revisions, "llama-index-core")
-    return LlamaIndexRetriever(built, id_field=id_field, strict_field=strict, provenance=provenance)
+    return build_framework_retriever(
+        context, RETRIEVER_ID, LlamaIndexRetriever, "llama_index.core.retrievers", "llamaindex", "llama-index-core"
+    )

@@ -37,8 +37,8 @@ from __future__ import annotations
 import os
 import re
 import threading
-import urllib.parse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,7 @@ from goldeneval.retrieval.retrievers.external import (
     declared_revision,
     refuse_secret,
 )
+from goldeneval.retrieval.retrievers.http import split_server_url
 from goldeneval.retrieval.retrievers.options import check_known_options, path_option, str_option
 
 if TYPE_CHECKING:
@@ -88,37 +89,48 @@ MEMORY = ":memory:"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@dataclass(frozen=True)
+class Connection:
+    """An open client and what the retriever needs to know of it."""
+
+    client: QdrantClient
+    where: str
+    """The server URL without credentials, ``local`` or ``:memory:``."""
+    local: bool = False
+    """Embedded local mode or ``:memory:``: the points live in this process."""
+    secret: str | None = None
+    """The API key, scrubbed from every message."""
+
+
 class QdrantRetriever:
     """One Qdrant collection, queried with the dense model's embedding of each question."""
 
     def __init__(
         self,
-        client: QdrantClient,
+        connection: Connection,
         collection: str,
         model: SentenceTransformer,
         *,
         model_revision: str,
-        where: str,
         id_field: str | None = None,
         vector: str | None = None,
         exact: bool = False,
-        local: bool = False,
         corpus_revision: str | None = None,
-        secret: str | None = None,
     ) -> None:
         from qdrant_client import models
 
-        self.client = client
+        local = connection.local
+        self.client = connection.client
         self.collection = collection
         self.model = model
         self.model_revision = model_revision
-        self.where = where
+        self.where = connection.where
         """The server URL without credentials, ``local`` or ``:memory:``."""
         self.id_field = id_field
         self.vector = vector
         self.exact = exact
         self.corpus_revision = corpus_revision
-        self._secret = secret
+        self._secret = connection.secret
         self._params = models.SearchParams(exact=True) if exact and not local else None
         """Local mode always searches exactly (and warns when asked to)."""
         self._models = models
@@ -235,13 +247,12 @@ class QdrantRetriever:
 def _server_url(raw: str) -> str:
     """The URL as given, checked: http(s), no credentials, no query or fragment."""
     label = option_label("url", RETRIEVER_ID)
-    parts = urllib.parse.urlsplit(raw.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RetrieverError(f"{label}: expected an http(s) URL such as http://127.0.0.1:6333, got {raw!r}")
-    if parts.username is not None or parts.password is not None:
-        raise RetrieverError(
-            f"{label}: holds credentials; put the API key in an environment variable and pass --option api_key_env=NAME"
-        )
+    parts, _ = split_server_url(
+        raw,
+        label,
+        "http://127.0.0.1:6333",
+        "put the API key in an environment variable and pass --option api_key_env=NAME",
+    )
     if parts.query or parts.fragment:
         raise RetrieverError(f"{label}: the server URL takes no query or #fragment, got {raw!r}")
     refuse_secret(raw, label, "pass the API key through --option api_key_env=NAME")
@@ -276,7 +287,7 @@ def _exact(context: RetrieverContext) -> bool:
     return value == "true"
 
 
-def _client(context: RetrieverContext, api_key: str | None) -> tuple[QdrantClient, str, bool]:
+def _connect(context: RetrieverContext, api_key: str | None) -> Connection:
     """The client, where it points (for the identity and messages) and whether it is local."""
     given = [name for name in ("url", "path", "location") if name in context.options]
     if len(given) != 1:
@@ -294,17 +305,17 @@ def _client(context: RetrieverContext, api_key: str | None) -> tuple[QdrantClien
             url = _server_url(context.options["url"])
             # no version probe: it only warns (a second line on stderr when the server is down);
             # the collection check that follows reads the server anyway
-            return QdrantClient(url=url, api_key=api_key, check_compatibility=False), url, False
+            return Connection(QdrantClient(url=url, api_key=api_key, check_compatibility=False), url, secret=api_key)
         if name == "path":
             folder = path_option(context, "path", retriever_id=RETRIEVER_ID)
             assert folder is not None
             if not folder.is_dir():
                 raise RetrieverError(f"{label}: {folder} is not a folder (a Qdrant local-mode storage folder)")
-            return QdrantClient(path=str(folder)), "local", True
+            return Connection(QdrantClient(path=str(folder)), "local", local=True)
         location = context.options["location"].strip()
         if location != MEMORY:
             raise RetrieverError(f"{label}: only {MEMORY} is a location; give a server as url=... instead")
-        return QdrantClient(location=MEMORY), MEMORY, True
+        return Connection(QdrantClient(location=MEMORY), MEMORY, local=True)
     except RetrieverError:
         raise
     except Exception as exc:  # e.g. a local folder another process holds
@@ -367,7 +378,8 @@ def build(context: RetrieverContext) -> QdrantRetriever:
     corpus_revision = declared_revision(context, "corpus_revision", RETRIEVER_ID)
     api_key = _api_key(context)
     require_extra(RETRIEVER_ID, "qdrant_client", "qdrant")
-    client, where, local = _client(context, api_key)
+    connection = _connect(context, api_key)
+    client, where = connection.client, connection.where
     try:
         vector, size = _checked_collection(client, collection, where, vector)
         if id_field is not None:
@@ -393,15 +405,12 @@ def build(context: RetrieverContext) -> QdrantRetriever:
         message += f"{type(exc).__name__}: {one_line(str(exc))}"
         raise RetrieverError(message.replace(api_key, "***") if api_key else message) from None
     return QdrantRetriever(
-        client,
+        connection,
         collection,
         model,
         model_revision=revision,
-        where=where,
         id_field=id_field,
         vector=vector,
         exact=exact,
-        local=local,
         corpus_revision=corpus_revision,
-        secret=api_key,
     )
