@@ -137,6 +137,22 @@ def aggregate_prompts(details: Sequence[PromptDetail], *, answers: bool = False)
     )
 
 
+_DETAILS_FIELDS = (
+    "kind",
+    "protocol",
+    "grader",
+    "requested_grader",
+    "grader_identity",
+    "pass_threshold",
+    "judge_samples",
+    "model_id",
+    "retriever_id",
+    "retrieval_run_id",
+    "retrieval_benchmark_fingerprint",
+)
+"""The run's fields that its stored details (:class:`PromptDetails`) carry as they are."""
+
+
 @dataclass(frozen=True)
 class PromptRun:
     """One evaluated prompt run (or answer run): results, identity, and how it was graded."""
@@ -182,18 +198,8 @@ class PromptRun:
         if privacy is PrivacyMode.METADATA_ONLY:
             results = [r.without_content() for r in results]
         return PromptDetails(
-            kind=self.kind,
+            **{name: getattr(self, name) for name in _DETAILS_FIELDS},
             format_version=PROMPT_DETAILS_FORMAT_VERSION,
-            protocol=self.protocol,
-            grader=self.grader,
-            requested_grader=self.requested_grader,
-            grader_identity=self.grader_identity,
-            pass_threshold=self.pass_threshold,
-            judge_samples=self.judge_samples,
-            model_id=self.model_id,
-            retriever_id=self.retriever_id,
-            retrieval_run_id=self.retrieval_run_id,
-            retrieval_benchmark_fingerprint=self.retrieval_benchmark_fingerprint,
             tables_run_id=tables_run_id,
             usage={role: dict(totals) for role, totals in self.usage.items()} if self.usage else None,
             aggregates=self.aggregates,

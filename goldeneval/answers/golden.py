@@ -18,16 +18,16 @@ import unicodedata
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from goldeneval.answers.code_assertions import check_identity, check_reference
 from goldeneval.answers.rubrics import RUBRICS
 from goldeneval.answers.safe_regex import check_pattern
-from goldeneval.core.errors import InputError, one_line
-from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
-from goldeneval.core.set_files import duplicate_key, parse_document, read_text, unicode_only, unreadable
+from goldeneval.core.errors import InputError, SetFileError, one_line
+from goldeneval.core.set_files import parse_document, parse_jsonl_set, read_text
+from goldeneval.core.set_models import NonBlankText, SetItem, SetModel, published_schema, unique_ids, validate_items
 
 __all__ = [
     "PROMPT_DIGEST_VERSION",
@@ -47,24 +47,10 @@ PROMPT_SET_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 PROMPT_DIGEST_VERSION = "prompts-v1"
 
 
-class PromptSetError(InputError):
+class PromptSetError(SetFileError):
     """A golden prompt set cannot be loaded: the message names the file, the prompt and the field."""
 
-    def __init__(
-        self,
-        source: str | Path,
-        problem: str,
-        *,
-        position: int | None = None,
-        prompt_id: str | None = None,
-        field: str | None = None,
-    ) -> None:
-        where = [str(source)]
-        if position is not None:
-            where.append(f"prompt #{position}" + (f" (id {prompt_id!r})" if prompt_id is not None else ""))
-        if field is not None:
-            where.append(f"field {field!r}")
-        super().__init__(": ".join([*where, problem]))
+    item = "prompt"
 
 
 class AssertionType(StrEnum):
@@ -97,12 +83,6 @@ class JsonType(StrEnum):
     ARRAY = "array"
     OBJECT = "object"
     NULL = "null"
-
-
-def _non_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty or only whitespace")
-    return value
 
 
 class Assertion(BaseModel):
@@ -202,13 +182,16 @@ class Assertion(BaseModel):
         return f"{prefix}{self.type.value} {one_line(self.value or '', 60)!r}"
 
 
-class GoldenPrompt(BaseModel):
+def _known_judge_rubric(value: str | None) -> str | None:
+    if value is not None and value not in RUBRICS:
+        raise ValueError(f"unknown judge rubric {value!r} (known: {', '.join(sorted(RUBRICS))})")
+    return value
+
+
+class GoldenPrompt(SetItem):
     """One golden prompt."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1, max_length=200, description="Unique within the set.")
-    prompt: str = Field(min_length=1, description="The user message sent to the model.")
+    prompt: NonBlankText = Field(min_length=1, description="The user message sent to the model.")
     system: str | None = Field(default=None, description="An optional system prompt.")
     assertions: tuple[Assertion, ...] = Field(default=(), description="Deterministic checks of the answer.")
     reference: str | None = Field(
@@ -217,23 +200,11 @@ class GoldenPrompt(BaseModel):
         "grader scores token F1 against it.",
     )
     tags: tuple[str, ...] = Field(default=(), description="Free-form labels.")
-    rubric: str | None = Field(
+    rubric: Annotated[str | None, AfterValidator(_known_judge_rubric)] = Field(
         default=None,
         description="The judge's rubric for this prompt (correctness, faithfulness or relevance), overriding "
         "the run's. Only the llm_judge grader reads it.",
     )
-
-    @field_validator("id", "prompt")
-    @classmethod
-    def _require_text(cls, value: str) -> str:
-        return _non_blank(value)
-
-    @field_validator("rubric")
-    @classmethod
-    def _known_rubric(cls, value: str | None) -> str | None:
-        if value is not None and value not in RUBRICS:
-            raise ValueError(f"unknown judge rubric {value!r} (known: {', '.join(sorted(RUBRICS))})")
-        return value
 
     @model_validator(mode="after")
     def _gradable(self) -> GoldenPrompt:
@@ -242,42 +213,20 @@ class GoldenPrompt(BaseModel):
         return self
 
 
-class GoldenPromptSet(BaseModel):
+class GoldenPromptSet(SetModel):
     """A named list of golden prompts."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1, max_length=200, description="Unique among all prompt sets.")
-    description: str = Field(default="", description="What the set measures.")
+    id: NonBlankText = Field(min_length=1, max_length=200, description="Unique among all prompt sets.")
     corpus: str | None = Field(
         default=None,
         description="A corpus for retrieval-augmented models (goldeneval.extractive), relative to the set file.",
     )
-    prompts: tuple[GoldenPrompt, ...] = Field(min_length=1)
-
-    @field_validator("id")
-    @classmethod
-    def _require_id(cls, value: str) -> str:
-        return _non_blank(value)
-
-    @field_validator("prompts")
-    @classmethod
-    def _unique_ids(cls, value: tuple[GoldenPrompt, ...]) -> tuple[GoldenPrompt, ...]:
-        seen: set[str] = set()
-        for prompt in value:
-            if prompt.id in seen:
-                raise ValueError(f"duplicate prompt id {prompt.id!r}")
-            seen.add(prompt.id)
-        return value
+    prompts: Annotated[tuple[GoldenPrompt, ...], unique_ids("prompt")] = Field(min_length=1)
 
 
 def prompt_set_json_schema() -> dict[str, Any]:
     """The JSON Schema of a YAML/JSON golden prompt set file, generated from the models."""
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://goldeneval.dev/schema/golden-prompt-set.schema.json",
-        **GoldenPromptSet.model_json_schema(),
-    }
+    return published_schema(GoldenPromptSet, "golden-prompt-set")
 
 
 # --------------------------------------------------------------------------- digest
@@ -333,28 +282,15 @@ def _read(path: Path) -> Any:
     text = read_text(path, PromptSetError)
     if suffix != ".jsonl":
         return parse_document(path, suffix, text, PromptSetError)
-    header: dict[str, Any] = {"id": path.stem}
-    prompts: list[Any] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line, object_pairs_hook=unique_keys)
-        except DuplicateKeyError as exc:
-            raise PromptSetError(path, f"line {lineno}: {duplicate_key(exc)}") from None
-        except json.JSONDecodeError as exc:
-            raise PromptSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
-        except (ValueError, RecursionError) as exc:
-            raise PromptSetError(path, f"line {lineno}: cannot read the JSON: {unreadable(exc)}") from None
-        if not prompts and isinstance(item, dict) and set(item) == {"set"} and isinstance(item["set"], dict):
-            header = {**header, **item["set"]}
-            continue
-        prompts.append(item)
-    return unicode_only(path, {**header, "prompts": prompts}, PromptSetError)
+    return parse_jsonl_set(path, text, "prompts", PromptSetError, header_must_be_object=False)
 
 
 def _field(loc: tuple[int | str, ...]) -> str:
     return one_line(".".join(str(part) for part in loc), 60) or "(prompt)"
+
+
+def _quoted_id(raw_id: str) -> str:
+    return one_line(raw_id, 60)
 
 
 def _problem(exc: ValidationError) -> tuple[str, str]:
@@ -378,34 +314,13 @@ def load_prompt_set(path: str | Path) -> GoldenPromptSet:
     raw_prompts = raw.get("prompts")
     if not isinstance(raw_prompts, list) or not raw_prompts:
         raise PromptSetError(path, "must be a non-empty list of prompts", field="prompts")
-    prompts: list[GoldenPrompt] = []
-    first: dict[str, int] = {}
-    for position, item in enumerate(raw_prompts, start=1):
-        raw_id = item.get("id") if isinstance(item, Mapping) else None
-        prompt_id = one_line(raw_id, 60) if isinstance(raw_id, str) else None
-        if not isinstance(item, Mapping):
-            raise PromptSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
-        try:
-            prompt = GoldenPrompt.model_validate(dict(item))
-        except ValidationError as exc:
-            field, problem = _problem(exc)
-            raise PromptSetError(path, problem, position=position, prompt_id=prompt_id, field=field) from None
-        if prompt.id in first:
-            raise PromptSetError(
-                path,
-                f"duplicate prompt id (first used by prompt #{first[prompt.id]})",
-                position=position,
-                prompt_id=prompt.id,
-                field="id",
-            )
-        first[prompt.id] = position
-        prompts.append(prompt)
+    prompts = list(
+        validate_items(path, raw_prompts, GoldenPrompt, PromptSetError, describe=_problem, quote_id=_quoted_id)
+    )
     header = {key: value for key, value in raw.items() if key != "prompts"}
     try:
         loaded = GoldenPromptSet.model_validate({**header, "prompts": prompts})
     except ValidationError as exc:
         field, problem = _problem(exc)
         raise PromptSetError(path, problem, field=field) from None
-    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
-        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
-    return loaded
+    return loaded.with_corpus_beside(path)

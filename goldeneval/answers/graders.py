@@ -68,6 +68,7 @@ __all__ = [
     "PluginGrader",
     "grade_abstention",
     "grade_assertions",
+    "grade_assertions_or_reference",
     "is_judge",
     "judge_messages",
     "parse_judge_verdict",
@@ -200,6 +201,21 @@ def grade_assertions(assertions: Sequence[Assertion], answer: str) -> Grading:
     return Grading(passed=all(o.passed for o in outcomes), score=score, assertions=outcomes)
 
 
+def grade_assertions_or_reference(
+    rules: AbstentionRules, item: GradingItem, answer: str, against_reference: Callable[[str, str], Grading]
+) -> Grading:
+    """How every grader without a judge grades (deterministic, semantic), decided once: the
+    abstention rule (never asking), then the prompt's assertions when it has any, else
+    ``against_reference(answer, reference)`` (the reference is empty when there is none)."""
+
+    def grade() -> Grading:
+        if item.assertions:
+            return grade_assertions(item.assertions, answer)
+        return against_reference(answer, item.reference or "")
+
+    return grade_abstention(rules, item, answer, grade, ask=False)
+
+
 @dataclass(frozen=True)
 class DeterministicGrader:
     """Assertions, or the reference answer: no model call."""
@@ -215,12 +231,9 @@ class DeterministicGrader:
         )
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
-        return grade_abstention(self.abstention, item, answer, lambda: self._grade(item, answer), ask=False)
+        return grade_assertions_or_reference(self.abstention, item, answer, self._against_reference)
 
-    def _grade(self, item: GradingItem, answer: str) -> Grading:
-        if item.assertions:
-            return grade_assertions(item.assertions, answer)
-        reference = item.reference or ""
+    def _against_reference(self, answer: str, reference: str) -> Grading:
         score = token_f1(answer, reference)
         reason = f"token F1 {score:.3f} against the reference"
         if reference_contained(answer, reference):

@@ -105,31 +105,34 @@ class ModelContext:
         value = self.options.get(name)
         return default if value is None or value == "" else value
 
-    def number(self, name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
+    def _converted(self, name: str, convert: Callable[[str], T], expected: str) -> T | None:
+        """Option ``name`` converted, or None when it is not given; one that does not convert
+        is refused naming the option (``expected a number, got 'x'``)."""
         raw = self.options.get(name)
         if raw is None:
-            return default
+            return None
         try:
-            value = float(raw)
+            return convert(raw)
         except ValueError:
-            raise ModelConfigError(f"{self.label(name)}: expected a number, got {raw!r}") from None
+            raise ModelConfigError(f"{self.label(name)}: {expected}, got {raw!r}") from None
+
+    def number(self, name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
+        value = self._converted(name, float, "expected a number")
+        if value is None:
+            return default
         if (
             not math.isfinite(value)
             or (minimum is not None and value < minimum)
             or (maximum is not None and value > maximum)
         ):
             bounds = f" in [{minimum if minimum is not None else '-inf'}, {maximum if maximum is not None else 'inf'}]"
-            raise ModelConfigError(f"{self.label(name)}: must be a finite number{bounds}, got {raw}")
+            raise ModelConfigError(f"{self.label(name)}: must be a finite number{bounds}, got {self.options[name]}")
         return value
 
     def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
-        raw = self.options.get(name)
-        if raw is None:
+        value = self._converted(name, int, "expected a whole number")
+        if value is None:
             return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ModelConfigError(f"{self.label(name)}: expected a whole number, got {raw!r}") from None
         if value < minimum or (maximum is not None and value > maximum):
             top = f", <= {maximum}" if maximum is not None else ""
             raise ModelConfigError(f"{self.label(name)}: must be >= {minimum}{top}, got {value}")

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from goldeneval.answers.bounded import TimeBoundGrader
 from goldeneval.answers.calls import ManagedModel, call_notices
@@ -50,11 +50,13 @@ from goldeneval.core.workers import usable_workers
 from goldeneval.store import StoreLocation
 
 __all__ = [
+    "GradedFields",
     "PromptOutcome",
     "ask_and_grade",
     "build_spec_model",
     "default_series",
     "evaluate",
+    "graded_run_fields",
     "grading_choice",
     "load_prompt_set",
     "managed",
@@ -183,27 +185,65 @@ def evaluate(
     digest = prompt_set_digest(prompt_set)  # first: a code check that cannot be imported stops the run here
     choice = choice or grading_choice(spec)
     model, provenance = build_spec_model(spec, corpus_for(spec.corpus, prompt_set.corpus))
-    grader = choice.grader
-    started_at = datetime.now(UTC)
-    results, workers_notice = ask_and_grade(spec, model, grader, prompt_tasks(prompt_set), progress)
-    protocol = protocol_for(grader)
+    graded = graded_run_fields(spec, model, choice, prompt_tasks(prompt_set), progress)
+    protocol = protocol_for(choice.grader)
     return PromptRun(
         kind="prompts",
         set_id=prompt_set.id,
-        series=spec.series,
-        model_id=spec.model_id,
-        grader=grader.id,
-        grader_identity=grader.identity,
-        pass_threshold=grader.pass_threshold,
-        results=tuple(results),
-        started_at=started_at,
+        grader=choice.grader.id,
         label_digest=digest,
         protocol=protocol,
         benchmark_fingerprint=prompt_benchmark_fingerprint(digest, protocol),
         provenance=provenance,
+        **graded,
+    )
+
+
+class GradedFields(TypedDict):
+    """The fields of a :class:`~goldeneval.answers.evaluation.PromptRun` that asking and
+    grading decide, alike for both doors (prompt runs and answer runs)."""
+
+    series: str
+    model_id: str
+    grader_identity: str
+    pass_threshold: float
+    results: tuple[PromptDetail, ...]
+    started_at: datetime
+    requested_grader: str | None
+    judge_samples: int | None
+    notices: tuple[str, ...]
+    usage: dict[str, dict[str, Any]] | None
+
+
+def graded_run_fields(
+    spec: GradingSpec,
+    model: Model,
+    choice: GraderChoice,
+    tasks: Sequence[Task],
+    progress: Progress | None,
+    *,
+    notices: Sequence[str] = (),
+) -> GradedFields:
+    """Ask and grade every task (:func:`ask_and_grade`), starting the run's clock, and what the
+    door's run records of it.  ``notices`` are the door's own: shown after the grader's and
+    the workers' notices and before those about the model calls."""
+    grader = choice.grader
+    started_at = datetime.now(UTC)
+    results, workers_notice = ask_and_grade(spec, model, grader, tasks, progress)
+    return GradedFields(
+        series=spec.series,
+        model_id=spec.model_id,
+        grader_identity=grader.identity,
+        pass_threshold=grader.pass_threshold,
+        results=tuple(results),
+        started_at=started_at,
         requested_grader=choice.requested if choice.notice else None,
         judge_samples=spec.judge.samples if is_judge(grader.id) and spec.judge is not None else None,
-        notices=tuple(n for n in (choice.notice, workers_notice) if n) + run_call_notices(model, grader),
+        notices=(
+            *(n for n in (choice.notice, workers_notice) if n),
+            *notices,
+            *run_call_notices(model, grader),
+        ),
         usage=run_usage(model, grader),
     )
 

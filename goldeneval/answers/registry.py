@@ -38,7 +38,4 @@ class PromptSetRegistry(SetRegistry[GoldenPromptSet]):
 
 def resolve_prompt_set(reference: str, folders: Iterable[Path] = ()) -> GoldenPromptSet:
     """A prompt set by file path or by registered id."""
-    path = Path(reference)
-    if path.suffix.lower() in PROMPT_SET_SUFFIXES or path.is_file():
-        return load_prompt_set(path)
-    return PromptSetRegistry.discover(folders).get(reference)
+    return PromptSetRegistry.resolve(reference, folders)

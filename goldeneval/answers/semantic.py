@@ -7,9 +7,10 @@ passes at :data:`CALIBRATED_THRESHOLD`, the threshold that grades the labelled s
 :data:`CALIBRATION_SAMPLE` best (:func:`calibrate`; the method and the accuracy are in
 docs/guide/answers.md, and a test recomputes both, so the documentation cannot drift).
 
-What it shares with the deterministic grader is decided there once: a prompt with assertions
-is graded by them (:func:`~goldeneval.answers.graders.grade_assertions`), and abstention is
-the one rule of :func:`~goldeneval.answers.graders.grade_abstention`.  Its identity names the
+What it shares with the deterministic grader is decided there once
+(:func:`~goldeneval.answers.graders.grade_assertions_or_reference`): a prompt with assertions
+is graded by them, and abstention is the one rule of
+:func:`~goldeneval.answers.graders.grade_abstention`.  Its identity names the
 model revision (a hash of the weights), the threshold and this grader's version, so changing
 any of them makes the next comparison a ``mismatch``.
 
@@ -29,8 +30,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.graders import Grading, GradingItem, grade_abstention, grade_assertions
-from goldeneval.core.errors import InputError, one_line
+from goldeneval.answers.graders import Grading, GradingItem, grade_assertions_or_reference
+from goldeneval.core.errors import InputError, one_line, validation_problem
 
 __all__ = [
     "CALIBRATED_THRESHOLD",
@@ -82,12 +83,9 @@ class SemanticGrader:
         )
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
-        return grade_abstention(self.abstention, item, answer, lambda: self._grade(item, answer), ask=False)
+        return grade_assertions_or_reference(self.abstention, item, answer, self._against_reference)
 
-    def _grade(self, item: GradingItem, answer: str) -> Grading:
-        if item.assertions:
-            return grade_assertions(item.assertions, answer)
-        reference = item.reference or ""
+    def _against_reference(self, answer: str, reference: str) -> Grading:
         if not reference.strip():
             return Grading(passed=None, score=None, error="the semantic grader needs a reference answer (none given)")
         cosine = self.encoder.similarities([(answer, reference)])[0]
@@ -125,15 +123,12 @@ class CalibrationSample(BaseModel):
 def load_calibration_sample(path: Path = CALIBRATION_SAMPLE) -> CalibrationSample:
     """The labelled sample; a malformed file is one line naming it, the pair and the field."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return CalibrationSample.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"{path}: cannot be read as YAML: {one_line(str(exc))}") from None
-    try:
-        return CalibrationSample.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise InputError(f"{path}: field {where!r}: {first['msg']}") from None
+    except ValidationError as exc:  # its models have no validator of their own: pydantic's words
+        where, problem = validation_problem(exc)
+        raise InputError(f"{path}: field {where!r}: {problem}") from None
 
 
 @dataclass(frozen=True)

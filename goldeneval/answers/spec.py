@@ -9,8 +9,9 @@ store and judge them exactly as retrieval runs.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 from goldeneval.answers.abstention import AbstentionRules
 from goldeneval.answers.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
@@ -20,7 +21,7 @@ from goldeneval.answers.workers import MAX_WORKERS
 from goldeneval.core.errors import InputError
 from goldeneval.core.spec import SpecBase
 
-__all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec", "check_phrases", "check_rubric"]
+__all__ = ["GradingSpec", "JudgeSpec", "PromptRunSpec", "RubricName", "check_phrases", "check_rubric"]
 
 
 def check_rubric(value: str | None) -> str | None:
@@ -41,6 +42,10 @@ def check_phrases(value: tuple[str, ...]) -> tuple[str, ...]:
     return value
 
 
+RubricName = Annotated[str | None, AfterValidator(check_rubric)]
+"""A rubric field of a specification: a name :func:`check_rubric` knows, or None."""
+
+
 class JudgeSpec(BaseModel):
     """The judge model of ``llm_judge``: built only when that grader is chosen."""
 
@@ -49,16 +54,11 @@ class JudgeSpec(BaseModel):
     model_id: str = Field(min_length=1)
     options: dict[str, str] = Field(default_factory=dict)
     samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
-    rubric: str | None = Field(
+    rubric: RubricName = Field(
         default=None,
         description="A versioned rubric of goldeneval.answers.rubrics (correctness, faithfulness, relevance); "
         "the grader is then llm_judge:<rubric>.",
     )
-
-    @field_validator("rubric")
-    @classmethod
-    def _known_rubric(cls, value: str | None) -> str | None:
-        return check_rubric(value)
 
 
 class GradingSpec(SpecBase):

@@ -80,21 +80,28 @@ def responses_table(run: PromptRun, privacy: PrivacyMode, run_id: str) -> pa.Tab
     return stamp_columns(pa.table(columns), run_id, run.started_at)
 
 
+_IDENTITY_FIELDS = (
+    "kind",
+    "set_id",
+    "series",
+    "model_id",
+    "grader",
+    "grader_identity",
+    "requested_grader",
+    "pass_threshold",
+    "judge_samples",
+    "protocol",
+    "label_digest",
+    "benchmark_fingerprint",
+)
+"""The run's fields that the gradings table's metadata carries as they are: written by
+:func:`gradings_table` and read back by :func:`run_from_gradings` from this one list."""
+
+
 def _identity(run: PromptRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
     return {
         "format": TABLE_FORMAT_VERSION,
-        "kind": run.kind,
-        "set_id": run.set_id,
-        "series": run.series,
-        "model_id": run.model_id,
-        "grader": run.grader,
-        "grader_identity": run.grader_identity,
-        "requested_grader": run.requested_grader,
-        "pass_threshold": run.pass_threshold,
-        "judge_samples": run.judge_samples,
-        "protocol": run.protocol,
-        "label_digest": run.label_digest,
-        "benchmark_fingerprint": run.benchmark_fingerprint,
+        **{name: getattr(run, name) for name in _IDENTITY_FIELDS},
         "started_at": run.started_at.astimezone(UTC).isoformat(),
         "provenance": run.provenance.as_columns(),
         "tables_run_id": run_id,
@@ -141,19 +148,8 @@ def run_from_gradings(table: pa.Table) -> PromptRun:
     identity = _read_identity(table)
     results = tuple(PromptDetail.model_validate(json.loads(text)) for text in table.column("detail").to_pylist())
     return PromptRun(
-        kind=identity["kind"],
-        set_id=identity["set_id"],
-        series=identity["series"],
-        model_id=identity["model_id"],
-        grader=identity["grader"],
-        grader_identity=identity["grader_identity"],
-        pass_threshold=identity["pass_threshold"],
+        **{name: identity[name] for name in _IDENTITY_FIELDS},
         results=results,
         started_at=datetime.fromisoformat(identity["started_at"]),
-        label_digest=identity["label_digest"],
-        protocol=identity["protocol"],
-        benchmark_fingerprint=identity["benchmark_fingerprint"],
         provenance=Provenance.model_validate(identity["provenance"]),
-        requested_grader=identity["requested_grader"],
-        judge_samples=identity["judge_samples"],
     )

@@ -7,7 +7,7 @@ fix it.  Nothing in ``goldeneval`` prints or exits: callers decide.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, TypedDict, Unpack
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -46,11 +46,14 @@ class InputError(GoldenEvalError):
     """User-supplied input (a file, an option, a plugin) is invalid."""
 
 
-class GoldenSetError(InputError):
-    """A golden question set cannot be loaded.
+class SetFileError(InputError):
+    """A set file of some kind cannot be loaded.
 
-    The message names the source file, the question (position and id) and the field.
+    The message names the source file, the item (its position and id) and the field; each
+    kind's subclass names its items (:attr:`item`: ``question``, ``prompt``).
     """
+
+    item: ClassVar[str]
 
     def __init__(
         self,
@@ -58,26 +61,49 @@ class GoldenSetError(InputError):
         problem: str,
         *,
         position: int | None = None,
-        question_id: str | None = None,
+        item_id: str | None = None,
         field: str | None = None,
     ) -> None:
         self.source = str(source)
         self.problem = problem
         self.position = position
-        self.question_id = question_id
+        self.item_id = item_id
         self.field = field
         super().__init__(self._render())
 
     def _render(self) -> str:
         where: list[str] = [self.source]
         if self.position is not None:
-            label = f"question #{self.position}"
-            if self.question_id is not None:
-                label += f" (id {self.question_id!r})"
+            label = f"{self.item} #{self.position}"
+            if self.item_id is not None:
+                label += f" (id {self.item_id!r})"
             where.append(label)
         if self.field is not None:
             where.append(f"field {self.field!r}")
         return ": ".join([*where, self.problem])
+
+
+class _Where(TypedDict, total=False):
+    position: int | None
+    item_id: str | None
+    field: str | None
+
+
+class GoldenSetError(SetFileError):
+    """A golden question set cannot be loaded."""
+
+    item = "question"
+
+    def __init__(
+        self, source: str | Path, problem: str, *, question_id: str | None = None, **where: Unpack[_Where]
+    ) -> None:
+        """``question_id`` is ``item_id`` in the question sets' own word (the BEIR importer's)."""
+        where.setdefault("item_id", question_id)
+        super().__init__(source, problem, **where)
+
+    @property
+    def question_id(self) -> str | None:
+        return self.item_id
 
 
 class DuplicateIdError(InputError):

@@ -1,5 +1,5 @@
-"""Reading the set files of every kind (YAML, JSON; JSONL lines are each kind's own): one
-line naming the file for whatever is wrong with the bytes or the syntax.
+"""Reading the set files of every kind (YAML, JSON, JSONL): one line naming the file for
+whatever is wrong with the bytes or the syntax.
 
 A file that cannot be read, is not UTF-8, is malformed, repeats a JSON key, holds a number
 too long to convert, nests too deeply or escapes a lone surrogate is refused here, the same
@@ -25,6 +25,7 @@ __all__ = [
     "duplicate_key",
     "is_text",
     "parse_document",
+    "parse_jsonl_set",
     "read_text",
     "unicode_only",
     "unreadable",
@@ -69,6 +70,39 @@ def parse_document(path: Path, suffix: str, text: str, error: FileError) -> Any:
         raise error(path, f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
         raise error(path, f"cannot read the JSON: {unreadable(exc)}") from None
+
+
+def parse_jsonl_set(path: Path, text: str, items: str, error: FileError, *, header_must_be_object: bool = True) -> Any:
+    """A JSONL set file as the document a YAML or JSON one holds: an optional first line
+    ``{"set": {...}}`` gives the set's fields (else the file's name is its id) and every other
+    non-blank line is one item, listed under ``items``.  A line that is not JSON is refused
+    naming its number.
+
+    ``header_must_be_object``: a first line ``{"set": ...}`` whose value is not an object is
+    refused (question sets); prompt sets have always read it as their first prompt instead,
+    which then fails as one, naming the prompt.
+    """
+    header: dict[str, Any] = {"id": path.stem}
+    parsed: list[Any] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line, object_pairs_hook=unique_keys)
+        except DuplicateKeyError as exc:
+            raise error(path, f"line {lineno}: {duplicate_key(exc)}") from None
+        except json.JSONDecodeError as exc:
+            raise error(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:
+            raise error(path, f"line {lineno}: cannot read the JSON: {unreadable(exc)}") from None
+        if not parsed and isinstance(item, dict) and set(item) == {"set"}:
+            if isinstance(item["set"], dict):
+                header = {**header, **item["set"]}
+                continue
+            if header_must_be_object:
+                raise error(path, f"line {lineno}: 'set' must be an object")
+        parsed.append(item)
+    return unicode_only(path, {**header, items: parsed}, error)
 
 
 def clip(text: str, limit: int = MAX_QUOTED_KEY) -> str:

@@ -98,6 +98,14 @@ class SetRegistry(Generic[S]):
         return sorted(self._sets)
 
     @classmethod
+    def resolve(cls, reference: str, folders: Iterable[Path] = ()) -> S:
+        """A set by file path (a set file's suffix, or any file) or by registered id."""
+        path = Path(reference)
+        if path.suffix.lower() in cls.kind.suffixes or path.is_file():
+            return cls.kind.load(path)
+        return cls.discover(folders).get(reference)
+
+    @classmethod
     def discover(cls, folders: Iterable[Path] = (), *, include_entry_points: bool = True) -> Self:
         """Build the registry from entry points, the given folders and the kind's variable."""
         registry = cls()

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from goldeneval.core.comparison import PREVIOUS, Baseline
 from goldeneval.core.privacy import PrivacyMode
@@ -23,7 +24,9 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "MAX_SERIES_LENGTH",
     "MAX_TIMEOUT_S",
+    "SeriesName",
     "SpecBase",
+    "Timeout",
     "check_series_name",
     "check_timeout",
 ]
@@ -50,27 +53,21 @@ def check_timeout(value: float | None) -> float | None:
     return value
 
 
+SeriesName = Annotated[str, AfterValidator(check_series_name)]
+Timeout = Annotated[float | None, AfterValidator(check_timeout)]
+
+
 class SpecBase(BaseModel):
     """The fields every kind's run specification shares, validated once."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    series: str = Field(description="The series name: the store's model column.")
+    series: SeriesName = Field(description="The series name: the store's model column.")
     cache_dir: Path = CACHE.default
-    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    timeout_s: Timeout = DEFAULT_TIMEOUT_S
     privacy: PrivacyMode = PrivacyMode.FULL
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
     baseline: Baseline = PREVIOUS
     provenance: Provenance = Field(
         default_factory=Provenance, description="Declared provenance; overrides the plug-in's own, field by field."
     )
-
-    @field_validator("series")
-    @classmethod
-    def _series(cls, value: str) -> str:
-        return check_series_name(value)
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _finite_timeout(cls, value: float | None) -> float | None:
-        return check_timeout(value)

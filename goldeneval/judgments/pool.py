@@ -91,9 +91,7 @@ def read_pool_set(path: Path) -> GoldenQuestionSet:
     except ValidationError as exc:
         where, problem = validation_problem(exc)
         raise GoldenSetError(path, one_line(problem), field=where) from None
-    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
-        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
-    return loaded
+    return loaded.with_corpus_beside(path)
 
 
 def _raw_set(path: Path) -> dict[str, Any] | None:

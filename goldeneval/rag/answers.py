@@ -30,21 +30,18 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import Field
 
 from goldeneval.answers.evaluation import Progress, PromptRun, Task
-from goldeneval.answers.graders import GraderChoice, GradingItem, is_judge
+from goldeneval.answers.graders import GraderChoice, GradingItem
 from goldeneval.answers.models import ChatMessage, ChatRequest
 from goldeneval.answers.pipeline import (
     PromptOutcome,
-    ask_and_grade,
     build_spec_model,
+    graded_run_fields,
     grading_choice,
-    run_call_notices,
-    run_usage,
 )
 from goldeneval.answers.spec import GradingSpec
 from goldeneval.core import door
@@ -178,37 +175,25 @@ def evaluate_answers(
     tasks = _tasks(golden_set, retrieval.results, corpus, spec.context_depth)
     if not tasks:
         raise InputError(f"set {golden_set.id!r}: no question has an answer_gist, so no answer can be graded")
+    skipped = len(golden_set.questions) - len(tasks)
+    notices = [f"{skipped} question(s) of set {golden_set.id!r} have no answer_gist and were not graded"]
+    graded = graded_run_fields(spec, model, choice, tasks, progress, notices=notices if skipped else ())
     grader = choice.grader
-    started_at = datetime.now(UTC)
-    results, workers_notice = ask_and_grade(spec, model, grader, tasks, progress)
     labels = answer_label_digest(golden_set, retrieval.label_digest or "")
     protocol = f"{SCORING_PROTOCOL_REVISION}+{ANSWER_PROTOCOL_REVISION}(depth={spec.context_depth})[{grader.identity}]"
     provenance = _combined_provenance(retrieval.provenance, model_provenance)
-    notices = [n for n in (choice.notice, workers_notice) if n]
-    skipped = len(golden_set.questions) - len(tasks)
-    if skipped:
-        notices.append(f"{skipped} question(s) of set {golden_set.id!r} have no answer_gist and were not graded")
     return PromptRun(
         kind="answers",
         set_id=golden_set.id,
-        series=spec.series,
-        model_id=spec.model_id,
         grader=answer_grader_id(grader.id),
-        grader_identity=grader.identity,
-        pass_threshold=grader.pass_threshold,
-        results=tuple(results),
-        started_at=started_at,
         label_digest=labels,
         protocol=protocol,
         benchmark_fingerprint=benchmark_fingerprint(provenance.corpus_revision, labels, protocol),
         provenance=provenance,
-        requested_grader=choice.requested if choice.notice else None,
-        judge_samples=spec.judge.samples if is_judge(grader.id) and spec.judge is not None else None,
         retriever_id=spec.retrieval.retriever_id,
         retrieval_run_id=retrieval_run_id,
         retrieval_benchmark_fingerprint=retrieval.benchmark_fingerprint,
-        notices=(*notices, *run_call_notices(model, grader)),
-        usage=run_usage(model, grader),
+        **graded,
     )
 
 

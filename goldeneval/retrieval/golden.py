@@ -19,18 +19,27 @@ import reprlib
 import sys
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, StrictInt, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 
 from goldeneval.core.errors import GoldenSetError, one_line
 from goldeneval.core.forms import QuestionForm
-from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
-from goldeneval.core.set_files import clip, duplicate_key, is_text, parse_document, read_text, unicode_only, unreadable
+from goldeneval.core.jsonl import unique_keys
+from goldeneval.core.set_files import clip, is_text, parse_document, parse_jsonl_set, read_text
+from goldeneval.core.set_models import (
+    NonBlankText,
+    SetItem,
+    SetModel,
+    non_blank,
+    published_schema,
+    unique_ids,
+    validate_items,
+)
 
 __all__ = [
     "KNOWN_HARD_CLASSES",
@@ -56,19 +65,10 @@ MAX_GRADE = 1_000_000
 as 64-bit integers and floats, where a grade of 10**21 would not fit."""
 
 
-def _non_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty or only whitespace")
-    return value
-
-
-class GoldenQuestion(BaseModel):
+class GoldenQuestion(SetItem):
     """One labelled question.  ``answer_gist`` documents the label and is never scored."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1, max_length=200, description="Unique within the set.")
-    text: str = Field(min_length=1, description="The question as a user would ask it.")
+    text: NonBlankText = Field(min_length=1, description="The question as a user would ask it.")
     form: QuestionForm = Field(description="MATCH or GAP.")
     expected: frozenset[str] = Field(
         description=(
@@ -102,11 +102,6 @@ class GoldenQuestion(BaseModel):
         description="True when the form was derived by a rule (BEIR import), not labelled.",
     )
 
-    @field_validator("id", "text")
-    @classmethod
-    def _require_text(cls, value: str) -> str:
-        return _non_blank(value)
-
     @field_validator("expected", "not_relevant", mode="before")
     @classmethod
     def _no_repeated_ids(cls, value: Any) -> Any:
@@ -138,7 +133,7 @@ class GoldenQuestion(BaseModel):
     @field_validator("hard_class")
     @classmethod
     def _require_class(cls, value: str | None) -> str | None:
-        return None if value is None else _non_blank(value)
+        return None if value is None else non_blank(value)
 
     @field_validator("grades")
     @classmethod
@@ -170,13 +165,10 @@ class GoldenQuestion(BaseModel):
         return self.expected | self.not_relevant if self.not_relevant else self.expected
 
 
-class GoldenQuestionSet(BaseModel):
+class GoldenQuestionSet(SetModel):
     """A named list of golden questions, labelled against one corpus."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1, max_length=200, description="Unique among all sets.")
-    description: str = Field(default="", description="What the set measures.")
+    id: NonBlankText = Field(min_length=1, max_length=200, description="Unique among all sets.")
     corpus: str | None = Field(
         default=None,
         description=(
@@ -184,7 +176,7 @@ class GoldenQuestionSet(BaseModel):
             "Used when no corpus is given on the command line."
         ),
     )
-    questions: tuple[GoldenQuestion, ...] = Field(min_length=1)
+    questions: Annotated[tuple[GoldenQuestion, ...], unique_ids("question")] = Field(min_length=1)
     unjudged: tuple[str, ...] = Field(
         default=(),
         description=(
@@ -193,36 +185,16 @@ class GoldenQuestionSet(BaseModel):
         ),
     )
 
-    @field_validator("id")
-    @classmethod
-    def _require_id(cls, value: str) -> str:
-        return _non_blank(value)
-
     @property
     def records_negatives(self) -> bool:
         """Whether any question records judged non-relevant documents: then every run of the
         set reports judged@k (without them a judged share would only count the expected)."""
         return any(question.not_relevant for question in self.questions)
 
-    @field_validator("questions")
-    @classmethod
-    def _unique_question_ids(cls, value: tuple[GoldenQuestion, ...]) -> tuple[GoldenQuestion, ...]:
-        seen: set[str] = set()
-        for question in value:
-            if question.id in seen:
-                raise ValueError(f"duplicate question id {question.id!r}")
-            seen.add(question.id)
-        return value
-
 
 def golden_set_json_schema() -> dict[str, Any]:
     """The JSON Schema of a YAML/JSON golden set file, generated from the models."""
-    schema = GoldenQuestionSet.model_json_schema()
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://goldeneval.dev/schema/golden-question-set.schema.json",
-        **schema,
-    }
+    return published_schema(GoldenQuestionSet, "golden-question-set")
 
 
 # --------------------------------------------------------------------------- loading
@@ -253,8 +225,7 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     loaded = _load_jsonl_fast(path, text) if suffix == ".jsonl" else None
     if loaded is None:
         loaded = _load_checked(path, suffix, text)
-    if loaded.corpus is not None and not Path(loaded.corpus).is_absolute():
-        loaded = loaded.model_copy(update={"corpus": str((path.parent / loaded.corpus).resolve())})
+    loaded = loaded.with_corpus_beside(path)
     with _LOADED_LOCK:
         _LOADED[key] = loaded
         while len(_LOADED) > _LOADED_SETS:
@@ -277,35 +248,12 @@ def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:
     raw = (
         parse_document(path, suffix, text, GoldenSetError)
         if suffix != ".jsonl"
-        else unicode_only(path, _read_jsonl(path, text), GoldenSetError)
+        else parse_jsonl_set(path, text, "questions", GoldenSetError)
     )
     if not isinstance(raw, Mapping):
         found = "an empty document" if raw is None else type(raw).__name__
         raise GoldenSetError(path, f"expected a mapping with 'id' and 'questions', found {found}")
     return _build_set(path, raw)
-
-
-def _read_jsonl(path: Path, text: str) -> dict[str, Any]:
-    header: dict[str, Any] = {"id": path.stem}
-    questions: list[Any] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line, object_pairs_hook=unique_keys)
-        except DuplicateKeyError as exc:
-            raise GoldenSetError(path, f"line {lineno}: {duplicate_key(exc)}") from None
-        except json.JSONDecodeError as exc:
-            raise GoldenSetError(path, f"malformed JSON on line {lineno}, column {exc.colno}: {exc.msg}") from None
-        except (ValueError, RecursionError) as exc:
-            raise GoldenSetError(path, f"line {lineno}: cannot read the JSON: {unreadable(exc)}") from None
-        if not questions and isinstance(item, dict) and set(item) == {"set"}:
-            if not isinstance(item["set"], dict):
-                raise GoldenSetError(path, f"line {lineno}: 'set' must be an object")
-            header = {**header, **item["set"]}
-            continue
-        questions.append(item)
-    return {**header, "questions": questions}
 
 
 _QUESTION_FROM_JSON = GoldenQuestion.__pydantic_validator__.validate_json
@@ -423,7 +371,11 @@ def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
         raise GoldenSetError(path, "missing required field", field="questions")
     if not isinstance(raw_questions, list):
         raise GoldenSetError(path, f"must be a list, found {type(raw_questions).__name__}", field="questions")
-    questions = list(_validate_questions(path, raw_questions))
+    questions = list(
+        validate_items(
+            path, raw_questions, GoldenQuestion, GoldenSetError, describe=_question_problem, quote_id=_quoted_id
+        )
+    )
     if not questions:
         raise GoldenSetError(path, "must hold at least one question", field="questions")
     header = {key: value for key, value in raw.items() if key != "questions"}
@@ -434,34 +386,13 @@ def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
         raise GoldenSetError(path, _problem(error), field=_field_name(error["loc"])) from None
 
 
-def _validate_questions(path: Path, raw_questions: Iterable[Any]) -> Iterable[GoldenQuestion]:
-    first_position: dict[str, int] = {}
-    for position, item in enumerate(raw_questions, start=1):
-        raw_id = item.get("id") if isinstance(item, Mapping) else None
-        question_id = clip(raw_id, MAX_QUOTED_FIELD) if isinstance(raw_id, str) else None
-        if not isinstance(item, Mapping):
-            raise GoldenSetError(path, f"must be a mapping, found {type(item).__name__}", position=position)
-        try:
-            question = GoldenQuestion.model_validate(dict(item))
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            message = _problem(error)
-            if "input" in error and error["type"] not in ("missing", "extra_forbidden"):
-                message += f" (got {_short_repr(error['input'])})"
-            raise GoldenSetError(
-                path,
-                message,
-                position=position,
-                question_id=question_id,
-                field=_field_name(error["loc"]),
-            ) from None
-        if question.id in first_position:
-            raise GoldenSetError(
-                path,
-                f"duplicate question id (first used by question #{first_position[question.id]})",
-                position=position,
-                question_id=question.id,
-                field="id",
-            )
-        first_position[question.id] = position
-        yield question
+def _question_problem(exc: ValidationError) -> tuple[str, str]:
+    error = exc.errors()[0]
+    message = _problem(error)
+    if "input" in error and error["type"] not in ("missing", "extra_forbidden"):
+        message += f" (got {_short_repr(error['input'])})"
+    return _field_name(error["loc"]), message
+
+
+def _quoted_id(raw_id: str) -> str:
+    return clip(raw_id, MAX_QUOTED_FIELD)

@@ -47,6 +47,4 @@ def resolve_golden_set(reference: str, folders: Iterable[Path] = (), *, beir_spl
     path = Path(reference)
     if is_beir_folder(path):
         return load_beir_set(path, beir_split)
-    if path.suffix.lower() in SET_FILE_SUFFIXES or path.is_file():
-        return load_golden_set(path)
-    return GoldenSetRegistry.discover(folders).get(reference)
+    return GoldenSetRegistry.resolve(reference, folders)

@@ -79,28 +79,33 @@ class SpooledRun:
     path: Path
 
 
+_SUMMARY_FIELDS = (
+    "set_id",
+    "model",
+    "grader",
+    "pass_rate",
+    "mean_score",
+    "question_count",
+    "scored_count",
+    "error_count",
+)
+_COMPARABILITY_FIELDS = ("label_digest", "benchmark_fingerprint", "variant_fingerprint", "privacy")
+"""The record's fields a spool file holds as they are, written and read back from these two
+lists (in the file's order: the summary first, what decides comparability last)."""
+
+
 def _record_json(record: RunRecord, run_id: str, target: str) -> dict[str, Any]:
     created_at = record.created_at or datetime.now(UTC)
     return {
         "goldeneval_spool": _FORMAT,
         "run_id": run_id,
         "target": target,
-        "set_id": record.set_id,
-        "model": record.model,
-        "grader": record.grader,
-        "pass_rate": record.pass_rate,
-        "mean_score": record.mean_score,
-        "question_count": record.question_count,
-        "scored_count": record.scored_count,
-        "error_count": record.error_count,
+        **{name: getattr(record, name) for name in _SUMMARY_FIELDS},
         "details": record.details.to_json_text(),  # the very text the store would write
         "slices": [[s.kind, s.value, s.questions, s.scored, s.pass_rate, s.mean_score] for s in record.slices],
         "provenance": dict(record.provenance),
         "created_at": created_at.astimezone(UTC).isoformat(),
-        "label_digest": record.label_digest,
-        "benchmark_fingerprint": record.benchmark_fingerprint,
-        "variant_fingerprint": record.variant_fingerprint,
-        "privacy": record.privacy,
+        **{name: getattr(record, name) for name in _COMPARABILITY_FIELDS},
     }
 
 
@@ -139,22 +144,12 @@ def read_spooled(path: Path) -> SpooledRun:
             raise ValueError("not a goldeneval spool file")
         created_at = datetime.fromisoformat(raw["created_at"])
         record = RunRecord(
-            set_id=raw["set_id"],
-            model=raw["model"],
-            grader=raw["grader"],
-            pass_rate=raw["pass_rate"],
-            mean_score=raw["mean_score"],
-            question_count=raw["question_count"],
-            scored_count=raw["scored_count"],
-            error_count=raw["error_count"],
+            **{name: raw[name] for name in _SUMMARY_FIELDS},
             details=read_details(raw["details"], f"spool file {path}"),
             slices=tuple(SliceRates(*row) for row in raw["slices"]),
             provenance=dict(raw["provenance"]),
             created_at=created_at,
-            label_digest=raw["label_digest"],
-            benchmark_fingerprint=raw["benchmark_fingerprint"],
-            variant_fingerprint=raw["variant_fingerprint"],
-            privacy=raw["privacy"],
+            **{name: raw[name] for name in _COMPARABILITY_FIELDS},
         )
         return SpooledRun(run_id=str(raw["run_id"]), target=str(raw["target"]), record=record, path=path)
     except InputError:
