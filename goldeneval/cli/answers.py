@@ -39,7 +39,7 @@ from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, Answers
 from goldeneval.rag.report import answers_json, render_answers
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation, open_store, store_exists
-from goldeneval.suite import load_storage
+from goldeneval.suite_storage import load_storage
 
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 

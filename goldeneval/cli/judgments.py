@@ -35,7 +35,7 @@ from goldeneval.judgments.to_set import write_set
 if TYPE_CHECKING:
     from goldeneval.judgments.suggest import SuggestResult
 from goldeneval.store import StoreLocation
-from goldeneval.suite import load_storage
+from goldeneval.suite_storage import load_storage
 
 judgments_path = click.Path(dir_okay=False, path_type=Path)
 

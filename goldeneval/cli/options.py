@@ -41,7 +41,7 @@ from goldeneval.core.storage import CACHE
 from goldeneval.core.workers import MAX_WORKERS
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.store import StoreLocation
-from goldeneval.suite import SuiteStorage, load_storage
+from goldeneval.suite_storage import SuiteStorage, load_storage
 
 __all__ = [
     "GATE_EXIT_CODES",

@@ -17,9 +17,8 @@ import click
 
 from goldeneval.core.errors import InputError
 from goldeneval.core.storage import STORE, StorageSetting
-from goldeneval.retrieval.spec import check_hit_cutoffs, check_series_name
 from goldeneval.store import StoreLocation
-from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME
+from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME
 
 __all__ = [
     "StoreParam",
@@ -48,6 +47,8 @@ def parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, st
 
 
 def parse_cutoffs(value: str) -> tuple[int, ...]:
+    from goldeneval.retrieval.spec import check_hit_cutoffs  # its models: only where a run is specified
+
     try:
         numbers = [int(part) for part in value.split(",") if part.strip()]
     except ValueError:
@@ -126,6 +127,8 @@ def finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> 
 def series_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
+    from goldeneval.retrieval.spec import check_series_name
+
     try:
         return check_series_name(value)
     except ValueError as exc:

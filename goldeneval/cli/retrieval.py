@@ -33,7 +33,7 @@ from goldeneval.retrieval.spec import (
 )
 from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
 from goldeneval.store import StoreLocation, open_store, store_exists
-from goldeneval.suite import load_storage
+from goldeneval.suite_storage import load_storage
 
 RETRIEVAL_RATES = RateFlags(
     pass_flag="--max-top1-drop",

@@ -15,7 +15,7 @@ from goldeneval.core.storage import TABLES
 from goldeneval.retrieval.report import render_runs, runs_json
 from goldeneval.store import Store, StoredRun, StoreLocation, copy_runs, open_store, store_exists
 from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, read_spooled, spool_folder, spooled_files, store_target
-from goldeneval.suite import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
+from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 
 
 @click.command()

@@ -1,0 +1,139 @@
+"""The ``startup`` section of ``benchmarks.run`` (issue 26): what a command costs before it does anything.
+
+Three whole processes, each paired with the import of the libraries it cannot do without, the
+two run one after the other in every round (so both see the same machine speed):
+
+* ``goldeneval --help`` against ``python -c "import click, pydantic, yaml"`` (target: 3x);
+* a warm ``goldeneval retrieval --set transit-sample --retriever goldeneval.lexical`` (81
+  questions; the index cached and the store holding an earlier run, so the verdict runs)
+  against ``python -c "import duckdb, pyarrow, numpy, pydantic, click, yaml"`` (target: 2.5x);
+* ``goldeneval runs`` on that store against the same import (reported).
+
+A ratio is the median over the rounds of that round's wall-time ratio; CPU time (user +
+system of the process tree) is reported beside it.  The functions of ``benchmarks.run`` that
+measure a process are imported when the section runs (that module imports this one).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HELP_TARGET", "RUN_TARGET", "render_startup", "section_startup", "startup_targets"]
+
+HELP_TARGET = 3.0
+"""``goldeneval --help`` within this many times the import of click, pydantic and yaml."""
+RUN_TARGET = 2.5
+"""A warm 81-question lexical run within this many times the import of its dependencies."""
+CLI_IMPORTS = "import click, pydantic, yaml"
+RUN_IMPORTS = "import duckdb, pyarrow, numpy, pydantic, click, yaml"
+
+
+def _pairs(store: Path, cache: Path) -> dict[str, tuple[list[str], list[str]]]:
+    from benchmarks.run import SAMPLE_SET, goldeneval_command
+
+    goldeneval = goldeneval_command()
+    run = [goldeneval, "retrieval", "--set", SAMPLE_SET, "--retriever", "goldeneval.lexical", "--no-progress"]
+    run += ["--store", str(store), "--cache-dir", str(cache)]
+    return {
+        "help": ([goldeneval, "--help"], [sys.executable, "-c", CLI_IMPORTS]),
+        "warm_run": (run, [sys.executable, "-c", RUN_IMPORTS]),
+        "runs": ([goldeneval, "runs", "--store", str(store)], [sys.executable, "-c", RUN_IMPORTS]),
+    }
+
+
+def section_startup(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    from benchmarks.run import REPO, checked, clean_env, measure, median
+
+    timeout = options["timeout_s"]
+    store, cache = work / "results.duckdb", work / "cache"
+    pairs = _pairs(store, cache)
+    env = clean_env(GOLDENEVAL_TABLES=work / "tables")
+    warm_up = pairs["warm_run"][0]
+    for i in range(2):  # builds the index, then stores the baseline the measured runs compare with
+        log = work / f"warm-up-{i}.log"
+        checked(measure(warm_up, env=env, cwd=REPO, log=log, timeout_s=timeout), log)
+    rounds = max(options["overhead_rounds"], 3)
+    measured: dict[str, list[dict[str, float]]] = {name: [] for name in pairs}
+    for r in range(rounds):
+        for name, (command, peer) in pairs.items():
+            sides = []
+            for side, argv in (("goldeneval", command), ("peer", peer)):
+                log = work / f"{name}-{side}-{r}.log"
+                sides.append(checked(measure(argv, env=env, cwd=REPO, log=log, timeout_s=timeout), log))
+            ours, theirs = sides
+            measured[name].append(
+                {
+                    "wall_s": ours.wall_s,
+                    "cpu_s": ours.user_s + ours.system_s,
+                    "peak_rss_bytes": ours.peak_rss_bytes,
+                    "peer_wall_s": theirs.wall_s,
+                    "peer_cpu_s": theirs.user_s + theirs.system_s,
+                    "wall_ratio": ours.wall_s / theirs.wall_s,
+                    "cpu_ratio": (ours.user_s + ours.system_s) / (theirs.user_s + theirs.system_s),
+                }
+            )
+    summary = {
+        name: {key: median([row[key] for row in rows]) for key in rows[0]} | {"rounds": rows}
+        for name, rows in measured.items()
+    }
+    from benchmarks.run import _shown
+
+    return {
+        "rounds": rounds,
+        "commands": {name: [" ".join(map(_shown, argv)) for argv in pair] for name, pair in pairs.items()},
+        "summary": summary,
+    }
+
+
+LABELS = {
+    "help": "`goldeneval --help`",
+    "warm_run": "warm 81-question lexical run (transit-sample, index cached, compared with a stored run)",
+    "runs": "`goldeneval runs` (the store of those runs)",
+}
+
+
+def render_startup(section: dict[str, Any]) -> list[str]:
+    from benchmarks.run import mib, secs
+
+    rows = [
+        "| command | wall | CPU | peak RSS | the import it is paired with | its wall | its CPU | wall ratio (median) "
+        "| CPU ratio (median) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, label in LABELS.items():
+        found = section["summary"][name]
+        peer = section["commands"][name][1].split(" -c ", 1)[1]
+        rows.append(
+            f"| {label} | {secs(found['wall_s'])} | {secs(found['cpu_s'])} | {mib(found['peak_rss_bytes'])} "
+            f"| `{peer}` | {secs(found['peer_wall_s'])} | {secs(found['peer_cpu_s'])} "
+            f"| {found['wall_ratio']:.2f}x | {found['cpu_ratio']:.2f}x |"
+        )
+    return [
+        "Each goldeneval command a whole process (the supervisor and its forked child), paired in every round with "
+        "a Python process that only imports what that command cannot do without; "
+        f"{section['rounds']} rounds, each running every pair back to back; medians over the rounds. "
+        "Peak RSS is the largest process of the tree.",
+        "",
+        *rows,
+        "",
+        "Commands: " + "; ".join(f"`{pair[0]}`" for pair in section["commands"].values()) + ".",
+    ]
+
+
+def startup_targets(section: dict[str, Any]) -> list[str]:
+    from benchmarks.run import yes
+
+    found = section["summary"]
+    help_ratio, run_ratio = found["help"]["wall_ratio"], found["warm_run"]["wall_ratio"]
+    return [
+        f"| `goldeneval --help` within {HELP_TARGET:g}x the import of click, pydantic and yaml (wall) "
+        f"| {help_ratio:.2f}x ({found['help']['wall_s']:.3f} s against {found['help']['peer_wall_s']:.3f} s) "
+        f"| {yes(help_ratio <= HELP_TARGET)} |",
+        f"| a warm 81-question lexical run within {RUN_TARGET:g}x the import of its dependencies (wall) "
+        f"| {run_ratio:.2f}x ({found['warm_run']['wall_s']:.3f} s against {found['warm_run']['peer_wall_s']:.3f} s) "
+        f"| {yes(run_ratio <= RUN_TARGET)} |",
+        f"| `goldeneval runs` against the import of its dependencies (wall) | {found['runs']['wall_ratio']:.2f}x "
+        f"({found['runs']['wall_s']:.3f} s) | reported |",
+    ]
