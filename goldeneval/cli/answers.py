@@ -9,7 +9,6 @@ command builds a run specification and calls :mod:`goldeneval.answers.pipeline` 
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 from collections.abc import Callable
@@ -31,8 +30,19 @@ from goldeneval.answers.report import prompt_outcome_json, render_prompt_outcome
 from goldeneval.answers.rubrics import RUBRICS
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli.app import run_guarded
-from goldeneval.cli.options import RateFlags, RunOptions, run_options, validated, workers_option
-from goldeneval.cli.params import finite, format_option, parse_options, series_name, sets_dir_option, store_option
+from goldeneval.cli.options import RateFlags, RunOptions, bundled_options, run_options, validated, workers_option
+from goldeneval.cli.params import (
+    CORPUS_HELP,
+    RETRIEVER_OPTION_HELP,
+    corpus_option,
+    finite,
+    format_option,
+    key_value_option,
+    parse_options,
+    series_option,
+    sets_dir_option,
+    store_option,
+)
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import printable
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
@@ -193,14 +203,7 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
         ),
     ]
 
-    @functools.wraps(command)
-    def with_grading(**kwargs: Any) -> None:
-        grading = _grading_flags(**{name: kwargs.pop(name) for name in _GRADING_PARAMETERS})
-        command(grading=grading, **kwargs)
-
-    wrapped: Callable[..., None] = with_grading
-    for option in reversed(options):
-        wrapped = option(wrapped)
+    wrapped = bundled_options(options, _GRADING_PARAMETERS, _grading_flags, "grading")(command)
     return run_options(
         PROMPT_RATES,
         cache_help="Index cache of retrieval-augmented models and the response cache of model calls.",
@@ -213,20 +216,8 @@ def _grading_options(command: Callable[..., None]) -> Callable[..., None]:
 
 @click.command()
 @click.option("--set", "set_ref", required=True, help="Golden prompt set id (goldeneval prompt-sets) or set file.")
-@click.option(
-    "--name",
-    "series",
-    default=None,
-    callback=series_name,
-    help="Series name (default: the model id; a served model is openai:<its model option>).",
-)
-@click.option(
-    "--corpus",
-    "corpus_path",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Corpus of a retrieval-augmented model (goldeneval.extractive). Default: the set's own.",
-)
+@series_option("Series name (default: the model id; a served model is openai:<its model option>).")
+@corpus_option("Corpus of a retrieval-augmented model (goldeneval.extractive). Default: the set's own.")
 @click.option(
     "--prompt-sets-dir",
     "sets_dirs",
@@ -276,28 +267,16 @@ def prompts(
 @click.command()
 @click.option("--set", "set_ref", required=True, help="Golden question set id (registered), set file, or BEIR folder.")
 @click.option("--retriever", "retriever_id", required=True, help="Retriever id or package.module:factory.")
-@click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
-@click.option(
+@key_value_option("--option", "options", RETRIEVER_OPTION_HELP)
+@series_option(
+    "Series name of the retrieval run stored beside the answers (default: the retriever id).",
     "--retriever-name",
-    default=None,
-    callback=series_name,
-    help="Series name of the retrieval run stored beside the answers (default: the retriever id).",
+    "retriever_name",
 )
-@click.option(
-    "--name",
-    "series",
-    default=None,
-    callback=series_name,
-    help="Series name of the answer run (default: <retriever id>+<model id>; a served model is "
-    "openai:<its model option>).",
+@series_option(
+    "Series name of the answer run (default: <retriever id>+<model id>; a served model is openai:<its model option>)."
 )
-@click.option(
-    "--corpus",
-    "corpus_path",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own.",
-)
+@corpus_option(CORPUS_HELP)
 @click.option(
     "--context-depth",
     type=click.IntRange(1, 30),

@@ -14,7 +14,16 @@ import click
 
 from goldeneval.cli.app import run_guarded
 from goldeneval.cli.options import chunk_separator_option, timeout_option, workers_option
-from goldeneval.cli.params import format_option, parse_options, storage_default_help, store_option
+from goldeneval.cli.params import (
+    corpus_option,
+    existing_set_file_option,
+    folder_option,
+    format_option,
+    key_value_option,
+    parse_options,
+    storage_default_help,
+    store_option,
+)
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.errors import InputError, printable
 from goldeneval.core.storage import CACHE
@@ -72,13 +81,7 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
 
 
 @click.command("pool")
-@click.option(
-    "--set",
-    "set_file",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Golden set file; questions may lack 'expected' yet.",
-)
+@existing_set_file_option("Golden set file; questions may lack 'expected' yet.")
 @click.option("--retriever", "retrievers", multiple=True, help="Retriever id to pool from (repeatable).")
 @click.option("--run", "run_ids", multiple=True, help="Stored run id (or unique prefix) to pool from (repeatable).")
 @click.option(
@@ -88,31 +91,19 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     help="Distinct documents pooled per question from each source.",
 )
 @click.option("--out", required=True, type=judgments_path, help="Judgments file (JSON lines); appended to.")
-@click.option(
+@key_value_option(
     "--option",
     "options",
-    multiple=True,
-    help="Retriever option [N:]KEY=VALUE: for the N-th --retriever (from 1), without N for all (repeatable).",
+    "Retriever option [N:]KEY=VALUE: for the N-th --retriever (from 1), without N for all (repeatable).",
 )
-@click.option(
-    "--corpus",
-    "corpus_path",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Corpus for the retrievers. Default: the set's own.",
-)
+@corpus_option("Corpus for the retrievers. Default: the set's own.")
 @chunk_separator_option
 @workers_option("Retrieval calls (and suggestion calls) in flight at once.")
 @timeout_option(
     "Per-question timeout in seconds, and per suggestion call; a timed-out question adds nothing, "
     "a timed-out suggestion is asked again next time."
 )
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Index and embedding cache. " + storage_default_help(CACHE),
-)
+@folder_option("--cache-dir", "Index and embedding cache. " + storage_default_help(CACHE))
 @store_option
 @click.option(
     "--suggest-with",
@@ -122,9 +113,7 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     help="Ask this model (e.g. goldeneval.openai) for a suggested grade of each pooled pair not yet "
     "suggested; appended as its own assessor model:<MODEL>[/<served model>], never as a person's grade.",
 )
-@click.option(
-    "--suggest-option", "suggest_options", multiple=True, help="Suggestion model option KEY=VALUE (repeatable)."
-)
+@key_value_option("--suggest-option", "suggest_options", "Suggestion model option KEY=VALUE (repeatable).")
 @click.option(
     "--suggest-samples",
     type=click.IntRange(1, 20),
@@ -236,13 +225,7 @@ def pool_command(
 @click.argument(
     "judgments_file", metavar="JUDGMENTS.jsonl", type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option(
-    "--corpus",
-    "corpus_path",
-    required=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="Corpus the pooled documents are shown from.",
-)
+@corpus_option("Corpus the pooled documents are shown from.", required=True)
 @click.option("--assessor", default=None, help="Your name in the judgments. Default: your login name.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port on 127.0.0.1.")
 @click.option(
@@ -311,13 +294,7 @@ def stats(judgments_file: Path, output_format: str) -> None:
 @click.option(
     "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Golden set file to write (YAML)."
 )
-@click.option(
-    "--set",
-    "set_file",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The set that was pooled: its questions' text, form, hard class and answer gist are kept.",
-)
+@existing_set_file_option("The set that was pooled: its questions' text, form, hard class and answer gist are kept.")
 @click.option("--id", "set_id", default=None, help="Id of the new set. Default: the original's id with -judged.")
 @click.option("--assessor", default=None, help="Use this assessor's grades only.")
 @click.option(

@@ -22,7 +22,15 @@ import click
 from pydantic import ValidationError
 
 from goldeneval.cli.app import ExitCode, run_guarded
-from goldeneval.cli.params import finite, format_option, parse_options, progress_bar, storage_default_help, store_option
+from goldeneval.cli.params import (
+    finite,
+    folder_option,
+    format_option,
+    parse_options,
+    progress_bar,
+    storage_default_help,
+    store_option,
+)
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import InputError, printable, validation_problem
 from goldeneval.core.json_stream import write_json
@@ -47,6 +55,7 @@ __all__ = [
     "GATE_EXIT_CODES",
     "RateFlags",
     "RunOptions",
+    "bundled_options",
     "chunk_separator_option",
     "min_judged_option",
     "run_options",
@@ -259,12 +268,7 @@ def run_options(
         ),
         format_option,
         store_option,
-        click.option(
-            "--cache-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help=f"{cache_help} " + storage_default_help(CACHE),
-        ),
+        folder_option("--cache-dir", f"{cache_help} " + storage_default_help(CACHE)),
         timeout_option(timeout_help),
         click.option(
             "--privacy",
@@ -282,13 +286,26 @@ def run_options(
         click.option("--progress/--no-progress", default=True, help="Progress bar on stderr for runs over a second."),
     ]
 
+    return bundled_options(options, _FIELDS, RunOptions, "run")
+
+
+def bundled_options(
+    options: Sequence[Callable[[Callable[..., Any]], Callable[..., Any]]],
+    names: Sequence[str],
+    build: Callable[..., Any],
+    keyword: str,
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Add ``options`` to a command, which receives the values of the parameters ``names``
+    as one object, ``build(**values)``, in its argument ``keyword``: a group of options is
+    declared once and arrives as one typed value instead of a dozen keyword arguments."""
+
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(command)
-        def with_run_options(**kwargs: Any) -> None:
-            shared = RunOptions(**{name: kwargs.pop(name) for name in _FIELDS})
-            command(run=shared, **kwargs)
+        def with_bundle(**kwargs: Any) -> None:
+            bundle = build(**{name: kwargs.pop(name) for name in names})
+            command(**{keyword: bundle}, **kwargs)
 
-        wrapped: Callable[..., None] = with_run_options
+        wrapped: Callable[..., None] = with_bundle
         for option in reversed(options):
             wrapped = option(wrapped)
         return wrapped

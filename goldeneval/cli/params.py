@@ -133,3 +133,50 @@ def series_name(_ctx: click.Context, _param: click.Parameter, value: str | None)
         return check_series_name(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def series_option(help_text: str, flag: str = "--name", dest: str = "series") -> Decorator:
+    """A series name a run is stored and compared under (checked as the specification checks it)."""
+    return click.option(flag, dest, default=None, callback=series_name, help=help_text)
+
+
+def corpus_option(help_text: str, *, required: bool = False) -> Decorator:
+    """``--corpus``: a corpus file or folder that must exist."""
+    return click.option(
+        "--corpus",
+        "corpus_path",
+        required=required,
+        type=click.Path(exists=True, path_type=Path),
+        default=None,
+        help=help_text,
+    )
+
+
+def key_value_option(flag: str, dest: str, help_text: str) -> Decorator:
+    """A repeatable ``KEY=VALUE`` option (parsed by :func:`parse_options`)."""
+    return click.option(flag, dest, multiple=True, help=help_text)
+
+
+def existing_set_file_option(help_text: str) -> Decorator:
+    """``--set`` naming a golden set file that must exist (no registered id, no BEIR folder)."""
+    return click.option(
+        "--set",
+        "set_file",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help=help_text,
+    )
+
+
+def folder_option(flag: str, help_text: str, dest: str | None = None) -> Decorator:
+    """A folder goldeneval writes below (created when missing), such as ``--cache-dir``."""
+    names = (flag, dest) if dest else (flag,)
+    return click.option(*names, type=click.Path(file_okay=False, path_type=Path), default=None, help=help_text)
+
+
+CORPUS_HELP = "Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own."
+"""``--corpus`` of the commands that retrieve from a golden question set's documents."""
+RETRIEVER_OPTION_HELP = "Retriever option KEY=VALUE (repeatable)."

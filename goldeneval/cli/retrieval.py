@@ -17,7 +17,17 @@ from goldeneval.cli.options import (
     validated,
     workers_option,
 )
-from goldeneval.cli.params import parse_cutoffs, parse_options, series_name, sets_dir_option, store_option
+from goldeneval.cli.params import (
+    CORPUS_HELP,
+    RETRIEVER_OPTION_HELP,
+    corpus_option,
+    key_value_option,
+    parse_cutoffs,
+    parse_options,
+    series_option,
+    sets_dir_option,
+    store_option,
+)
 from goldeneval.core.errors import InputError, printable
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
@@ -52,23 +62,13 @@ RETRIEVAL_RATES = RateFlags(
     required=True,
     help="Registered retriever id (e.g. goldeneval.lexical) or import path package.module:factory.",
 )
-@click.option(
-    "--name",
-    "series",
-    default=None,
-    callback=series_name,
-    help="Series name the run is stored and compared under (default: the retriever id). "
-    "The same name as a retriever in goldeneval.yaml continues that nightly series.",
+@series_option(
+    "Series name the run is stored and compared under (default: the retriever id). "
+    "The same name as a retriever in goldeneval.yaml continues that nightly series."
 )
-@click.option(
-    "--corpus",
-    "corpus_path",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own.",
-)
+@corpus_option(CORPUS_HELP)
 @click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
-@click.option("--option", "options", multiple=True, help="Retriever option KEY=VALUE (repeatable).")
+@key_value_option("--option", "options", RETRIEVER_OPTION_HELP)
 @click.option(
     "--slice-drop",
     "slice_drops",

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from goldeneval.cli.app import run_guarded
-from goldeneval.cli.params import StoreParam, format_option, storage_default_help, store_option
+from goldeneval.cli.params import StoreParam, folder_option, format_option, storage_default_help, store_option
 from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.core.storage import TABLES
@@ -46,12 +46,9 @@ def runs(
 @click.option("--older-than", required=True, help="Delete runs created longer ago than this: 90m, 12h, 30d, 8w.")
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
 @click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
-@click.option(
+@folder_option(
     "--tables-root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Also delete the Parquet table files the runs were built from, below this folder. "
-    + storage_default_help(TABLES),
+    "Also delete the Parquet table files the runs were built from, below this folder. " + storage_default_help(TABLES),
 )
 @store_option
 @click.option(
@@ -118,13 +115,7 @@ def store_copy(source: StoreLocation, target: StoreLocation) -> None:
 
 @store_group.command("retry")
 @store_option
-@click.option(
-    "--spool",
-    "spool",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help=f"Folder of the kept runs. Default: ${SPOOL_ENV}, else {DEFAULT_SPOOL.as_posix()}.",
-)
+@folder_option("--spool", f"Folder of the kept runs. Default: ${SPOOL_ENV}, else {DEFAULT_SPOOL.as_posix()}.")
 def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
     """Store the runs kept in the spool when the store could not be written (exit 5).
 
