@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 from goldeneval.core.corpus import Corpus, load_beir_corpus
@@ -36,17 +37,21 @@ def is_beir_folder(path: Path) -> bool:
 
 
 def vocabulary_overlap(question: str, target_texts: list[str]) -> float:
-    terms = content_terms(question)
-    if not terms:
-        return 0.0
-    target_terms: set[str] = set()
-    for text in target_texts:
-        target_terms |= content_terms(text)
-    return len(terms & target_terms) / len(terms)
+    return _overlap(content_terms(question), [content_terms(text) for text in target_texts])
 
 
 def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
-    overlap = vocabulary_overlap(question, target_texts)
+    return _form(vocabulary_overlap(question, target_texts))
+
+
+def _overlap(terms: set[str], target_terms: Iterable[set[str]]) -> float:
+    """The share of ``terms`` found in the union of ``target_terms`` (0 without terms)."""
+    if not terms:
+        return 0.0
+    return len(terms & set().union(*target_terms)) / len(terms)
+
+
+def _form(overlap: float) -> QuestionForm:
     return QuestionForm.MATCH if overlap >= FORM_OVERLAP_THRESHOLD else QuestionForm.GAP
 
 
@@ -104,14 +109,23 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
     judged, unjudged = _read_qrels(qrels_path)
     queries = _read_queries(folder / "queries.jsonl")
     corpus = corpus or load_beir_corpus(folder / "corpus.jsonl")
-    texts = {doc.id: f"{doc.title}\n{doc.text}" for doc in corpus}
+    documents = {doc.id: doc for doc in corpus}
+    target_terms: dict[str, set[str]] = {}  # a document judged for several queries is analysed once
+
+    def terms_of(doc_id: str) -> set[str]:
+        if doc_id not in target_terms:
+            doc = documents[doc_id]
+            target_terms[doc_id] = content_terms(f"{doc.title}\n{doc.text}")
+        return target_terms[doc_id]
+
     questions = []
     for position, (query_id, targets) in enumerate(sorted(judged.items()), start=1):
         if query_id not in queries:
             raise GoldenSetError(
                 qrels_path, "query id not found in queries.jsonl", position=position, question_id=query_id
             )
-        missing = sorted(targets.keys() - texts.keys())
+        # Not ``targets.keys() - documents.keys()``: that walks every key of the corpus, query by query.
+        missing = sorted(doc_id for doc_id in targets if doc_id not in documents)
         if missing:
             raise GoldenSetError(
                 qrels_path,
@@ -125,7 +139,7 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
             GoldenQuestion(
                 id=query_id,
                 text=text,
-                form=derive_form(text, [texts[t] for t in sorted(targets)]),
+                form=_form(_overlap(content_terms(text), map(terms_of, targets))),
                 expected=frozenset(targets),
                 grades=targets,
                 form_derived=True,

@@ -161,10 +161,14 @@ class LexicalRetriever:
         reason = exc.strerror or str(exc)
         return RetrieverError(f"retriever {RETRIEVER_ID!r}: cannot write the index cache at {cache}: {reason}")
 
-    def _query_tokens(self, question: str) -> list[str]:
-        tokenized = bm25_tokenize(question, return_ids=False)
+    def _query_tokens(self, questions: Sequence[str]) -> list[list[str]]:
+        """Each question's terms that the index knows, from one tokeniser call for them all:
+        bm25s analyses every text on its own (shared is only the table of stems), so a
+        question's terms do not depend on the others, and one call spares a call's fixed cost
+        per question."""
         vocab = self._model.vocab_dict
-        return [token for token in tokenized[0] if token in vocab]
+        tokenized: list[list[str]] = bm25_tokenize(list(questions), return_ids=False)
+        return [[token for token in tokens if token in vocab] for tokens in tokenized]
 
     def retrieve(self, question: str, limit: int) -> Sequence[str]:
         return self.retrieve_batch([question], limit)[0]
@@ -173,9 +177,9 @@ class LexicalRetriever:
         """One ranking per question from one bm25s call: the scores, and so the rankings, are
         those of :meth:`retrieve` question by question (bm25s scores each query alone)."""
         rankings: list[list[str]] = [[] for _ in questions]
-        if limit <= 0:
+        if limit <= 0 or not rankings:
             return rankings
-        queries = [(i, tokens) for i, tokens in enumerate(map(self._query_tokens, questions)) if tokens]
+        queries = [(i, tokens) for i, tokens in enumerate(self._query_tokens(questions)) if tokens]
         if not queries:
             return rankings
         k = min(limit, len(self._ids))
