@@ -242,7 +242,24 @@ def test_quick_suite_writes_results(tmp_path: Path) -> None:
     assert overhead["derived"]["headline_marginal_us"]["between"] == "100->300"
 
     report = (tmp_path / "RESULTS.md").read_text()
-    for heading in ("## Machine", "## Targets (issue 11)", "## Scoring engines", "## Framework overhead"):
+    for heading in ("## Machine", "## Targets (issues 11 and 26)", "## Scoring engines", "## Framework overhead"):
         assert heading in report
     assert "python -m benchmarks.run" in report
     assert "| 3,000 |" in report and "framework overhead under 50 us" in report
+
+
+@pytest.mark.slow  # 20 goldeneval processes
+def test_the_startup_section_pairs_each_command_with_its_imports_and_reports_the_targets(tmp_path: Path) -> None:
+    from benchmarks.startup import render_startup, section_startup, startup_targets
+
+    section = section_startup({"timeout_s": 300.0, "overhead_rounds": 1}, tmp_path)
+    assert section["rounds"] == 3
+    for name in ("help", "warm_run", "runs"):
+        found = section["summary"][name]
+        assert len(found["rounds"]) == 3
+        assert found["wall_s"] > 0 and found["peer_wall_s"] > 0
+        assert found["wall_ratio"] == pytest.approx(sorted(r["wall_s"] / r["peer_wall_s"] for r in found["rounds"])[1])
+    report = "\n".join(render_startup(section))
+    assert "`goldeneval --help`" in report and "import duckdb, pyarrow, numpy, pydantic, click, yaml" in report
+    rows = startup_targets(section)
+    assert rows[0].startswith("| `goldeneval --help` within 3x") and rows[0].endswith(("| yes |", "| no |"))
