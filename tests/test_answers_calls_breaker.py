@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
 
@@ -89,6 +90,7 @@ def test_a_success_resets_the_count() -> None:
     assert not model.breaker.open
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_calls_past_the_timeout_trip_the_breaker_and_every_call_made_is_counted(tmp_path: Path) -> None:
     """A hostile review found ``--timeout`` expiries never counted by the breaker (the late answer
     was taken as a success) and ``0 calls sent`` against a server that got every failed call."""

@@ -110,6 +110,7 @@ def test_another_model_revision_is_another_key(workspace: Workspace) -> None:
         assert len(server.requests) == 6
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_mutable_alias_is_never_cached(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         assert workspace.run(server, revision=None).exit_code == 0
@@ -174,6 +175,7 @@ def _judge_args(base_url: str, samples: int) -> list[str]:
     return ["--grader", "llm_judge", "--judge-model", "goldeneval.openai", *judge, "--judge-samples", str(samples)]
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_single_sample_judge_is_cached_and_several_samples_are_asked_anew(workspace: Workspace) -> None:
     with chat_server(default=_judging) as server:
         assert workspace.run(server, *_judge_args(server.base_url, 1)).exit_code == 0

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
 
@@ -58,6 +59,7 @@ def test_two_served_models_get_two_series_and_two_quality_scores(tmp_path: Path)
     ]
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_second_served_model_is_a_baseline_of_its_own_not_a_regression_of_the_first(tmp_path: Path) -> None:
     with chat_server(default=_reply) as server:
         assert _prompts(tmp_path, server.base_url, "good").exit_code == 0

@@ -64,6 +64,7 @@ def test_the_answer_benchmark_differs_from_the_retrieval_one_but_both_are_known(
     assert document["answers"]["grading"]["protocol"].startswith("retrieval-hit-rate/v1+answer-grading/v1(depth=3)")
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_second_identical_answers_run_passes_the_gate(tmp_path: Path) -> None:
     assert _answers(tmp_path, "--model", "goldeneval.extractive").exit_code == 0
     result = _answers(tmp_path, "--model", "goldeneval.extractive", "--fail-on-regression")
@@ -72,6 +73,7 @@ def test_a_second_identical_answers_run_passes_the_gate(tmp_path: Path) -> None:
     assert "Answer quality by retrieval (top-3 hit or miss):" in result.output
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_chat_model_answers_from_the_retrieved_documents(tmp_path: Path) -> None:
     def reply(body: dict[str, Any]) -> Any:
         prompt = last_user_message(body)

@@ -70,6 +70,7 @@ def _judged(tmp_path: Path, *extra: str) -> tuple[Result, list[dict[str, Any]]]:
     return result, judged
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_unstable_verdicts_are_their_own_status_and_fail_on_unstable_makes_them_errors(tmp_path: Path) -> None:
     result, judged = _judged(tmp_path / "a")
     assert result.exit_code == 0, result.output

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -104,6 +105,7 @@ def _store_run(store: ResultStore, model: str, set_id: str, scores: list[float])
     store.save_run(run.to_record(PrivacyMode.FULL))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_quality_json_prints_rounded_scores(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "s.duckdb")
     _store_run(store, "alpha", "set-a", [0.7, 0.7])

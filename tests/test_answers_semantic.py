@@ -145,6 +145,7 @@ def test_without_the_dense_extra_asking_for_semantic_is_one_line_naming_the_extr
     assert not (tmp_path / "s.duckdb").exists()
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_semantic_grader_module_imports_no_model_stack() -> None:
     probe = (
         "import sys, goldeneval.rag.semantic, goldeneval.answers.semantic\n"

@@ -354,6 +354,7 @@ def golden_cache() -> Path:
     return Path(tempfile.mkdtemp(prefix="goldeneval-asking-"))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_cli_measures_the_same_with_workers_and_batches_and_refuses_zero_workers(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -107,6 +107,7 @@ def test_json_output_is_machine_readable(workspace: CliWorkspace) -> None:
     assert document["verdict"]["status"] == "baseline"
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_runs_lists_stored_runs_newest_first(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD)
     evaluate(workspace, WORSE)

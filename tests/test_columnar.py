@@ -235,6 +235,7 @@ def small_runs(draw: st.DrawFn) -> tuple[list[list[str]], list[dict[str, int]]]:
     rel_level=st.integers(1, 3),
     engine_name=st.sampled_from(sorted(ENGINES)),
 )
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_random_runs_with_duplicates_equal_trec_eval(
     run: tuple[list[list[str]], list[dict[str, int]]], k: int, rel_level: int, engine_name: str
 ) -> None:

@@ -130,6 +130,7 @@ def test_an_incomplete_run_is_unknown_and_exits_with_the_incomplete_code(cli_wor
     assert "Regression verdict: unknown: this run is incomplete (1 of 3 questions errored)" in result.output
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_best_baseline_catches_drift_that_each_step_allows(cli_workspace: CliWorkspace) -> None:
     # Each step loses one question (0.333 at top-1) within a 0.4 threshold; the best run is 0.667 ahead.
     allow = ("--max-top1-drop", "0.4", "--max-top3-drop", "0.4")
@@ -140,6 +141,7 @@ def test_best_baseline_catches_drift_that_each_step_allows(cli_workspace: CliWor
     assert "top-1 hit rate fell 1.000 -> 0.333" in drift.output
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_pinned_run_is_the_baseline_it_names(cli_workspace: CliWorkspace) -> None:
     pinned = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
     cli_workspace.evaluate(ONE_MISS)
@@ -191,6 +193,7 @@ def test_max_p_demands_significance_before_failing(cli_workspace: CliWorkspace) 
     assert "McNemar p=0.5, required < 0.05" in result.output
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_slice_threshold_catches_a_regression_hidden_in_one_class(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     args = (GATE, "--max-top1-drop", "0.5", "--max-top3-drop", "0.5", "--min-slice-questions", "1")
@@ -230,6 +233,7 @@ def test_a_store_of_the_previous_schema_keeps_every_old_row_intact_and_unknown(l
         assert retrieval_details(run).format_version == 1
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_first_known_run_after_legacy_rows_is_unknown_not_a_baseline(legacy_store: Path, tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -32,6 +32,7 @@ def _backend(store: PostgresResultStore) -> int:
     return int(row[0])
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_one_process_reuses_one_server_session_across_stores_and_operations(postgres_url: str) -> None:
     backends = set()
     for minute in range(12):

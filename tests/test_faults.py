@@ -390,6 +390,7 @@ def _one_run() -> RunRecord:
     return evaluate_retrieval(ONE, Answers(), "test").to_record(PrivacyMode.FULL)
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_readers_do_not_queue_behind_the_writer_lock(tmp_path: Path) -> None:
     """A writer waiting for (or holding) the writer lock does not hold DuckDB's file: reads
     go ahead at once; a write queues until the lock is free."""
@@ -411,6 +412,7 @@ def test_readers_do_not_queue_behind_the_writer_lock(tmp_path: Path) -> None:
     assert len(store.list_runs()) == 2
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_reader_waits_for_a_commit_in_progress_then_reads(tmp_path: Path) -> None:
     path = tmp_path / "results.duckdb"
     ResultStore(path).save_run(_one_run())

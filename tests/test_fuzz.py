@@ -8,6 +8,7 @@ import pytest
 from benchmarks.fuzz_inputs import TARGETS, fuzz
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_fuzzed_input_is_accepted_or_refused_with_one_line_naming_the_file(target: str) -> None:
     tally = fuzz(target, 100)

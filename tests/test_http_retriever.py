@@ -77,6 +77,7 @@ def lexical_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return as_json(result)
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_service_measured_with_only_its_url_finds_what_goldeneval_lexical_finds(
     server: SearchServer, tmp_path: Path, lexical_run: dict[str, Any]
 ) -> None:
@@ -127,6 +128,7 @@ def test_get_sends_the_question_and_limit_as_query_parameters_after_the_urls_own
     )
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_header_from_an_environment_variable_is_sent_and_never_stored_or_printed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -224,6 +226,7 @@ def test_an_incomplete_run_fails_the_gate(server: SearchServer, tmp_path: Path) 
     assert result.exit_code == ExitCode.INCOMPLETE
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_declared_corpus_revision_makes_the_second_run_comparable_and_gated(
     server: SearchServer, tmp_path: Path
 ) -> None:
@@ -351,6 +354,7 @@ def test_a_service_that_is_down_is_an_error_naming_the_endpoint() -> None:
     assert str(raised.value) == f"cannot connect to {url}: Connection refused (after 3 attempts)"
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_workers_ask_the_service_concurrently(tmp_path: Path) -> None:
     with search_server(barrier=threading.Barrier(4)) as server:  # 4 requests must be in flight together
         document = as_json(

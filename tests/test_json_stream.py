@@ -31,6 +31,7 @@ def _written(document: dict[str, Any]) -> str:
     return "".join(chunks)
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 @settings(max_examples=60, deadline=None)
 @given(st.dictionaries(st.text(max_size=6), _VALUES, max_size=6))
 def test_a_document_without_iterators_is_written_byte_for_byte_as_json_dumps_indent_2(document: dict[str, Any]) -> None:

@@ -127,6 +127,7 @@ def test_the_table_shows_judged_at_per_question_overall_and_by_form(negatives: C
     assert f"{UNJUDGED_AT_3:.3f}" in overall
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_set_without_judged_negatives_keeps_its_table_json_and_stored_details(cli_workspace: CliWorkspace) -> None:
     result = cli_workspace.evaluate({"alpha": ["a"], "beta": ["x"], "gamma": []}, "--format", "json")
     assert result.exit_code == 0, result.output
@@ -203,6 +204,7 @@ def test_the_verdict_names_the_unjudged_documents_of_newly_failing_questions(neg
     assert not any(line.strip().startswith("newly failing q1:") for line in lines)
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_min_judged_makes_a_comparison_below_it_unknown_and_exit_6(negatives: CliWorkspace) -> None:
     assert _evaluate(negatives, JUDGED, "--min-judged", "0.9", "--fail-on-regression").exit_code == 0  # baseline
     result = _evaluate(negatives, UNJUDGED, "--min-judged", "0.9", "--fail-on-regression", "--format", "json")

@@ -270,6 +270,7 @@ def test_a_person_cannot_judge_as_a_model(tmp_path: Path) -> None:
     assert "names a model's suggestions, not a person" in result.output
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_workers_ask_pairs_at_once_and_write_the_same_lines_in_pool_order(
     draft: Path, tmp_path: Path, cache: Path
 ) -> None:

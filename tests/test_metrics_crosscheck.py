@@ -86,6 +86,7 @@ def scifact_run(scifact_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return evaluate_retrieval(golden, retriever, "goldeneval.lexical", hit_cutoffs=(), metrics=EVERY_METRIC)
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_real_run_scores_every_scifact_question_to_depth_100(scifact_run: RetrievalRun) -> None:
     assert len(scifact_run.results) == 300
     assert scifact_run.complete
@@ -157,6 +158,7 @@ _documents = st.sampled_from([f"d{i}" for i in range(12)])
     grades=st.dictionaries(_documents, st.integers(1, 3), min_size=1, max_size=6),
     level=st.integers(1, 3),
 )
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_random_rankings_with_duplicates_and_tied_grades_agree_with_trec_eval(
     raw: list[str], grades: dict[str, int], level: int
 ) -> None:

@@ -68,6 +68,7 @@ def test_metadata_only_keeps_the_summary_and_the_fingerprints(private_workspace:
     assert all("documents" not in q for q in document["questions"])
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_full_mode_does_persist_document_ids_so_the_scan_can_fail(private_workspace: CliWorkspace) -> None:
     out = private_workspace.root / "full"
     run_in(private_workspace, out, "full")

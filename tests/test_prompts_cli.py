@@ -103,6 +103,7 @@ def test_the_smoke_set_runs_offline_with_the_extractive_model_and_is_stored(tmp_
     ]
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_second_identical_smoke_run_passes_the_gate(tmp_path: Path) -> None:
     assert _smoke(tmp_path).exit_code == 0
     result = _smoke(tmp_path, "--fail-on-regression")

@@ -58,6 +58,7 @@ def store(tmp_path: Path) -> ResultStore:
     return store
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_score_is_the_mean_of_the_latest_complete_run_per_set(store: ResultStore) -> None:
     provider = EvaluationQualityScoreProvider(store)
     assert provider.score("alpha") == pytest.approx((0.7 + 1.0) / 2)
@@ -68,6 +69,7 @@ def test_a_model_without_runs_has_no_score(store: ResultStore) -> None:
     assert EvaluationQualityScoreProvider(store).score("delta") is None
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_selector_reranks_by_score_and_keeps_unscored_models_in_order_after(store: ResultStore) -> None:
     selector = QualityAwareModelSelector(EvaluationQualityScoreProvider(store))
     assert selector.rank(["zeta", "gamma", "delta", "alpha", "beta"]) == ["beta", "alpha", "gamma", "zeta", "delta"]

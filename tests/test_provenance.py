@@ -34,6 +34,7 @@ def as_set(items: list[GoldenQuestion]) -> GoldenQuestionSet:
     return GoldenQuestionSet(id="s", questions=tuple(items))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 @settings(max_examples=150)
 @given(question_lists, st.randoms(use_true_random=False))
 def test_question_order_does_not_change_the_digest(items: list[GoldenQuestion], rng: object) -> None:
@@ -42,6 +43,7 @@ def test_question_order_does_not_change_the_digest(items: list[GoldenQuestion], 
     assert label_digest(as_set(shuffled)) == label_digest(as_set(items))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 @settings(max_examples=150)
 @given(question_lists)
 def test_target_order_does_not_change_the_digest(items: list[GoldenQuestion]) -> None:
@@ -49,6 +51,7 @@ def test_target_order_does_not_change_the_digest(items: list[GoldenQuestion]) ->
     assert label_digest(as_set(rebuilt)) == label_digest(as_set(items))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 @settings(max_examples=150)
 @given(question_lists, st.none() | texts)
 def test_the_answer_gist_does_not_change_the_digest(items: list[GoldenQuestion], gist: str | None) -> None:
@@ -56,6 +59,7 @@ def test_the_answer_gist_does_not_change_the_digest(items: list[GoldenQuestion],
     assert label_digest(as_set(documented)) == label_digest(as_set(items))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 @settings(max_examples=150)
 @given(question_lists, st.sampled_from(["id", "text", "form", "hard_class", "expected"]), texts)
 def test_any_scored_value_change_changes_the_digest(items: list[GoldenQuestion], field: str, new: str) -> None:

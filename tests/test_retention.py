@@ -85,6 +85,7 @@ def remaining_writers(parquet: Path) -> list[str]:
     return sorted({p.stem.partition("_")[2] for p in parquet.rglob("*.parquet")})
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_purge_deletes_old_runs_with_their_slices_and_table_files(
     populated: tuple[str, Path, dict[str, str]],
 ) -> None:
@@ -97,6 +98,7 @@ def test_purge_deletes_old_runs_with_their_slices_and_table_files(
     assert remaining_writers(parquet) == ["dg-new-a", "dg-shared"]
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_purge_can_be_limited_to_one_set(populated: tuple[str, Path, dict[str, str]]) -> None:
     store_path, parquet, ids = populated
     purge(store_path, parquet, "--set", "b")
@@ -105,6 +107,7 @@ def test_purge_can_be_limited_to_one_set(populated: tuple[str, Path, dict[str, s
     assert remaining_writers(parquet) == ["dg-new-a", "dg-old-a", "dg-shared"]
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[str, Path, dict[str, str]]) -> None:
     store_path, parquet, _ = populated
     output = purge(store_path, parquet, "--dry-run")

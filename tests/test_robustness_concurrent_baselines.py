@@ -126,6 +126,7 @@ def _record(at: datetime) -> RunRecord:
     )
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_run_measured_first_but_stored_second_is_compared_with_the_one_stored_before_it(
     store_location: StoreLocation,
 ) -> None:

@@ -47,6 +47,7 @@ def test_a_huge_grade_is_invalid_input_naming_the_question_and_field(cli_workspa
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_set_file_nested_50000_deep_is_invalid_input(cli_workspace: CliWorkspace) -> None:
     depth = 50_000
     cli_workspace.set_path.write_text(

@@ -193,6 +193,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_writer_killed_mid_run_leaves_no_partial_run(store_location: StoreLocation) -> None:
     open_store(store_location).save_run(record())
     target = str(store_location.path or store_location.url)

@@ -326,6 +326,7 @@ def copy(source: str, target: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_store_copy_moves_history_both_ways_intact_and_twice_is_idempotent(tmp_path: Path, postgres_url: str) -> None:
     duck = str(tmp_path / "results.duckdb")
     fill(open_store(duck))

@@ -270,6 +270,7 @@ def _stored_after_retry(server: Restartable, url: str, spool: Path, failed: Resu
     assert [run.id for run in open_store(url).list_runs()] == [kept.stem]
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_server_that_goes_down_before_the_write_keeps_the_run_and_retry_stores_it_once(
     down_at_write_time: tuple[Restartable, str], spool: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -281,6 +282,7 @@ def test_a_server_that_goes_down_before_the_write_keeps_the_run_and_retry_stores
     _stored_after_retry(server, url, spool, _sample(url, tmp_path / "cache"))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_server_down_for_the_whole_run_keeps_the_run_and_retry_stores_it_once(
     down_at_write_time: tuple[Restartable, str], spool: Path, tmp_path: Path
 ) -> None:
@@ -289,6 +291,7 @@ def test_a_server_down_for_the_whole_run_keeps_the_run_and_retry_stores_it_once(
     _stored_after_retry(server, url, spool, _sample(url, tmp_path / "cache"))
 
 
+@pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_retry_against_a_server_still_down_exits_5_and_keeps_the_files(
     down_at_write_time: tuple[Restartable, str], tmp_path: Path
 ) -> None:
