@@ -32,7 +32,6 @@ from assets import NO_REGRESSION, RUN_COMPLETE
 from goldeneval.store import ResultStore
 from pipelines.build import build_definitions
 from pipelines.config import PROJECT_DIR
-from pipelines.dask_executor import StepCall
 from pipelines.executors import DASK_SCHEDULER_ENV, DASK_WORKERS_ENV, EXECUTOR_ENV, dask_executor_config
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.main import INSTANCE_TEMPLATE
@@ -95,6 +94,8 @@ def test_an_unknown_executor_or_worker_count_is_refused_when_the_definitions_loa
 def test_a_step_call_is_opaque_to_dask() -> None:
     """dask walks tuples (a DagsterRun is one, holding a record that refuses iteration): the
     step's arguments must travel as one object that is not a tuple."""
+    from pipelines.dask_executor import StepCall  # dagster-dask and dask: 1.4 s, for this test alone
+
     call = StepCall(None, None, None, ["s"], None, None)
     assert not isinstance(call, (tuple, list, dict, set))
 
