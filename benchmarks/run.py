@@ -35,6 +35,9 @@ and peak RSS (its whole process tree, from ``wait4``) measured from outside:
 ``dense``
     ``goldeneval retrieval --retriever goldeneval.dense`` cold (empty cache: every chunk
     encoded) and warm (the same cache), counting the embeddings the cache holds after each.
+``memory``
+    ``goldeneval retrieval`` at 100k and 1M generated questions, string ids in and a stored run out,
+    against the set's own size in memory (``benchmarks/memory.py``).
 ``dagster``
     The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
     then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
@@ -69,12 +72,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.memory import memory_targets, render_memory, section_memory
 from benchmarks.startup import render_startup, section_startup, startup_targets
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
-SECTIONS = ("startup", "engine", "overhead", "scifact", "dense", "dagster", "paths", "http")
+SECTIONS = ("startup", "engine", "overhead", "scifact", "dense", "dagster", "paths", "memory", "http")
 QUICK_SECTIONS = ("engine", "overhead")
 CLEARED_ENV_PREFIXES = ("GOLDENEVAL_", "DAGSTER_HOME")
 """Variables a measured command must not inherit: goldeneval's own (all start so) and Dagster's home."""
@@ -1047,6 +1051,7 @@ def section_http(options: dict[str, Any], work: Path) -> dict[str, Any]:
 
 SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {
     "startup": section_startup,
+    "memory": section_memory,
     "engine": section_engine,
     "overhead": section_overhead,
     "scifact": section_scifact,
@@ -1549,6 +1554,9 @@ def targets(results: Mapping[str, Any]) -> list[str]:
     paths = results.get("paths")
     if paths and "summary" in paths:
         lines += _paths_targets(paths)
+    memory = results.get("memory")
+    if memory and "sizes" in memory:
+        lines += memory_targets(memory)
     http = results.get("http")
     if http and "wall_ratio" in http:
         lines.append(
@@ -1650,6 +1658,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("dense", "Dense retrieval: cold and warm cache", render_dense),
         ("dagster", "The Dagster job against the CLI", render_dagster),
         ("paths", "The paths a user takes: both plug-in shapes and --format json", render_paths),
+        ("memory", "Memory: a run against its set, and 1,000,000 questions through the real path", render_memory),
         ("http", "goldeneval.http against an in-process plug-in", render_http),
     )
     for name, title, renderer in renderers:
@@ -1698,6 +1707,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--paths-questions", type=int, help="large set of the paths section (default 50000; quick: 5000)"
     )
+    parser.add_argument(
+        "--memory-questions", type=sizes, help="set sizes of the memory section (default 100000,1000000)"
+    )
     parser.add_argument("--repeats", type=int, help="warm reruns and repeats of cheap runs (default 2; quick: 1)")
     parser.add_argument(
         "--overhead-rounds",
@@ -1727,6 +1739,7 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "questions": args.questions or ([100, 300] if quick else [1000, 10_000, 100_000]),
         "dagster_questions": args.dagster_questions or (100 if quick else 10_000),
         "paths_questions": args.paths_questions or (5_000 if quick else 50_000),
+        "memory_questions": args.memory_questions or ([20_000] if quick else [100_000, 1_000_000]),
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
         "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),

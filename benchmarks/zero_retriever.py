@@ -15,6 +15,10 @@ Option ``shape=plain`` builds :class:`PlainRetriever` instead: the README's mini
 (``retrieve`` returning a fresh list, no ``retrieve_batch``), the shape most plug-ins have, so
 that the framework's cost can be reported for both shapes.
 
+Option ``shape=generated`` builds :class:`GeneratedRetriever`: the same rankings, computed
+when asked from the question's number (the generated set's text carries it), so that nothing is
+held in advance: what a run's memory holds is then goldeneval's (the memory section).
+
 Option ``timing=PATH`` makes the factory write, as JSON, how long its precomputation took
 (the retriever's own cost), which the harness subtracts.
 
@@ -111,17 +115,34 @@ class PlainRetriever:
         return _provenance()
 
 
-def factory(context: RetrieverContext) -> ZeroCostRetriever | PlainRetriever:
+class GeneratedRetriever:
+    """``retrieve`` computes the ranking of question ``i`` (its text ends in ``i``) when asked."""
+
+    def __init__(self, depth: int, pool: Sequence[str]) -> None:
+        self.depth = depth
+        self.pool = pool
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        i = int(question.rsplit(" ", 1)[-1])
+        return list(ranking_for((f"doc{i}",), i, self.depth, self.pool)[:limit])
+
+    def provenance(self) -> Provenance:
+        return _provenance()
+
+
+def factory(context: RetrieverContext) -> ZeroCostRetriever | PlainRetriever | GeneratedRetriever:
     start = time.perf_counter()
     depth = int(context.options.get("depth", "100"))
     pool = [f"other{j}#0" for j in range(DISTRACTORS)]
+    shape = context.options.get("shape", "precomputed")
+    if shape == "generated":
+        return GeneratedRetriever(depth, pool)
     rankings: dict[str, tuple[str, ...]] = {}
     if context.golden_set is not None:
         for i, question in enumerate(context.golden_set.questions):
             rankings[question.text] = ranking_for(tuple(question.expected), i, depth, pool)
-    shape = context.options.get("shape", "precomputed")
     if shape not in ("precomputed", "plain"):
-        raise ValueError(f"option 'shape' must be precomputed or plain, got {shape!r}")
+        raise ValueError(f"option 'shape' must be precomputed, plain or generated, got {shape!r}")
     kind = PlainRetriever if shape == "plain" else ZeroCostRetriever
     retriever = kind(rankings, ranking_for((), 0, depth, pool))
     timing = context.options.get("timing")

@@ -1,0 +1,124 @@
+"""The ``memory`` section of ``benchmarks.run`` (issue 26): what a run holds against its set.
+
+Generated sets (:func:`benchmarks.zero_retriever.write_set`) at 100,000 and 1,000,000
+questions, each run as a user runs it: ``goldeneval retrieval`` with string ids in (the
+``shape=generated`` retriever builds each ranking of 100 chunk ids when asked, so it holds
+nothing in advance) and a stored run out, a whole process measured from outside.
+
+* **The set's own size in memory**: the peak RSS of a Python process that loads the set with
+  goldeneval's loader (``load_golden_set``), less that of one that only imports the loader.
+* **Target: the run at 100,000 within 1.5x of the set's own size**: the run's peak RSS less
+  that of a process importing what the run imports, against the set's own size.
+* **Target: 1,000,000 x 100 through the real path within 2 GB**: the run's peak RSS.
+
+The functions of ``benchmarks.run`` that measure a process are imported when the section runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RUN_LIMIT_BYTES", "SET_RATIO", "memory_targets", "render_memory", "section_memory"]
+
+SET_RATIO = 1.5
+"""The run at 100,000 questions within this many times the set's own size in memory."""
+RUN_LIMIT_BYTES = 2 * 10**9
+"""1,000,000 x 100 through the real path within 2 GB."""
+LOAD_SET = (
+    "import sys; from pathlib import Path; from goldeneval.retrieval.golden import load_golden_set; "
+    "print(len(load_golden_set(Path(sys.argv[1])).questions))"
+)
+LOADER_IMPORTS = "import goldeneval.retrieval.golden"
+RUN_IMPORTS = (
+    "import goldeneval.cli.retrieval, goldeneval.retrieval.pipeline, goldeneval.store, benchmarks.zero_retriever"
+)
+
+
+def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
+    from benchmarks.run import REPO, ZERO_RETRIEVER, _shown, checked, clean_env, goldeneval_command, measure
+    from benchmarks.zero_retriever import write_set
+
+    timeout = options["timeout_s"]
+    env = clean_env(GOLDENEVAL_TABLES=work / "tables")
+
+    def run(argv: list[str], tag: str) -> Any:
+        log = work / f"{tag}.log"
+        return checked(measure(argv, env=env, cwd=REPO, log=log, timeout_s=timeout), log)
+
+    sizes: dict[str, Any] = {}
+    for n in options["memory_questions"]:
+        set_path = write_set(work / f"set-{n}.jsonl", n)
+        command = [goldeneval_command(), "retrieval", "--set", str(set_path), "--retriever", ZERO_RETRIEVER]
+        command += ["--option", "shape=generated", "--no-progress", "--store", str(work / f"run-{n}.duckdb")]
+        command += ["--cache-dir", str(work / "cache")]
+        the_run = run(command, f"run-{n}")
+        loaded = run([sys.executable, "-c", LOAD_SET, str(set_path)], f"load-{n}")
+        sizes[str(n)] = {
+            "run_peak_rss_bytes": the_run.peak_rss_bytes,
+            "run_wall_s": the_run.wall_s,
+            "run_cpu_s": the_run.user_s + the_run.system_s,
+            "loader_peak_rss_bytes": loaded.peak_rss_bytes,
+            "set_file_bytes": set_path.stat().st_size,
+            "command": " ".join(map(_shown, command)),
+        }
+        (work / f"run-{n}.duckdb").unlink()
+        set_path.unlink()
+    loader_imports = run([sys.executable, "-c", LOADER_IMPORTS], "loader-imports").peak_rss_bytes
+    run_imports = run([sys.executable, "-c", RUN_IMPORTS], "run-imports").peak_rss_bytes
+    for size in sizes.values():
+        size["set_in_memory_bytes"] = size["loader_peak_rss_bytes"] - loader_imports
+        size["run_beyond_imports_bytes"] = size["run_peak_rss_bytes"] - run_imports
+        size["ratio_to_set"] = size["run_beyond_imports_bytes"] / max(size["set_in_memory_bytes"], 1)
+    return {"loader_imports_rss_bytes": loader_imports, "run_imports_rss_bytes": run_imports, "sizes": sizes}
+
+
+def render_memory(section: dict[str, Any]) -> list[str]:
+    from benchmarks.run import mib, secs
+
+    rows = [
+        "| questions | set file | the set in memory (loader process less its imports) | run peak RSS "
+        "| run beyond its imports | run / set | run wall | run CPU |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for n, size in section["sizes"].items():
+        rows.append(
+            f"| {int(n):,} | {mib(size['set_file_bytes'])} | {mib(size['set_in_memory_bytes'])} "
+            f"| {mib(size['run_peak_rss_bytes'])} | {mib(size['run_beyond_imports_bytes'])} "
+            f"| {size['ratio_to_set']:.2f}x | {secs(size['run_wall_s'])} | {secs(size['run_cpu_s'])} |"
+        )
+    first = next(iter(section["sizes"].values()))
+    return [
+        "`goldeneval retrieval` on generated sets, string ids in (`benchmarks.zero_retriever` with "
+        "`shape=generated`: each ranking of 100 chunk ids built when asked, nothing held in advance) and a stored run "
+        "out, a whole process each. The set in memory: the peak RSS of a process loading the set with "
+        f"`load_golden_set`, less one importing the loader ({mib(section['loader_imports_rss_bytes'])}); the run "
+        f"beyond its imports: less a process importing what the run imports ({mib(section['run_imports_rss_bytes'])}).",
+        "",
+        *rows,
+        "",
+        f"Command: `{first['command']}`",
+    ]
+
+
+def memory_targets(section: dict[str, Any]) -> list[str]:
+    from benchmarks.run import mib, yes
+
+    lines = []
+    sizes = section["sizes"]
+    if "100000" in sizes:
+        size = sizes["100000"]
+        lines.append(
+            f"| memory at 100,000 questions within {SET_RATIO:g}x the set's own size in memory "
+            f"| {mib(size['run_beyond_imports_bytes'])} beyond the run's imports against "
+            f"{mib(size['set_in_memory_bytes'])}: "
+            f"{size['ratio_to_set']:.2f}x | {yes(size['ratio_to_set'] <= SET_RATIO)} |"
+        )
+    if "1000000" in sizes:
+        peak = sizes["1000000"]["run_peak_rss_bytes"]
+        lines.append(
+            f"| 1,000,000 x 100 through the real path (string ids in, stored run out) within 2 GB "
+            f"| {peak / 1e9:.2f} GB ({mib(peak)}) peak RSS | {yes(peak <= RUN_LIMIT_BYTES)} |"
+        )
+    return lines
