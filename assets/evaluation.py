@@ -16,15 +16,18 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
+from assets.handoff import RunHandOff
 from assets.metadata import float_rates, rank_metrics, rates, table_metadata
-from assets.names import GROUP, TABLES_IO_MANAGER
+from assets.names import GROUP
 from assets.partitions import cell
 from assets.series import observe
-from assets.summary import build_summary_asset, record_summary, summary_result
+from assets.summary import observed_run, record_summary, summary_result
+from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.details import RetrievalDetails, retrieval_details
+from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
@@ -34,7 +37,6 @@ from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,
     hits_tables_run_id,
-    markdown_preview,
     rankings_table,
     run_from_hits,
     run_privacy,
@@ -51,6 +53,8 @@ HITS_PREVIEW_COLUMNS = (
     "latency_ms",
     "top_documents",
 )
+EVALUATED_RUNS: RunHandOff[RetrievalRun] = RunHandOff()
+"""The evaluated runs waiting for their summary in this process (:mod:`assets.handoff`)."""
 
 
 def _counts(values: list[str]) -> dict[str, int]:
@@ -91,33 +95,25 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
     for warning in run.warnings:
         context.log.warning(warning)
     rankings = rankings_table(run, spec.privacy, document_id_mapper(spec.chunk_separator), context.run.run_id)
-    yield dg.Output(
-        rankings,
-        output_name="retriever_rankings",
-        metadata={"question_count": len(run.results), "privacy": spec.privacy.value, **table_metadata(rankings)},
-    )
+    counted = {"question_count": len(run.results)}
+    yield table_output(rankings, "retriever_rankings", spec.privacy, counted)
     hits = hits_table(run, spec.privacy, context.run.run_id)
+    EVALUATED_RUNS.keep(context.run.run_id, context.partition_key, run)
     overall = run.aggregates.overall
-    yield dg.Output(
-        hits,
-        output_name="question_hits",
-        metadata={
-            **rates(overall),
-            "errors": overall.errors,
-            "warnings": dg.MetadataValue.json(list(run.warnings)),
-            "privacy": spec.privacy.value,
-            **table_metadata(hits),
-            "preview": dg.MetadataValue.md(markdown_preview(hits, columns=HITS_PREVIEW_COLUMNS)),
-        },
-    )
+    rated = {**rates(overall), "errors": overall.errors, "warnings": dg.MetadataValue.json(list(run.warnings))}
+    yield table_output(hits, "question_hits", spec.privacy, rated, preview=HITS_PREVIEW_COLUMNS)
 
 
 def evaluation_summary(
     context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource, question_hits: pa.Table
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    """Record the run the hits describe (once: :func:`assets.summary.record_summary`)."""
+    """Record the run the hits describe (once: :func:`assets.summary.record_summary`): the
+    evaluation's own run when this process evaluated it (:mod:`assets.handoff`), else the
+    run rebuilt from the table."""
     where = cell(context.partition_key)
-    run = run_from_hits(question_hits)
+    tables_run_id = hits_tables_run_id(question_hits)
+    evaluated = EVALUATED_RUNS.take(tables_run_id, context.partition_key)
+    run = evaluated if evaluated is not None else run_from_hits(question_hits)
     recorded = record_summary(
         goldeneval,
         goldeneval.run_spec(where),
@@ -126,7 +122,7 @@ def evaluation_summary(
         series=run.series,
         grader=RETRIEVAL_GRADER,
         tables_privacy=run_privacy(question_hits),
-        tables_run_id=hits_tables_run_id(question_hits),
+        tables_run_id=tables_run_id,
     )
     stored = recorded.stored
     aggregates = run.aggregates
@@ -160,13 +156,7 @@ def evaluation_summary(
         context,
         where,
         goldeneval.suite().retriever_names,
-        {
-            **rates(overall),
-            **plotted,
-            "stored_run_id": stored.id,
-            "verdict": recorded.verdict.status.value,
-            "status": stored.status,
-        },
+        observed_run(recorded, {**rates(overall), **plotted}),
     )
     return summary_result(
         recorded,
@@ -189,46 +179,30 @@ def _judged_metadata(details: RetrievalDetails) -> dict[str, Any]:
     return {**float_rates(judged_values(details)), "judged": dg.MetadataValue.json(judged)}
 
 
+RETRIEVAL_KIND = EvaluatedKind(
+    group=GROUP,
+    golden=Table(
+        "golden_question_sets", "The validated golden question set, one row per question (Parquet, hive layout)."
+    ),
+    load=golden_question_sets,
+    step="retrieval",
+    evaluate=retrieval,
+    outputs=(
+        Table("retriever_rankings", "The raw overfetched ranking of every question, one row per returned id."),
+        Table(
+            "question_hits",
+            "Per question: distinct top-3 documents, top-1/top-3 hit, form, hard class, latency, status.",
+        ),
+    ),
+    summary=Table(
+        "evaluation_summary", "Aggregates overall, by form and by hard class, stored as one run in the result store."
+    ),
+    summarise=evaluation_summary,
+    check_description="No question errored or timed out: the run is complete.",
+)
+
+
 def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
     """The four evaluation assets over the given (set x retriever) partitions (the summary
     reports each run to the observed assets of ``assets.series``)."""
-    sets_asset = dg.asset(
-        name="golden_question_sets",
-        partitions_def=partitions_def,
-        group_name=GROUP,
-        kinds={"parquet"},
-        io_manager_key=TABLES_IO_MANAGER,
-        description="The validated golden question set, one row per question (Parquet, hive layout).",
-    )(golden_question_sets)
-    retrieval_asset = dg.multi_asset(
-        name="retrieval",
-        specs=[
-            dg.AssetSpec(
-                "retriever_rankings",
-                deps=["golden_question_sets"],
-                group_name=GROUP,
-                kinds={"parquet"},
-                description="The raw overfetched ranking of every question, one row per returned id.",
-            ).with_io_manager_key(TABLES_IO_MANAGER),
-            dg.AssetSpec(
-                "question_hits",
-                deps=["retriever_rankings"],
-                group_name=GROUP,
-                kinds={"parquet"},
-                description="Per question: distinct top-3 documents, top-1/top-3 hit, form, "
-                "hard class, latency, status.",
-            ).with_io_manager_key(TABLES_IO_MANAGER),
-        ],
-        partitions_def=partitions_def,
-    )(retrieval)
-    summary_asset = build_summary_asset(
-        evaluation_summary,
-        name="evaluation_summary",
-        group=GROUP,
-        table="question_hits",
-        partitions_def=partitions_def,
-        check_description="No question errored or timed out: the run is complete.",
-        description="Aggregates overall, by form and by hard class, stored as one run in the result store.",
-        store_kind=store_kind,
-    )
-    return [sets_asset, retrieval_asset, summary_asset]
+    return build_kind_assets(RETRIEVAL_KIND, partitions_def, store_kind=store_kind)

@@ -19,11 +19,11 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.metadata import float_rates, table_metadata
-from assets.names import TABLES_IO_MANAGER
 from assets.partitions import prompt_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import PROMPT_SERIES, build_series_specs, observe
-from assets.summary import build_summary_asset, record_summary, summary_result
+from assets.summary import observed_run, record_summary, summary_result
+from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.answers import pipeline as prompt_pipeline
 from goldeneval.answers.details import PromptRate
 from goldeneval.answers.golden import prompt_set_digest
@@ -35,7 +35,6 @@ from goldeneval.answers.tables import (
     responses_table,
     run_from_gradings,
 )
-from goldeneval.retrieval.tables import markdown_preview
 from resources.goldeneval import GoldenEvalResource
 
 PROMPT_GROUP = "goldeneval_prompts"
@@ -82,32 +81,18 @@ def prompt_evaluation(
     for notice in run.notices:
         context.log.warning(notice)
     responses = responses_table(run, spec.privacy, context.run.run_id)
-    yield dg.Output(
-        responses,
-        output_name="model_responses",
-        metadata={
-            "prompt_count": len(run.results),
-            "model_errors": sum(1 for r in run.results if r.stage == "model"),
-            "privacy": spec.privacy.value,
-            **table_metadata(responses),
-        },
-    )
+    counted = {"prompt_count": len(run.results), "model_errors": sum(1 for r in run.results if r.stage == "model")}
+    yield table_output(responses, "model_responses", spec.privacy, counted)
     gradings = gradings_table(run, spec.privacy, context.run.run_id)
     overall = run.aggregates.overall
-    yield dg.Output(
-        gradings,
-        output_name="prompt_gradings",
-        metadata={
-            **prompt_rates(overall),
-            "errors": overall.errors,
-            "unstable": run.aggregates.unstable,
-            "grader": run.grader,
-            "notices": dg.MetadataValue.json(list(run.notices)),
-            "privacy": spec.privacy.value,
-            **table_metadata(gradings),
-            "preview": dg.MetadataValue.md(markdown_preview(gradings, columns=GRADINGS_PREVIEW_COLUMNS)),
-        },
-    )
+    rated = {
+        **prompt_rates(overall),
+        "errors": overall.errors,
+        "unstable": run.aggregates.unstable,
+        "grader": run.grader,
+        "notices": dg.MetadataValue.json(list(run.notices)),
+    }
+    yield table_output(gradings, "prompt_gradings", spec.privacy, rated, preview=GRADINGS_PREVIEW_COLUMNS)
 
 
 def prompt_summary(
@@ -147,12 +132,7 @@ def prompt_summary(
         context,
         where,
         goldeneval.suite().model_names,
-        {
-            **prompt_rates(overall),
-            "stored_run_id": stored.id,
-            "verdict": recorded.verdict.status.value,
-            "status": stored.status,
-        },
+        observed_run(recorded, prompt_rates(overall)),
         PROMPT_SERIES,
     )
     return summary_result(
@@ -180,46 +160,24 @@ PROMPT_CHECK = CheckedKind(
 )
 
 
+PROMPT_KIND = EvaluatedKind(
+    group=PROMPT_GROUP,
+    golden=Table("golden_prompt_sets", "The validated golden prompt set, one row per prompt (Parquet, hive layout)."),
+    load=golden_prompt_sets,
+    step="prompt_evaluation",
+    evaluate=prompt_evaluation,
+    outputs=(
+        Table("model_responses", "Per prompt: the model's answer (full privacy only), latency, status."),
+        Table("prompt_gradings", "Per prompt: passed, score, assertions, judge samples and spread, unstable, status."),
+    ),
+    summary=Table("prompt_summary", "Pass rate and mean score, stored as one run in the result store."),
+    summarise=prompt_summary,
+    check_description="Every prompt was answered and graded: the run is complete.",
+)
+
+
 def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
     """The prompt assets and the prompt regression check over (prompt set x model) partitions."""
-    sets_asset = dg.asset(
-        name="golden_prompt_sets",
-        partitions_def=partitions_def,
-        group_name=PROMPT_GROUP,
-        kinds={"parquet"},
-        io_manager_key=TABLES_IO_MANAGER,
-        description="The validated golden prompt set, one row per prompt (Parquet, hive layout).",
-    )(golden_prompt_sets)
-    evaluation_asset = dg.multi_asset(
-        name="prompt_evaluation",
-        specs=[
-            dg.AssetSpec(
-                "model_responses",
-                deps=["golden_prompt_sets"],
-                group_name=PROMPT_GROUP,
-                kinds={"parquet"},
-                description="Per prompt: the model's answer (full privacy only), latency, status.",
-            ).with_io_manager_key(TABLES_IO_MANAGER),
-            dg.AssetSpec(
-                "prompt_gradings",
-                deps=["model_responses"],
-                group_name=PROMPT_GROUP,
-                kinds={"parquet"},
-                description="Per prompt: passed, score, assertions, judge samples and spread, unstable, status.",
-            ).with_io_manager_key(TABLES_IO_MANAGER),
-        ],
-        partitions_def=partitions_def,
-    )(prompt_evaluation)
-    summary_asset = build_summary_asset(
-        prompt_summary,
-        name="prompt_summary",
-        group=PROMPT_GROUP,
-        table="prompt_gradings",
-        partitions_def=partitions_def,
-        check_description="Every prompt was answered and graded: the run is complete.",
-        description="Pass rate and mean score, stored as one run in the result store.",
-        store_kind=store_kind,
-    )
     check_asset = build_regression_check(PROMPT_CHECK, partitions_def)
     series = build_series_specs(partitions_def, PROMPT_SERIES)  # plotted per series (assets.series)
-    return [sets_asset, evaluation_asset, summary_asset, check_asset, *series]
+    return [*build_kind_assets(PROMPT_KIND, partitions_def, store_kind=store_kind), check_asset, *series]

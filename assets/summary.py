@@ -27,7 +27,15 @@ from goldeneval.store import Store, StoreLocation
 from goldeneval.store.parquet import stored_run_id_for
 from resources.goldeneval import GoldenEvalResource
 
-__all__ = ["RecordedSummary", "build_summary_asset", "record_summary", "store_kind", "store_value", "summary_result"]
+__all__ = [
+    "RecordedSummary",
+    "build_summary_asset",
+    "observed_run",
+    "record_summary",
+    "store_kind",
+    "store_value",
+    "summary_result",
+]
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,17 @@ def record_summary(
     )
     verdict = door.judge(store, stored, spec, pinned=pinned)
     return RecordedSummary(store, stored, privacy, tables_run_id, verdict)
+
+
+def observed_run(recorded: RecordedSummary, plotted: Mapping[str, Any]) -> dict[str, Any]:
+    """What the series assets observe of a stored run (``assets.series.observe``): the kind's
+    plotted values, then the run's id, its verdict and its status."""
+    return {
+        **plotted,
+        "stored_run_id": recorded.stored.id,
+        "verdict": recorded.verdict.status.value,
+        "status": recorded.stored.status,
+    }
 
 
 def summary_result(

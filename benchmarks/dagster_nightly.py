@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import io
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,22 +26,37 @@ from typing import Any
 STARTED = time.perf_counter()
 
 
+class _NeverBuilt:
+    """Stands for a retriever class whose module the run never imported: nothing is one."""
+
+
+def _loaded_class(module: str, name: str) -> type[Any]:
+    """``module.name`` if the run imported ``module``, else :class:`_NeverBuilt`.  A retriever
+    of a module never imported cannot exist, and importing one here (bm25s, torch) would add
+    to the measured process a cost the README's command did not have."""
+    loaded = sys.modules.get(module)
+    found = getattr(loaded, name, None) if loaded is not None else None
+    return found if isinstance(found, type) else _NeverBuilt
+
+
 def describe(retriever: object) -> dict[str, Any]:
     """What building ``retriever`` did, as far as the built-in retrievers report it."""
-    from goldeneval.retrieval.retrievers.dense import DenseRetriever
-    from goldeneval.retrieval.retrievers.hybrid import HybridRetriever
-    from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
-    from goldeneval.retrieval.retrievers.reranked import DenseScorer, RerankedRetriever
+    retrievers = "goldeneval.retrieval.retrievers"
+    dense_class = _loaded_class(f"{retrievers}.dense", "DenseRetriever")
+    hybrid_class = _loaded_class(f"{retrievers}.hybrid", "HybridRetriever")
+    lexical_class = _loaded_class(f"{retrievers}.lexical", "LexicalRetriever")
+    reranked_class = _loaded_class(f"{retrievers}.reranked", "RerankedRetriever")
+    scorer_class = _loaded_class(f"{retrievers}.reranked", "DenseScorer")
 
     record: dict[str, Any] = {"type": type(retriever).__name__}
-    lexical = retriever if isinstance(retriever, LexicalRetriever) else None
-    dense = retriever if isinstance(retriever, DenseRetriever) else None
-    if isinstance(retriever, HybridRetriever):
+    lexical = retriever if isinstance(retriever, lexical_class) else None
+    dense = retriever if isinstance(retriever, dense_class) else None
+    if isinstance(retriever, hybrid_class):
         lexical, dense = retriever.lexical, retriever.dense
-    if isinstance(retriever, RerankedRetriever):
+    if isinstance(retriever, reranked_class):
         first = retriever.first_stage
-        lexical = first if isinstance(first, LexicalRetriever) else None
-        dense = retriever.scorer.dense if isinstance(retriever.scorer, DenseScorer) else None
+        lexical = first if isinstance(first, lexical_class) else None
+        dense = retriever.scorer.dense if isinstance(retriever.scorer, scorer_class) else None
     if lexical is not None:
         record["lexical_index_loaded_from_cache"] = lexical.index_loaded_from_cache
     if dense is not None:

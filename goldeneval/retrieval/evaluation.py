@@ -103,6 +103,10 @@ class RetrievalRun:
     """The cutoffs judged@k is reported at; empty when the set records no judged negatives."""
     average_over: AverageOver = DEFAULT_AVERAGE_OVER
     """Which questions each metric's mean is over (:data:`goldeneval.retrieval.metrics.AVERAGE_OVER`)."""
+    errors_reduced: bool = False
+    """Whether the results' errors hold only their class already (read back from a
+    ``metadata_only`` hits table): reduced again for the store, ``KeyError`` would become
+    ``error``, not what the CLI stores for the same evaluation."""
 
     @property
     def metrics(self) -> tuple[Metric, ...]:
@@ -175,7 +179,11 @@ class RetrievalRun:
         else:
             questions = QuestionColumns.from_rows(_records(self.results, self.depth, judged is not None))
         if privacy is PrivacyMode.METADATA_ONLY:
-            questions = questions.without_content()
+            # errors read back from a metadata_only table are their class already: only the documents go
+            if self.errors_reduced:
+                questions = questions.model_copy(update={"documents": None})
+            else:
+                questions = questions.without_content()
         return RetrievalDetails(
             # format 5 only where judged@k is held: every other run keeps format 4's shape
             format_version=COLUMNAR_FORMAT_VERSION if judged is None else COVERAGE_FORMAT_VERSION,

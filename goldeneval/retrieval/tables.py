@@ -21,7 +21,7 @@ run can be rebuilt from it: :func:`run_from_hits`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,10 +30,11 @@ import pyarrow as pa
 
 from goldeneval.core.privacy import PrivacyMode, content_free_error
 from goldeneval.core.provenance import Provenance
+from goldeneval.retrieval import columnar
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
-from goldeneval.retrieval.scoring import QuestionResult, QuestionStatus, aggregate
+from goldeneval.retrieval.scoring import TOP_K, QuestionResult, QuestionStatus, ScoredAnswers, aggregate
 from goldeneval.store.parquet import (
     TABLE_FORMAT_VERSION,
     file_run_id,
@@ -98,12 +99,12 @@ def rankings_table(
     Built column by column, not row by row (a 10,000-question run at depth 100 is a million
     rows): ``to_document`` is called once per distinct returned id, and whether a row's
     document is expected is one ``isin`` over (question, document) codes."""
-    results = run.results
-    lengths = np.fromiter((len(r.returned_ids) for r in results), dtype=np.int64, count=len(results))
+    ids, rankings, expected, latency_ms = _rankings_of(run.results)
+    lengths = np.fromiter((len(ranking) for ranking in rankings), dtype=np.int64, count=len(rankings))
     total = int(lengths.sum())
-    question = np.repeat(np.arange(len(results), dtype=np.int64), lengths)
+    question = np.repeat(np.arange(len(rankings), dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    returned = pa.array(list(itertools.chain.from_iterable(r.returned_ids for r in results)), pa.string())
+    returned = pa.array(list(itertools.chain.from_iterable(rankings)), pa.string())
     encoded = returned.dictionary_encode()
     returned_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     mapped = [to_document(returned_id) for returned_id in encoded.dictionary.to_pylist()]
@@ -116,26 +117,47 @@ def rankings_table(
     expected_keys = np.fromiter(
         (
             i * len(document_code) + document_code[doc]
-            for i, r in enumerate(results)
-            for doc in r.expected
+            for i, targets in enumerate(expected)
+            for doc in targets
             if doc in document_code
         ),
         dtype=np.int64,
     )
     columns: dict[str, pa.Array] = {
-        "question_id": pa.array([r.question_id for r in results], pa.string()).take(pa.array(question)),
+        "question_id": pa.array(ids, pa.string()).take(pa.array(question)),
         "rank": pa.array(np.arange(total, dtype=np.int64) - starts + 1, pa.int32()),
         "returned_id": returned,
         "document_id": pa.array(documents[row_documents], pa.string()),
         "is_target": pa.array(np.isin(question * len(document_code) + row_documents, expected_keys), pa.bool_()),
         "latency_ms": pa.array(
-            np.repeat(np.fromiter((r.latency_ms for r in results), dtype=np.float64, count=len(results)), lengths),
+            np.repeat(np.fromiter(latency_ms, dtype=np.float64, count=len(rankings)), lengths),
             pa.float64(),
         ),
     }
     if privacy is PrivacyMode.METADATA_ONLY:
         columns = {name: values for name, values in columns.items() if name not in ("returned_id", "document_id")}
     return stamp_columns(pa.table(columns), run_id, run.started_at)
+
+
+def _rankings_of(
+    results: Sequence[QuestionResult],
+) -> tuple[list[str], Sequence[Sequence[str]], list[frozenset[str]], Sequence[float]]:
+    """Each question's id, raw ranking (none for an errored one), expected documents and
+    latency: from the evaluator's arrays when the run has them, without building a
+    :class:`QuestionResult` per question, else from the results."""
+    if isinstance(results, ScoredAnswers):
+        questions = results.questions
+        rankings = [
+            () if error is not None else ranking
+            for ranking, error in zip(results.returned, results.errors, strict=True)
+        ]
+        return [q.id for q in questions], rankings, [q.expected for q in questions], results.latency_ms
+    return (
+        [r.question_id for r in results],
+        [r.returned_ids for r in results],
+        [r.expected for r in results],
+        [r.latency_ms for r in results],
+    )
 
 
 def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
@@ -163,6 +185,16 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
     """One row per question; the run's identity rides along in the schema metadata."""
     results = run.results
     full = privacy is PrivacyMode.FULL
+    if isinstance(results, ScoredAnswers):
+        columns = _scored_hits_columns(results, full, judged=bool(run.judged_cutoffs))
+    else:
+        columns = _result_hits_columns(results, full, judged=bool(run.judged_cutoffs))
+    table = stamp_columns(pa.table(columns), run_id, run.started_at)
+    return with_identity(table, RUN_METADATA_KEY, _run_identity(run, privacy, run_id))
+
+
+def _result_hits_columns(results: Sequence[QuestionResult], full: bool, *, judged: bool) -> dict[str, pa.Array]:
+    """The hits columns of results read back from a table, record by record."""
     columns: dict[str, pa.Array] = {
         "question_id": pa.array([r.question_id for r in results], pa.string()),
         "form": pa.array([r.form for r in results], pa.string()),
@@ -177,7 +209,7 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
         # In metadata_only an error keeps only its class, as in the store (it can quote content).
         "error": pa.array([r.error if full else content_free_error(r.error) for r in results], pa.string()),
     }
-    if run.judged_cutoffs:  # judged@k and the unjudged top-3 ranks (ranks, never ids: kept in metadata_only)
+    if judged:  # judged@k and the unjudged top-3 ranks (ranks, never ids: kept in metadata_only)
         columns["judged_at"] = pa.array(
             [list(r.judged_at.items()) for r in results], pa.map_(pa.string(), pa.float64())
         )
@@ -185,8 +217,82 @@ def hits_table(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> pa.Table
     if full:
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
         columns["documents"] = pa.array([list(r.documents) for r in results], pa.list_(pa.string()))
-    table = stamp_columns(pa.table(columns), run_id, run.started_at)
-    return with_identity(table, RUN_METADATA_KEY, _run_identity(run, privacy, run_id))
+    return columns
+
+
+def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> dict[str, pa.Array]:
+    """The same columns as :func:`_result_hits_columns`, straight from the evaluator's arrays:
+    no :class:`QuestionResult` per question (10,000 of them cost more than the table).  An
+    errored question has no verdict, depth, metrics, judged@k, unjudged ranks or documents."""
+    ok = scored.ok
+    failed = ~ok
+    errors = list(scored.errors)
+    questions = scored.questions
+    columns: dict[str, pa.Array] = {
+        "question_id": pa.array([q.id for q in questions], pa.string()),
+        "form": pa.array(scored.forms, pa.string()),
+        "hard_class": pa.array(scored.hard_classes, pa.string()),
+        "status": pa.array([_STATUS[error is None] for error in errors], pa.string()),
+        "top1_hit": pa.array(scored.top1.astype(np.bool_), pa.bool_(), mask=failed),
+        "top3_hit": pa.array(scored.top3.astype(np.bool_), pa.bool_(), mask=failed),
+        "latency_ms": pa.array(list(scored.latency_ms), pa.float64()),
+        "metrics": _defined_values(scored.metrics, ok),
+        "judged": pa.array([bool(q.expected) for q in questions], pa.bool_()),
+        "depth": pa.array(scored.reached.astype(np.int32), pa.int32(), mask=failed),
+        "error": pa.array(errors if full else [content_free_error(e) for e in errors], pa.string()),
+    }
+    if judged:
+        columns["judged_at"] = _defined_values(scored.judged_at, ok)
+        columns["unjudged_ranks"] = _int_lists(scored.unjudged, ok)
+    if full:
+        kept = scored.kept
+        documents = pa.array(scored.documents[kept.codes], pa.string())
+        columns["top_documents"] = _first(kept.offsets, documents, TOP_K)
+        columns["documents"] = pa.ListArray.from_arrays(pa.array(kept.offsets, pa.int32()), documents)
+    return columns
+
+
+_STATUS = {True: QuestionStatus.OK.value, False: QuestionStatus.ERROR.value}
+"""A question's status by whether it was answered (an errored one is ``error``, timed out or not)."""
+
+
+def _defined_values(values: Mapping[str, np.ndarray], ok: np.ndarray) -> pa.Array:
+    """Per question, each named value that is defined (not NaN) for an answered question, in
+    the mapping's order: the ``map<string, double>`` of :attr:`QuestionResult.metrics`."""
+    names = list(values)
+    grid = np.column_stack([values[name] for name in names]) if names else np.empty((len(ok), 0))
+    defined = ~np.isnan(grid) & ok[:, None]
+    rows, cols = np.nonzero(defined)  # row by row, each row's names in order
+    offsets = np.concatenate([[0], np.cumsum(defined.sum(axis=1))])
+    return pa.MapArray.from_arrays(
+        pa.array(offsets, pa.int32()),
+        pa.array(np.asarray(names, dtype=object)[cols], pa.string()),
+        pa.array(grid[rows, cols], pa.float64()),
+    )
+
+
+def _int_lists(rankings: columnar.Rankings | None, ok: np.ndarray) -> pa.Array:
+    """Each answered question's codes as a ``list<int32>`` (empty for an errored one, or all
+    when there are none)."""
+    if rankings is None:
+        return pa.ListArray.from_arrays(pa.array(np.zeros(len(ok) + 1, dtype=np.int32)), pa.array([], pa.int32()))
+    lengths = np.diff(rankings.offsets) * ok
+    kept = np.repeat(ok, np.diff(rankings.offsets))
+    return pa.ListArray.from_arrays(
+        pa.array(np.concatenate([[0], np.cumsum(lengths)]), pa.int32()),
+        pa.array(rankings.codes[kept].astype(np.int32)),
+    )
+
+
+def _first(offsets: np.ndarray, values: pa.Array, k: int) -> pa.Array:
+    """The first ``k`` values of each list ``values[offsets[i]:offsets[i + 1]]``."""
+    lengths = np.minimum(np.diff(offsets), k)
+    positions = offsets[:-1, None] + np.arange(k)[None, :]
+    taken = positions[np.arange(k)[None, :] < lengths[:, None]]  # row by row
+    return pa.ListArray.from_arrays(
+        pa.array(np.concatenate([[0], np.cumsum(lengths)]), pa.int32()),
+        values.take(pa.array(taken, pa.int64())),
+    )
 
 
 def run_from_hits(table: pa.Table) -> RetrievalRun:
@@ -228,6 +334,7 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
         provenance=Provenance.model_validate(identity["provenance"]),
         label_digest=identity["label_digest"],
         hit_cutoffs=tuple(identity["hit_cutoffs"]),
+        errors_reduced=identity.get("privacy") == PrivacyMode.METADATA_ONLY.value,
         **measured,
     )
 

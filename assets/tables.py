@@ -1,0 +1,104 @@
+"""The graph every kind of run has: its golden set, the step that evaluates it, the summary.
+
+A kind (retrieval: ``golden_question_sets`` -> ``retriever_rankings`` -> ``question_hits``;
+prompts: ``golden_prompt_sets`` -> ``model_responses`` -> ``prompt_gradings``) has one asset
+for the validated set and one multi-asset step whose outputs are tables, each depending on the
+one before; all are stored by the Parquet IO manager (``assets.io_manager``); then the summary
+that records the run (``assets.summary``).  Built here once, from each kind's
+:class:`EvaluatedKind`, so the two kinds' graphs cannot drift apart in how they are declared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import dagster as dg
+import pyarrow as pa
+
+from assets.metadata import table_metadata
+from assets.names import TABLES_IO_MANAGER
+from assets.summary import build_summary_asset
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.store.parquet import markdown_preview
+
+__all__ = ["EvaluatedKind", "Table", "build_kind_assets", "table_output"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """One asset: its name and what the UI says of it."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class EvaluatedKind:
+    """A kind's graph: the set asset ``golden`` (``load``'s table), the step ``evaluate``
+    yielding ``outputs`` in order, each depending on the table before it, and the ``summary``
+    (``summarise``) that records the run its last table describes."""
+
+    group: str
+    golden: Table
+    load: Callable[..., Any]
+    step: str
+    evaluate: Callable[..., Any]
+    outputs: tuple[Table, ...]
+    summary: Table
+    summarise: Callable[..., Any]
+    check_description: str
+    """What the summary's ``run_complete`` check says it checks."""
+
+
+def build_kind_assets(
+    kind: EvaluatedKind, partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb"
+) -> list[Any]:
+    """The set asset, the step and the summary of ``kind`` over its partitions; the summary's
+    kind tag names the store (``duckdb`` or ``postgres``)."""
+    sets_asset = dg.asset(
+        name=kind.golden.name,
+        partitions_def=partitions_def,
+        group_name=kind.group,
+        kinds={"parquet"},
+        io_manager_key=TABLES_IO_MANAGER,
+        description=kind.golden.description,
+    )(kind.load)
+    specs = [
+        dg.AssetSpec(
+            table.name, deps=[before.name], group_name=kind.group, kinds={"parquet"}, description=table.description
+        ).with_io_manager_key(TABLES_IO_MANAGER)
+        for before, table in zip([kind.golden, *kind.outputs], kind.outputs, strict=False)
+    ]
+    step_asset = dg.multi_asset(name=kind.step, specs=specs, partitions_def=partitions_def)(kind.evaluate)
+    summary_asset = build_summary_asset(
+        kind.summarise,
+        name=kind.summary.name,
+        group=kind.group,
+        table=kind.outputs[-1].name,
+        partitions_def=partitions_def,
+        check_description=kind.check_description,
+        description=kind.summary.description,
+        store_kind=store_kind,
+    )
+    return [sets_asset, step_asset, summary_asset]
+
+
+def table_output(
+    table: pa.Table,
+    output_name: str,
+    privacy: PrivacyMode,
+    metadata: Mapping[str, Any],
+    *,
+    preview: Sequence[str] = (),
+) -> dg.Output[pa.Table]:
+    """One output of a kind's step: the kind's ``metadata``, then what every table shows (the
+    privacy mode it obeys, its rows and schema) and, for the table a person reads first, a
+    Markdown preview of the ``preview`` columns of its first rows."""
+    shown = {"preview": dg.MetadataValue.md(markdown_preview(table, columns=preview))} if preview else {}
+    return dg.Output(
+        table,
+        output_name=output_name,
+        metadata={**metadata, "privacy": privacy.value, **table_metadata(table), **shown},
+    )
