@@ -19,6 +19,7 @@ from pipelines.build import build_definitions
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
+from tests.chat_server import SHUTDOWN_POLL_S
 from tests.conftest import FIXED_RANKINGS_PLUGIN
 
 PLUGIN_MODULE = "fixed_rankings_plugin"
@@ -194,7 +195,7 @@ def webhook_server() -> Iterator[Webhook]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     hook.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    thread = threading.Thread(target=server.serve_forever, name="webhook", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), name="webhook", daemon=True)
     thread.start()
     try:
         yield hook

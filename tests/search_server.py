@@ -33,6 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from goldeneval.core.corpus import load_corpus
 from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from tests.chat_server import SHUTDOWN_POLL_S
 
 TRANSIT_CORPUS = Path(__file__).resolve().parents[1] / "goldeneval" / "sample" / "transit" / "corpus"
 
@@ -182,7 +183,7 @@ def search_server(**settings: Any) -> Iterator[SearchServer]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, name="search-server", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), name="search-server", daemon=True)
     thread.start()
     try:
         yield state
