@@ -1,7 +1,8 @@
 """Small retrievers written against the real LangChain and LlamaIndex base classes, the way a
 team writes its own: keyword overlap over a handful of documents, so that the adapters'
 rules (the limit, the id field, errors) are tested without loading a model.  Each ``make_*``
-is a factory a user would name with ``--option factory=tests.adapter_toys:make_...``."""
+is a factory a user would name with ``--option factory=tests.adapter_toys:make_...``; the
+LlamaIndex ones are in tests/adapter_toys_llamaindex.py."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever as LangChainBase
 from langchain_core.vectorstores import InMemoryVectorStore
-from llama_index.core.retrievers import BaseRetriever as LlamaIndexBase
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 DOCUMENTS = {
     "fares/day-ticket": "day ticket zones a and b price",
@@ -115,45 +114,3 @@ def make_nothing() -> None:
 
 def make_failure() -> KeywordRetriever:
     raise ValueError("the index is not built yet\nrun make index first")
-
-
-# ------------------------------------------------------------------ LlamaIndex
-
-
-class KeywordNodes(LlamaIndexBase):
-    """A LlamaIndex retriever with ``similarity_top_k``, ids in ``metadata['doc_id']``, and as
-    each node's ``ref_doc_id`` (the source document)."""
-
-    def __init__(self, similarity_top_k: int = 2) -> None:
-        super().__init__()
-        self.similarity_top_k = similarity_top_k
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        nodes = []
-        for rank, doc in enumerate(keyword_ranking(query_bundle.query_str)[: self.similarity_top_k]):
-            node = TextNode(text=DOCUMENTS[doc], id_=f"chunk-{rank}", metadata={"doc_id": doc})
-            node.relationships = {}
-            nodes.append(NodeWithScore(node=_with_source(node, doc), score=1.0 / (rank + 1)))
-        return nodes
-
-
-class AllNodes(LlamaIndexBase):
-    """No limit setting: every document as a node whose ``node_id`` is the document id."""
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [NodeWithScore(node=TextNode(text=text, id_=doc), score=0.5) for doc, text in DOCUMENTS.items()]
-
-
-def _with_source(node: TextNode, doc: str) -> TextNode:
-    from llama_index.core.schema import NodeRelationship, RelatedNodeInfo
-
-    node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=doc)
-    return node
-
-
-def make_keyword_nodes() -> KeywordNodes:
-    return KeywordNodes()
-
-
-def make_all_nodes() -> AllNodes:
-    return AllNodes()

@@ -19,6 +19,7 @@ from goldeneval.retrieval.retrievers.llamaindex import LlamaIndexRetriever
 from tests import adapter_toys
 
 TOYS = "tests.adapter_toys"
+LLAMA_TOYS = "tests.adapter_toys_llamaindex"
 ADAPTERS = ("goldeneval.langchain", "goldeneval.llamaindex")
 
 
@@ -81,19 +82,19 @@ def test_integer_ids_are_text_and_other_ids_are_the_questions_error(tmp_path: Pa
 
 
 def test_llamaindex_similarity_top_k_is_set_on_a_shallow_copy(tmp_path: Path) -> None:
-    retriever = build("goldeneval.llamaindex", tmp_path, factory=f"{TOYS}:make_keyword_nodes", id_field="doc_id")
+    retriever = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_keyword_nodes", id_field="doc_id")
     assert retriever.limit_by == "similarity_top_k"
     assert retriever.retrieve("ticket price", 3) == ["fares/day-ticket", "fares/single-ticket", "fares/monthly-pass"]
     assert retriever.retriever.similarity_top_k == 2
 
 
 def test_llamaindex_ids_fall_back_to_the_source_document_then_the_node_id(tmp_path: Path) -> None:
-    by_source = build("goldeneval.llamaindex", tmp_path, factory=f"{TOYS}:make_keyword_nodes")
+    by_source = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_keyword_nodes")
     assert by_source.retrieve("ticket price", 2) == ["fares/day-ticket", "fares/single-ticket"]  # ref_doc_id
-    by_node = build("goldeneval.llamaindex", tmp_path, factory=f"{TOYS}:make_all_nodes")
+    by_node = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_all_nodes")
     assert by_node.limit_by == "truncate"
     assert by_node.retrieve("anything", 2) == ["fares/day-ticket", "fares/single-ticket"]  # node_id
-    strict = build("goldeneval.llamaindex", tmp_path, factory=f"{TOYS}:make_all_nodes", id_field="doc_id")
+    strict = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_all_nodes", id_field="doc_id")
     with pytest.raises(SearchError, match=r"^node 0 has no metadata field 'doc_id' \(its metadata has: none\)"):
         strict.retrieve("anything", 2)
 
@@ -129,8 +130,10 @@ def test_a_bad_factory_is_one_line_naming_the_retriever(
 def test_a_factory_of_the_other_framework_is_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(RetrieverError, match=r"returned tests\.adapter_toys\.KeywordRetriever, not a llama_index"):
         build("goldeneval.llamaindex", tmp_path, factory=f"{TOYS}:make_keyword_retriever")
-    with pytest.raises(RetrieverError, match=r"returned tests\.adapter_toys\.KeywordNodes, not a langchain_core"):
-        build("goldeneval.langchain", tmp_path, factory=f"{TOYS}:make_keyword_nodes")
+    with pytest.raises(
+        RetrieverError, match=r"returned tests\.adapter_toys_llamaindex\.KeywordNodes, not a langchain_core"
+    ):
+        build("goldeneval.langchain", tmp_path, factory=f"{LLAMA_TOYS}:make_keyword_nodes")
 
 
 def test_provenance_names_the_factory_and_takes_declared_revisions(tmp_path: Path) -> None:
@@ -148,7 +151,8 @@ def test_provenance_names_the_factory_and_takes_declared_revisions(tmp_path: Pat
     assert (provenance.corpus_revision, provenance.model_revision) == ("index-2026-12-01", "bm25-v3")
     assert provenance.chunking_identity is None
     assert (
-        build("goldeneval.llamaindex", tmp_path, factory=f"{TOYS}:make_all_nodes").provenance().corpus_revision is None
+        build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_all_nodes").provenance().corpus_revision
+        is None
     )
 
 

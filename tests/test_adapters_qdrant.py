@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from qdrant_client import QdrantClient, models
 
 from goldeneval.core.errors import RetrieverError
 from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
@@ -30,6 +29,8 @@ TINY_DIMS = 16
 def fill(folder: Path, collection: str = "docs", *, size: int = TINY_DIMS, named: bool = False) -> None:
     """A local-mode collection of ``DOCS`` (point ``i`` is ``DOCS[i]``), payload ``doc_id`` and ``title``."""
     rng = np.random.default_rng(3)
+    from qdrant_client import QdrantClient, models  # 1 s: imported by the tests that run, not at collection
+
     client = QdrantClient(path=str(folder))
     try:
         params = models.VectorParams(size=size, distance=models.Distance.COSINE)
@@ -137,6 +138,8 @@ def test_named_vectors_need_a_choice_and_a_known_name(tmp_path: Path) -> None:
 
 
 def test_a_folder_another_client_holds_is_one_line(tmp_path: Path, store: Path) -> None:
+    from qdrant_client import QdrantClient
+
     holder = QdrantClient(path=str(store))
     try:
         assert "cannot open Qdrant: " in refused(tmp_path, path=str(store), collection="docs")
@@ -177,6 +180,8 @@ def test_ids_come_from_the_payload_or_the_point_and_a_batch_ranks_as_single_ques
 @pytest.mark.slow  # loads a (tiny) sentence-transformers model
 def test_a_point_without_the_id_field_is_its_questions_error(tmp_path: Path, tiny: Path) -> None:
     fill(tmp_path / "partial")
+    from qdrant_client import QdrantClient
+
     client = QdrantClient(path=str(tmp_path / "partial"))
     client.delete_payload("docs", keys=["doc_id"], points=[3])  # not the first point: the build check passes
     client.close()
