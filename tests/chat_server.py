@@ -5,6 +5,7 @@ output, HTTP 429 then success, 500s, a slow answer past the client's timeout."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +17,19 @@ from typing import Any
 SHUTDOWN_POLL_S = 0.02
 """How often a test server's loop looks for ``shutdown()`` (the standard library's 0.5 s made
 each test that starts one half a second longer)."""
+
+
+class LocalTestServer(ThreadingHTTPServer):
+    """The test servers' HTTP server: handler threads never keep the process alive, and a client
+    that hung up (its timeout) is no error: socketserver would print a traceback to stderr from
+    a handler thread, into whatever test's captured output runs then."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
 
 
 @dataclass(frozen=True)
@@ -92,8 +106,7 @@ def chat_server(*replies: Reply, default: Callable[[dict[str, Any]], Reply] | No
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = LocalTestServer(("127.0.0.1", 0), Handler)
     server_state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), name="chat-server", daemon=True)
     thread.start()

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from pipelines.build import build_definitions
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
-from tests.chat_server import SHUTDOWN_POLL_S
+from tests.chat_server import SHUTDOWN_POLL_S, LocalTestServer
 from tests.conftest import FIXED_RANKINGS_PLUGIN
 
 PLUGIN_MODULE = "fixed_rankings_plugin"
@@ -193,7 +193,7 @@ def webhook_server() -> Iterator[Webhook]:
         def log_message(self, format: str, *args: Any) -> None:  # silence the test output
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = LocalTestServer(("127.0.0.1", 0), Handler)
     hook.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
     thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), name="webhook", daemon=True)
     thread.start()

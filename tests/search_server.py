@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from goldeneval.core.corpus import load_corpus
 from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
-from tests.chat_server import SHUTDOWN_POLL_S
+from tests.chat_server import SHUTDOWN_POLL_S, LocalTestServer
 
 TRANSIT_CORPUS = Path(__file__).resolve().parents[1] / "goldeneval" / "sample" / "transit" / "corpus"
 
@@ -180,8 +180,7 @@ def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
 def search_server(**settings: Any) -> Iterator[SearchServer]:
     """A :class:`SearchServer` answering on an ephemeral port of 127.0.0.1 until the block ends."""
     state = SearchServer(**settings)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
+    server = LocalTestServer(("127.0.0.1", 0), _handler(state))
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), name="search-server", daemon=True)
     thread.start()
