@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from goldeneval.core.errors import GoldenSetError, InputError
 from goldeneval.core.yaml_errors import MAX_ALIAS_NODES, UnsafeYAMLError, describe_yaml_error, load_yaml
@@ -152,72 +151,25 @@ def test_an_escaped_lone_surrogate_is_refused_naming_the_file(write_set: WriteSe
     assert str(error.value) == f"{path}: holds an escaped lone surrogate (such as \\ud83d), which is not text"
 
 
-def _checked_only(text: str) -> object:
-    """The pure-Python checked loader alone, as load_yaml read every file before libyaml."""
-    from goldeneval.core import yaml_errors
-
-    loader = yaml_errors._BoundedSafeLoader(text)
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
-
-
-def _repository_yaml() -> list[Path]:
-    root = Path(__file__).resolve().parents[1]
-    folders = [root / "goldeneval", root / "tests", root / "deploy", root / "pipelines", root / "docs"]
-    return sorted(p for folder in folders if folder.exists() for p in folder.rglob("*.y*ml") if p.is_file())
-
-
-@pytest.mark.parametrize("path", _repository_yaml(), ids=lambda p: p.name)
-def test_libyaml_reads_every_file_of_the_repository_as_the_checked_loader_does(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
-    try:
-        expected = _checked_only(text)
-    except yaml.YAMLError as exc:
-        with pytest.raises(type(exc)):
-            load_yaml(text)
-        return
-    assert load_yaml(text) == expected
-
-
 @pytest.mark.parametrize(
-    "text",
+    ("text", "problem"),
     [
-        "a: 1\nb: [1, 2, {c: d}]\n",
-        "- x\n- 'y'\n- \"z\\u00e9\"\n- 1e3\n- 0x1F\n- 2026-12-02\n- ~\n- yes\n",
-        "base: &b {k: 1}\nother: *b\n",
-        "<<: {k: 1}\nk: 2\n",
-        "text: |\n  line one\n  line two\n",
-        "",
-        "# only a comment\n",
-        "key: value\n...\n",
-        "{a: " * 60 + "1" + "}" * 60,
-        "[" * 98 + "]" * 98,
-        "[" * 99 + "1" + "]" * 99,
+        ("a:\t1\n", "found character '\\t' that cannot start any token"),
+        ("a: [x?y]\n", "expected ',' or ']', but got '?'"),
+        ("a: |#c\n x\n", "expected chomping or indentation indicators, but found '#'"),
+        ("a: 1\n\ufeff", "could not find expected ':'"),
     ],
 )
-def test_libyaml_and_the_checked_loader_agree_on_documents_they_accept(text: str) -> None:
-    assert load_yaml(text) == _checked_only(text)
+def test_yaml_libyaml_would_accept_is_refused_as_pyyaml_refuses_it(text: str, problem: str) -> None:
+    """What goldeneval refuses is PyYAML's reading, not libyaml's: libyaml takes a tab after a
+    colon, a '?' inside a flow scalar, a comment after a block indicator and a stray BOM (a
+    faster path through libyaml was tried and dropped for this)."""
+    import yaml
 
-
-@pytest.mark.parametrize(
-    "text",
-    ["a: 1\na: 2\n", "x: [" + "[" * 120 + "]" * 120 + "]\n", "a: 1\n---\nb: 2\n", "k: \x07\n", "n: " + "9" * 5000],
-)
-def test_what_the_checked_loader_refuses_is_refused_with_its_own_words(text: str) -> None:
-    with pytest.raises(yaml.YAMLError) as checked:
-        _checked_only(text)
-    with pytest.raises(yaml.YAMLError) as loaded:
+    with pytest.raises(yaml.YAMLError) as refused:
         load_yaml(text)
-    assert type(loaded.value) is type(checked.value)
-    assert describe_yaml_error(loaded.value) == describe_yaml_error(checked.value)
+    assert problem in describe_yaml_error(refused.value)
 
 
-def test_a_plain_document_is_read_by_libyaml_and_one_with_an_alias_is_not() -> None:
-    """The fast path serves the documents it can (the sample set) and leaves aliases to the checked loader."""
-    from goldeneval.core import yaml_errors
-
-    sample = SAMPLE_SET_PATH.read_text(encoding="utf-8")
-    assert yaml_errors._load_plain(sample) is not yaml_errors._NOT_PLAIN
-    assert yaml_errors._load_plain("a: &x 1\nb: *x\n") is yaml_errors._NOT_PLAIN
+def test_an_empty_tag_reads_as_pyyaml_reads_it() -> None:
+    assert load_yaml("a: !\n") == {"a": None}

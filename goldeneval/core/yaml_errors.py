@@ -181,75 +181,12 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
-_NOT_PLAIN = object()
-"""What :func:`_load_plain` returns for a document it leaves to the checked loader."""
-_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
-
-
-class _PlainCLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
-    """libyaml's parser and composer with PyYAML's safe constructor: what ``yaml.CSafeLoader`` is."""
-
-
-def _load_plain(text: str) -> Any:
-    """The document read by libyaml, when it is one that cannot need a refusal; else :data:`_NOT_PLAIN`.
-
-    The checked loader (:class:`_BoundedSafeLoader`) is pure Python: 0.1 s for the sample
-    golden set, where libyaml takes 8 ms.  So a document first goes through libyaml's event
-    stream, which is flat (no recursion, however deep the nesting): one with no alias, nested
-    at most :data:`MAX_DEPTH` levels and only printable characters (what PyYAML's reader
-    accepts) cannot be an alias bomb, a recursive alias or too deep, and is composed and
-    constructed by libyaml, with duplicate keys looked for on the composed tree.  Anything
-    else -- an alias, deep nesting, a duplicate key, any error at all -- is read again by the
-    checked loader, which accepts or refuses it with exactly the words it always has.
-    """
-    if not yaml.__with_libyaml__ or _NON_PRINTABLE.search(text):
-        return _NOT_PLAIN
-    try:
-        depth = 0
-        for event in yaml.parse(text, Loader=_PlainCLoader):
-            if isinstance(event, yaml.AliasEvent):
-                return _NOT_PLAIN
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH - 1:  # the checked loader counts the document as a level
-                    return _NOT_PLAIN
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-        loader = _PlainCLoader(text)
-        try:
-            node = loader.get_single_node()
-            if node is None or _has_duplicate_key(node):
-                return None if node is None else _NOT_PLAIN
-            return loader.construct_document(node)
-        finally:
-            loader.dispose()
-    except (yaml.YAMLError, ValueError, RecursionError):
-        return _NOT_PLAIN
-
-
-def _has_duplicate_key(root: Node) -> bool:
-    """Whether a mapping in an alias-free tree repeats a key as written (merge keys aside)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, MappingNode):
-            keys = [(key.tag, key.value) for key, _ in node.value if isinstance(key, ScalarNode)]
-            keys = [key for key in keys if key[0] != _MERGE_TAG]
-            if len(keys) != len(set(keys)):
-                return True
-        stack.extend(_children(node))
-    return False
-
-
 def load_yaml(text: str) -> Any:
     """Parse one YAML document like ``yaml.safe_load``, refusing duplicate keys and alias bombs.
 
     Raises :class:`yaml.YAMLError` (``UnsafeYAMLError`` for a refused alias); describe it
     with :func:`describe_yaml_error`.
     """
-    plain = _load_plain(text)
-    if plain is not _NOT_PLAIN:
-        return plain
     loader = _BoundedSafeLoader(text)
     try:
         return loader.get_single_data()
