@@ -31,12 +31,13 @@ print("HEAVY=" + json.dumps(loaded), file=sys.stderr)
 """
 
 
-def heavy_modules_after(args: list[str], cwd: Path) -> list[str]:
-    """The heavy modules a fresh interpreter holds after running the command in-process."""
+def probe(args: list[str], cwd: Path, modules: tuple[str, ...] = HEAVY) -> tuple[list[str], str]:
+    """Which of ``modules`` a fresh interpreter holds after running the command in-process,
+    and what the command printed."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GOLDENEVAL_")}
     env["GOLDENEVAL_NO_SUPERVISOR"] = "1"
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *args],
+        [sys.executable, "-c", PROBE, json.dumps(modules), *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -47,7 +48,12 @@ def heavy_modules_after(args: list[str], cwd: Path) -> list[str]:
     lines = [line for line in result.stderr.splitlines() if line.startswith("HEAVY=")]
     assert lines, result.stderr
     loaded: list[str] = json.loads(lines[-1].removeprefix("HEAVY="))
-    return loaded
+    return loaded, result.stdout
+
+
+def heavy_modules_after(args: list[str], cwd: Path) -> list[str]:
+    """The heavy modules a fresh interpreter holds after running the command in-process."""
+    return probe(args, cwd)[0]
 
 
 def test_help_imports_no_heavy_module(tmp_path: Path) -> None:
@@ -95,37 +101,15 @@ DOMAIN = ("duckdb", "pyarrow", "numpy", "goldeneval.retrieval", "goldeneval.answ
 def test_help_imports_no_command_module_and_nothing_of_the_domain(tmp_path: Path) -> None:
     """``goldeneval --help`` lists every command from :data:`COMMANDS` alone: no command
     family, no store, no array library is imported for it."""
-    modules = (*COMMAND_MODULES, *DOMAIN)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLDENEVAL_")}
-    env["GOLDENEVAL_NO_SUPERVISOR"] = "1"
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(modules), "--help"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert "Commands:" in result.stdout, result.stderr
-    assert all(f"  {name} " in result.stdout for name in COMMANDS)
-    assert "HEAVY=[]" in result.stderr, result.stderr
+    loaded, printed = probe(["--help"], tmp_path, (*COMMAND_MODULES, *DOMAIN))
+    assert "Commands:" in printed
+    assert all(f"  {name} " in printed for name in COMMANDS)
+    assert loaded == []
 
 
 def test_a_command_imports_its_own_family_only(tmp_path: Path) -> None:
     """``goldeneval schema`` (retrieval's family) loads neither the answers nor the judgments commands."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLDENEVAL_")}
-    env["GOLDENEVAL_NO_SUPERVISOR"] = "1"
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(COMMAND_MODULES), "schema"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert 'HEAVY=["goldeneval.cli.retrieval"]' in result.stderr, result.stderr
+    assert probe(["schema"], tmp_path, tuple(COMMAND_MODULES))[0] == ["goldeneval.cli.retrieval"]
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
