@@ -173,3 +173,18 @@ def test_yaml_libyaml_would_accept_is_refused_as_pyyaml_refuses_it(text: str, pr
 
 def test_an_empty_tag_reads_as_pyyaml_reads_it() -> None:
     assert load_yaml("a: !\n") == {"a": None}
+
+
+def test_a_date_the_calendar_refuses_is_invalid_input_naming_the_file_and_line(write_set: WriteSet) -> None:
+    """YAML reads ``2001-13-45`` as a date; its month is no month: one line with the file and
+    the line, never a traceback (a hostile review found ``internal error (ValueError ...)``)."""
+    path = write_set("s.yaml", "id: s\ndescription: 2001-13-45\nquestions: [{id: q, text: t, form: MATCH}]\n")
+    with pytest.raises(GoldenSetError) as error:
+        load_golden_set(path)
+    assert str(error.value).startswith(f"{path}: malformed YAML at line 2, column 14: '2001-13-45' is not a valid date")
+
+
+def test_a_valid_date_still_reads_as_a_date() -> None:
+    import datetime
+
+    assert load_yaml("a: 2001-12-14\n") == {"a": datetime.date(2001, 12, 14)}

@@ -138,6 +138,16 @@ class _BoundedSafeLoader(yaml.SafeLoader):
             ) from None
         return value
 
+    def construct_yaml_timestamp(self, node: ScalarNode) -> Any:
+        """A date YAML's pattern matches but the calendar refuses (``2001-13-45``) is a value
+        error at its line, not a crash."""
+        try:
+            return super().construct_yaml_timestamp(node)
+        except (ValueError, OverflowError) as exc:
+            raise ConstructorError(
+                None, None, f"{node.value!r} is not a valid date or time ({exc})", node.start_mark
+            ) from None
+
     def compose_mapping_node(self, anchor: Any) -> MappingNode:
         node: MappingNode = super().compose_mapping_node(anchor)
         first: dict[tuple[str, str], Node] = {}
@@ -158,6 +168,7 @@ class _BoundedSafeLoader(yaml.SafeLoader):
 
 
 _BoundedSafeLoader.add_constructor("tag:yaml.org,2002:int", _BoundedSafeLoader.construct_yaml_int)
+_BoundedSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _BoundedSafeLoader.construct_yaml_timestamp)
 
 
 def _step(parent: Node | None, index: Any) -> str:
