@@ -26,7 +26,7 @@ from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
-from goldeneval.retrieval.details import RetrievalDetails, retrieval_details
+from goldeneval.retrieval.details import QUESTIONS_COMPLETION, RetrievalDetails, retrieval_details
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
@@ -155,19 +155,10 @@ def evaluation_summary(
     observe(
         context,
         where,
-        goldeneval.suite().retriever_names,
+        goldeneval.suite().retrieval_cells.series,
         observed_run(recorded, {**rates(overall), **plotted}),
     )
-    return summary_result(
-        recorded,
-        identity,
-        metadata,
-        errors=overall.errors,
-        total=overall.questions,
-        unit="questions",
-        done="answered",
-        failed="errored or timed out",
-    )
+    return summary_result(recorded, identity, metadata, QUESTIONS_COMPLETION.of(overall.errors, overall.questions))
 
 
 def _judged_metadata(details: RetrievalDetails) -> dict[str, Any]:

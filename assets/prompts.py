@@ -25,7 +25,7 @@ from assets.series import PROMPT_SERIES, build_series_specs, observe
 from assets.summary import observed_run, record_summary, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.answers import pipeline as prompt_pipeline
-from goldeneval.answers.details import PromptRate
+from goldeneval.answers.details import PROMPTS_COMPLETION, PromptRate
 from goldeneval.answers.golden import prompt_set_digest
 from goldeneval.answers.tables import (
     gradings_privacy,
@@ -131,20 +131,11 @@ def prompt_summary(
     observe(
         context,
         where,
-        goldeneval.suite().model_names,
+        goldeneval.suite().prompt_cells.series,
         observed_run(recorded, prompt_rates(overall)),
         PROMPT_SERIES,
     )
-    return summary_result(
-        recorded,
-        identity,
-        metadata,
-        errors=overall.errors,
-        total=overall.prompts,
-        unit="prompts",
-        done="answered and graded",
-        failed="failed (model call or grading)",
-    )
+    return summary_result(recorded, identity, metadata, PROMPTS_COMPLETION.of(overall.errors, overall.prompts))
 
 
 PROMPT_CHECK = CheckedKind(

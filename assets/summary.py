@@ -21,7 +21,7 @@ from assets.metadata import comparison_markdown, text_or_unknown
 from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
 from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode, strictest
-from goldeneval.core.records import StoredRun, completeness
+from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import RegressionVerdict
 from goldeneval.store import Store, StoreLocation
 from goldeneval.store.parquet import stored_run_id_for
@@ -97,17 +97,13 @@ def summary_result(
     recorded: RecordedSummary,
     identity: Mapping[str, Any],
     metadata: Mapping[str, Any],
-    *,
-    errors: int,
-    total: int,
-    unit: str,
-    done: str,
-    failed: str,
+    completion: tuple[bool, str],
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
     """The summary's metadata (the kind's, then the provenance every run has) and its
-    ``run_complete`` check, whose reason says how many of the run's items failed."""
+    ``run_complete`` check, whose reason (the kind's ``Completion.of``) says how many of the
+    run's items failed."""
     stored = recorded.stored
-    complete, reason = completeness(errors, total, unit, done, failed)
+    complete, reason = completion
     verdict = "complete" if complete else "incomplete"
     return dg.MaterializeResult(
         metadata={

@@ -19,7 +19,7 @@ import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -57,10 +57,13 @@ from goldeneval.suite_storage import (
     read_suite_file,
 )
 
+_T = TypeVar("_T")
+
 __all__ = [
     "CONFIG_ENV",
     "CONFIG_FILE_NAME",
     "AlertsConfig",
+    "Cells",
     "RetrieverConfig",
     "Suite",
     "SuiteConfig",
@@ -361,6 +364,13 @@ class SuiteConfig(BaseModel):
         return value
 
 
+class Cells(NamedTuple):
+    """One kind's partitions as a suite declares them: every set crossed with every series."""
+
+    set_ids: list[str]
+    series: list[str]
+
+
 @dataclass(frozen=True)
 class Suite:
     """A loaded suite file: its settings with paths resolved, and every set by its id."""
@@ -381,12 +391,9 @@ class Suite:
         return path if path.is_absolute() else self.folder / path
 
     @property
-    def set_ids(self) -> list[str]:
-        return list(self.set_refs)
-
-    @property
-    def retriever_names(self) -> list[str]:
-        return list(self.config.retrievers)
+    def retrieval_cells(self) -> Cells:
+        """The retrieval partitions' axes: set ids x retriever names."""
+        return Cells(list(self.set_refs), list(self.config.retrievers))
 
     @property
     def storage(self) -> SuiteStorage:
@@ -432,13 +439,16 @@ class Suite:
             min_judged=t.min_judged,
         )
 
-    def retriever(self, name: str) -> RetrieverConfig:
+    def _configured(self, table: Mapping[str, _T], key: str, what: str) -> _T:
+        """``table[key]``, else an InputError naming the suite file and what is configured:
+        ``no retriever named 'x' (configured: a, b)``."""
         try:
-            return self.config.retrievers[name]
+            return table[key]
         except KeyError:
-            raise InputError(
-                f"{self.path}: no retriever named {name!r} (configured: {', '.join(self.retriever_names)})"
-            ) from None
+            raise InputError(f"{self.path}: no {what} {key!r} (configured: {', '.join(table)})") from None
+
+    def retriever(self, name: str) -> RetrieverConfig:
+        return self._configured(self.config.retrievers, name, "retriever named")
 
     def declared_provenance(self, name: str) -> Provenance:
         return parse_provenance(self.retriever(name).provenance, f"{self.path}: retriever {name!r}")
@@ -447,12 +457,7 @@ class Suite:
         """The run specification of one cell.  Its series is the retriever's *name*, so two
         configurations of one retriever id (BM25 with two k1 values) are two series, and a
         CLI run with ``--name <name>`` continues the nightly series."""
-        try:
-            reference = self.set_refs[set_id]
-        except KeyError:
-            raise InputError(
-                f"{self.path}: no set with id {set_id!r} (configured: {', '.join(self.set_ids)})"
-            ) from None
+        reference = self._configured(self.set_refs, set_id, "set with id")
         configured = self.retriever(retriever_name)
         config = self.config
         return RunSpec(
@@ -480,27 +485,14 @@ class Suite:
         )
 
     @property
-    def prompt_set_ids(self) -> list[str]:
-        return list(self.prompt_set_refs)
-
-    @property
-    def model_names(self) -> list[str]:
-        return list(self.config.models)
+    def prompt_cells(self) -> Cells:
+        """The prompt partitions' axes: prompt set ids x model names."""
+        return Cells(list(self.prompt_set_refs), list(self.config.models))
 
     def prompt_run_spec(self, set_id: str, model_name: str) -> PromptRunSpec:
         """The run specification of one (prompt set x model) cell; its series is the model's name."""
-        try:
-            reference = self.prompt_set_refs[set_id]
-        except KeyError:
-            raise InputError(
-                f"{self.path}: no prompt set with id {set_id!r} (configured: {', '.join(self.prompt_set_ids)})"
-            ) from None
-        try:
-            model = self.config.models[model_name]
-        except KeyError:
-            raise InputError(
-                f"{self.path}: no model named {model_name!r} (configured: {', '.join(self.model_names)})"
-            ) from None
+        reference = self._configured(self.prompt_set_refs, set_id, "prompt set with id")
+        model = self._configured(self.config.models, model_name, "model named")
         grading = self.config.prompts
         judge = grading.judge
         return PromptRunSpec(

@@ -32,9 +32,9 @@ def _secret(name: str, fallback: str | None) -> str | dg.EnvVar | None:
 def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     """Assets, jobs, schedules and sensors of the (prompt set x model) partitions; none when the
     suite file declares no prompt sets (ADR-060)."""
-    if not suite.prompt_set_ids:
+    if not suite.prompt_cells.set_ids:
         return [], [], [], []
-    partitions = prompt_partitions(suite.prompt_set_ids, suite.model_names)
+    partitions = prompt_partitions(*suite.prompt_cells)
     schedule = suite.config.schedule
     return (
         build_prompt_assets(partitions, store_kind=store_kind(suite.store_location)),
@@ -63,7 +63,7 @@ def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], 
 
 def build_definitions(config_path: str | Path) -> dg.Definitions:
     suite = load_suite(config_path)
-    partitions = evaluation_partitions(suite.set_ids, suite.retriever_names)
+    partitions = evaluation_partitions(*suite.retrieval_cells)
     alerts = suite.config.alerts
     schedule = suite.config.schedule
     goldeneval = GoldenEvalResource(config_path=str(suite.path))

@@ -100,10 +100,10 @@ def test_the_dev_server_shows_the_asset_graph(command: list[str], tmp_path: Path
             time.sleep(1)
             keys = _asset_keys(f"http://127.0.0.1:{port}")
         suite = load_suite(PROJECT_DIR / "goldeneval.yaml")
-        observed = [f"nightly/{s}" for s in suite.set_ids]  # assets.series: plotted per series
-        observed += [f"series/{s}/{r}" for s in suite.set_ids for r in suite.retriever_names]
-        observed += [f"prompt_nightly/{s}" for s in suite.prompt_set_ids]
-        observed += [f"prompt_series/{s}/{m}" for s in suite.prompt_set_ids for m in suite.model_names]
+        observed = [f"nightly/{s}" for s in suite.retrieval_cells.set_ids]  # assets.series: plotted per series
+        observed += [f"series/{s}/{r}" for s in suite.retrieval_cells.set_ids for r in suite.retrieval_cells.series]
+        observed += [f"prompt_nightly/{s}" for s in suite.prompt_cells.set_ids]
+        observed += [f"prompt_series/{s}/{m}" for s in suite.prompt_cells.set_ids for m in suite.prompt_cells.series]
         assert keys == sorted(
             [
                 "evaluation_summary",

@@ -29,8 +29,8 @@ def _write(tmp_path: Path, config: Mapping[str, object]) -> Path:
 
 def test_the_project_file_evaluates_the_sample_with_the_four_builtin_retrievers() -> None:
     suite = load_suite(PROJECT / "goldeneval.yaml")
-    assert (suite.set_ids, suite.retriever_names) == (["transit-sample"], ["lexical", "dense", "hybrid", "reranked"])
-    assert [suite.retriever(name).id for name in suite.retriever_names] == [
+    assert suite.retrieval_cells == (["transit-sample"], ["lexical", "dense", "hybrid", "reranked"])
+    assert [suite.retriever(name).id for name in suite.retrieval_cells.series] == [
         "goldeneval.lexical",
         "goldeneval.dense",
         "goldeneval.hybrid",
@@ -271,3 +271,20 @@ def test_a_bad_grading_option_in_the_suite_names_the_field(
     with pytest.raises(InputError) as raised:
         load_suite(_prompt_suite(tmp_path, prompts))
     assert message in str(raised.value)
+
+
+def test_a_cell_the_suite_does_not_declare_names_the_file_and_what_it_does_declare() -> None:
+    suite = load_suite(PROJECT / "goldeneval.yaml")
+    where = str(PROJECT / "goldeneval.yaml")
+    with pytest.raises(InputError) as retriever:
+        suite.retriever("nope")
+    assert str(retriever.value) == f"{where}: no retriever named 'nope' (configured: lexical, dense, hybrid, reranked)"
+    with pytest.raises(InputError) as set_id:
+        suite.run_spec("nope", "lexical")
+    assert str(set_id.value) == f"{where}: no set with id 'nope' (configured: transit-sample)"
+    with pytest.raises(InputError) as prompt_set:
+        suite.prompt_run_spec("nope", "extractive")
+    assert str(prompt_set.value) == f"{where}: no prompt set with id 'nope' (configured: goldeneval.smoke)"
+    with pytest.raises(InputError) as model:
+        suite.prompt_run_spec("goldeneval.smoke", "nope")
+    assert str(model.value) == f"{where}: no model named 'nope' (configured: extractive)"

@@ -22,9 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.kinds import DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
+from goldeneval.core.records import Completion
 from goldeneval.core.stats import Verdicts
 
 __all__ = [
+    "PROMPTS_COMPLETION",
     "PROMPT_DETAILS",
     "PROMPT_DETAILS_FORMAT_VERSION",
     "PROMPT_RATE_NAMES",
@@ -227,6 +229,9 @@ def read_prompt_details(text: str | bytes, where: str) -> PromptDetails:
     except ValidationError as exc:
         raise stored_details_error(exc, where) from None
 
+
+PROMPTS_COMPLETION = Completion(unit="prompts", done="answered and graded", failed="failed (model call or grading)")
+"""A prompt run is complete when every prompt was answered and graded."""
 
 PROMPT_DETAILS = register_details_kind(DetailsKind(names=("prompts", "answers"), read=read_prompt_details))
 """Also the entry points ``prompts`` and ``answers`` of ``goldeneval.run_kinds``."""

@@ -23,12 +23,12 @@ from goldeneval.core.stats import Verdicts
 
 __all__ = [
     "RETRIEVAL_GRADER",
+    "Completion",
     "MeasuredRun",
     "RunRecord",
     "RunSummary",
     "SliceRates",
     "StoredRun",
-    "completeness",
     "record_of",
 ]
 
@@ -136,13 +136,21 @@ class StoredRun(RunSummary):
         return details
 
 
-def completeness(errors: int, total: int, unit: str, done: str, failed: str) -> tuple[bool, str]:
-    """Whether a run is complete (no item errored) and the reason in words, for every kind:
+@dataclass(frozen=True)
+class Completion:
+    """How a kind words the completeness rule (a run is complete when no item errored):
     ``unit`` is what was asked (``questions``), ``done`` what a complete run did with all of
     them (``answered``), ``failed`` what happened to the others (``errored or timed out``)."""
-    if errors == 0:
-        return True, f"all {total} {unit} {done}"
-    return False, f"{errors} of {total} {unit} {failed}"
+
+    unit: str
+    done: str
+    failed: str
+
+    def of(self, errors: int, total: int) -> tuple[bool, str]:
+        """Whether a run with ``errors`` of ``total`` items failed is complete, and why in words."""
+        if errors == 0:
+            return True, f"all {total} {self.unit} {self.done}"
+        return False, f"{errors} of {total} {self.unit} {self.failed}"
 
 
 class MeasuredRun(Protocol):

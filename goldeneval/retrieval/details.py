@@ -54,12 +54,13 @@ from pydantic import (
 from goldeneval.core.errors import StoreError
 from goldeneval.core.kinds import UNKEYED_KIND, DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
-from goldeneval.core.records import StoredRun
+from goldeneval.core.records import Completion, StoredRun
 from goldeneval.core.regression import COVERAGE_CUTOFF
 from goldeneval.core.stats import Verdicts
 
 __all__ = [
     "DETAILS_FORMAT_VERSION",
+    "QUESTIONS_COMPLETION",
     "RATE_NAMES",
     "RETRIEVAL_DETAILS",
     "AggregatesDetail",
@@ -695,6 +696,9 @@ def retrieval_details(stored: StoredRun) -> RetrievalDetails:
     """The details of a stored retrieval run; a run of another kind is invalid input."""
     return stored.details_as(RetrievalDetails)
 
+
+QUESTIONS_COMPLETION = Completion(unit="questions", done="answered", failed="errored or timed out")
+"""A retrieval run is complete when every question was answered (none errored or timed out)."""
 
 RETRIEVAL_DETAILS = register_details_kind(
     DetailsKind(names=(UNKEYED_KIND,), read=parse_details_json, outcomes=_stored_outcomes)
