@@ -94,6 +94,19 @@ def test_the_probe_sees_a_heavy_module_a_command_imports(tmp_path: Path) -> None
     assert 'HEAVY=["scipy"]' in result.stderr
 
 
+def test_a_lexical_run_imports_bm25s_without_numba(tmp_path: Path) -> None:
+    """bm25s imports numba whenever it is installed (the test extra installs it) for a backend
+    goldeneval never selects; the lexical run hides it (goldeneval.core.text.bm25s_module) and
+    still scores every question."""
+    pytest.importorskip("numba", reason="numba is what this test proves is not imported")
+    store = tmp_path / "r.duckdb"
+    args = ["retrieval", "--set", "transit-sample", "--retriever", "goldeneval.lexical", "--no-progress"]
+    args += ["--store", str(store), "--cache-dir", str(tmp_path / "cache"), "--format", "json"]
+    loaded, out = probe(args, Path(__file__).resolve().parents[1])
+    assert "bm25s" in loaded and "numba" not in loaded, loaded
+    assert json.loads(out)["run"]["questions"] == 81
+
+
 COMMAND_MODULES = sorted({entry.target.partition(":")[0] for entry in COMMANDS.values()})
 DOMAIN = ("duckdb", "pyarrow", "numpy", "goldeneval.retrieval", "goldeneval.answers", "goldeneval.store")
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
+import types
 from functools import lru_cache
 from typing import Any
 
 import Stemmer
 
-__all__ = ["STOPWORDS", "TOKEN_PATTERN", "bm25_tokenize", "content_terms", "stemmer"]
+__all__ = ["STOPWORDS", "TOKEN_PATTERN", "bm25_tokenize", "bm25s_module", "content_terms", "stemmer"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 """bm25s' default token pattern: two or more word characters."""
@@ -53,9 +55,29 @@ def content_terms(text: str) -> set[str]:
     return set(stemmer().stemWords(tokens))
 
 
+def bm25s_module() -> types.ModuleType:
+    """bm25s, imported without numba.  bm25s imports numba at its own import whenever numba is
+    installed (0.1 s of every command's start-up; the test extra's ranx brings it) for its
+    ``backend="numba"``, which goldeneval never selects (``bm25s.BM25`` defaults to numpy),
+    so numba is hidden while bm25s imports, unless something in the process loaded it first."""
+    loaded = sys.modules.get("bm25s")
+    if loaded is not None:
+        return loaded
+    hide = "numba" not in sys.modules
+    if hide:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # 'import numba' raises ImportError
+    try:
+        import bm25s
+    finally:
+        if hide and sys.modules.get("numba", 0) is None:
+            del sys.modules["numba"]
+    module: types.ModuleType = bm25s
+    return module
+
+
 def bm25_tokenize(texts: str | list[str], *, return_ids: bool = True) -> Any:
     """bm25s tokenisation with this analyser: ids for indexing, strings for queries."""
-    import bm25s  # only where an index is built or queried: see _bm25s_stopwords
+    bm25s = bm25s_module()  # only where an index is built or queried: see _bm25s_stopwords
 
     return bm25s.tokenize(
         texts,

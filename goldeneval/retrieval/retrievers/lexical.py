@@ -27,17 +27,21 @@ import tempfile
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import bm25s
 import numpy as np
 
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import RetrieverError
 from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
-from goldeneval.core.text import bm25_tokenize
+from goldeneval.core.text import bm25_tokenize, bm25s_module
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrieval.retrievers.options import check_known_options
+
+if TYPE_CHECKING:
+    import bm25s
+else:
+    bm25s = bm25s_module()
 
 __all__ = ["BM25_OPTIONS", "DEFAULT_B", "DEFAULT_K1", "LexicalRetriever", "bm25_parameters", "build"]
 
