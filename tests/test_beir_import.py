@@ -235,3 +235,38 @@ def test_every_scifact_form_is_derived(scifact_set: GoldenQuestionSet) -> None:
 def test_scifact_holds_both_forms(scifact_set: GoldenQuestionSet) -> None:
     # At the time of writing the rule gives 203 MATCH and 97 GAP.
     assert {q.form for q in scifact_set.questions} == {QuestionForm.MATCH, QuestionForm.GAP}
+
+
+# --------------------------------------------------------------------------- one read per run
+
+
+def test_a_run_over_a_beir_folder_reads_its_corpus_once(
+    tinyfact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The set's loader (forms) and the retriever share one read of corpus.jsonl (pipeline.run)."""
+    from goldeneval.core import corpus as corpus_module
+    from goldeneval.retrieval import pipeline
+    from goldeneval.retrieval.spec import RunSpec
+
+    reads: list[Path] = []
+    read = corpus_module._beir_documents
+    monkeypatch.setattr(corpus_module, "_beir_documents", lambda path: reads.append(path) or read(path))
+    spec = RunSpec(
+        set_ref=str(tinyfact), retriever_id="goldeneval.lexical", series="lexical", cache_dir=tmp_path / "cache"
+    )
+    outcome = pipeline.run(spec, tmp_path / "results.duckdb")
+    assert len(outcome.run.results) == 4
+    assert reads == [tinyfact / "corpus.jsonl"]
+
+
+def test_a_corpus_changed_inside_a_block_is_read_again_and_nothing_is_kept_after(tinyfact: Path) -> None:
+    from goldeneval.core.corpus import load_beir_corpus, shared_corpora
+
+    path = tinyfact / "corpus.jsonl"
+    with shared_corpora():
+        first = load_beir_corpus(path)
+        assert load_beir_corpus(path) is first
+        path.write_text(path.read_text() + json.dumps({"_id": "d4", "title": "New", "text": "A new page."}) + "\n")
+        changed = load_beir_corpus(path)
+        assert changed is not first and len(changed) == 4
+    assert load_beir_corpus(path) is not load_beir_corpus(path)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,7 +19,7 @@ from pathlib import Path
 from goldeneval.core.errors import CorpusError
 from goldeneval.core.jsonl import iter_jsonl
 
-__all__ = ["Corpus", "Document", "load_beir_corpus", "load_corpus", "load_folder_corpus"]
+__all__ = ["Corpus", "Document", "load_beir_corpus", "load_corpus", "load_folder_corpus", "shared_corpora"]
 
 CORPUS_REVISION_PREFIX = "corpus-v1:sha256:"
 FOLDER_SUFFIXES = (".md", ".txt")
@@ -82,9 +84,38 @@ def load_corpus(path: str | Path) -> Corpus:
     raise CorpusError(f"{path}: corpus not found (expected corpus.jsonl or a folder of .md/.txt)")
 
 
+_SHARED: ContextVar[dict[tuple[str, int, int, int], Corpus] | None] = ContextVar("shared_corpora", default=None)
+
+
+@contextmanager
+def shared_corpora() -> Iterator[None]:
+    """Within this block a ``corpus.jsonl`` is read once: a BEIR set's loader (which reads the
+    corpus for the question forms) and the retriever's corpus get the same object.  A file
+    changed in between (size, mtime or inode) is read again; nothing is kept after the block.
+    A block inside another shares the outer one's corpora."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def load_beir_corpus(path: str | Path) -> Corpus:
     path = Path(path)
-    return Corpus(tuple(_beir_documents(path)), source=str(path))
+    shared = _SHARED.get()
+    if shared is None:
+        return Corpus(tuple(_beir_documents(path)), source=str(path))
+    try:
+        status = path.stat()
+    except OSError:  # not found or unreadable: the reader says so in its words
+        return Corpus(tuple(_beir_documents(path)), source=str(path))
+    key = (str(path), status.st_mtime_ns, status.st_size, status.st_ino)
+    if key not in shared:
+        shared[key] = Corpus(tuple(_beir_documents(path)), source=str(path))
+    return shared[key]
 
 
 def _beir_documents(path: Path) -> Iterable[Document]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from goldeneval.core import door
 from goldeneval.core.collector import fewer_collections, plugin_collections
-from goldeneval.core.corpus import Corpus
+from goldeneval.core.corpus import Corpus, shared_corpora
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import retriever_provenance
@@ -64,10 +64,11 @@ def evaluate(
     encoding); the spec's declared provenance overrides the retriever's own, field by field.
     Expected ids holding the chunk separator are refused first, whatever the retriever.
     """
-    golden_set = golden_set or load_golden_set(spec)
-    expected = (doc for question in golden_set.questions for doc in question.expected)
-    check_expected_ids(expected, spec.chunk_separator, golden_set.id)
-    corpus = corpus_for(spec.corpus, golden_set.corpus)
+    with shared_corpora():  # a BEIR folder's corpus.jsonl is read once, not for the set and again here
+        golden_set = golden_set or load_golden_set(spec)
+        expected = (doc for question in golden_set.questions for doc in question.expected)
+        check_expected_ids(expected, spec.chunk_separator, golden_set.id)
+        corpus = corpus_for(spec.corpus, golden_set.corpus)
     warnings = labels_outside_corpus(golden_set, corpus, spec)
     context = RetrieverContext(
         corpus=corpus,
@@ -126,8 +127,9 @@ def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress |
     input leaves the store as it was (not even an empty store file is created).
     """
     location = StoreLocation.parse(store_path)
-    golden_set = load_golden_set(spec)
-    pinned = door.pinned_baseline(location, spec, golden_set.id, GRADER_ID)
-    # no question bar (--no-progress): no bar of the retriever's either
-    evaluated = evaluate(spec, golden_set=golden_set, progress=progress, retriever_progress=progress is not None)
+    with shared_corpora():  # the set's corpus.jsonl (BEIR) is the retriever's: read once
+        golden_set = load_golden_set(spec)
+        pinned = door.pinned_baseline(location, spec, golden_set.id, GRADER_ID)
+        # no question bar (--no-progress): no bar of the retriever's either
+        evaluated = evaluate(spec, golden_set=golden_set, progress=progress, retriever_progress=progress is not None)
     return door.record_and_judge(location, evaluated, spec, pinned=pinned)
