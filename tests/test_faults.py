@@ -204,6 +204,15 @@ def test_a_lock_that_cannot_be_created_is_a_store_error(tmp_path: Path) -> None:
         ResultStore(store)
 
 
+def test_a_lock_file_the_system_refuses_to_create_fails_at_once_not_after_the_lock_timeout(tmp_path: Path) -> None:
+    """/proc takes no new files: filelock alone would wait LOCK_TIMEOUT_S (600 s) for a lock
+    it can never take, as if another process held it, then say so."""
+    if not Path("/proc/self").is_dir():
+        pytest.skip("needs Linux's /proc")
+    with pytest.raises(StoreError, match=r"^/proc/goldeneval-results\.duckdb: cannot lock the store: No such file"):
+        ResultStore("/proc/goldeneval-results.duckdb")
+
+
 def test_connections_never_autoload_or_install_extensions(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "results.duckdb")
     with store._connection() as con:

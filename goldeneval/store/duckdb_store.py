@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext, suppress
@@ -80,6 +81,8 @@ class ResultStore(Store):
         it: a read-only connection waits only while a writer has the file open (one commit),
         never for the writers queued behind it."""
         try:
+            if write:
+                self._check_lock_file()
             with self._lock if write else nullcontext():
                 con = self._connect(read_only=not write)
                 try:
@@ -92,6 +95,13 @@ class ResultStore(Store):
             raise StoreError(f"{self.path}: {one_line(str(exc))}") from None
         except OSError as exc:  # the lock file cannot be created: a read-only folder, a full disk
             raise StoreError(f"{self.path}: cannot lock the store: {exc.strerror or exc}") from None
+
+    def _check_lock_file(self) -> None:
+        """filelock takes a lock file it cannot create (``/proc/...``, a folder that vanished)
+        for one another process holds and would wait LOCK_TIMEOUT_S for it: open it once first,
+        so such a store fails at once, naming why."""
+        descriptor = os.open(self._lock.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        os.close(descriptor)
 
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         """Connect, retrying while another process holds DuckDB's own lock on the file (a
