@@ -57,7 +57,7 @@ def content_terms(text: str) -> set[str]:
 
 def bm25s_module() -> types.ModuleType:
     """bm25s, imported without numba.  bm25s imports numba at its own import whenever numba is
-    installed (0.1 s of every command's start-up; the test extra's ranx brings it) for its
+    installed (0.1 s of a lexical run's start-up; the test extra's ranx brings it) for its
     ``backend="numba"``, which goldeneval never selects (``bm25s.BM25`` defaults to numpy),
     so numba is hidden while bm25s imports, unless something in the process loaded it first."""
     loaded = sys.modules.get("bm25s")
