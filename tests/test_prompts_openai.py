@@ -38,6 +38,20 @@ def test_429_then_success_retries_after_the_servers_retry_after() -> None:
     assert waits == [0.0]
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "wait"),
+    [("Thu, 01 Jan 1970 00:00:00 GMT", 0.0), ("Fri, 31 Dec 9999 23:59:59 GMT", 30.0), ("soon", 0.5)],
+    ids=["date-passed", "date-far-off-capped", "unreadable-backs-off"],
+)
+def test_a_retry_after_date_is_honoured_up_to_the_cap(retry_after: str, wait: float) -> None:
+    waits: list[float] = []
+    with chat_server(error(503, retry_after=retry_after), answer("ok")) as server:
+        model = _model(server.base_url)
+        model._sleep = waits.append
+        assert model.complete(REQUEST) == "ok"
+    assert waits == [wait]
+
+
 def test_500s_are_retried_with_exponential_backoff_then_fail_naming_the_status() -> None:
     waits: list[float] = []
     with chat_server(error(500), error(502), error(503)) as server:

@@ -41,6 +41,7 @@ from goldeneval.answers.models import ChatRequest, ModelConfigError, ModelContex
 from goldeneval.answers.usage import Prices, Usage, parse_usage
 from goldeneval.core.errors import one_line
 from goldeneval.core.provenance import NOT_APPLICABLE, Provenance, canonical_text
+from goldeneval.core.retry_after import RetryableError, retry_after_s
 
 __all__ = ["DEFAULT_API_KEY_ENV", "MODEL_ID", "SERIES_PREFIX", "OpenAIChatModel", "build", "series_name"]
 
@@ -57,19 +58,8 @@ _OPTIONS = ("base_url", "model", "api_key_env", "timeout_s", "max_retries", "bac
             "max_tokens", "revision", "input_price", "output_price")  # fmt: skip
 
 
-class _Retryable(ModelError):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
-    except ValueError:
-        return None
+class _Retryable(RetryableError, ModelError):
+    """A failed call worth another attempt, still a :class:`ModelError` to anyone who catches one."""
 
 
 class OpenAIChatModel:
@@ -152,7 +142,7 @@ class OpenAIChatModel:
             detail = one_line(exc.read(300).decode("utf-8", "replace"), 160)
             message = f"HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else "")
             if exc.code in RETRYABLE:
-                raise _Retryable(message, _retry_after(exc.headers.get("Retry-After"))) from None
+                raise _Retryable(message, retry_after_s(exc.headers.get("Retry-After"), MAX_RETRY_AFTER_S)) from None
             raise ModelError(message) from None
         except TimeoutError:
             raise ModelError(f"timed out after {self.timeout_s:g} s") from None
@@ -190,7 +180,7 @@ class OpenAIChatModel:
                 if attempt == self.max_retries:
                     tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
                     raise ModelError(f"{exc} (after {tries})") from None
-                wait = exc.retry_after if exc.retry_after is not None else self.backoff_s * (2**attempt)
+                wait = exc.retry_after_s if exc.retry_after_s is not None else self.backoff_s * (2**attempt)
                 self._sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 

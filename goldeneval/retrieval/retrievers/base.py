@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version as package_version
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError, RetrieverError
@@ -30,10 +30,13 @@ __all__ = [
     "check_expected_ids",
     "document_id_mapper",
     "execution_revision",
+    "number_option",
     "option_label",
 ]
 
 DEFAULT_CHUNK_SEPARATOR = "#"
+
+_Number = TypeVar("_Number", int, float)
 
 
 @runtime_checkable
@@ -94,21 +97,18 @@ class RetrieverContext:
         ``nan``, ``inf`` and ``-inf`` are rejected whatever the bounds; ``retriever_id`` names
         the retriever in the error.
         """
-        raw = self.options.get(name)
-        if raw is None:
-            return default
-        label = option_label(name, retriever_id)
-        try:
-            value = float(raw)
-        except ValueError:
-            raise RetrieverError(f"{label}: expected a number, got {raw!r}") from None
-        if (
-            not math.isfinite(value)
-            or (minimum is not None and value < minimum)
-            or (maximum is not None and value > maximum)
-        ):
-            raise RetrieverError(f"{label}: must be a finite number{_range_text(minimum, maximum)}, got {raw.strip()}")
-        return value
+
+        def problem(raw: str, value: float) -> str | None:
+            if (
+                not math.isfinite(value)
+                or (minimum is not None and value < minimum)
+                or (maximum is not None and value > maximum)
+            ):
+                return f"must be a finite number{_range_text(minimum, maximum)}, got {raw.strip()}"
+            return None
+
+        value = number_option(self, name, float, "a number", problem, retriever_id=retriever_id)
+        return default if value is None else value
 
     def require_corpus(self, retriever_id: str) -> Corpus:
         if self.corpus is None:
@@ -125,6 +125,33 @@ RetrieverFactory = Callable[[RetrieverContext], Retriever]
 def option_label(name: str, retriever_id: str | None = None) -> str:
     """How an error names an option: ``retriever 'goldeneval.lexical': option 'k1'``."""
     return f"retriever {retriever_id!r}: option {name!r}" if retriever_id else f"retriever option {name!r}"
+
+
+def number_option(
+    context: RetrieverContext,
+    name: str,
+    convert: Callable[[str], _Number],
+    expected: str,
+    problem: Callable[[str, _Number], str | None],
+    *,
+    retriever_id: str | None = None,
+) -> _Number | None:
+    """Option ``name`` read by ``convert``, or None when not given: the one place where a
+    numeric option is parsed, so that every such option fails the same way.  A value
+    ``convert`` refuses is "expected <expected>"; ``problem(raw, value)`` says what is wrong
+    with a value out of range (None when it is fine)."""
+    raw = context.options.get(name)
+    if raw is None:
+        return None
+    label = option_label(name, retriever_id)
+    try:
+        value = convert(raw)
+    except ValueError:
+        raise RetrieverError(f"{label}: expected {expected}, got {raw!r}") from None
+    wrong = problem(raw, value)
+    if wrong is not None:
+        raise RetrieverError(f"{label}: {wrong}")
+    return value
 
 
 def _range_text(minimum: float | None, maximum: float | None) -> str:

@@ -44,13 +44,11 @@ another value than the first response's, is that question's error), and unknown 
 from __future__ import annotations
 
 import dataclasses
-import email.utils
 import functools
 import hashlib
 import http.client
 import io
 import json
-import math
 import re
 import socket
 import ssl
@@ -60,12 +58,12 @@ import urllib.parse
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from importlib.metadata import version as package_version
 from typing import Any, Protocol
 
 from goldeneval.core.errors import RetrieverError, one_line
 from goldeneval.core.provenance import Provenance, canonical_text
+from goldeneval.core.retry_after import RetryableError, retry_after_s
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision, option_label
 from goldeneval.retrieval.retrievers.external import (
     REVISION_OPTIONS,
@@ -403,29 +401,6 @@ class RequestShape:
         return hashlib.sha256(canonical_text([method, shape]).encode("utf-8")).hexdigest()[:16]
 
 
-class _Retryable(Exception):
-    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after_s = retry_after_s
-
-
-def _retry_after_s(value: str | None) -> float | None:
-    """``Retry-After`` as seconds from now (a number or an HTTP date), or None."""
-    if value is None:
-        return None
-    try:
-        seconds = float(value.strip())
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value.strip())
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - datetime.now(UTC)).total_seconds()
-    return max(seconds, 0.0) if math.isfinite(seconds) else None
-
-
 class _Connection:
     """One socket to the endpoint, kept alive between requests (None until opened, and after
     a failure or a response that closes it), and the buffered reader its responses are read
@@ -754,7 +729,7 @@ class HTTPRetriever:
             attempts += 1
             try:
                 raw, content_type, headers = self._send(request, deadline)
-            except _Retryable as exc:
+            except RetryableError as exc:
                 problem, wait = str(exc), exc.retry_after_s
             else:
                 self._check_revisions(headers)
@@ -792,19 +767,19 @@ class HTTPRetriever:
                 self._connections.drop()
                 if reused and not fresh:
                     continue  # the server closed a kept-alive connection: once more on a new one
-                raise _Retryable(f"the connection to {base} failed: {_reason(exc)}") from None
+                raise RetryableError(f"the connection to {base} failed: {_reason(exc)}") from None
             except TimeoutError:
                 self._connections.drop()
                 raise self._timed_out() from None
             except ConnectionRefusedError as exc:
                 self._connections.drop()
-                raise _Retryable(f"cannot connect to {base}: {_reason(exc)}") from None
+                raise RetryableError(f"cannot connect to {base}: {_reason(exc)}") from None
             except ssl.SSLError as exc:
                 self._connections.drop()
                 raise SearchError(f"TLS with {base} failed: {_reason(exc)}") from None
             except OSError as exc:  # an unreachable network, a host name that does not resolve ...
                 self._connections.drop()
-                raise _Retryable(f"the connection to {base} failed: {_reason(exc)}") from None
+                raise RetryableError(f"the connection to {base} failed: {_reason(exc)}") from None
             except http.client.HTTPException as exc:
                 self._connections.drop()
                 raise SearchError(f"{base} did not answer in HTTP ({type(exc).__name__})") from None
@@ -818,7 +793,7 @@ class HTTPRetriever:
             return raw, headers.get("Content-Type", ""), headers
         problem = f"HTTP {status} {response.reason or ''}".rstrip() + _snippet(raw)
         if status in RETRYABLE_STATUS or 500 <= status < 600:
-            raise _Retryable(problem, _retry_after_s(headers.get("Retry-After")))
+            raise RetryableError(problem, retry_after_s(headers.get("Retry-After")))
         if 300 <= status < 400:
             problem += " (redirects are not followed: give the final URL)"
         raise SearchError(problem)

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from goldeneval.core.errors import RetrieverError
-from goldeneval.retrieval.retrievers.base import RetrieverContext, option_label
+from goldeneval.retrieval.retrievers.base import RetrieverContext, number_option, option_label
 
 __all__ = ["check_known_options", "float_option", "int_option", "path_option", "str_option"]
 
@@ -37,17 +37,10 @@ def str_option(context: RetrieverContext, name: str, *, retriever_id: str | None
 def int_option(
     context: RetrieverContext, name: str, *, minimum: int = 0, retriever_id: str | None = None
 ) -> int | None:
-    raw = context.options.get(name)
-    if raw is None:
-        return None
-    label = option_label(name, retriever_id)
-    try:
-        value = int(raw)
-    except ValueError:
-        raise RetrieverError(f"{label}: expected an integer, got {raw!r}") from None
-    if value < minimum:
-        raise RetrieverError(f"{label}: must be at least {minimum}, got {value}")
-    return value
+    def problem(_raw: str, value: int) -> str | None:
+        return f"must be at least {minimum}, got {value}" if value < minimum else None
+
+    return number_option(context, name, int, "an integer", problem, retriever_id=retriever_id)
 
 
 def float_option(
