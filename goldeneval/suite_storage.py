@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.errors import InputError
 from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
+from goldeneval.core.text_files import read_utf8
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 from goldeneval.store import StoreLocation, resolve_store
 
@@ -85,12 +86,7 @@ class SuiteStorage:
 
 def read_suite_file(path: Path) -> Any:
     """The suite file's YAML, or an InputError naming the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: suite file not found; create it (docs/guide/dagster.md)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    text = read_utf8(path, InputError, "suite file not found; create it (docs/guide/dagster.md)")
     try:
         return load_yaml(text)
     except yaml.YAMLError as exc:

@@ -288,3 +288,13 @@ def test_a_cell_the_suite_does_not_declare_names_the_file_and_what_it_does_decla
     with pytest.raises(InputError) as model:
         suite.prompt_run_spec("goldeneval.smoke", "nope")
     assert str(model.value) == f"{where}: no model named 'nope' (configured: extractive)"
+
+
+def test_a_suite_file_that_is_not_utf8_is_invalid_input_naming_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "goldeneval.yaml"
+    content = b"sets: [transit-sample]\nretrievers:\n  lexical: {id: goldeneval.lexical}\n# caf\xe9\n"
+    path.write_bytes(content)
+    offset = content.index(b"\xe9")
+    with pytest.raises(InputError) as caught:
+        load_suite(path)
+    assert str(caught.value) == f"{path}: not valid UTF-8 (byte offset {offset})"

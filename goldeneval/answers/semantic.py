@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.answers.abstention import AbstentionRules
 from goldeneval.answers.graders import Grading, GradingItem, grade_assertions_or_reference
-from goldeneval.core.errors import InputError, one_line, validation_problem
+from goldeneval.core.errors import InputError, invalid_input, one_line
 
 __all__ = [
     "CALIBRATED_THRESHOLD",
@@ -127,8 +127,7 @@ def load_calibration_sample(path: Path = CALIBRATION_SAMPLE) -> CalibrationSampl
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(f"{path}: cannot be read as YAML: {one_line(str(exc))}") from None
     except ValidationError as exc:  # its models have no validator of their own: pydantic's words
-        where, problem = validation_problem(exc)
-        raise InputError(f"{path}: field {where!r}: {problem}") from None
+        raise invalid_input(exc, path) from None
 
 
 @dataclass(frozen=True)

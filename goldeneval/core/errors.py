@@ -46,6 +46,16 @@ class InputError(GoldenEvalError):
     """User-supplied input (a file, an option, a plugin) is invalid."""
 
 
+def invalid_input(
+    exc: ValidationError, where: str | Path, *, whole: str = "", error: type[InputError] = InputError
+) -> InputError:
+    """The first error of a pydantic validation as one line, ``<where>: field '<field>':
+    <problem>``: the one wording of an input that did not validate.  ``whole`` names the field
+    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``)."""
+    field, problem = validation_problem(exc)
+    return error(f"{where}: field {field or whole!r}: {one_line(problem)}")
+
+
 class SetFileError(InputError):
     """A set file of some kind cannot be loaded.
 

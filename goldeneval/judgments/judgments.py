@@ -33,7 +33,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from goldeneval.core.errors import InputError, one_line, validation_problem
+from goldeneval.core.errors import InputError, invalid_input
 
 try:
     import fcntl
@@ -224,8 +224,7 @@ def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLin
         try:
             yield JudgmentLine.model_validate(item)
         except ValidationError as exc:
-            where, problem = validation_problem(exc)
-            raise JudgmentsError(f"{path}: line {lineno}: field {where or '(line)'!r}: {one_line(problem)}") from None
+            raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
 
 
 def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool = True) -> int:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Literal
 
 from goldeneval.core.errors import InputError
+from goldeneval.core.text_files import read_utf8
 from goldeneval.retrieval.details import retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.store import StoredRun
@@ -145,14 +146,7 @@ def read_trec_run_file(path: Path, order: RunOrder = "trec_eval") -> TrecRun:
     """A TREC run file read as trec_eval reads it; ``order`` says how tied scores are ordered."""
     if order not in RUN_ORDERS:
         raise TrecRunError(f"order {order!r}: expected one of {', '.join(RUN_ORDERS)}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TrecRunError(f"{path}: TREC run file not found") from None
-    except UnicodeDecodeError as exc:
-        raise TrecRunError(f"{path}: not valid UTF-8 (byte offset {exc.start})") from None
-    except OSError as exc:
-        raise TrecRunError(f"{path}: cannot read: {exc.strerror}") from None
+    text = read_utf8(path, TrecRunError, "TREC run file not found")
     entries: dict[str, dict[str, tuple[float, tuple[int, int], int]]] = {}
     comments = extra = non_integer = 0
     for lineno, line in enumerate(text.splitlines(), start=1):
