@@ -1626,9 +1626,11 @@ def render(results: Mapping[str, Any]) -> str:
         "- threads: " + ", ".join(f"{name}={value}" for name, value in head["threads"].items()),
         "- ranx runs numba kernels on all cores; numpy, pytrec-eval and goldeneval's scoring are single-threaded.",
         "",
-        "| section | measured (UTC) | at commit (changed tracked files) | wall | peak RSS (section process tree) "
+        "Sections are measured one by one (`--only`), not always on the machine above: each row names its CPU.",
+        "",
+        "| section | measured (UTC) | CPU | at commit (changed tracked files) | wall | peak RSS (section process tree) "
         "| load average before / after |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name in SECTIONS:
         section = sections.get(name)
@@ -1636,7 +1638,8 @@ def render(results: Mapping[str, Any]) -> str:
             continue
         meta = section["meta"]
         lines.append(
-            f"| {name} | {meta['started']} | {revision(meta.get('git'))} | {secs(meta['wall_s'])} "
+            f"| {name} | {meta['started']} | {meta.get('cpu', 'not recorded')} | {revision(meta.get('git'))} "
+            f"| {secs(meta['wall_s'])} "
             f"| {mib(meta['peak_rss_bytes'])} | "
             f"{' '.join(map(str, meta['load_before']))} / {' '.join(map(str, meta['load_after']))} |"
         )
@@ -1796,6 +1799,7 @@ def run_section(name: str, options: dict[str, Any], logs: Path) -> dict[str, Any
         document = {"error": f"section process failed (exit status {result.exit_status}): {tail}", "data": {}}
     document["meta"] = {
         "started": f"{started:%Y-%m-%d %H:%M}",
+        "cpu": cpu_model(),
         "wall_s": result.wall_s,
         "peak_rss_bytes": result.peak_rss_bytes,
         "load_before": before,
