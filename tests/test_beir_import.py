@@ -4,10 +4,12 @@ documented overlap rule (goldeneval.retrieval.beir), and errors that name the fi
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
+from goldeneval.core.corpus import Document
 from goldeneval.core.errors import GoldenSetError
 from goldeneval.retrieval.beir import FORM_OVERLAP_THRESHOLD, derive_form, load_beir_set, vocabulary_overlap
 from goldeneval.retrieval.golden import GoldenQuestionSet, QuestionForm
@@ -250,7 +252,12 @@ def test_a_run_over_a_beir_folder_reads_its_corpus_once(
 
     reads: list[Path] = []
     read = corpus_module._beir_documents
-    monkeypatch.setattr(corpus_module, "_beir_documents", lambda path: reads.append(path) or read(path))
+
+    def counted(path: Path) -> Iterable[Document]:
+        reads.append(path)
+        return read(path)
+
+    monkeypatch.setattr(corpus_module, "_beir_documents", counted)
     spec = RunSpec(
         set_ref=str(tinyfact), retriever_id="goldeneval.lexical", series="lexical", cache_dir=tmp_path / "cache"
     )
