@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -211,6 +212,18 @@ def test_a_lock_file_the_system_refuses_to_create_fails_at_once_not_after_the_lo
         pytest.skip("needs Linux's /proc")
     with pytest.raises(StoreError, match=r"^/proc/goldeneval-results\.duckdb: cannot lock the store: No such file"):
         ResultStore("/proc/goldeneval-results.duckdb")
+
+
+def test_the_lock_file_is_filelocks_own_and_no_probe_file_is_left(tmp_path: Path) -> None:
+    """The up-front check never creates the lock file itself: filelock's mode (0666 less the
+    umask) stays, so a group sharing a store folder with umask 002 can still write it."""
+    previous = os.umask(0o002)
+    try:
+        ResultStore(tmp_path / "results.duckdb")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "results.duckdb.lock").stat().st_mode) == 0o664
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.duckdb", "results.duckdb.lock"]
 
 
 def test_connections_never_autoload_or_install_extensions(tmp_path: Path) -> None:

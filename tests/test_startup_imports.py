@@ -107,6 +107,21 @@ def test_a_lexical_run_imports_bm25s_without_numba(tmp_path: Path) -> None:
     assert json.loads(out)["run"]["questions"] == 81
 
 
+def test_hiding_numba_from_bm25s_leaves_numba_importable_and_no_finder_behind() -> None:
+    pytest.importorskip("numba", reason="numba is what bm25s is kept from importing")
+    script = (
+        "import sys, threading\n"
+        "from goldeneval.core.text import bm25s_module\n"
+        "bm25s = bm25s_module()\n"
+        "assert 'numba' not in sys.modules and not bm25s.NUMBA_AVAILABLE\n"
+        "assert not [f for f in sys.meta_path if type(f).__name__ == '_RefuseNumbaHere']\n"
+        "import numba\n"
+        "print('ok', numba.__name__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert result.stdout.strip() == "ok numba", result.stderr
+
+
 COMMAND_MODULES = sorted({entry.target.partition(":")[0] for entry in COMMANDS.values()})
 DOMAIN = ("duckdb", "pyarrow", "numpy", "goldeneval.retrieval", "goldeneval.answers", "goldeneval.store")
 

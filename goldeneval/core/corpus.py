@@ -84,7 +84,7 @@ def load_corpus(path: str | Path) -> Corpus:
     raise CorpusError(f"{path}: corpus not found (expected corpus.jsonl or a folder of .md/.txt)")
 
 
-_SHARED: ContextVar[dict[tuple[str, int, int, int], Corpus] | None] = ContextVar("shared_corpora", default=None)
+_SHARED: ContextVar[dict[tuple[int, int, int, int], Corpus] | None] = ContextVar("shared_corpora", default=None)
 
 
 @contextmanager
@@ -92,6 +92,8 @@ def shared_corpora() -> Iterator[None]:
     """Within this block a ``corpus.jsonl`` is read once: a BEIR set's loader (which reads the
     corpus for the question forms) and the retriever's corpus get the same object.  A file
     changed in between (size, mtime or inode) is read again; nothing is kept after the block.
+    The file is known by its identity (device and inode), so a relative and a resolved path
+    to it share; the first read's path is the one its messages name.
     A block inside another shares the outer one's corpora."""
     if _SHARED.get() is not None:
         yield
@@ -112,7 +114,7 @@ def load_beir_corpus(path: str | Path) -> Corpus:
         status = path.stat()
     except OSError:  # not found or unreadable: the reader says so in its words
         return Corpus(tuple(_beir_documents(path)), source=str(path))
-    key = (str(path), status.st_mtime_ns, status.st_size, status.st_ino)
+    key = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
     if key not in shared:
         shared[key] = Corpus(tuple(_beir_documents(path)), source=str(path))
     return shared[key]

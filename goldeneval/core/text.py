@@ -6,9 +6,11 @@ so "shares vocabulary" means the same thing in both places.
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import re
 import sys
+import threading
 import types
 from functools import lru_cache
 from typing import Any
@@ -55,22 +57,34 @@ def content_terms(text: str) -> set[str]:
     return set(stemmer().stemWords(tokens))
 
 
+class _RefuseNumbaHere(importlib.abc.MetaPathFinder):
+    """Refuses ``import numba`` in one thread only, so bm25s' ``try: from numba import njit``
+    takes its numpy path while any other thread imports numba as usual."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        if fullname.partition(".")[0] == "numba" and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError("numba is not needed by goldeneval's bm25s", name=fullname)
+
+
 def bm25s_module() -> types.ModuleType:
     """bm25s, imported without numba.  bm25s imports numba at its own import whenever numba is
     installed (0.1 s of a lexical run's start-up; the test extra's ranx brings it) for its
     ``backend="numba"``, which goldeneval never selects (``bm25s.BM25`` defaults to numpy),
-    so numba is hidden while bm25s imports, unless something in the process loaded it first."""
+    so this thread's import of numba is refused while bm25s imports, unless numba is loaded."""
     loaded = sys.modules.get("bm25s")
-    if loaded is not None:
+    if loaded is not None and not getattr(getattr(loaded, "__spec__", None), "_initializing", False):
         return loaded
-    hide = "numba" not in sys.modules
-    if hide:
-        sys.modules["numba"] = None  # type: ignore[assignment]  # 'import numba' raises ImportError
+    refuse = _RefuseNumbaHere() if "numba" not in sys.modules else None
+    if refuse is not None:
+        sys.meta_path.insert(0, refuse)
     try:
         import bm25s
     finally:
-        if hide and sys.modules.get("numba", 0) is None:
-            del sys.modules["numba"]
+        if refuse is not None:
+            sys.meta_path.remove(refuse)
     module: types.ModuleType = bm25s
     return module
 

@@ -108,7 +108,7 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
     qrels_path = folder / "qrels" / f"{split}.tsv"
     judged, unjudged = _read_qrels(qrels_path)
     queries = _read_queries(folder / "queries.jsonl")
-    corpus = corpus or load_beir_corpus(folder.resolve() / "corpus.jsonl")  # the path load_corpus reads
+    corpus = corpus or load_beir_corpus(folder / "corpus.jsonl")
     documents = {doc.id: doc for doc in corpus}
     target_terms: dict[str, set[str]] = {}  # a document judged for several queries is analysed once
 

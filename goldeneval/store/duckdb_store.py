@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
@@ -98,10 +99,17 @@ class ResultStore(Store):
 
     def _check_lock_file(self) -> None:
         """filelock takes a lock file it cannot create (``/proc/...``, a folder that vanished)
-        for one another process holds and would wait LOCK_TIMEOUT_S for it: open it once first,
-        so such a store fails at once, naming why."""
-        descriptor = os.open(self._lock.lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+        for one another process holds and would wait LOCK_TIMEOUT_S for it.  When there is no
+        lock file yet, create and remove a file of our own beside it first, so such a store
+        fails at once, naming why.  The lock file itself is never touched here: filelock gives
+        it its own mode, and on a file system without ``flock`` its mere existence is the lock."""
+        lock_file = self._lock.lock_file
+        if os.path.lexists(lock_file):
+            return  # filelock reports what is wrong with an existing one itself
+        probe = f"{lock_file}.probe-{os.getpid()}-{uuid.uuid4().hex}"
+        descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.close(descriptor)
+        os.unlink(probe)
 
     def _connect(self, *, read_only: bool) -> duckdb.DuckDBPyConnection:
         """Connect, retrying while another process holds DuckDB's own lock on the file (a
