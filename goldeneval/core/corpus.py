@@ -107,16 +107,20 @@ def shared_corpora() -> Iterator[None]:
 
 def load_beir_corpus(path: str | Path) -> Corpus:
     path = Path(path)
+
+    def read() -> Corpus:
+        return Corpus(tuple(_beir_documents(path)), source=str(path))
+
     shared = _SHARED.get()
     if shared is None:
-        return Corpus(tuple(_beir_documents(path)), source=str(path))
+        return read()
     try:
         status = path.stat()
     except OSError:  # not found or unreadable: the reader says so in its words
-        return Corpus(tuple(_beir_documents(path)), source=str(path))
+        return read()
     key = (status.st_dev, status.st_ino, status.st_mtime_ns, status.st_size)
     if key not in shared:
-        shared[key] = Corpus(tuple(_beir_documents(path)), source=str(path))
+        shared[key] = read()
     return shared[key]
 
 
