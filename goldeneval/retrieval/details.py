@@ -164,8 +164,9 @@ class DocumentColumns(_Record):
     vocabulary: list[str]
     count: int = Field(ge=0)
     codes: str
-    _raw: bytes | None = PrivateAttr(default=None)
-    """The codes as 32-bit integers, once decoded."""
+    _raw: bytes | np.ndarray | None = PrivateAttr(default=None)
+    """The codes as 32-bit integers, once decoded (or, when encoded here, the read-only array
+    they were encoded from: a run's documents are not copied once more)."""
     _where: str = PrivateAttr(default="details")
     """What a decoding error names (the run, when read from the store)."""
 
@@ -177,7 +178,10 @@ class DocumentColumns(_Record):
 
     @classmethod
     def encode(cls, vocabulary: list[str], codes: np.ndarray) -> DocumentColumns:
-        """The documents of a run: ``codes`` (any integer array) into ``vocabulary``."""
+        """The documents of a run: ``codes`` (any integer array) into ``vocabulary``.
+
+        A little-endian uint32 ``codes`` is kept, not copied, and made read-only: pass one
+        made for the purpose (the evaluator's is)."""
         full = np.ascontiguousarray(codes, dtype="<u4")
         width = code_width(len(vocabulary))
         packed = full.view(_low_bytes(width))["low"].tobytes()
@@ -185,7 +189,8 @@ class DocumentColumns(_Record):
         made = cls.model_construct(
             vocabulary=vocabulary, count=full.size, codes=base64.b64encode(compressed).decode("ascii")
         )
-        made._raw = full.tobytes()
+        full.setflags(write=False)  # kept as the decoded codes: a little-endian uint32 ``codes`` is kept itself
+        made._raw = full
         return made
 
     def decoded(self) -> np.ndarray:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -521,25 +522,23 @@ def code_run(
     offsets = np.zeros(len(returned) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     total = int(offsets[-1])
-    # Code the raw ids in one C-level pass: ``setdefault`` gives each id the position of its
-    # first occurrence.  Python strings cache their hash, so a pass costs one dictionary probe
-    # per id; the distinct ids (far fewer) are then mapped to documents and coded.
-    first_seen: dict[str, int] = {}
-    first = np.fromiter(
-        map(first_seen.setdefault, itertools.chain.from_iterable(returned), itertools.count()),
-        dtype=np.int64,
-        count=total,
+    # Code the raw ids in one C-level pass: a defaultdict numbers each distinct raw id in the
+    # order it is first seen (its factory is a counter), so a pass costs one dictionary probe
+    # per id (Python strings cache their hash) and writes int32 codes, half an int64 array's
+    # memory; the distinct ids (far fewer) are then mapped to documents and coded, and one
+    # gather, in place, turns raw-id numbers into document codes.
+    raw_number: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    codes = np.fromiter(
+        map(raw_number.__getitem__, itertools.chain.from_iterable(returned)), dtype=np.int32, count=total
     )
     code_of: dict[str, int] = {}
     raw_to_doc = np.fromiter(
-        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in first_seen),
-        dtype=np.int64,
-        count=len(first_seen),
+        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in raw_number),
+        dtype=np.int32,
+        count=len(raw_number),
     )
-    # Each first position gets its raw id's document code, so one gather codes the run.
-    doc_at = np.empty(total, dtype=np.int64)
-    doc_at[np.fromiter(first_seen.values(), dtype=np.int64, count=len(first_seen))] = raw_to_doc
-    rankings = columnar.Rankings(offsets, doc_at[first])
+    np.take(raw_to_doc, codes, out=codes)
+    rankings = columnar.Rankings(offsets, codes)
     # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
     # unless the question grades it.
     expected = [sorted(question.expected) for question in questions]
