@@ -19,7 +19,7 @@ import reprlib
 import sys
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
@@ -226,7 +226,6 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     if loaded is None:
         loaded = _load_checked(path, suffix, text)
     loaded = loaded.with_corpus_beside(path)
-    _share_common_parts(loaded.questions)
     with _LOADED_LOCK:
         _LOADED[key] = loaded
         while len(_LOADED) > _LOADED_SETS:
@@ -234,26 +233,31 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     return loaded
 
 
-def _share_common_parts(questions: Sequence[GoldenQuestion]) -> None:
-    """Let the questions of a loaded set share the parts most of them hold alike: one set of
+class _SharedParts:
+    """Lets the questions of a loaded set share the parts most of them hold alike: one set of
     given field names per distinct combination (pydantic keeps one per model, 728 bytes for
     five names), one empty ``not_relevant`` and one string per hard class.  A question of a
-    large set then takes about 40% less memory (100,000 questions: 152 -> 80 MiB), and
-    nothing anyone can see changes: the models are frozen, equal to what they were, and
-    pydantic copies the field-name set before it changes one (``model_copy``)."""
-    field_sets: dict[frozenset[str], set[str]] = {}
-    classes: dict[str, str] = {}
-    for question in questions:
+    large set then takes about half the memory (100,000 questions: 152 -> 80 MiB), and nothing
+    anyone can see changes: the models are frozen, equal to what they were, and pydantic
+    copies the field-name set before it changes one (``model_copy``).  Called on each question
+    as it is validated, so that its own parts are freed before the next one is built."""
+
+    def __init__(self) -> None:
+        self._field_sets: dict[frozenset[str], set[str]] = {}
+        self._classes: dict[str, str] = {}
+
+    def __call__(self, question: GoldenQuestion) -> GoldenQuestion:
         names = question.__pydantic_fields_set__
-        shared_names = field_sets.setdefault(frozenset(names), names)
-        values = question.__dict__
+        shared_names = self._field_sets.setdefault(frozenset(names), names)
         if shared_names is not names:
             object.__setattr__(question, "__pydantic_fields_set__", shared_names)
+        values = question.__dict__
         if not values["not_relevant"]:
             values["not_relevant"] = _NO_IDS
         hard_class = values["hard_class"]
         if hard_class is not None:
-            values["hard_class"] = classes.setdefault(hard_class, hard_class)
+            values["hard_class"] = self._classes.setdefault(hard_class, hard_class)
+        return question
 
 
 _NO_IDS: frozenset[str] = frozenset()
@@ -317,7 +321,8 @@ def _load_jsonl_fast(path: Path, text: str) -> GoldenQuestionSet | None:
                 return None
             header = {**header, **item["set"]}
             start += 1
-        questions = [_QUESTION_FROM_JSON(line) for line in islice(lines, start, None)]
+        shared = _SharedParts()
+        questions = [shared(_QUESTION_FROM_JSON(line)) for line in islice(lines, start, None)]
         for line, question in zip(islice(lines, start, None), questions, strict=True):
             if not _keys_all_distinct(line, question):
                 json.loads(line, object_pairs_hook=unique_keys)  # raises on a repeated key
@@ -398,8 +403,11 @@ def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:
     if not isinstance(raw_questions, list):
         raise GoldenSetError(path, f"must be a list, found {type(raw_questions).__name__}", field="questions")
     questions = list(
-        validate_items(
-            path, raw_questions, GoldenQuestion, GoldenSetError, describe=_question_problem, quote_id=_quoted_id
+        map(
+            _SharedParts(),
+            validate_items(
+                path, raw_questions, GoldenQuestion, GoldenSetError, describe=_question_problem, quote_id=_quoted_id
+            ),
         )
     )
     if not questions:
