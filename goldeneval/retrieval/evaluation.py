@@ -366,7 +366,7 @@ def evaluate_retrieval(
     )
     scored = score_answers(
         questions,
-        answers.returned,
+        coded.raw if coded.raw is not None else answers.returned,  # the tuples go with ``answers``
         answers.errors,
         answers.latency_ms,
         mapper,

@@ -486,6 +486,44 @@ def _without(rankings: columnar.Rankings, dropped: np.ndarray) -> columnar.Ranki
     return columnar.Rankings(offsets, rankings.codes[keep])
 
 
+@dataclass(frozen=True, eq=False)
+class RawRankings(Sequence[tuple[str, ...]]):
+    """What each question returned, in rank order, held as the arrays :func:`code_run` numbered
+    it to: question ``i`` returned ``ids[n]`` for each ``n`` of ``numbers[offsets[i]:offsets[i + 1]]``.
+
+    The sequence of those rankings, each a tuple built when asked: a run keeps 4 bytes a
+    returned id (and each distinct id once) instead of a tuple of 100 pointers a question,
+    so the run's raw ids stop costing 856 bytes a question once they are coded."""
+
+    offsets: np.ndarray
+    numbers: np.ndarray
+    ids: list[str]
+
+    def __len__(self) -> int:
+        return int(self.offsets.size) - 1
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same rankings (the list of tuples it stands for)."""
+        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
+            return False
+        return all(mine == tuple(theirs) for mine, theirs in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, so unhashable like them
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, ...] | list[tuple[str, ...]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]  # IndexError past either end, as a tuple's
+        ids = self.ids
+        return tuple([ids[n] for n in self.numbers[self.offsets[i] : self.offsets[i + 1]].tolist()])
+
+
 @dataclass(frozen=True)
 class CodedRun:
     """A run as columnar arrays (:func:`code_run`)."""
@@ -498,6 +536,8 @@ class CodedRun:
     judged: columnar.Judgements | None = None
     """Every judged document of each question, relevant or judged not relevant (grade 0):
     what judged@k counts; None when the set records no judged negatives."""
+    raw: RawRankings | None = field(default=None, compare=False, repr=False)
+    """The raw rankings themselves, as numbers into their distinct ids (what was returned)."""
 
     collapsed: dict[int | None, columnar.Rankings] = field(default_factory=dict, compare=False, repr=False)
     """:meth:`kept` by depth, computed once (the evaluator's over-fetch and its scoring both read it)."""
@@ -526,9 +566,10 @@ def code_run(
     # order it is first seen (its factory is a counter), so a pass costs one dictionary probe
     # per id (Python strings cache their hash) and writes int32 codes, half an int64 array's
     # memory; the distinct ids (far fewer) are then mapped to documents and coded, and one
-    # gather, in place, turns raw-id numbers into document codes.
+    # gather turns raw-id numbers into document codes.  The numbers are kept: with the
+    # distinct ids they are the raw rankings (:class:`RawRankings`), so the tuples can go.
     raw_number: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-    codes = np.fromiter(
+    numbers = np.fromiter(
         map(raw_number.__getitem__, itertools.chain.from_iterable(returned)), dtype=np.int32, count=total
     )
     code_of: dict[str, int] = {}
@@ -537,8 +578,8 @@ def code_run(
         dtype=np.int32,
         count=len(raw_number),
     )
-    np.take(raw_to_doc, codes, out=codes)
-    rankings = columnar.Rankings(offsets, codes)
+    rankings = columnar.Rankings(offsets, np.take(raw_to_doc, numbers))
+    raw = RawRankings(offsets, numbers, list(raw_number))
     # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
     # unless the question grades it.
     expected = [sorted(question.expected) for question in questions]
@@ -559,7 +600,7 @@ def code_run(
     every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None
     documents = np.empty(len(code_of), dtype=object)
     documents[:] = list(code_of)
-    return CodedRun(rankings, judgements, documents, every_judged)
+    return CodedRun(rankings, judgements, documents, every_judged, raw)
 
 
 def _every_judged(
