@@ -118,8 +118,6 @@ def evaluation_summary(
         goldeneval,
         goldeneval.run_spec(where),
         run,
-        set_id=run.set_id,
-        series=run.series,
         grader=RETRIEVAL_GRADER,
         tables_privacy=run_privacy(question_hits),
         tables_run_id=tables_run_id,

@@ -105,8 +105,6 @@ def prompt_summary(
         goldeneval,
         goldeneval.prompt_run_spec(where),
         run,
-        set_id=run.set_id,
-        series=run.series,
         grader=run.grader,
         tables_privacy=gradings_privacy(prompt_gradings),
         tables_run_id=gradings_tables_run_id(prompt_gradings),

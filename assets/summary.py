@@ -12,7 +12,7 @@ cannot be used stores nothing (:func:`goldeneval.core.door.pinned_baseline`).
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import dagster as dg
 
@@ -60,13 +60,21 @@ def store_value(location: StoreLocation) -> dg.MetadataValue:
     return dg.MetadataValue.text(text) if location.is_postgres else dg.MetadataValue.path(text)
 
 
+class SummarisedRun(door.RecordableRun, Protocol):
+    """A run a summary records: any kind's, which names its set and its series."""
+
+    @property
+    def set_id(self) -> str: ...
+
+    @property
+    def series(self) -> str: ...
+
+
 def record_summary(
     goldeneval: GoldenEvalResource,
     spec: door.JudgedSpec,
-    run: door.RecordableRun,
+    run: SummarisedRun,
     *,
-    set_id: str,
-    series: str,
     grader: str,
     tables_privacy: PrivacyMode,
     tables_run_id: str,
@@ -74,10 +82,9 @@ def record_summary(
     """Record the run rebuilt from a kind's tables, idempotently."""
     privacy = strictest(spec.privacy, tables_privacy)
     store = goldeneval.open_store()
-    pinned = door.pinned_baseline(store, spec, set_id, grader)
-    stored = door.record(
-        store, run, privacy, run_id=stored_run_id_for(tables_run_id, set_id, series), tables_run_id=tables_run_id
-    )
+    pinned = door.pinned_baseline(store, spec, run.set_id, grader)
+    run_id = stored_run_id_for(tables_run_id, run.set_id, run.series)
+    stored = door.record(store, run, privacy, run_id=run_id, tables_run_id=tables_run_id)
     verdict = door.judge(store, stored, spec, pinned=pinned)
     return RecordedSummary(store, stored, privacy, tables_run_id, verdict)
 

@@ -330,12 +330,7 @@ def answers(
                 series=series or f"{retriever_id}+{grading.default_series()}",
                 workers=workers,
                 **grading.spec_fields(),
-                cache_dir=run.cache,
-                timeout_s=run.timeout_s,
-                privacy=mode,
-                thresholds=run.thresholds(),
-                baseline=baseline,
-                provenance=run.provenance,
+                **run.spec_fields(),
             )
         )
         return run_answers(spec, resolved_store, progress=run.progress_bar())

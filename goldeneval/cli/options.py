@@ -222,29 +222,26 @@ chunk_separator_option = click.option(
 )
 
 
+def _drop_option(flag: str, name: str, words: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A run's largest allowed absolute drop of one rate (``--max-top1-drop``, ``--max-score-drop``)."""
+    return click.option(
+        flag,
+        name,
+        type=click.FloatRange(0, 1),
+        callback=finite,
+        default=DEFAULT_MAX_DROP,
+        show_default=True,
+        help=f"Largest allowed absolute drop of the {words}.",
+    )
+
+
 def run_options(
     rates: RateFlags, *, cache_help: str, timeout_help: str, persisted: str, owner: str
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Add the shared options to a run command, which receives them as ``run: RunOptions``."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option(
-            rates.pass_flag,
-            "max_pass_drop",
-            type=click.FloatRange(0, 1),
-            callback=finite,
-            default=DEFAULT_MAX_DROP,
-            show_default=True,
-            help=f"Largest allowed absolute drop of the {rates.pass_words}.",
-        ),
-        click.option(
-            rates.score_flag,
-            "max_score_drop",
-            type=click.FloatRange(0, 1),
-            callback=finite,
-            default=DEFAULT_MAX_DROP,
-            show_default=True,
-            help=f"Largest allowed absolute drop of the {rates.score_words}.",
-        ),
+        _drop_option(rates.pass_flag, "max_pass_drop", rates.pass_words),
+        _drop_option(rates.score_flag, "max_score_drop", rates.score_words),
         click.option(
             "--max-p",
             type=click.FloatRange(0, 1, min_open=True),
