@@ -366,7 +366,7 @@ def evaluate_retrieval(
     )
     scored = score_answers(
         questions,
-        coded.raw if coded.raw is not None else answers.returned,  # the tuples go with ``answers``
+        coded.raw,  # not ``answers.returned``: its tuples go with ``answers``
         answers.errors,
         answers.latency_ms,
         mapper,

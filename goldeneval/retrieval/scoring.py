@@ -533,11 +533,11 @@ class CodedRun:
     judgements: columnar.Judgements
     documents: np.ndarray
     """The document id of each code (an object array)."""
+    raw: RawRankings = field(compare=False, repr=False)
+    """The raw rankings themselves, as numbers into their distinct ids (what was returned)."""
     judged: columnar.Judgements | None = None
     """Every judged document of each question, relevant or judged not relevant (grade 0):
     what judged@k counts; None when the set records no judged negatives."""
-    raw: RawRankings | None = field(default=None, compare=False, repr=False)
-    """The raw rankings themselves, as numbers into their distinct ids (what was returned)."""
 
     collapsed: dict[int | None, columnar.Rankings] = field(default_factory=dict, compare=False, repr=False)
     """:meth:`kept` by depth, computed once (the evaluator's over-fetch and its scoring both read it)."""
@@ -600,7 +600,7 @@ def code_run(
     every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None
     documents = np.empty(len(code_of), dtype=object)
     documents[:] = list(code_of)
-    return CodedRun(rankings, judgements, documents, every_judged, raw)
+    return CodedRun(rankings, judgements, documents, raw, every_judged)
 
 
 def _every_judged(
