@@ -12,7 +12,6 @@ paths are relative to the file.  Nothing here knows about Dagster.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 import zoneinfo
@@ -23,29 +22,22 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
 from goldeneval.answers.models import known_models
 from goldeneval.answers.registry import resolve_prompt_set
-from goldeneval.answers.spec import GradingSpec, JudgeSpec, PromptRunSpec, check_phrases, check_rubric
+from goldeneval.answers.settings import PROMPT_RATES, GradingSettings, JudgeSettings
+from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import MIN_JUDGED_DESCRIPTION, RegressionThresholds, check_slice_key
-from goldeneval.core.workers import MAX_WORKERS
-from goldeneval.retrieval.evaluation import DEFAULT_TIMEOUT_S
-from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER, DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL, AverageOver
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
+from goldeneval.core.settings import settings_of
+from goldeneval.core.spec import DEFAULT_TIMEOUT_S, Timeout
+from goldeneval.core.thresholds import Drop, Significance, SliceThresholds
 from goldeneval.retrieval.retrievers.registry import known_retrievers
-from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.sets import resolve_golden_set
-from goldeneval.retrieval.spec import (
-    MAX_BATCH_SIZE,
-    MAX_TIMEOUT_S,
-    RunSpec,
-    check_hit_cutoffs,
-    check_metric_names,
-)
+from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
+from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation
 from goldeneval.suite_storage import (
     CONFIG_ENV,
@@ -159,30 +151,12 @@ class RetrieverConfig(PluginConfig):
         return value
 
 
-class ThresholdsConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class ThresholdsConfig(SliceThresholds):
+    """Retrieval's regression thresholds: its two rates in its own words, and its slices."""
 
-    max_top1_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
-    max_top3_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
-    max_p: float | None = Field(
-        default=None, gt=0.0, le=1.0, allow_inf_nan=False, description="Also require McNemar p < max_p."
-    )
-    slice_max_drop: dict[str, float] = Field(
-        default_factory=dict, description="Per slice 'form:GAP', 'hard_class:<class>' or '*': largest allowed drop."
-    )
-    min_slice_questions: int = Field(default=5, ge=1)
-    min_judged: float | None = Field(
-        default=None, ge=0.0, le=1.0, allow_inf_nan=False, description=MIN_JUDGED_DESCRIPTION
-    )
-
-    @field_validator("slice_max_drop")
-    @classmethod
-    def _slices(cls, value: dict[str, float]) -> dict[str, float]:
-        for key, drop in value.items():
-            check_slice_key(key)
-            if not 0.0 <= drop <= 1.0:
-                raise ValueError(f"slice {key!r}: the allowed drop must lie between 0 and 1, got {drop}")
-        return value
+    max_top1_drop: Drop = DEFAULT_MAX_DROP
+    max_top3_drop: Drop = DEFAULT_MAX_DROP
+    max_p: Significance = Field(default=None, description="Also require McNemar p < max_p.")
 
 
 class ScheduleConfig(BaseModel):
@@ -241,62 +215,25 @@ class ModelConfig(PluginConfig):
         return value
 
 
-def _spec_field(name: str) -> Any:
-    """The field ``name`` of :class:`~goldeneval.answers.spec.GradingSpec` (default, bounds,
-    description): a suite key and the flag it mirrors are declared once, in the spec."""
-    return copy.copy(GradingSpec.model_fields[name])
-
-
-def _judge_field(name: str) -> Any:
-    return copy.copy(JudgeSpec.model_fields[name])
-
-
-class JudgeConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class JudgeConfig(JudgeSettings):
+    """The judge model of ``llm_judge``: its id and options beside how it is asked."""
 
     id: str = Field(min_length=1, description="The judge's model id.")
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    samples: int = Field(default=1, ge=1, le=MAX_JUDGE_SAMPLES)
-    rubric: str | None = _judge_field("rubric")
-
-    @field_validator("rubric")
-    @classmethod
-    def _known_rubric(cls, value: str | None) -> str | None:
-        return check_rubric(value)
 
 
-class PromptGradingConfig(BaseModel):
+class PromptGradingConfig(GradingSettings):
     """How prompt runs are graded and gated: ``goldeneval prompts``' options."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    grader: str = Field(
-        default=DETERMINISTIC,
-        min_length=1,
-        description="deterministic | semantic | llm_judge[:rubric] | a goldeneval.graders id or "
-        "package.module:factory, as --grader.",
-    )
     judge: JudgeConfig | None = Field(default=None, description="The judge model of llm_judge.")
-    pass_threshold: float = Field(default=DEFAULT_PASS_THRESHOLD, ge=0.0, le=1.0, allow_inf_nan=False)
-    max_pass_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
-    max_score_drop: float = Field(default=0.1, ge=0.0, le=1.0, allow_inf_nan=False)
-    max_p: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
-    fail_on_unstable: bool = _spec_field("fail_on_unstable")
-    abstention_phrases: tuple[str, ...] = _spec_field("abstention_phrases")
-    response_cache: bool = _spec_field("response_cache")
-    max_consecutive_failures: int = _spec_field("max_consecutive_failures")
-    workers: int = _spec_field("workers")
-
-    @field_validator("abstention_phrases")
-    @classmethod
-    def _usable_phrases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return check_phrases(value)
+    max_pass_drop: Drop = DEFAULT_MAX_DROP
+    max_score_drop: Drop = DEFAULT_MAX_DROP
+    max_p: Significance = None
 
 
-class SuiteConfig(BaseModel):
-    """The file as written.  See README.md, "Dagster"."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class SuiteConfig(RetrievalSettings):
+    """The file as written (docs/guide/dagster.md); how retrieval runs are asked and scored are
+    the keys of :class:`~goldeneval.retrieval.settings.RetrievalSettings`, at the top level."""
 
     sets: list[str] = Field(min_length=1, description="Registered set ids or set file paths.")
     sets_dirs: list[str] = Field(default_factory=list, description="Extra folders of set files to register.")
@@ -306,45 +243,11 @@ class SuiteConfig(BaseModel):
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     storage: StorageConfig = Field(default_factory=StorageConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
-    timeout_s: float = Field(
-        default=DEFAULT_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False, description="Per-question timeout."
-    )
-    workers: int = Field(
-        default=1, ge=1, le=MAX_WORKERS, description="Retrieval calls in flight at once, as --workers."
-    )
-    batch_size: int | None = Field(
-        default=None, ge=1, le=MAX_BATCH_SIZE, description="Questions per retrieve_batch call, as --batch-size."
-    )
-    chunk_separator: str = Field(default=DEFAULT_CHUNK_SEPARATOR)
-    hit_cutoffs: list[int] = Field(
-        default_factory=lambda: list(DEFAULT_HIT_CUTOFFS), min_length=1, description="Reported hit@k cutoffs."
-    )
-    metrics: list[str] = Field(
-        default_factory=lambda: [metric.name for metric in DEFAULT_METRICS],
-        min_length=1,
-        description="Rank metrics reported beside hit@k, as --metrics (ndcg@10, recall@100, ...).",
-    )
-    relevance_level: int = Field(
-        default=DEFAULT_RELEVANCE_LEVEL, ge=1, description="Grade from which the binary metrics count a document."
-    )
-    average_over: AverageOver = Field(
-        default=DEFAULT_AVERAGE_OVER, description="Questions a metric's mean is over, as --average-over."
-    )
+    timeout_s: Timeout = Field(default=DEFAULT_TIMEOUT_S, description="Per-question (per-call) timeout in seconds.")
     baseline: str = Field(default="previous", description="previous | best | run:<id>, as --baseline.")
-    strict: bool = Field(default=False, description="Fail, as --strict, on expected ids not in the corpus.")
     prompt_sets: list[str] = Field(default_factory=list, description="Golden prompt set ids or files (ADR-060).")
     models: dict[str, ModelConfig] = Field(default_factory=dict, description="Named models for the prompt sets.")
     prompts: PromptGradingConfig = Field(default_factory=PromptGradingConfig)
-
-    @field_validator("hit_cutoffs")
-    @classmethod
-    def _cutoffs(cls, value: list[int]) -> list[int]:
-        return list(check_hit_cutoffs(value))
-
-    @field_validator("metrics")
-    @classmethod
-    def _metrics(cls, value: list[str]) -> list[str]:
-        return list(check_metric_names(value))
 
     @field_validator("baseline")
     @classmethod
@@ -429,15 +332,7 @@ class Suite:
 
     @property
     def thresholds(self) -> RegressionThresholds:
-        t = self.config.thresholds
-        return RegressionThresholds(
-            max_pass_rate_drop=t.max_top1_drop,
-            max_mean_score_drop=t.max_top3_drop,
-            max_p=t.max_p,
-            slice_max_drop=t.slice_max_drop,
-            min_slice_questions=t.min_slice_questions,
-            min_judged=t.min_judged,
-        )
+        return RETRIEVAL_RATES.thresholds(self.config.thresholds, self.config.thresholds)
 
     def _configured(self, table: Mapping[str, _T], key: str, what: str) -> _T:
         """``table[key]``, else an InputError naming the suite file and what is configured:
@@ -469,19 +364,12 @@ class Suite:
             corpus=self._resolve(configured.corpus) if configured.corpus else None,
             series=retriever_name,
             cache_dir=self.cache_dir,
-            chunk_separator=config.chunk_separator,
             timeout_s=config.timeout_s,
-            workers=config.workers,
-            batch_size=config.batch_size,
-            hit_cutoffs=tuple(config.hit_cutoffs),
-            metrics=tuple(config.metrics),
-            relevance_level=config.relevance_level,
-            average_over=config.average_over,
             privacy=self.privacy,
             thresholds=self.thresholds,
             baseline=Baseline.parse(config.baseline),
             provenance=self.declared_provenance(retriever_name),
-            strict=config.strict,
+            **settings_of(config, RetrievalSettings),
         )
 
     @property
@@ -502,31 +390,18 @@ class Suite:
             model_options=model.string_options(),
             corpus=self._resolve(model.corpus) if model.corpus else None,
             series=model_name,
-            grader=grading.grader,
             judge=JudgeSpec(
-                model_id=judge.id,
-                options=string_options(judge.options),
-                samples=judge.samples,
-                rubric=judge.rubric,
+                model_id=judge.id, options=string_options(judge.options), **settings_of(judge, JudgeSettings)
             )
             if judge is not None
             else None,
-            pass_threshold=grading.pass_threshold,
-            fail_on_unstable=grading.fail_on_unstable,
-            abstention_phrases=grading.abstention_phrases,
-            response_cache=grading.response_cache,
-            max_consecutive_failures=grading.max_consecutive_failures,
-            workers=grading.workers,
             cache_dir=self.cache_dir,
             timeout_s=self.config.timeout_s,
             privacy=self.privacy,
-            thresholds=RegressionThresholds(
-                max_pass_rate_drop=grading.max_pass_drop,
-                max_mean_score_drop=grading.max_score_drop,
-                max_p=grading.max_p,
-            ),
+            thresholds=PROMPT_RATES.thresholds(grading),
             baseline=Baseline.parse(self.config.baseline),
             provenance=parse_provenance(model.provenance, f"{self.path}: model {model_name!r}"),
+            **settings_of(grading, GradingSettings),
         )
 
 

@@ -100,8 +100,8 @@ def test_the_metrics_reference_table_lists_the_registry() -> None:
 
 
 def test_the_retrieval_help_names_every_metric_kind() -> None:
-    options = {param.name: param for param in command_at(("retrieval",)).params}
-    help_text = options["metric_names"].help or ""
+    options = {flag: param for param in command_at(("retrieval",)).params for flag in param.opts}
+    help_text = getattr(options["--metrics"], "help", None) or ""
     for kind in METRIC_KINDS.values():
         assert kind.key in help_text, kind.key
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Literal
 import click
 
 from goldeneval.cli.app import run_guarded
-from goldeneval.cli.options import chunk_separator_option, timeout_option, workers_option
+from goldeneval.cli.declared import declared_option
+from goldeneval.cli.options import timeout_option
 from goldeneval.cli.params import (
     corpus_option,
     existing_set_file_option,
@@ -40,6 +41,7 @@ from goldeneval.judgments.pool import (
     run_rankings,
 )
 from goldeneval.judgments.to_set import write_set
+from goldeneval.retrieval.settings import RetrievalSettings
 
 if TYPE_CHECKING:
     from goldeneval.judgments.suggest import SuggestResult
@@ -97,8 +99,8 @@ def _read_already(rankings: Rankings) -> tuple[Rankings, list[str]]:
     "Retriever option [N:]KEY=VALUE: for the N-th --retriever (from 1), without N for all (repeatable).",
 )
 @corpus_option("Corpus for the retrievers. Default: the set's own.")
-@chunk_separator_option
-@workers_option("Retrieval calls (and suggestion calls) in flight at once.")
+@declared_option(RetrievalSettings, "chunk_separator")
+@declared_option(RetrievalSettings, "workers", help="Retrieval calls (and suggestion calls) in flight at once.")
 @timeout_option(
     "Per-question timeout in seconds, and per suggestion call; a timed-out question adds nothing, "
     "a timed-out suggestion is asked again next time."
@@ -129,7 +131,7 @@ def pool_command(
     out: Path,
     options: tuple[str, ...],
     corpus_path: Path | None,
-    chunk_separator: str,
+    chunk_separator: str | None,
     workers: int,
     timeout_s: float,
     cache_dir: Path | None,

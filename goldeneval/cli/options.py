@@ -4,8 +4,9 @@ and shown.
 ``goldeneval retrieval``, ``prompts`` and ``answers`` each add their own options (the set, the
 retriever or model, the kind's settings) and take these through :func:`run_options`, which
 hands the command one :class:`RunOptions` instead of a dozen keyword arguments.  Each kind
-names its two rates in its own words (``--max-top1-drop`` for retrieval, ``--max-pass-drop``
-for prompts); what they set is the same pair of thresholds.
+names its two rates in its own words (:class:`goldeneval.core.thresholds.RateNames`:
+``--max-top1-drop`` for retrieval, ``--max-pass-drop`` for prompts); what they set is the same
+pair of thresholds, with the rules of :class:`~goldeneval.core.thresholds.RateThresholds`.
 """
 
 from __future__ import annotations
@@ -13,17 +14,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from goldeneval.cli.app import ExitCode, run_guarded
+from goldeneval.cli.declared import Decorator, declared_option, declared_options
 from goldeneval.cli.params import (
-    finite,
     folder_option,
     format_option,
     parse_options,
@@ -36,32 +37,22 @@ from goldeneval.core.errors import InputError, printable, validation_problem
 from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import (
-    DEFAULT_MAX_DROP,
-    MIN_JUDGED_DESCRIPTION,
-    GateDecision,
-    RegressionThresholds,
-    RegressionVerdict,
-    VerdictStatus,
-)
-from goldeneval.core.spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict, VerdictStatus
+from goldeneval.core.settings import Flag, flagged_fields, settings_of
+from goldeneval.core.spec import SpecBase
 from goldeneval.core.storage import CACHE
-from goldeneval.core.workers import MAX_WORKERS
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.core.thresholds import RateNames, RateThresholds, SliceThresholds
 from goldeneval.store import StoreLocation
 from goldeneval.suite_storage import SuiteStorage, load_storage
 
 __all__ = [
     "GATE_EXIT_CODES",
-    "RateFlags",
     "RunOptions",
     "bundled_options",
-    "chunk_separator_option",
-    "min_judged_option",
+    "declared_bundle",
     "run_options",
     "timeout_option",
     "validated",
-    "workers_option",
 ]
 
 T = TypeVar("T")
@@ -86,23 +77,11 @@ def validated(build: Callable[[], T]) -> T:
 
 
 @dataclass(frozen=True)
-class RateFlags:
-    """How one kind's commands name its two stored rates on the command line."""
-
-    pass_flag: str
-    pass_words: str
-    score_flag: str
-    score_words: str
-    significance: str
-    """What ``--max-p`` tests, in words."""
-
-
-@dataclass(frozen=True)
 class RunOptions:
     """The shared options' values, as one command received them."""
 
-    max_pass_drop: float
-    max_score_drop: float
+    max_pass_rate_drop: float
+    max_mean_score_drop: float
     max_p: float | None
     baseline_text: str
     fail_on_regression: bool
@@ -114,10 +93,14 @@ class RunOptions:
     provenance_values: tuple[str, ...]
     progress: bool
 
-    def thresholds(self, **slices: Any) -> RegressionThresholds:
-        """The regression thresholds (a kind's slice thresholds as keywords)."""
+    def thresholds(self, slices: SliceThresholds | None = None) -> RegressionThresholds:
+        """The regression thresholds, with a kind's slice thresholds where it has them."""
+        extra = settings_of(slices, SliceThresholds) if slices is not None else {}
         return RegressionThresholds(
-            max_pass_rate_drop=self.max_pass_drop, max_mean_score_drop=self.max_score_drop, max_p=self.max_p, **slices
+            max_pass_rate_drop=self.max_pass_rate_drop,
+            max_mean_score_drop=self.max_mean_score_drop,
+            max_p=self.max_p,
+            **extra,
         )
 
     @functools.cached_property
@@ -186,67 +169,28 @@ class RunOptions:
 _FIELDS = tuple(f.name for f in fields(RunOptions))
 
 
-def timeout_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--timeout``: a finite number of seconds up to a day (click's ranges let NaN through)."""
-    return click.option(
-        "--timeout",
-        "timeout_s",
-        type=click.FloatRange(min=0, max=MAX_TIMEOUT_S, min_open=True),
-        callback=finite,
-        default=DEFAULT_TIMEOUT_S,
-        show_default=True,
-        help=help_text,
-    )
+def timeout_option(help_text: str) -> Decorator:
+    """``--timeout``: the specification's ``timeout_s`` (a finite number of seconds up to a day)."""
+    return declared_option(SpecBase, "timeout_s", flag=Flag("--timeout"), help=help_text)
 
 
-def workers_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--workers``: retrieval calls in flight at once."""
-    return click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True, help=help_text)
-
-
-min_judged_option = click.option(
-    "--min-judged",
-    type=click.FloatRange(0, 1),
-    callback=finite,
-    default=None,
-    help=MIN_JUDGED_DESCRIPTION,
-)
-"""``--min-judged F``: the suite's ``thresholds.min_judged``, for the run commands whose sets can
-record judged negatives (retrieval)."""
-
-chunk_separator_option = click.option(
-    "--chunk-separator",
-    default=DEFAULT_CHUNK_SEPARATOR,
-    show_default=True,
-    help="Returned ids map to document ids by the prefix before this separator ('' to keep ids).",
-)
-
-
-def _drop_option(flag: str, name: str, words: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A run's largest allowed absolute drop of one rate (``--max-top1-drop``, ``--max-score-drop``)."""
-    return click.option(
-        flag,
-        name,
-        type=click.FloatRange(0, 1),
-        callback=finite,
-        default=DEFAULT_MAX_DROP,
-        show_default=True,
-        help=f"Largest allowed absolute drop of the {words}.",
+def _drop_option(rates: RateNames, key: str, field: str, words: str) -> Decorator:
+    """A run's largest allowed absolute drop of one rate, under the kind's name for it."""
+    return declared_option(
+        RateThresholds, field, flag=Flag(rates.flag(key)), help=f"Largest allowed absolute drop of the {words}."
     )
 
 
 def run_options(
-    rates: RateFlags, *, cache_help: str, timeout_help: str, persisted: str, owner: str
+    rates: RateNames, *, cache_help: str, timeout_help: str, persisted: str, owner: str
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Add the shared options to a run command, which receives them as ``run: RunOptions``."""
-    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        _drop_option(rates.pass_flag, "max_pass_drop", rates.pass_words),
-        _drop_option(rates.score_flag, "max_score_drop", rates.score_words),
-        click.option(
-            "--max-p",
-            type=click.FloatRange(0, 1, min_open=True),
-            callback=finite,
-            default=None,
+    options: list[Decorator] = [
+        _drop_option(rates, rates.pass_key, "max_pass_rate_drop", rates.pass_words),
+        _drop_option(rates, rates.score_key, "max_mean_score_drop", rates.score_words),
+        declared_option(
+            RateThresholds,
+            "max_p",
             help=f"Also require significance: {rates.significance} is a regression only if its exact McNemar "
             "p < ALPHA.",
         ),
@@ -287,7 +231,7 @@ def run_options(
 
 
 def bundled_options(
-    options: Sequence[Callable[[Callable[..., Any]], Callable[..., Any]]],
+    options: Sequence[Decorator],
     names: Sequence[str],
     build: Callable[..., Any],
     keyword: str,
@@ -308,3 +252,11 @@ def bundled_options(
         return wrapped
 
     return decorate
+
+
+def declared_bundle(
+    model: type[BaseModel], keyword: str, *, help: Mapping[str, str] | None = None
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Add a flag for every declared field of ``model`` (:mod:`goldeneval.cli.declared`); the
+    command receives their values as one ``model`` in its argument ``keyword``."""
+    return bundled_options(declared_options(model, help=help), flagged_fields(model), model, keyword)

@@ -1,5 +1,5 @@
 """Parameter types and small options that several command families share: a store location,
-key=value options, hit cutoffs, finite numbers, series names, the output format, the progress bar.
+key=value options, series names, the output format, the progress bar.
 
 They live apart from :mod:`goldeneval.cli.app` (the group) so that ``goldeneval --help`` imports
 none of what they need (the store, the suite file, the retrieval specification).
@@ -7,7 +7,6 @@ none of what they need (the store, the suite file, the retrieval specification).
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -22,9 +21,7 @@ from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME
 
 __all__ = [
     "StoreParam",
-    "finite",
     "format_option",
-    "parse_cutoffs",
     "parse_options",
     "progress_bar",
     "series_name",
@@ -44,19 +41,6 @@ def parse_options(values: Sequence[str], hint: str = "--option") -> dict[str, st
             raise click.BadParameter(f"expected KEY=VALUE, got {value!r}", param_hint=hint)
         options[key] = val
     return options
-
-
-def parse_cutoffs(value: str) -> tuple[int, ...]:
-    from goldeneval.retrieval.spec import check_hit_cutoffs  # its models: only where a run is specified
-
-    try:
-        numbers = [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
-    try:
-        return check_hit_cutoffs(numbers)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 def progress_bar(enabled: bool) -> Callable[[Sequence[T]], Iterable[T]] | None:
@@ -117,17 +101,10 @@ format_option = click.option(
 )
 
 
-def finite(_ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    """Click's ranges let NaN through (every comparison with it is false)."""
-    if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a finite number")
-    return value
-
-
 def series_name(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from goldeneval.retrieval.spec import check_series_name
+    from goldeneval.core.spec import check_series_name
 
     try:
         return check_series_name(value)
@@ -175,8 +152,3 @@ def folder_option(flag: str, help_text: str, dest: str | None = None) -> Decorat
     """A folder goldeneval writes below (created when missing), such as ``--cache-dir``."""
     names = (flag, dest) if dest else (flag,)
     return click.option(*names, type=click.Path(file_okay=False, path_type=Path), default=None, help=help_text)
-
-
-CORPUS_HELP = "Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own."
-"""``--corpus`` of the commands that retrieve from a golden question set's documents."""
-RETRIEVER_OPTION_HELP = "Retriever option KEY=VALUE (repeatable)."

@@ -3,131 +3,101 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import click
 
 from goldeneval.cli.app import run_guarded
-from goldeneval.cli.options import (
-    RateFlags,
-    RunOptions,
-    chunk_separator_option,
-    min_judged_option,
-    run_options,
-    validated,
-    workers_option,
-)
+from goldeneval.cli.declared import Decorator
+from goldeneval.cli.options import RunOptions, bundled_options, declared_bundle, run_options, validated
 from goldeneval.cli.params import (
-    CORPUS_HELP,
-    RETRIEVER_OPTION_HELP,
     corpus_option,
     key_value_option,
-    parse_cutoffs,
     parse_options,
     series_option,
     sets_dir_option,
     store_option,
 )
 from goldeneval.core.errors import InputError, printable
+from goldeneval.core.settings import settings_of
+from goldeneval.core.thresholds import SliceThresholds
 from goldeneval.retrieval import pipeline
-from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.golden import golden_set_json_schema
-from goldeneval.retrieval.metrics import AVERAGE_OVER, DEFAULT_AVERAGE_OVER, DEFAULT_METRICS, DEFAULT_RELEVANCE_LEVEL
 from goldeneval.retrieval.report import outcome_json, render_outcome
-from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
-from goldeneval.retrieval.spec import (
-    MAX_BATCH_SIZE,
-    RunSpec,
-    check_metric_names,
-)
+from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
+from goldeneval.retrieval.spec import RunSpec
 from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
 from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
-RETRIEVAL_RATES = RateFlags(
-    pass_flag="--max-top1-drop",
-    pass_words="top-1 hit rate",
-    score_flag="--max-top3-drop",
-    score_words="top-3 hit rate",
-    significance="a drop",
+beir_split_option = click.option(
+    "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
 )
+
+
+@dataclass(frozen=True)
+class RetrievalTarget:
+    """What a retrieval is asked of: the set, the retriever and its options, the corpus (the
+    options ``retrieval`` and ``answers`` share, declared once in :func:`target_options`)."""
+
+    set_ref: str
+    retriever_id: str
+    options: tuple[str, ...]
+    corpus_path: Path | None
+    beir_split: str
+    sets_dirs: tuple[Path, ...]
+
+    def spec(self, series: str | None, **fields: Any) -> RunSpec:
+        """The run specification of this target, validated (its series by default the
+        retriever id); ``fields`` set the rest."""
+        options = parse_options(self.options)
+        return validated(
+            lambda: RunSpec(
+                set_ref=self.set_ref,
+                sets_dirs=self.sets_dirs,
+                beir_split=self.beir_split,
+                retriever_id=self.retriever_id,
+                options=options,
+                corpus=self.corpus_path,
+                series=series or self.retriever_id,
+                **fields,
+            )
+        )
+
+
+def target_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Add the options of a :class:`RetrievalTarget`, received as ``target``."""
+    options: list[Decorator] = [
+        click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR folder."),
+        click.option(
+            "--retriever",
+            "retriever_id",
+            required=True,
+            help="Registered retriever id (e.g. goldeneval.lexical) or import path package.module:factory.",
+        ),
+        key_value_option("--option", "options", "Retriever option KEY=VALUE (repeatable)."),
+        corpus_option("Corpus: BEIR corpus.jsonl (or its folder) or a folder of .md/.txt. Default: the set's own."),
+        click.option(
+            "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
+        ),
+        sets_dir_option,
+    ]
+    names = [field.name for field in fields(RetrievalTarget)]
+    return bundled_options(options, names, RetrievalTarget, "target")(command)
 
 
 @click.command()
-@click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR dataset folder.")
-@click.option(
-    "--retriever",
-    "retriever_id",
-    required=True,
-    help="Registered retriever id (e.g. goldeneval.lexical) or import path package.module:factory.",
-)
+@target_options
 @series_option(
     "Series name the run is stored and compared under (default: the retriever id). "
     "The same name as a retriever in goldeneval.yaml continues that nightly series."
 )
-@corpus_option(CORPUS_HELP)
-@click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
-@key_value_option("--option", "options", RETRIEVER_OPTION_HELP)
-@click.option(
-    "--slice-drop",
-    "slice_drops",
-    multiple=True,
-    help="Threshold for a slice, SLICE=F with SLICE form:<FORM>, hard_class:<CLASS> or * (repeatable).",
-)
-@click.option(
-    "--min-slice-questions",
-    type=click.IntRange(min=1),
-    default=5,
-    show_default=True,
-    help="A slice threshold applies only when both runs scored at least this many questions in it.",
-)
-@min_judged_option
-@sets_dir_option
-@chunk_separator_option
-@workers_option("Retrieval calls in flight at once, for retrievers that wait on a network service.")
-@click.option(
-    "--batch-size",
-    type=click.IntRange(1, MAX_BATCH_SIZE),
-    default=None,
-    help=f"Questions per retrieve_batch call, for retrievers that have one [default: {DEFAULT_BATCH_SIZE}; 1: never].",
-)
-@click.option(
-    "--hit-k",
-    "hit_k",
-    default=",".join(map(str, DEFAULT_HIT_CUTOFFS)),
-    show_default=True,
-    help="Cutoffs of the reported hit@k metrics (comma-separated, 1 to 1000).",
-)
-@click.option(
-    "--metrics",
-    "metric_names",
-    default=",".join(metric.name for metric in DEFAULT_METRICS),
-    show_default=True,
-    help="Rank metrics reported beside hit@k: ndcg@k, recall@k, mrr@k, precision@k (p@k), map@k, hit@k, "
-    "rprec; k from 1 to 1000. The deepest cutoff is the measurement depth (docs/reference/metrics.md).",
-)
-@click.option(
-    "--relevance-level",
-    type=click.IntRange(min=1),
-    default=DEFAULT_RELEVANCE_LEVEL,
-    show_default=True,
-    help="Grade from which a document counts as relevant for the binary metrics (trec_eval -l).",
-)
-@click.option(
-    "--average-over",
-    type=click.Choice(AVERAGE_OVER),
-    default=DEFAULT_AVERAGE_OVER,
-    show_default=True,
-    help="Questions each rank metric's mean is over: with-relevant (those with an expected document) or "
-    "all-judged (trec_eval's rule: every query of the qrels, one judged only with grade 0 counting 0). "
-    "Part of the benchmark: runs under different rules are never compared.",
-)
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="Fail (exit 3) instead of warning when expected document ids are not in the corpus.",
-)
+@declared_bundle(SliceThresholds, "slices")
+@declared_bundle(RetrievalSettings, "settings")
 @run_options(
     RETRIEVAL_RATES,
     cache_help="Index and embedding cache.",
@@ -136,67 +106,19 @@ RETRIEVAL_RATES = RateFlags(
     owner="retriever",
 )
 def retrieval(
-    set_ref: str,
-    retriever_id: str,
+    target: RetrievalTarget,
     series: str | None,
-    corpus_path: Path | None,
-    beir_split: str,
-    options: tuple[str, ...],
-    slice_drops: tuple[str, ...],
-    min_slice_questions: int,
-    min_judged: float | None,
-    sets_dirs: tuple[Path, ...],
-    chunk_separator: str,
-    workers: int,
-    batch_size: int | None,
-    hit_k: str,
-    metric_names: str,
-    relevance_level: int,
-    average_over: str,
-    strict: bool,
+    slices: SliceThresholds,
+    settings: RetrievalSettings,
     run: RunOptions,
 ) -> None:
     """Run a golden set against a retriever, print and store the run, report the verdict."""
-    parsed_options = parse_options(options)
-    cutoffs = parse_cutoffs(hit_k)
-    try:
-        metrics = check_metric_names(metric_names)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--metrics") from None
-    try:
-        thresholds = run.thresholds(
-            slice_max_drop={k: float(v) for k, v in parse_options(slice_drops, "--slice-drop").items()},
-            min_slice_questions=min_slice_questions,
-            min_judged=min_judged,
-        )
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--slice-drop") from None
+    parse_options(target.options)  # a malformed --option is a usage error before anything runs
+    thresholds = run.thresholds(slices)
     resolved_store = run.store
 
-    def specification() -> RunSpec:
-        return validated(
-            lambda: RunSpec(
-                set_ref=set_ref,
-                sets_dirs=sets_dirs,
-                beir_split=beir_split,
-                retriever_id=retriever_id,
-                options=parsed_options,
-                corpus=corpus_path,
-                series=series or retriever_id,
-                chunk_separator=chunk_separator,
-                workers=workers,
-                batch_size=batch_size,
-                hit_cutoffs=cutoffs,
-                metrics=metrics,
-                relevance_level=relevance_level,
-                average_over=average_over,
-                strict=strict,
-                **run.spec_fields(thresholds),
-            )
-        )
-
     def evaluate() -> pipeline.Outcome:
-        spec = specification()
+        spec = target.spec(series, **settings_of(settings, RetrievalSettings), **run.spec_fields(thresholds))
         return pipeline.run(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run.guarded(evaluate)
@@ -254,7 +176,7 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
 @click.command("export-qrels")
 @click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR folder.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC qrels file.")
-@click.option("--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder.")
+@beir_split_option
 @sets_dir_option
 def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path, ...]) -> None:
     """Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).

@@ -8,7 +8,6 @@ is stored or judged.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Annotated
 
@@ -28,7 +27,6 @@ __all__ = [
     "SpecBase",
     "Timeout",
     "check_series_name",
-    "check_timeout",
 ]
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -46,15 +44,10 @@ def check_series_name(name: str) -> str:
     return name
 
 
-def check_timeout(value: float | None) -> float | None:
-    """A per-question timeout: None (no limit) or a finite number of seconds up to a day."""
-    if value is not None and not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
-        raise ValueError(f"timeout must be a finite number of seconds in (0, {MAX_TIMEOUT_S:g}], got {value}")
-    return value
-
-
 SeriesName = Annotated[str, AfterValidator(check_series_name)]
-Timeout = Annotated[float | None, AfterValidator(check_timeout)]
+Timeout = Annotated[float | None, Field(gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)]
+"""A per-question timeout: None (no limit) or a finite number of seconds up to a day (a spec
+field and the suite file's ``timeout_s``)."""
 
 
 class SpecBase(BaseModel):

@@ -146,7 +146,7 @@ def retriever_rankings(
     cache_dir: Path,
     timeout_s: float | None,
     workers: int = 1,
-    chunk_separator: str = DEFAULT_CHUNK_SEPARATOR,
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR,
 ) -> tuple[Rankings, list[str]]:
     """Each question's top ``depth`` distinct documents from the retriever, and a warning per
     question that errored (it contributes nothing)."""
