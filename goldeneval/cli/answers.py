@@ -170,13 +170,12 @@ def prompts(
         return run_prompts(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run.guarded(evaluate)
-    for notice in outcome.run.notices:
-        click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
     run.show(
         outcome.verdict,
         outcome.gate,
         lambda: render_prompt_outcome(outcome, resolved_store),
         lambda: prompt_outcome_json(outcome, resolved_store),
+        notices=outcome.run.notices,
     )
 
 
@@ -233,15 +232,13 @@ def answers(
         return run_answers(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run.guarded(evaluate)
-    for warning in outcome.retrieval.run.warnings:
-        click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
-    for notice in outcome.answers.run.notices:
-        click.echo(f"goldeneval: notice: {printable(notice)}", err=True)
     run.show(
         outcome.answers.verdict,
         outcome.gate,
         lambda: render_answers(outcome, resolved_store),
         lambda: answers_json(outcome, resolved_store),
+        warnings=outcome.retrieval.run.warnings,
+        notices=outcome.answers.run.notices,
     )
 
 

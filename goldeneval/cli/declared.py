@@ -46,7 +46,6 @@ def declared_option(
     ``dest`` (default: the field's name)."""
     info = model.model_fields[name]
     declared = flag or flag_of(info) or Flag()
-    adapter = field_adapter(model, name)
     default = info.get_default(call_default_factory=True)
     text = help or info.description or ""
 
@@ -60,7 +59,7 @@ def declared_option(
         elif isinstance(value, float) and not math.isfinite(value):  # click's ranges let NaN through
             raise click.BadParameter(f"{value} is not a finite number")
         try:
-            return adapter.validate_python(value)
+            return field_adapter(model, name).validate_python(value)  # built at first use, not at import
         except ValidationError as exc:
             raise click.BadParameter(validation_problem(exc)[1]) from None
 

@@ -152,10 +152,21 @@ class RunOptions:
             return run_guarded(evaluate)
 
     def show(
-        self, verdict: RegressionVerdict, gate: GateDecision, text: Callable[[], str], document: Callable[[], Any]
+        self,
+        verdict: RegressionVerdict,
+        gate: GateDecision,
+        text: Callable[[], str],
+        document: Callable[[], Any],
+        *,
+        warnings: Iterable[str] = (),
+        notices: Iterable[str] = (),
     ) -> None:
-        """Print the outcome as text or JSON, then apply the gate: with ``--fail-on-regression``
-        exit with its code; without, say on stderr why a run was not compared."""
+        """Print the run's warnings and notices on stderr and the outcome as text or JSON, then
+        apply the gate: with ``--fail-on-regression`` exit with its code; without, say on stderr
+        why a run was not compared."""
+        for word, lines in (("warning", warnings), ("notice", notices)):
+            for line in lines:
+                click.echo(f"goldeneval: {word}: {printable(line)}", err=True)
         if self.output_format == "json":
             write_json(document(), lambda chunk: click.echo(chunk, nl=False))
         else:

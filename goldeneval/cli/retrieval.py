@@ -122,8 +122,6 @@ def retrieval(
         return pipeline.run(spec, resolved_store, progress=run.progress_bar())
 
     outcome = run.guarded(evaluate)
-    for warning in outcome.run.warnings:
-        click.echo(f"goldeneval: warning: {printable(warning)}", err=True)
     run.show(
         outcome.verdict,
         outcome.gate,
@@ -131,6 +129,7 @@ def retrieval(
         lambda: outcome_json(
             outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings, streamed=True
         ),
+        warnings=outcome.run.warnings,
     )
 
 
