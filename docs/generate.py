@@ -41,6 +41,7 @@ __all__ = [
     "metrics_reference",
     "parquet_reference",
     "store_reference",
+    "suite_reference",
 ]
 
 TERMINAL_WIDTH = 100
@@ -142,6 +143,99 @@ def cli_reference() -> str:
         title = " ".join(["goldeneval", *path])
         out.append(f"\n## {title}\n\n```text\n{_cli([*path, '--help']).rstrip()}\n```\n")
     return "".join(out)
+
+
+# --------------------------------------------------------------------------- suite.md
+
+
+def _type_words(annotation: Any) -> str:
+    """A field's type as a reader of the suite file meets it."""
+    import enum
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_words(args[0])
+    if isinstance(annotation, types.UnionType) or origin is typing.Union:
+        kept = [arg for arg in args if arg is not type(None)]
+        words = " or ".join(_type_words(arg) for arg in kept)
+        return f"{words} or null" if len(kept) < len(args) else words
+    if origin is typing.Literal:
+        return " | ".join(f"`{value}`" for value in args)
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return " | ".join(f"`{member.value}`" for member in annotation)
+    if origin in (list, tuple):
+        return f"list of {_type_words(args[0])}"
+    if origin is dict:
+        return f"mapping of {_type_words(args[0])} to {_type_words(args[1])}"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "section"
+    return {str: "text", int: "integer", float: "number", bool: "true | false"}.get(annotation, str(annotation))
+
+
+def _default_words(info: Any) -> str:
+    from pydantic import BaseModel
+    from pydantic_core import PydanticUndefined
+
+    if info.is_required():
+        return "required"
+    value = info.get_default(call_default_factory=True)
+    if value is None or value == {} or value == [] or value == () or isinstance(value, BaseModel):
+        return "" if value is not None else "null"
+    if isinstance(value, tuple | list):
+        return ", ".join(f"`{item}`" for item in value)
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return "" if value is PydanticUndefined else f"`{getattr(value, 'value', value)}`"
+
+
+def suite_reference() -> str:
+    """Every key of the suite file (``goldeneval.suite.SuiteConfig``), section by section: its
+    type, default, the flag that sets the same thing and its description (each from the field)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from goldeneval.core.settings import flag_of
+    from goldeneval.suite import SuiteConfig
+
+    rows: list[list[str]] = []
+    missing: list[str] = []
+
+    def walk(model: type[BaseModel], prefix: str) -> None:
+        own = [name for name in vars(model).get("__annotations__", {}) if name in model.model_fields]
+        for name in [*own, *(name for name in model.model_fields if name not in own)]:  # the model's own keys first
+            info = model.model_fields[name]
+            key = prefix + name
+            if not info.description:
+                missing.append(key)
+            flag = flag_of(info)
+            rows.append(
+                [
+                    f"`{key}`",
+                    _type_words(info.annotation),
+                    _default_words(info),
+                    f"`{flag.option(name)}`" if flag is not None else "",
+                    info.description or "",
+                ]
+            )
+            if typing.get_origin(info.annotation) is dict:
+                value = typing.get_args(info.annotation)[1]
+                if isinstance(value, type) and issubclass(value, BaseModel):
+                    walk(value, key + ".<name>.")
+                continue
+            for arg in typing.get_args(info.annotation) or (info.annotation,):  # a section, or a section or null
+                if isinstance(arg, type) and issubclass(arg, BaseModel):
+                    walk(arg, key + ".")
+
+    walk(SuiteConfig, "")
+    if missing:
+        raise UndocumentedError(f"suite keys without a description (Field(description=...)): {missing}")
+    return _table(["key", "type", "default", "flag", "what it sets"], rows)
 
 
 # --------------------------------------------------------------------------- metrics.md

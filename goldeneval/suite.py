@@ -18,7 +18,7 @@ import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -31,7 +31,7 @@ from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
 from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
-from goldeneval.core.settings import settings_of
+from goldeneval.core.settings import Flag, settings_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, Timeout
 from goldeneval.core.thresholds import Drop, Significance, SliceThresholds
 from goldeneval.retrieval.retrievers.registry import known_retrievers
@@ -154,9 +154,16 @@ class RetrieverConfig(PluginConfig):
 class ThresholdsConfig(SliceThresholds):
     """Retrieval's regression thresholds: its two rates in its own words, and its slices."""
 
-    max_top1_drop: Drop = DEFAULT_MAX_DROP
-    max_top3_drop: Drop = DEFAULT_MAX_DROP
-    max_p: Significance = Field(default=None, description="Also require McNemar p < max_p.")
+    max_top1_drop: Annotated[Drop, Flag()] = Field(
+        default=DEFAULT_MAX_DROP, description=RETRIEVAL_RATES.drop_help("max_top1_drop")
+    )
+    max_top3_drop: Annotated[Drop, Flag()] = Field(
+        default=DEFAULT_MAX_DROP, description=RETRIEVAL_RATES.drop_help("max_top3_drop")
+    )
+    max_p: Annotated[Significance, Flag()] = Field(
+        default=None,
+        description="Also require significance: a drop is a regression only if its exact McNemar p < max_p.",
+    )
 
 
 class ScheduleConfig(BaseModel):
@@ -201,7 +208,9 @@ class AlertsConfig(BaseModel):
         default="http://127.0.0.1:3000",
         description=f"Base URL of the Dagster UI; ${UI_URL_ENV} overrides it.",
     )
-    timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
+    timeout_s: float = Field(
+        default=10.0, gt=0, le=3600, allow_inf_nan=False, description="Seconds an alert's delivery may take."
+    )
 
 
 class ModelConfig(PluginConfig):
@@ -219,16 +228,25 @@ class JudgeConfig(JudgeSettings):
     """The judge model of ``llm_judge``: its id and options beside how it is asked."""
 
     id: str = Field(min_length=1, description="The judge's model id.")
-    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Judge model options, as --judge-option KEY=VALUE."
+    )
 
 
 class PromptGradingConfig(GradingSettings):
     """How prompt runs are graded and gated: ``goldeneval prompts``' options."""
 
     judge: JudgeConfig | None = Field(default=None, description="The judge model of llm_judge.")
-    max_pass_drop: Drop = DEFAULT_MAX_DROP
-    max_score_drop: Drop = DEFAULT_MAX_DROP
-    max_p: Significance = None
+    max_pass_drop: Annotated[Drop, Flag()] = Field(
+        default=DEFAULT_MAX_DROP, description=PROMPT_RATES.drop_help("max_pass_drop")
+    )
+    max_score_drop: Annotated[Drop, Flag()] = Field(
+        default=DEFAULT_MAX_DROP, description=PROMPT_RATES.drop_help("max_score_drop")
+    )
+    max_p: Annotated[Significance, Flag()] = Field(
+        default=None,
+        description="Also require significance: a pass-rate drop is a regression only if its exact McNemar p < max_p.",
+    )
 
 
 class SuiteConfig(RetrievalSettings):
@@ -236,18 +254,35 @@ class SuiteConfig(RetrievalSettings):
     the keys of :class:`~goldeneval.retrieval.settings.RetrievalSettings`, at the top level."""
 
     sets: list[str] = Field(min_length=1, description="Registered set ids or set file paths.")
-    sets_dirs: list[str] = Field(default_factory=list, description="Extra folders of set files to register.")
-    retrievers: dict[str, RetrieverConfig] = Field(min_length=1)
-    privacy: PrivacyMode | None = Field(default=None, description="full | metadata_only.")
-    thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
-    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
-    storage: StorageConfig = Field(default_factory=StorageConfig)
-    alerts: AlertsConfig = Field(default_factory=AlertsConfig)
-    timeout_s: Timeout = Field(default=DEFAULT_TIMEOUT_S, description="Per-question (per-call) timeout in seconds.")
-    baseline: str = Field(default="previous", description="previous | best | run:<id>, as --baseline.")
+    sets_dirs: Annotated[list[str], Flag("--sets-dir", repeated=True)] = Field(
+        default_factory=list, description="Extra folders of set files to register."
+    )
+    retrievers: dict[str, RetrieverConfig] = Field(
+        min_length=1, description="Named retrievers: each name is a partition key and the runs' series."
+    )
+    privacy: Annotated[PrivacyMode | None, Flag()] = Field(
+        default=None, description="What runs persist: full or metadata_only. Default: $GOLDENEVAL_PRIVACY, else full."
+    )
+    thresholds: ThresholdsConfig = Field(
+        default_factory=ThresholdsConfig, description="Retrieval's regression thresholds."
+    )
+    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig, description="The nightly schedule.")
+    storage: StorageConfig = Field(default_factory=StorageConfig, description="Where results and caches go.")
+    alerts: AlertsConfig = Field(default_factory=AlertsConfig, description="Where failed checks are sent.")
+    timeout_s: Annotated[Timeout, Flag("--timeout")] = Field(
+        default=DEFAULT_TIMEOUT_S, description="Per-question (per-call) timeout in seconds; null: no limit."
+    )
+    baseline: Annotated[str, Flag()] = Field(
+        default="previous",
+        description="Compare with: previous (latest earlier complete run), best (best comparable run) or run:<id>.",
+    )
     prompt_sets: list[str] = Field(default_factory=list, description="Golden prompt set ids or files (ADR-060).")
-    models: dict[str, ModelConfig] = Field(default_factory=dict, description="Named models for the prompt sets.")
-    prompts: PromptGradingConfig = Field(default_factory=PromptGradingConfig)
+    models: dict[str, ModelConfig] = Field(
+        default_factory=dict, description="Named models for the prompt sets: each name is a partition key and series."
+    )
+    prompts: PromptGradingConfig = Field(
+        default_factory=PromptGradingConfig, description="How prompt runs are graded and gated."
+    )
 
     @field_validator("baseline")
     @classmethod

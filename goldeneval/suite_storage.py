@@ -11,12 +11,13 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.errors import InputError
+from goldeneval.core.settings import Flag
 from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
 from goldeneval.core.text_files import read_utf8
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
@@ -42,7 +43,7 @@ class StorageConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    store: str | None = Field(
+    store: Annotated[str | None, Flag()] = Field(
         default=None,
         description="The result store: a DuckDB file (relative to this file) or a postgresql:// URL; "
         f"${STORE.env} overrides it. Default: {STORE.default.as_posix()}.",
@@ -52,7 +53,7 @@ class StorageConfig(BaseModel):
         description=f"Root of the hive-style Parquet tables; ${TABLES.env} overrides it. "
         f"Default: {TABLES.default.as_posix()}.",
     )
-    cache: str | None = Field(
+    cache: Annotated[str | None, Flag("--cache-dir")] = Field(
         default=None,
         description=f"Retriever index and embedding cache; ${CACHE.env} overrides it. "
         f"Default: {CACHE.default.as_posix()}.",

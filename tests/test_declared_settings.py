@@ -3,6 +3,7 @@ specification field and a flag, with one default, one set of bounds and one vali
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -172,3 +173,31 @@ def test_the_suite_file_and_the_flag_refuse_a_value_by_the_same_rule(
     assert str(suite_error.value).startswith(f"{tmp_path / 'goldeneval.yaml'}: field '{field}': ")
     if message is not None:
         assert message in str(suite_error.value) and message in result.output
+
+
+def _walk_flags(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str]]:
+    """(suite key, flag) for every key of the suite file that declares the flag setting the same."""
+    found: list[tuple[str, str]] = []
+    for name, info in model.model_fields.items():
+        flag = flag_of(info)
+        if flag is not None:
+            found.append((prefix + name, flag.option(name)))
+        section = info.annotation
+        for arg in typing.get_args(section) or (section,):
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                found += _walk_flags(arg, f"{prefix}{name}.")
+    return found
+
+
+def test_every_flag_the_suite_file_names_is_an_option_of_the_command_its_section_runs() -> None:
+    context = click.Context(main)
+    options: dict[str, set[str]] = {}
+    for command in ("retrieval", "prompts"):
+        found = main.get_command(context, command)
+        assert found is not None
+        options[command] = {flag for param in found.params for flag in param.opts}
+    pairs = _walk_flags(SuiteConfig)
+    assert ("thresholds.max_top1_drop", "--max-top1-drop") in pairs and ("timeout_s", "--timeout") in pairs
+    for key, flag in pairs:
+        command = "prompts" if key.startswith("prompts.") else "retrieval"
+        assert flag in options[command], (key, flag)

@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "docs" / "reference"
-PAGES = ("cli.md", "dagster.md", "json-output.md", "metrics.md", "store.md")
+PAGES = ("cli.md", "dagster.md", "json-output.md", "metrics.md", "store.md", "suite.md")
 REGENERATE = "bash scripts/docs.sh"
 
 

@@ -185,11 +185,9 @@ def timeout_option(help_text: str) -> Decorator:
     return declared_option(SpecBase, "timeout_s", flag=Flag("--timeout"), help=help_text)
 
 
-def _drop_option(rates: RateNames, key: str, field: str, words: str) -> Decorator:
+def _drop_option(rates: RateNames, key: str, field: str) -> Decorator:
     """A run's largest allowed absolute drop of one rate, under the kind's name for it."""
-    return declared_option(
-        RateThresholds, field, flag=Flag(rates.flag(key)), help=f"Largest allowed absolute drop of the {words}."
-    )
+    return declared_option(RateThresholds, field, flag=Flag(rates.flag(key)), help=rates.drop_help(key))
 
 
 def run_options(
@@ -197,8 +195,8 @@ def run_options(
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Add the shared options to a run command, which receives them as ``run: RunOptions``."""
     options: list[Decorator] = [
-        _drop_option(rates, rates.pass_key, "max_pass_rate_drop", rates.pass_words),
-        _drop_option(rates, rates.score_key, "max_mean_score_drop", rates.score_words),
+        _drop_option(rates, rates.pass_key, "max_pass_rate_drop"),
+        _drop_option(rates, rates.score_key, "max_mean_score_drop"),
         declared_option(
             RateThresholds,
             "max_p",

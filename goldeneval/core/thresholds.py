@@ -104,6 +104,11 @@ class RateNames:
     def flag(self, key: str) -> str:
         return "--" + key.replace("_", "-")
 
+    def drop_help(self, key: str) -> str:
+        """What the key ``key`` (one of the two) sets, in words: its flag's help and its key's description."""
+        words = self.pass_words if key == self.pass_key else self.score_words
+        return f"Largest allowed absolute drop of the {words}."
+
     def thresholds(self, source: Any, slices: SliceThresholds | None = None) -> RegressionThresholds:
         """The thresholds ``source`` (a suite file's section, the command's options) sets under
         this kind's keys, and ``max_p``; with ``slices``, those too."""
