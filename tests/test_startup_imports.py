@@ -94,32 +94,34 @@ def test_the_probe_sees_a_heavy_module_a_command_imports(tmp_path: Path) -> None
     assert 'HEAVY=["scipy"]' in result.stderr
 
 
-def test_a_lexical_run_imports_bm25s_without_numba(tmp_path: Path) -> None:
-    """bm25s imports numba whenever it is installed (the test extra installs it) for a backend
-    goldeneval never selects; the lexical run hides it (goldeneval.core.text.bm25s_module) and
-    still scores every question."""
+def test_a_lexical_run_imports_bm25s_without_numba_or_scipy(tmp_path: Path) -> None:
+    """bm25s imports numba and scipy whenever they are installed (the test extra installs numba)
+    for backends goldeneval never selects; the lexical run hides them
+    (goldeneval.core.text.bm25s_module) and still scores every question."""
     pytest.importorskip("numba", reason="numba is what this test proves is not imported")
     store = tmp_path / "r.duckdb"
     args = ["retrieval", "--set", "transit-sample", "--retriever", "goldeneval.lexical", "--no-progress"]
     args += ["--store", str(store), "--cache-dir", str(tmp_path / "cache"), "--format", "json"]
     loaded, out = probe(args, Path(__file__).resolve().parents[1])
-    assert "bm25s" in loaded and "numba" not in loaded, loaded
+    assert "bm25s" in loaded and "numba" not in loaded and "scipy" not in loaded, loaded
     assert json.loads(out)["run"]["questions"] == 81
 
 
-def test_hiding_numba_from_bm25s_leaves_numba_importable_and_no_finder_behind() -> None:
+def test_hiding_numba_and_scipy_from_bm25s_leaves_them_importable_and_no_finder_behind() -> None:
     pytest.importorskip("numba", reason="numba is what bm25s is kept from importing")
     script = (
         "import sys, threading\n"
         "from goldeneval.core.text import bm25s_module\n"
         "bm25s = bm25s_module()\n"
         "assert 'numba' not in sys.modules and not bm25s.NUMBA_AVAILABLE\n"
-        "assert not [f for f in sys.meta_path if type(f).__name__ == '_RefuseNumbaHere']\n"
-        "import numba\n"
-        "print('ok', numba.__name__)\n"
+        "assert 'scipy' not in sys.modules and not bm25s.SCIPY_AVAILABLE\n"
+        "assert bm25s.BM25().csc_backend == 'numpy'\n"
+        "assert not [f for f in sys.meta_path if type(f).__name__ == '_RefuseImportsHere']\n"
+        "import numba, scipy.sparse\n"
+        "print('ok', numba.__name__, scipy.sparse.__name__)\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
-    assert result.stdout.strip() == "ok numba", result.stderr
+    assert result.stdout.strip() == "ok numba scipy.sparse", result.stderr
 
 
 COMMAND_MODULES = sorted({entry.target.partition(":")[0] for entry in COMMANDS.values()})

@@ -18,6 +18,7 @@ differently:
 from __future__ import annotations
 
 import shlex
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
@@ -86,15 +87,17 @@ def record(
 
 @fewer_collections()
 def _record_or_keep(
-    store: Store | StoreLocation | Path, run: RecordableRun, privacy: PrivacyMode, spool: Path | None
+    store: Store | StoreLocation | Path, run: RecordableRun, privacy: PrivacyMode, spool: Path | None, held: ExitStack
 ) -> tuple[Store, SavedRun]:
-    """Write the run under an id chosen first; returns the store, opened, and the saved run.
-    When the store cannot be opened or written, keep the record (which obeys ``privacy``
-    already) in the spool and say so in the store error."""
+    """Write the run under an id chosen first; returns the store, opened, and the saved run;
+    the store stays :meth:`~goldeneval.store.Store.held` until ``held`` closes, so judging the
+    run reads through the same connection.  When the store cannot be opened or written, keep
+    the record (which obeys ``privacy`` already) in the spool and say so in the store error."""
     record_ = run.to_record(privacy)
     run_id = new_run_id()
     try:
         opened = store if isinstance(store, Store) else open_store(store)
+        held.enter_context(opened.held())
         return opened, opened.save_run_in_turn(record_, run_id)
     except StoreError as exc:
         location = store.location if isinstance(store, Store) else StoreLocation.parse(store)
@@ -160,5 +163,7 @@ def record_and_judge(
     Whether the series had a complete run already is decided while the run is written,
     under the writers' turn (:meth:`~goldeneval.store.Store.save_run_in_turn`), so of runs
     of one series recorded at the same moment exactly one is the baseline."""
-    opened, saved = _record_or_keep(store, evaluated, spec.privacy, spool)
-    return Outcome(evaluated, saved.stored, judge(opened, saved.stored, spec, pinned=pinned, preceded=saved.preceded))
+    with ExitStack() as held:
+        opened, saved = _record_or_keep(store, evaluated, spec.privacy, spool, held)
+        verdict = judge(opened, saved.stored, spec, pinned=pinned, preceded=saved.preceded)
+    return Outcome(evaluated, saved.stored, verdict)

@@ -57,27 +57,34 @@ def content_terms(text: str) -> set[str]:
     return set(stemmer().stemWords(tokens))
 
 
-class _RefuseNumbaHere(importlib.abc.MetaPathFinder):
-    """Refuses ``import numba`` in one thread only, so bm25s' ``try: from numba import njit``
-    takes its numpy path while any other thread imports numba as usual."""
+class _RefuseImportsHere(importlib.abc.MetaPathFinder):
+    """Refuses to import the packages ``names`` in one thread only, so bm25s' ``try: import ...``
+    takes its numpy path while any other thread imports them as usual."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: frozenset[str]) -> None:
         self.thread = threading.get_ident()
+        self.names = names
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
-        if fullname.partition(".")[0] == "numba" and threading.get_ident() == self.thread:
-            raise ModuleNotFoundError("numba is not needed by goldeneval's bm25s", name=fullname)
+        if fullname.partition(".")[0] in self.names and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError(f"{fullname} is not needed by goldeneval's bm25s", name=fullname)
+
+
+BM25S_UNUSED = frozenset({"numba", "scipy"})
+"""What bm25s imports at its own import whenever it is installed, for backends goldeneval never
+selects: numba for ``backend="numba"`` (0.1 s of a lexical run's start-up; the test extra's ranx
+brings it), scipy.sparse for ``csc_backend="scipy"`` (0.06 s; ``bm25s.BM25`` builds its matrix
+with numpy by default, and a cached index is numpy arrays)."""
 
 
 def bm25s_module() -> types.ModuleType:
-    """bm25s, imported without numba.  bm25s imports numba at its own import whenever numba is
-    installed (0.1 s of a lexical run's start-up; the test extra's ranx brings it) for its
-    ``backend="numba"``, which goldeneval never selects (``bm25s.BM25`` defaults to numpy),
-    so this thread's import of numba is refused while bm25s imports, unless numba is loaded."""
+    """bm25s, imported without numba and scipy (:data:`BM25S_UNUSED`): this thread's import of
+    either is refused while bm25s imports, unless it is loaded already."""
     loaded = sys.modules.get("bm25s")
     if loaded is not None and not getattr(getattr(loaded, "__spec__", None), "_initializing", False):
         return loaded
-    refuse = _RefuseNumbaHere() if "numba" not in sys.modules else None
+    names = frozenset(name for name in BM25S_UNUSED if name not in sys.modules)
+    refuse = _RefuseImportsHere(names) if names else None
     if refuse is not None:
         sys.meta_path.insert(0, refuse)
     try:

@@ -8,7 +8,7 @@ import dataclasses
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple, Protocol
 
@@ -161,6 +161,12 @@ class Store(ABC):
     @abstractmethod
     def _frame(self, sql: Sql, text: str, params: Sequence[Any]) -> Any:
         """The result of a query as a pandas DataFrame."""
+
+    def held(self) -> AbstractContextManager[None]:
+        """Within the block, this thread's reads and writes of the store share what the
+        backend would otherwise open for each (the door records and judges a run in one);
+        by default nothing is shared."""
+        return nullcontext()
 
     # ------------------------------------------------------------------ schema
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ class ResultStore(Store):
             raise StoreError(f"{self.path}: cannot create its folder: {exc.strerror}") from None
         self._check_header()
         self._lock = FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT_S)
+        self._held: tuple[int, duckdb.DuckDBPyConnection] | None = None
+        """(thread, connection) while :meth:`held`: that thread's reads and writes use it."""
         if self._stored_version() != SCHEMA_VERSION:
             self._migrate()
 
@@ -77,11 +80,29 @@ class ResultStore(Store):
             raise StoreError(f"{self.path}: not a DuckDB database (a goldeneval store is one); check --store")
 
     @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """What locking and DuckDB raise, as the store error that names this store."""
+        try:
+            yield
+        except Timeout:
+            raise StoreError(f"{self.path}: another process held the store for {LOCK_TIMEOUT_S:g} s") from None
+        except duckdb.Error as exc:
+            raise StoreError(f"{self.path}: {one_line(str(exc))}") from None
+        except OSError as exc:  # the lock file cannot be created: a read-only folder, a full disk
+            raise StoreError(f"{self.path}: cannot lock the store: {exc.strerror or exc}") from None
+
+    @contextmanager
     def _connection(self, *, write: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
         """Writers take the file lock, so they queue instead of failing; readers do not take
         it: a read-only connection waits only while a writer has the file open (one commit),
-        never for the writers queued behind it."""
-        try:
+        never for the writers queued behind it.  Inside :meth:`held`, this thread's held
+        connection, whatever ``write`` says."""
+        held = self._held
+        if held is not None and held[0] == threading.get_ident():
+            with self._translated():
+                yield held[1]
+            return
+        with self._translated():
             if write:
                 self._check_lock_file()
             with self._lock if write else nullcontext():
@@ -90,12 +111,33 @@ class ResultStore(Store):
                     yield con
                 finally:
                     con.close()
-        except Timeout:
-            raise StoreError(f"{self.path}: another process held the store for {LOCK_TIMEOUT_S:g} s") from None
-        except duckdb.Error as exc:
-            raise StoreError(f"{self.path}: {one_line(str(exc))}") from None
-        except OSError as exc:  # the lock file cannot be created: a read-only folder, a full disk
-            raise StoreError(f"{self.path}: cannot lock the store: {exc.strerror or exc}") from None
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """One writer's connection for this thread's reads and writes within the block, under
+        the writers' file lock: recording a run and judging it (a write and three reads)
+        connect once instead of four times, 10 ms each.  Other processes' writers queue on
+        the file lock as for any write; their readers wait for the block, as for a commit.
+        The block's own errors pass through untouched; a nested call holds nothing more."""
+        if self._held is not None and self._held[0] == threading.get_ident():
+            yield
+            return
+        stack = ExitStack()
+        with self._translated():
+            self._check_lock_file()
+            stack.enter_context(self._lock)
+            try:
+                con = self._connect(read_only=False)
+            except BaseException:
+                stack.close()
+                raise
+        stack.callback(con.close)
+        with stack:
+            self._held = (threading.get_ident(), con)
+            try:
+                yield
+            finally:
+                self._held = None
 
     def _check_lock_file(self) -> None:
         """filelock takes a lock file it cannot create (``/proc/...``, a folder that vanished)
