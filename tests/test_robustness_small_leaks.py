@@ -11,7 +11,8 @@ import pytest
 from goldeneval.cli import ExitCode
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.errors import CorpusError, GoldenSetError, InputError
-from goldeneval.core.provenance import looks_like_secret, parse_provenance
+from goldeneval.core.provenance import parse_provenance
+from goldeneval.core.secret_scan import looks_like_secret
 from goldeneval.retrieval.golden import load_golden_set
 from tests.conftest import CliWorkspace, WriteSet
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from goldeneval.core.errors import InputError
-from goldeneval.core.provenance import Provenance, looks_like_secret, parse_provenance
+from goldeneval.core.provenance import Provenance, parse_provenance
+from goldeneval.core.secret_scan import looks_like_secret
 
 
 @pytest.mark.parametrize(

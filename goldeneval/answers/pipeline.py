@@ -45,6 +45,7 @@ from goldeneval.core import door
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, retriever_provenance
+from goldeneval.core.secret_scan import remembered_scans
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
 from goldeneval.store import StoreLocation
@@ -135,7 +136,8 @@ def build_spec_model(
             context_supplied=context_supplied,
         )
     )
-    provenance = model_provenance(model, spec.model_id).merged_with(spec.provenance)
+    with remembered_scans(spec.cache_dir):  # the model's provenance is the same run after run
+        provenance = model_provenance(model, spec.model_id).merged_with(spec.provenance)
     return managed(spec, model, provenance, spec.model_id), provenance
 
 
@@ -150,7 +152,8 @@ def grading_choice(spec: GradingSpec) -> GraderChoice:
         judge_model = build_model(
             ModelContext(model_id=spec.judge.model_id, options=spec.judge.options, cache_dir=spec.cache_dir)
         )
-        judge_provenance = model_provenance(judge_model, spec.judge.model_id)
+        with remembered_scans(spec.cache_dir):
+            judge_provenance = model_provenance(judge_model, spec.judge.model_id)
         # several samples of one prompt must each be asked: a cached verdict would hide instability
         judge_model = managed(spec, judge_model, judge_provenance, spec.judge.model_id, cache=spec.judge.samples == 1)
     service = GradingService(

@@ -19,6 +19,7 @@ from goldeneval.core.corpus import Corpus, shared_corpora
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import retriever_provenance
+from goldeneval.core.secret_scan import remembered_scans
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
@@ -79,6 +80,8 @@ def evaluate(
     )
     with plugin_collections():
         retriever = build_retriever(spec.retriever_id, context)
+    with remembered_scans(spec.cache_dir):  # the retriever's provenance is the same run after run
+        provenance = retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance)
     run = evaluate_retrieval(
         golden_set,
         retriever,
@@ -92,7 +95,7 @@ def evaluate(
         metrics=spec.parsed_metrics,
         relevance_level=spec.relevance_level,
         average_over=spec.average_over,
-        provenance=retriever_provenance(retriever, spec.retriever_id).merged_with(spec.provenance),
+        provenance=provenance,
         progress=progress,
     )
     retriever_warnings = tuple(getattr(retriever, "warnings", ()))  # e.g. goldeneval.trec_run's reading

@@ -4,7 +4,7 @@ does not hold, so both read its answers warily and keep its secrets out of every
 * :class:`SearchError` — one question the system could not answer; it becomes that question's
   error (``ERROR: SearchError: ...``), never the end of the run.
 * secrets: an option value that looks like a credential is refused as a provenance value is
-  (:func:`goldeneval.core.provenance.looks_like_secret`); credentials come from environment
+  (:func:`goldeneval.core.secret_scan.looks_like_secret`); credentials come from environment
   variables, written ``${NAME}`` in an option value and read when the retriever is built
   (:func:`expand_environment`).
 * provenance: the options ``corpus_revision`` and ``model_revision`` (:func:`declared_revision`),
@@ -24,7 +24,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from goldeneval.core.errors import GoldenEvalError, RetrieverError, one_line
-from goldeneval.core.provenance import MAX_VALUE_LENGTH, Provenance, looks_like_secret
+from goldeneval.core.provenance import MAX_VALUE_LENGTH, Provenance
+from goldeneval.core.secret_scan import looks_like_secret
 from goldeneval.retrieval.retrievers.base import RetrieverContext, option_label
 from goldeneval.retrieval.retrievers.options import str_option
 
