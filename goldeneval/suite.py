@@ -30,10 +30,10 @@ from goldeneval.core.comparison import Baseline
 from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
+from goldeneval.core.regression import RegressionThresholds
 from goldeneval.core.settings import Flag, settings_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, Timeout
-from goldeneval.core.thresholds import Drop, Significance, SliceThresholds
+from goldeneval.core.thresholds import SliceThresholds
 from goldeneval.retrieval.retrievers.registry import known_retrievers
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
@@ -151,19 +151,8 @@ class RetrieverConfig(PluginConfig):
         return value
 
 
-class ThresholdsConfig(SliceThresholds):
-    """Retrieval's regression thresholds: its two rates in its own words, and its slices."""
-
-    max_top1_drop: Annotated[Drop, Flag()] = Field(
-        default=DEFAULT_MAX_DROP, description=RETRIEVAL_RATES.drop_help("max_top1_drop")
-    )
-    max_top3_drop: Annotated[Drop, Flag()] = Field(
-        default=DEFAULT_MAX_DROP, description=RETRIEVAL_RATES.drop_help("max_top3_drop")
-    )
-    max_p: Annotated[Significance, Flag()] = Field(
-        default=None,
-        description="Also require significance: a drop is a regression only if its exact McNemar p < max_p.",
-    )
+class ThresholdsConfig(SliceThresholds, RETRIEVAL_RATES.settings()):  # type: ignore[misc]
+    """Retrieval's regression thresholds: its two rates in its own words, ``max_p``, and its slices."""
 
 
 class ScheduleConfig(BaseModel):
@@ -233,20 +222,10 @@ class JudgeConfig(JudgeSettings):
     )
 
 
-class PromptGradingConfig(GradingSettings):
+class PromptGradingConfig(GradingSettings, PROMPT_RATES.settings()):  # type: ignore[misc]
     """How prompt runs are graded and gated: ``goldeneval prompts``' options."""
 
     judge: JudgeConfig | None = Field(default=None, description="The judge model of llm_judge.")
-    max_pass_drop: Annotated[Drop, Flag()] = Field(
-        default=DEFAULT_MAX_DROP, description=PROMPT_RATES.drop_help("max_pass_drop")
-    )
-    max_score_drop: Annotated[Drop, Flag()] = Field(
-        default=DEFAULT_MAX_DROP, description=PROMPT_RATES.drop_help("max_score_drop")
-    )
-    max_p: Annotated[Significance, Flag()] = Field(
-        default=None,
-        description="Also require significance: a pass-rate drop is a regression only if its exact McNemar p < max_p.",
-    )
 
 
 class SuiteConfig(RetrievalSettings):

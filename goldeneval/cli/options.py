@@ -6,7 +6,7 @@ retriever or model, the kind's settings) and take these through :func:`run_optio
 hands the command one :class:`RunOptions` instead of a dozen keyword arguments.  Each kind
 names its two rates in its own words (:class:`goldeneval.core.thresholds.RateNames`:
 ``--max-top1-drop`` for retrieval, ``--max-pass-drop`` for prompts); what they set is the same
-pair of thresholds, with the rules of :class:`~goldeneval.core.thresholds.RateThresholds`.
+pair of thresholds, declared once for each kind by :meth:`~goldeneval.core.thresholds.RateNames.settings`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from goldeneval.core.regression import GateDecision, RegressionThresholds, Regre
 from goldeneval.core.settings import Flag, flagged_fields, settings_of
 from goldeneval.core.spec import SpecBase
 from goldeneval.core.storage import CACHE
-from goldeneval.core.thresholds import RateNames, RateThresholds, SliceThresholds
+from goldeneval.core.thresholds import RateNames, SliceThresholds
 from goldeneval.store import StoreLocation
 from goldeneval.suite_storage import SuiteStorage, load_storage
 
@@ -185,24 +185,14 @@ def timeout_option(help_text: str) -> Decorator:
     return declared_option(SpecBase, "timeout_s", flag=Flag("--timeout"), help=help_text)
 
 
-def _drop_option(rates: RateNames, key: str, field: str) -> Decorator:
-    """A run's largest allowed absolute drop of one rate, under the kind's name for it."""
-    return declared_option(RateThresholds, field, flag=Flag(rates.flag(key)), help=rates.drop_help(key))
-
-
 def run_options(
     rates: RateNames, *, cache_help: str, timeout_help: str, persisted: str, owner: str
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Add the shared options to a run command, which receives them as ``run: RunOptions``."""
     options: list[Decorator] = [
-        _drop_option(rates, rates.pass_key, "max_pass_rate_drop"),
-        _drop_option(rates, rates.score_key, "max_mean_score_drop"),
-        declared_option(
-            RateThresholds,
-            "max_p",
-            help=f"Also require significance: {rates.significance} is a regression only if its exact McNemar "
-            "p < ALPHA.",
-        ),
+        declared_option(rates.settings(), rates.pass_key, dest="max_pass_rate_drop"),
+        declared_option(rates.settings(), rates.score_key, dest="max_mean_score_drop"),
+        declared_option(rates.settings(), "max_p"),
         click.option(
             "--baseline",
             "baseline_text",

@@ -9,11 +9,12 @@ shared thresholds; the store's ADR column names stay at the store's edge.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from goldeneval.core.regression import (
     DEFAULT_MAX_DROP,
@@ -24,24 +25,13 @@ from goldeneval.core.regression import (
 )
 from goldeneval.core.settings import Flag, Fraction, settings_of
 
-__all__ = ["Drop", "RateNames", "RateThresholds", "Significance", "SliceThresholds"]
+__all__ = ["Drop", "RateNames", "Significance", "SliceThresholds"]
 
 Drop = Fraction
 """A largest allowed absolute drop of a rate, from 0 to 1."""
 
 Significance = Annotated[float | None, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
 """``max_p``: a drop is a regression only if its exact McNemar p-value is below it."""
-
-
-class RateThresholds(BaseModel):
-    """The two largest drops and the significance level, under the gate's own names: the rules
-    every kind's flags and keys for them follow, whatever the kind calls them."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    max_pass_rate_drop: Drop = DEFAULT_MAX_DROP
-    max_mean_score_drop: Drop = DEFAULT_MAX_DROP
-    max_p: Significance = Field(default=None, description="Also require McNemar p < max_p.")
 
 
 def _slice_pairs(value: object) -> object:
@@ -101,13 +91,11 @@ class RateNames:
     significance: str
     """What ``--max-p`` tests, in words."""
 
-    def flag(self, key: str) -> str:
-        return "--" + key.replace("_", "-")
-
-    def drop_help(self, key: str) -> str:
-        """What the key ``key`` (one of the two) sets, in words: its flag's help and its key's description."""
-        words = self.pass_words if key == self.pass_key else self.score_words
-        return f"Largest allowed absolute drop of the {words}."
+    def settings(self) -> type[BaseModel]:
+        """The kind's two largest drops and ``max_p`` as declared settings, under the kind's
+        keys: the suite section that holds them inherits this model, and the run commands'
+        flags (``--max-top1-drop``) are made from it."""
+        return _rate_settings(self)
 
     def thresholds(self, source: Any, slices: SliceThresholds | None = None) -> RegressionThresholds:
         """The thresholds ``source`` (a suite file's section, the command's options) sets under
@@ -119,3 +107,28 @@ class RateNames:
             max_p=source.max_p,
             **extra,
         )
+
+
+@functools.cache
+def _rate_settings(rates: RateNames) -> type[BaseModel]:
+    def drop(words: str) -> Any:
+        return (
+            Annotated[Drop, Flag()],
+            Field(default=DEFAULT_MAX_DROP, description=f"Largest allowed absolute drop of the {words}."),
+        )
+
+    significance = (
+        Annotated[Significance, Flag()],
+        Field(
+            default=None,
+            description=f"Also require significance: {rates.significance} is a regression only if its exact "
+            "McNemar p-value is below this level.",
+        ),
+    )
+    fields: dict[str, Any] = {
+        rates.pass_key: drop(rates.pass_words),
+        rates.score_key: drop(rates.score_words),
+        "max_p": significance,
+    }
+    name = "".join(part.title() for part in rates.pass_key.split("_")) + "Settings"
+    return create_model(name, __config__=ConfigDict(frozen=True, extra="forbid"), **fields)
