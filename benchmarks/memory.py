@@ -41,7 +41,7 @@ RUN_IMPORTS = (
 
 
 def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
-    from benchmarks.run import REPO, ZERO_RETRIEVER, _shown, checked, clean_env, goldeneval_command, measure
+    from benchmarks.measure import REPO, ZERO_RETRIEVER, checked, clean_env, goldeneval_command, measure, shown
 
     timeout = options["timeout_s"]
     env = clean_env(GOLDENEVAL_TABLES=work / "tables")
@@ -70,7 +70,7 @@ def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
             "run_cpu_s": the_run.user_s + the_run.system_s,
             "loader_peak_rss_bytes": loaded.peak_rss_bytes,
             "set_file_bytes": set_path.stat().st_size,
-            "command": " ".join(map(_shown, command)),
+            "command": " ".join(map(shown, command)),
         }
         (work / f"run-{n}.duckdb").unlink()
         set_path.unlink()
@@ -82,7 +82,7 @@ def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
 
 
 def render_memory(section: dict[str, Any]) -> list[str]:
-    from benchmarks.run import mib, secs
+    from benchmarks.measure import mib, secs
 
     rows = [
         "| questions | set file | the set in memory (loader process less its imports) | run peak RSS "
@@ -110,7 +110,7 @@ def render_memory(section: dict[str, Any]) -> list[str]:
 
 
 def memory_targets(section: dict[str, Any]) -> list[str]:
-    from benchmarks.run import mib, yes
+    from benchmarks.measure import mib, yes
 
     lines = []
     sizes = section["sizes"]

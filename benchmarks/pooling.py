@@ -6,7 +6,7 @@ Not a test: it reports, never asserts.  The three retrievers are zero-cost
 so that the three overlap in part: shifts 0, 7 and 14 give 34 distinct documents a question),
 so the time ``goldeneval pool`` takes is the framework's: loading the set, asking, pooling,
 writing the judgments file.  Measured as whole processes from outside (wall, CPU and peak RSS
-of the process tree, by ``wait4``, with :func:`benchmarks.run.measure`):
+of the process tree, by ``wait4``, with :func:`benchmarks.measure.measure`):
 
 * ``pool``: the first pooling, into a new judgments file;
 * ``pool again``: the same command once more (reads the file, appends nothing);
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.run import REPO, Measured, clean_env, goldeneval_command, measure
+from benchmarks.measure import REPO, Measured, clean_env, goldeneval_command, measure
 from benchmarks.zero_retriever import ZeroCostRetriever, write_set
 from goldeneval.retrieval.retrievers.base import RetrieverContext
 

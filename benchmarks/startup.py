@@ -31,7 +31,7 @@ RUN_IMPORTS = "import duckdb, pyarrow, numpy, pydantic, click, yaml"
 
 
 def _pairs(store: Path, cache: Path) -> dict[str, tuple[list[str], list[str]]]:
-    from benchmarks.run import SAMPLE_SET, goldeneval_command
+    from benchmarks.measure import SAMPLE_SET, goldeneval_command
 
     goldeneval = goldeneval_command()
     run = [goldeneval, "retrieval", "--set", SAMPLE_SET, "--retriever", "goldeneval.lexical", "--no-progress"]
@@ -44,7 +44,7 @@ def _pairs(store: Path, cache: Path) -> dict[str, tuple[list[str], list[str]]]:
 
 
 def section_startup(options: dict[str, Any], work: Path) -> dict[str, Any]:
-    from benchmarks.run import REPO, checked, clean_env, measure, median
+    from benchmarks.measure import REPO, checked, clean_env, measure, median
 
     timeout = options["timeout_s"]
     store, cache = work / "results.duckdb", work / "cache"
@@ -78,11 +78,11 @@ def section_startup(options: dict[str, Any], work: Path) -> dict[str, Any]:
         name: {key: median([row[key] for row in rows]) for key in rows[0]} | {"rounds": rows}
         for name, rows in measured.items()
     }
-    from benchmarks.run import _shown
+    from benchmarks.measure import shown
 
     return {
         "rounds": rounds,
-        "commands": {name: [" ".join(map(_shown, argv)) for argv in pair] for name, pair in pairs.items()},
+        "commands": {name: [" ".join(map(shown, argv)) for argv in pair] for name, pair in pairs.items()},
         "summary": summary,
     }
 
@@ -95,7 +95,7 @@ LABELS = {
 
 
 def render_startup(section: dict[str, Any]) -> list[str]:
-    from benchmarks.run import mib, secs
+    from benchmarks.measure import mib, secs
 
     rows = [
         "| command | wall | CPU | peak RSS | the import it is paired with | its wall | its CPU | wall ratio (median) "
@@ -123,7 +123,7 @@ def render_startup(section: dict[str, Any]) -> list[str]:
 
 
 def startup_targets(section: dict[str, Any]) -> list[str]:
-    from benchmarks.run import yes
+    from benchmarks.measure import yes
 
     found = section["summary"]
     help_ratio, run_ratio = found["help"]["wall_ratio"], found["warm_run"]["wall_ratio"]

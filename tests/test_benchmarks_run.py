@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import run
+from benchmarks import measure, run
 from benchmarks.zero_retriever import ZeroCostRetriever, factory, write_set
 from goldeneval.retrieval.golden import load_golden_set
 from goldeneval.retrieval.retrievers.base import RetrieverContext
@@ -21,34 +21,34 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_measure_reports_the_exit_status_and_peak_rss_of_a_child(tmp_path: Path) -> None:
     allocate = "x = bytearray(200 * 2**20); x[::4096] = b'1' * len(x[::4096])"
-    result = run.measure(
-        [sys.executable, "-c", allocate], env=run.clean_env(), cwd=tmp_path, log=tmp_path / "log", timeout_s=60
+    result = measure.measure(
+        [sys.executable, "-c", allocate], env=measure.clean_env(), cwd=tmp_path, log=tmp_path / "log", timeout_s=60
     )
     assert result.ok
     assert result.peak_rss_bytes >= 200 * 2**20
     assert result.wall_s > 0
 
-    failing = run.measure(
+    failing = measure.measure(
         [sys.executable, "-c", "raise SystemExit(4)"],
-        env=run.clean_env(),
+        env=measure.clean_env(),
         cwd=tmp_path,
         log=tmp_path / "log",
         timeout_s=60,
     )
     assert failing.exit_status == 4 and not failing.ok
 
-    slow = run.measure(
+    slow = measure.measure(
         [sys.executable, "-c", "import time; time.sleep(30)"],
-        env=run.clean_env(),
+        env=measure.clean_env(),
         cwd=tmp_path,
         log=tmp_path / "log",
         timeout_s=0.5,
     )
     assert slow.timed_out and not slow.ok
 
-    hungry = run.measure(
+    hungry = measure.measure(
         [sys.executable, "-c", allocate + "; import time; time.sleep(30)"],
-        env=run.clean_env(),
+        env=measure.clean_env(),
         cwd=tmp_path,
         log=tmp_path / "log",
         timeout_s=60,
@@ -60,7 +60,7 @@ def test_measure_reports_the_exit_status_and_peak_rss_of_a_child(tmp_path: Path)
 def test_clean_env_drops_goldeneval_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOLDENEVAL_STORE", "/elsewhere.duckdb")
     monkeypatch.setenv("DAGSTER_HOME", "/elsewhere")
-    env = run.clean_env(GOLDENEVAL_CACHE="/tmp/cache")
+    env = measure.clean_env(GOLDENEVAL_CACHE="/tmp/cache")
     assert "GOLDENEVAL_STORE" not in env and "DAGSTER_HOME" not in env
     assert env["GOLDENEVAL_CACHE"] == "/tmp/cache"
     assert str(REPO) in env["PYTHONPATH"].split(":")
