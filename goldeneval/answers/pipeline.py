@@ -46,6 +46,7 @@ from goldeneval.core.corpus import Corpus
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, retriever_provenance
 from goldeneval.core.secret_scan import remembered_scans
+from goldeneval.core.set_files import remembered_parses
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
 from goldeneval.store import StoreLocation
@@ -77,8 +78,11 @@ PromptOutcome = door.Outcome[PromptRun]
 
 
 def load_prompt_set(spec: PromptRunSpec) -> GoldenPromptSet:
-    """The set as it is now (files are read again, so a label change is seen)."""
-    return expect_set_id(resolve_prompt_set(spec.set_ref, spec.sets_dirs), spec.set_ref, spec.expected_set_id)
+    """The set as it is now (files are read again, so a label change is seen; a YAML file's
+    text read before is parsed from the cache, as :func:`remembered_parses` allows)."""
+    with remembered_parses(spec.cache_dir, spec.privacy):
+        prompt_set = resolve_prompt_set(spec.set_ref, spec.sets_dirs)
+    return expect_set_id(prompt_set, spec.set_ref, spec.expected_set_id)
 
 
 def default_series(model_id: str, options: Mapping[str, str]) -> str:

@@ -4,12 +4,22 @@ whatever is wrong with the bytes or the syntax.
 A file that cannot be read, is not UTF-8, is malformed, repeats a JSON key, holds a number
 too long to convert, nests too deeply or escapes a lone surrogate is refused here, the same
 way for golden question sets and golden prompt sets; what its items mean is the kind's.
+
+YAML is read by PyYAML's own Python parser (libyaml accepts documents it refuses), 1 ms per
+kilobyte: 25 ms for the bundled 81-question set, seconds for thousands of questions, on every
+run.  Within :func:`remembered_parses` a YAML document read before is taken from the run's
+cache folder instead, keyed by its exact text and the parser; the run decides whether it may
+keep one (never under ``metadata_only``: the cache would hold the questions' text).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +27,7 @@ import yaml
 
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
+from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
@@ -27,6 +38,7 @@ __all__ = [
     "parse_document",
     "parse_jsonl_set",
     "read_text",
+    "remembered_parses",
     "unicode_only",
     "unreadable",
 ]
@@ -55,13 +67,70 @@ def read_text(path: Path, error: FileError) -> str:
         ) from None
 
 
+PARSE_REVISION = "yaml-parse-v1"
+"""The revision of how a YAML document is read here (:func:`load_yaml`'s rules): change it with
+them, so that no document read by earlier rules is taken from a cache."""
+
+_PARSES: contextvars.ContextVar[Path | None] = contextvars.ContextVar("remembered_parses", default=None)
+
+
+@contextlib.contextmanager
+def remembered_parses(cache_dir: Path, privacy: PrivacyMode) -> Iterator[None]:
+    """Within the block, a YAML document read before is read from ``<cache_dir>/parsed-yaml/``,
+    and one read now is kept there (as JSON, written whole or not at all), keyed by the SHA-256
+    of its exact text, this module's :data:`PARSE_REVISION` and PyYAML's version.  Only what
+    parsed and passed every check here is kept, and only when JSON holds it exactly (a YAML
+    date is not kept).  Under ``metadata_only`` privacy nothing is read from or kept in the
+    cache: a set file holds question text, which such a run persists nowhere."""
+    keep = privacy is PrivacyMode.FULL
+    token = _PARSES.set(cache_dir / "parsed-yaml" if keep else None)
+    try:
+        yield
+    finally:
+        _PARSES.reset(token)
+
+
+def _parsed_yaml(path: Path, text: str, error: FileError) -> Any:
+    folder = _PARSES.get()
+    if folder is None:
+        return _parse_yaml(path, text, error)
+    key = hashlib.sha256(f"{PARSE_REVISION}|PyYAML {yaml.__version__}|".encode() + text.encode("utf-8")).hexdigest()
+    kept = folder / f"{key}.json"
+    with contextlib.suppress(OSError, ValueError):
+        return json.loads(kept.read_text(encoding="utf-8"))
+    document = _parse_yaml(path, text, error)
+    _keep(kept, document)
+    return document
+
+
+def _keep(path: Path, document: Any) -> None:
+    try:
+        encoded = json.dumps(document, ensure_ascii=False)
+    except (TypeError, ValueError):  # a date, a key that is not a string: not JSON
+        return
+    if json.loads(encoded) != document:  # an integer key, a tuple: JSON would change it
+        return
+    staging = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging.write_text(encoded, encoding="utf-8")
+        os.replace(staging, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            staging.unlink()
+
+
+def _parse_yaml(path: Path, text: str, error: FileError) -> Any:
+    try:
+        return unicode_only(path, load_yaml(text), error)
+    except yaml.YAMLError as exc:
+        raise error(path, describe_yaml_error(exc)) from None
+
+
 def parse_document(path: Path, suffix: str, text: str, error: FileError) -> Any:
     """A YAML (``.yaml``, ``.yml``) or JSON document, refused in one line when it is not one."""
     if suffix in (".yaml", ".yml"):
-        try:
-            return unicode_only(path, load_yaml(text), error)
-        except yaml.YAMLError as exc:
-            raise error(path, describe_yaml_error(exc)) from None
+        return _parsed_yaml(path, text, error)
     try:
         return unicode_only(path, json.loads(text, object_pairs_hook=unique_keys), error)
     except DuplicateKeyError as exc:

@@ -20,6 +20,7 @@ from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import retriever_provenance
 from goldeneval.core.secret_scan import remembered_scans
+from goldeneval.core.set_files import remembered_parses
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
@@ -45,8 +46,10 @@ Outcome = door.Outcome[RetrievalRun]
 
 
 def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
-    """The set as it is now (files are read again, so a label change is seen)."""
-    golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
+    """The set as it is now (files are read again, so a label change is seen; a YAML file's
+    text read before is parsed from the cache, as :func:`remembered_parses` allows)."""
+    with remembered_parses(spec.cache_dir, spec.privacy):
+        golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
     return expect_set_id(golden_set, spec.set_ref, spec.expected_set_id)
 
 

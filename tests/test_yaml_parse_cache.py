@@ -1,0 +1,143 @@
+"""A YAML set file read before is taken from the run's cache folder (``remembered_parses``),
+exactly as it parsed, and never under ``metadata_only`` privacy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from goldeneval.core import set_files
+from goldeneval.core.errors import GoldenSetError
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.set_files import remembered_parses
+from goldeneval.retrieval import golden, pipeline
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.spec import RunSpec
+
+SET = {
+    "id": "tiny",
+    "questions": [
+        {"id": "q1", "text": "When does the night bus run?", "form": "MATCH", "expected": ["d1"]},
+        {"id": "q2", "text": "Tram hours", "form": "GAP", "expected": [], "hard_class": "normal"},
+    ],
+}
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every YAML text PyYAML itself parsed."""
+    seen: list[str] = []
+    real = set_files.load_yaml  # type: ignore[attr-defined]  # the name set_files parses YAML through
+
+    def counting(text: str) -> Any:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(set_files, "load_yaml", counting)
+    return seen
+
+
+@pytest.fixture
+def set_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(SET, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def load_golden_set(path: Path) -> GoldenQuestionSet:
+    """The set read from its file: the in-process memo of loaded sets forgotten first."""
+    golden._LOADED.clear()
+    return golden.load_golden_set(path)
+
+
+def _kept(cache: Path) -> list[Path]:
+    return sorted((cache / "parsed-yaml").glob("*.json"))
+
+
+def test_a_file_read_before_is_not_parsed_again_and_loads_the_same_set(
+    set_file: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    cache = tmp_path / "cache"
+    with remembered_parses(cache, PrivacyMode.FULL):
+        first = load_golden_set(set_file)
+    with remembered_parses(cache, PrivacyMode.FULL):
+        second = load_golden_set(set_file)
+    assert len(parses) == 1
+    assert first == second == load_golden_set(set_file)  # outside the block: parsed as ever
+    assert len(parses) == 2
+    [kept] = _kept(cache)
+    assert json.loads(kept.read_text(encoding="utf-8")) == SET
+
+
+def test_a_changed_file_is_parsed_again(set_file: Path, tmp_path: Path, parses: list[str]) -> None:
+    cache = tmp_path / "cache"
+    with remembered_parses(cache, PrivacyMode.FULL):
+        load_golden_set(set_file)
+        set_file.write_text(set_file.read_text(encoding="utf-8").replace("Tram hours", "Tram times"), encoding="utf-8")
+        changed = load_golden_set(set_file)
+    assert len(parses) == 2 and changed.questions[1].text == "Tram times"
+    assert len(_kept(cache)) == 2
+
+
+def test_nothing_is_kept_or_read_under_metadata_only(set_file: Path, tmp_path: Path, parses: list[str]) -> None:
+    cache = tmp_path / "cache"
+    with remembered_parses(cache, PrivacyMode.FULL):
+        load_golden_set(set_file)
+    with remembered_parses(cache, PrivacyMode.METADATA_ONLY):
+        load_golden_set(set_file)
+        load_golden_set(set_file)
+    assert len(parses) == 3
+    other = tmp_path / "other-cache"
+    with remembered_parses(other, PrivacyMode.METADATA_ONLY):
+        load_golden_set(set_file)
+    assert not other.exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["when: 2026-12-04\n", "1: one\n", "ratio: .nan\n"],
+    ids=["date", "integer-key", "nan"],
+)
+def test_a_document_json_would_change_is_not_kept(tmp_path: Path, parses: list[str], text: str) -> None:
+    path = tmp_path / "doc.yaml"
+    path.write_text(text, encoding="utf-8")
+    with remembered_parses(tmp_path / "cache", PrivacyMode.FULL):
+        first = set_files.parse_document(path, ".yaml", text, GoldenSetError)
+        second = set_files.parse_document(path, ".yaml", text, GoldenSetError)
+    assert len(parses) == 2 and str(first) == str(second)
+    assert _kept(tmp_path / "cache") == []
+
+
+def test_a_file_that_does_not_parse_is_refused_as_ever_and_not_kept(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("id: x\nid: y\n", encoding="utf-8")
+    for _ in range(2):
+        with remembered_parses(tmp_path / "cache", PrivacyMode.FULL), pytest.raises(GoldenSetError, match="duplicate"):
+            load_golden_set(path)
+    assert _kept(tmp_path / "cache") == []
+
+
+def test_a_damaged_cache_entry_is_parsed_again_and_written_whole(
+    set_file: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    cache = tmp_path / "cache"
+    with remembered_parses(cache, PrivacyMode.FULL):
+        load_golden_set(set_file)
+    [kept] = _kept(cache)
+    kept.write_text('{"id": "tiny", "quest', encoding="utf-8")
+    with remembered_parses(cache, PrivacyMode.FULL):
+        assert load_golden_set(set_file).id == "tiny"
+    assert len(parses) == 2
+    assert json.loads(kept.read_text(encoding="utf-8")) == SET
+
+
+def test_a_runs_set_is_read_through_the_cache_of_its_specification(
+    set_file: Path, tmp_path: Path, parses: list[str]
+) -> None:
+    spec = RunSpec(set_ref=str(set_file), retriever_id="goldeneval.lexical", series="s", cache_dir=tmp_path / "c")
+    assert pipeline.load_golden_set(spec) == pipeline.load_golden_set(spec)
+    assert len(parses) == 1 and len(_kept(tmp_path / "c")) == 1
