@@ -17,6 +17,9 @@ An exception nothing converted (a bug) is no plug-in ending the process: the chi
 its traceback, for a bug report, then one line naming it, and reports
 :data:`UNFINISHED_EXIT`.
 
+Once it has reported, the child ends as the interpreter would (non-daemon threads waited for,
+atexit handlers run) but skips the module teardown (:func:`_exit_without_teardown`).
+
 Once the code is reported (or the child has ended), nothing the run left behind is waited
 for longer than :data:`LEFTOVER_GRACE_S`: a non-daemon thread that never ends (the child's
 interpreter would wait for it forever) or a process a plug-in forked (it holds the report
@@ -34,10 +37,12 @@ Where ``os.fork`` does not exist (Windows) the command runs unsupervised.
 
 from __future__ import annotations
 
+import atexit
 import os
 import select
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -95,12 +100,28 @@ def _child(command: Callable[[], int], write_end: int) -> NoReturn:  # pragma: n
     # Report before the interpreter's own shutdown (atexit handlers, flushing): the command
     # has finished, whatever happens next.  The output is flushed first, so that it is whole
     # even if the parent has to end this process (a plug-in's thread that never ends).
+    _flush()
+    os.write(write_end, f"{code}\n".encode())
+    os.close(write_end)
+    _exit_without_teardown(code)
+
+
+def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError):
             stream.flush()
-    os.write(write_end, f"{code}\n".encode())
-    os.close(write_end)
-    sys.exit(code)
+
+
+def _exit_without_teardown(code: int) -> NoReturn:  # pragma: no cover - runs in the child
+    """End the child as the interpreter would, less its module teardown: wait for non-daemon
+    threads (a plug-in's), run the atexit handlers (logging, temporary folders, executors),
+    flush the output, then end the process.  Tearing down numpy, pyarrow, DuckDB and pydantic
+    object by object takes 0.05 s of every command, for a process whose parent exits at once;
+    what it would still finalize is only what nobody closed."""
+    threading._shutdown()  # type: ignore[attr-defined]  # what Py_FinalizeEx does first
+    atexit._run_exitfuncs()
+    _flush()
+    os._exit(code)
 
 
 def _code_of(exc: SystemExit) -> int:
