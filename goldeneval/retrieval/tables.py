@@ -34,7 +34,7 @@ from goldeneval.retrieval import columnar
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
-from goldeneval.retrieval.scoring import TOP_K, QuestionResult, QuestionStatus, ScoredAnswers, aggregate
+from goldeneval.retrieval.scoring import TOP_K, QuestionResult, QuestionStatus, RawRankings, ScoredAnswers, aggregate
 from goldeneval.store.parquet import (
     TABLE_FORMAT_VERSION,
     file_run_id,
@@ -99,15 +99,12 @@ def rankings_table(
     Built column by column, not row by row (a 10,000-question run at depth 100 is a million
     rows): ``to_document`` is called once per distinct returned id, and whether a row's
     document is expected is one ``isin`` over (question, document) codes."""
-    ids, rankings, expected, latency_ms = _rankings_of(run.results)
-    lengths = np.fromiter((len(ranking) for ranking in rankings), dtype=np.int64, count=len(rankings))
+    ids, lengths, returned_codes, distinct, expected, latency_ms = _rankings_of(run.results)
     total = int(lengths.sum())
-    question = np.repeat(np.arange(len(rankings), dtype=np.int64), lengths)
+    question = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    returned = pa.array(list(itertools.chain.from_iterable(rankings)), pa.string())
-    encoded = returned.dictionary_encode()
-    returned_codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    mapped = [to_document(returned_id) for returned_id in encoded.dictionary.to_pylist()]
+    returned = pa.array(distinct, pa.string()).take(pa.array(returned_codes))
+    mapped = [to_document(returned_id) for returned_id in distinct]
     document_code: dict[str, int] = {}
     mapped_codes = np.fromiter(
         (document_code.setdefault(doc, len(document_code)) for doc in mapped), dtype=np.int64, count=len(mapped)
@@ -130,7 +127,7 @@ def rankings_table(
         "document_id": pa.array(documents[row_documents], pa.string()),
         "is_target": pa.array(np.isin(question * len(document_code) + row_documents, expected_keys), pa.bool_()),
         "latency_ms": pa.array(
-            np.repeat(np.fromiter(latency_ms, dtype=np.float64, count=len(rankings)), lengths),
+            np.repeat(np.fromiter(latency_ms, dtype=np.float64, count=len(lengths)), lengths),
             pa.float64(),
         ),
     }
@@ -141,23 +138,30 @@ def rankings_table(
 
 def _rankings_of(
     results: Sequence[QuestionResult],
-) -> tuple[list[str], Sequence[Sequence[str]], list[frozenset[str]], Sequence[float]]:
-    """Each question's id, raw ranking (none for an errored one), expected documents and
-    latency: from the evaluator's arrays when the run has them, without building a
-    :class:`QuestionResult` per question, else from the results."""
+) -> tuple[list[str], np.ndarray, np.ndarray, list[str], list[frozenset[str]], Sequence[float]]:
+    """Each question's id, the length of its raw ranking (0 for an errored one), every returned
+    id as a code into the distinct returned ids, those ids, each question's expected documents
+    and latency.  From the evaluator's arrays when the run has them (its rankings already
+    coded, :class:`~goldeneval.retrieval.scoring.RawRankings`), without a tuple or a
+    :class:`QuestionResult` per question; else from the results."""
     if isinstance(results, ScoredAnswers):
         questions = results.questions
-        rankings = [
-            () if error is not None else ranking
-            for ranking, error in zip(results.returned, results.errors, strict=True)
-        ]
-        return [q.id for q in questions], rankings, [q.expected for q in questions], results.latency_ms
-    return (
-        [r.question_id for r in results],
-        [r.returned_ids for r in results],
-        [r.expected for r in results],
-        [r.latency_ms for r in results],
-    )
+        ids, expected = [q.id for q in questions], [q.expected for q in questions]
+        errored = np.fromiter((error is not None for error in results.errors), dtype=np.bool_, count=len(questions))
+        raw = results.returned
+        if isinstance(raw, RawRankings):
+            counts = np.diff(raw.offsets)
+            codes = raw.numbers[np.repeat(~errored, counts)].astype(np.int64, copy=False)
+            return ids, np.where(errored, 0, counts), codes, raw.ids, expected, results.latency_ms
+        rankings: Sequence[Sequence[str]] = [() if bad else ranking for ranking, bad in zip(raw, errored, strict=True)]
+        latency_ms: Sequence[float] = results.latency_ms
+    else:
+        ids, expected = [r.question_id for r in results], [r.expected for r in results]
+        rankings, latency_ms = [r.returned_ids for r in results], [r.latency_ms for r in results]
+    lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    encoded = pa.array(list(itertools.chain.from_iterable(rankings)), pa.string()).dictionary_encode()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return ids, lengths, codes, encoded.dictionary.to_pylist(), expected, latency_ms
 
 
 def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[str, Any]:
