@@ -201,3 +201,34 @@ def test_every_flag_the_suite_file_names_is_an_option_of_the_command_its_section
     for key, flag in pairs:
         command = "prompts" if key.startswith("prompts.") else "retrieval"
         assert flag in options[command], (key, flag)
+
+
+@pytest.mark.parametrize("value", [None, 5, True, {"ndcg@10": 5}], ids=["null", "number", "boolean", "mapping"])
+def test_metrics_that_are_neither_a_list_nor_text_name_the_suite_field(tmp_path: Path, value: object) -> None:
+    with pytest.raises(InputError) as raised:
+        load_suite(_suite(tmp_path, metrics=value))
+    assert str(raised.value) == (
+        f"{tmp_path / 'goldeneval.yaml'}: field 'metrics': expected a list of metric names or comma-separated text, "
+        f"got {type(value).__name__}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--slice-drop", "form:GAP=true", "could not convert string to float: 'true'"),
+        ("--slice-drop", "form:GAP", "expected SLICE=F, got 'form:GAP'"),
+        ("--max-top1-drop", "2", "2.0 is not in the range 0<=x<=1."),
+        ("--max-p", "0", "0.0 is not in the range 0<x<=1."),
+    ],
+)
+def test_a_threshold_flag_refused_says_what_was_given(flag: str, value: str, message: str) -> None:
+    result = CliRunner().invoke(main, ["retrieval", "--set", "s", "--retriever", "x", flag, value])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{flag}': {message}" in result.output
+
+
+def test_the_no_cache_flag_says_what_it_turns_off() -> None:
+    output = CliRunner().invoke(main, ["prompts", "--help"], terminal_width=200).output
+    [line] = [line for line in output.splitlines() if line.strip().startswith("--no-cache")]
+    assert "Call the model (and the judge) for every prompt" in line

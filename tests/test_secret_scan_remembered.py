@@ -72,7 +72,11 @@ def test_another_scanner_revision_does_not_trust_what_an_earlier_one_found_clean
     assert len(_remembered_files(tmp_path)) == 2
 
 
-@pytest.mark.parametrize("content", ["{not json", '{"a": 1}', "[1, 2]"], ids=["malformed", "object", "numbers"])
+@pytest.mark.parametrize(
+    "content",
+    ["{not json", '{"a": 1}', "[1, 2]", "[" * 100_000],
+    ids=["malformed", "object", "numbers", "nested-too-deeply"],
+)
 def test_a_damaged_memory_is_no_memory(tmp_path: Path, scans: list[str], content: str) -> None:
     with remembered_scans(tmp_path):
         looks_like_secret(CLEAN)

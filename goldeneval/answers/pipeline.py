@@ -80,8 +80,9 @@ PromptOutcome = door.Outcome[PromptRun]
 def load_prompt_set(spec: PromptRunSpec) -> GoldenPromptSet:
     """The set as it is now (files are read again, so a label change is seen; a YAML file's
     text read before is parsed from the cache, as :func:`remembered_parses` allows)."""
-    with remembered_parses(spec.cache_dir, spec.privacy):
+    with remembered_parses(spec.cache_dir, spec.privacy) as keep:
         prompt_set = resolve_prompt_set(spec.set_ref, spec.sets_dirs)
+        keep(prompt_set.id)  # only the evaluated set's file, not every set the registry read
     return expect_set_id(prompt_set, spec.set_ref, spec.expected_set_id)
 
 

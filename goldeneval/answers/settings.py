@@ -86,7 +86,16 @@ class GradingSettings(BaseModel):
     pass_threshold: Annotated[Fraction, Flag()] = Field(
         default=DEFAULT_PASS_THRESHOLD, description="Score at which a judged (or reference-graded) answer passes."
     )
-    response_cache: Annotated[bool, Flag("--no-cache", off=True)] = Field(
+    response_cache: Annotated[
+        bool,
+        Flag(
+            "--no-cache",
+            off=True,
+            help="Call the model (and the judge) for every prompt; by default a deterministic request "
+            "(temperature 0) to a declared model revision is answered from the response cache under the "
+            "cache folder when it holds the answer.",
+        ),
+    ] = Field(
         default=True,
         description="Answer a deterministic request (temperature 0) to a declared model revision from the "
         "response cache under the cache folder when it holds the answer (never under metadata_only "

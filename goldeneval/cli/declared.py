@@ -47,7 +47,7 @@ def declared_option(
     info = model.model_fields[name]
     declared = flag or flag_of(info) or Flag()
     default = info.get_default(call_default_factory=True)
-    text = help or info.description or ""
+    text = help or declared.help or info.description or ""
 
     def check(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
         if value is None:
@@ -126,4 +126,9 @@ def _bounds(metadata: Sequence[Any]) -> tuple[Any, Any, bool, bool]:
             high = item.le
         elif isinstance(item, annotated_types.Lt):
             high, high_open = item.lt, True
-    return low, high, low_open, high_open
+    return _whole(low), _whole(high), low_open, high_open
+
+
+def _whole(bound: Any) -> Any:
+    """``0`` for ``0.0``: click shows a range as its bounds are given (``0<=x<=1``)."""
+    return int(bound) if isinstance(bound, float) and bound.is_integer() else bound

@@ -174,11 +174,13 @@ def remembered_scans(cache_dir: Path) -> Iterator[None]:
     """Within the block, values this scanner found clean before are not scanned again, and the
     values found clean are remembered: by their SHA-256 digest (never the value itself), in
     ``<cache_dir>/secret-scans/<scanner>.json``.  A file that cannot be read is no memory; one
-    that cannot be written is none kept; a value found to be a secret is never remembered."""
+    that cannot be written is none kept; a value found to be a secret is never remembered.  The
+    folder is trusted as the index cache beside it is: whoever can write it decides what was
+    found clean."""
     path = cache_dir / "secret-scans" / f"{_scanner_identity()[:32]}.json"
     try:
         kept = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         kept = []
     digests = kept if isinstance(kept, list) else []
     remembered = _Remembered(path, {item for item in digests if isinstance(item, str) and _DIGEST.fullmatch(item)})

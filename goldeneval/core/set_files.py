@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,35 +72,62 @@ PARSE_REVISION = "yaml-parse-v1"
 """The revision of how a YAML document is read here (:func:`load_yaml`'s rules): change it with
 them, so that no document read by earlier rules is taken from a cache."""
 
-_PARSES: contextvars.ContextVar[Path | None] = contextvars.ContextVar("remembered_parses", default=None)
+
+@dataclass
+class _Parses:
+    """A run's parse cache: its folder, and what was parsed meanwhile, to keep at the end."""
+
+    folder: Path
+    parsed: dict[Path, Any] = field(default_factory=dict)
+
+
+_PARSES: contextvars.ContextVar[_Parses | None] = contextvars.ContextVar("remembered_parses", default=None)
 
 
 @contextlib.contextmanager
-def remembered_parses(cache_dir: Path, privacy: PrivacyMode) -> Iterator[None]:
+def remembered_parses(cache_dir: Path, privacy: PrivacyMode) -> Iterator[Callable[[str], None]]:
     """Within the block, a YAML document read before is read from ``<cache_dir>/parsed-yaml/``,
-    and one read now is kept there (as JSON, written whole or not at all), keyed by the SHA-256
-    of its exact text, this module's :data:`PARSE_REVISION` and PyYAML's version.  Only what
-    parsed and passed every check here is kept, and only when JSON holds it exactly (a YAML
-    date is not kept).  Under ``metadata_only`` privacy nothing is read from or kept in the
-    cache: a set file holds question text, which such a run persists nowhere."""
-    keep = privacy is PrivacyMode.FULL
-    token = _PARSES.set(cache_dir / "parsed-yaml" if keep else None)
+    keyed by the SHA-256 of its exact text, this module's :data:`PARSE_REVISION` and PyYAML's
+    version.  The block is given ``keep(set_id)``: of the documents parsed in it, only those of
+    the set ``set_id`` (the one the run evaluates, not every set a registry looked at) are kept
+    when it ends, as JSON, written whole or not at all, and only when JSON holds them exactly
+    (a YAML date is not kept).  Under ``metadata_only`` privacy nothing is read from or kept in
+    the cache: a set file holds question text, which such a run persists nowhere."""
+    if privacy is not PrivacyMode.FULL:
+        token = _PARSES.set(None)
+        try:
+            yield lambda _set_id: None
+        finally:
+            _PARSES.reset(token)
+        return
+    parses = _Parses(cache_dir / "parsed-yaml")
+    kept: list[str] = []
+    token = _PARSES.set(parses)
     try:
-        yield
+        yield kept.append
     finally:
         _PARSES.reset(token)
+    for path, document in parses.parsed.items():
+        if isinstance(document, dict) and document.get("id") in kept:
+            _keep(path, document)
+
+
+def _cache_key(text: str) -> str:
+    return hashlib.sha256(f"{PARSE_REVISION}|PyYAML {yaml.__version__}|".encode() + text.encode("utf-8")).hexdigest()
 
 
 def _parsed_yaml(path: Path, text: str, error: FileError) -> Any:
-    folder = _PARSES.get()
-    if folder is None:
+    parses = _PARSES.get()
+    if parses is None:
         return _parse_yaml(path, text, error)
-    key = hashlib.sha256(f"{PARSE_REVISION}|PyYAML {yaml.__version__}|".encode() + text.encode("utf-8")).hexdigest()
-    kept = folder / f"{key}.json"
-    with contextlib.suppress(OSError, ValueError):
-        return json.loads(kept.read_text(encoding="utf-8"))
+    key = _cache_key(text)
+    entry = parses.folder / f"{key}.json"
+    with contextlib.suppress(OSError, ValueError, RecursionError):
+        kept = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and kept.get("text_sha256") == key and "document" in kept:
+            return kept["document"]
     document = _parse_yaml(path, text, error)
-    _keep(kept, document)
+    parses.parsed[entry] = document
     return document
 
 
@@ -108,12 +136,13 @@ def _keep(path: Path, document: Any) -> None:
         encoded = json.dumps(document, ensure_ascii=False)
     except (TypeError, ValueError):  # a date, a key that is not a string: not JSON
         return
-    if json.loads(encoded) != document:  # an integer key, a tuple: JSON would change it
+    if json.loads(encoded) != document:  # an integer key, a NaN: JSON would change it
         return
     staging = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    entry = f'{{"text_sha256": {json.dumps(path.stem)}, "document": {encoded}}}'
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        staging.write_text(encoded, encoding="utf-8")
+        staging.write_text(entry, encoding="utf-8")
         os.replace(staging, path)
     except OSError:
         with contextlib.suppress(OSError):

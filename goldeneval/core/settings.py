@@ -43,6 +43,9 @@ class Flag:
     """A sequence given by repeating the flag (``--abstention-phrase A --abstention-phrase B``)."""
     off: bool = False
     """A boolean field whose flag turns it off (``--no-cache`` sets ``response_cache`` to False)."""
+    help: str | None = None
+    """The flag's own words, where they cannot be the field's description: an ``off`` flag
+    says what turning the setting off does."""
     choices: tuple[str, ...] = ()
     """The values the flag offers, where the field's validator checks a name against a registry
     (rubrics): the command line lists them and refuses others before the validator runs."""

@@ -74,7 +74,19 @@ BM25S_UNUSED = frozenset({"numba", "scipy"})
 """What bm25s imports at its own import whenever it is installed, for backends goldeneval never
 selects: numba for ``backend="numba"`` (0.1 s of a lexical run's start-up; the test extra's ranx
 brings it), scipy.sparse for ``csc_backend="scipy"`` (0.06 s; ``bm25s.BM25`` builds its matrix
-with numpy by default, and a cached index is numpy arrays)."""
+with numpy by default, and a cached index is numpy arrays).  scipy stays available to a plug-in
+that asks bm25s for it in the same process (:class:`_ScipySparseOnUse`)."""
+
+
+class _ScipySparseOnUse(types.ModuleType):
+    """bm25s' ``sp`` (``scipy.sparse``), imported when bm25s first uses it: a plug-in building
+    ``bm25s.BM25(csc_backend="scipy")`` in the same process gets scipy as bm25s would have
+    given it, and a goldeneval run that never asks pays nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        import scipy.sparse
+
+        return getattr(scipy.sparse, name)
 
 
 def bm25s_module() -> types.ModuleType:
@@ -92,6 +104,9 @@ def bm25s_module() -> types.ModuleType:
     finally:
         if refuse is not None:
             sys.meta_path.remove(refuse)
+    if "scipy" in names and importlib.util.find_spec("scipy") is not None:
+        bm25s.sp = _ScipySparseOnUse("scipy.sparse")
+        bm25s.SCIPY_AVAILABLE = True
     module: types.ModuleType = bm25s
     return module
 

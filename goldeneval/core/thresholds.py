@@ -43,7 +43,7 @@ def _slice_pairs(value: object) -> object:
         key, sep, drop = str(item).partition("=")
         if not sep or not key:
             raise ValueError(f"expected SLICE=F, got {item!r}")
-        pairs[key] = drop
+        pairs[key] = float(drop)  # "could not convert string to float: 'x'" names what was given
     return pairs
 
 

@@ -48,8 +48,9 @@ Outcome = door.Outcome[RetrievalRun]
 def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
     """The set as it is now (files are read again, so a label change is seen; a YAML file's
     text read before is parsed from the cache, as :func:`remembered_parses` allows)."""
-    with remembered_parses(spec.cache_dir, spec.privacy):
+    with remembered_parses(spec.cache_dir, spec.privacy) as keep:
         golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
+        keep(golden_set.id)  # only the evaluated set's file, not every set the registry read
     return expect_set_id(golden_set, spec.set_ref, spec.expected_set_id)
 
 

@@ -67,8 +67,11 @@ def _comma_separated_integers(value: object) -> object:
         raise ValueError(f"expected comma-separated integers, got {value!r}") from None
 
 
-def check_metric_names(names: str | Sequence[str]) -> tuple[str, ...]:
-    """Metric names of the registry (``ndcg@10,recall@100``), canonical, each once."""
+def check_metric_names(names: object) -> tuple[str, ...]:
+    """Metric names of the registry (``ndcg@10,recall@100``, or a list of names), canonical,
+    each once; anything else (null, a number, a mapping) is refused as such."""
+    if not isinstance(names, str | list | tuple):
+        raise ValueError(f"expected a list of metric names or comma-separated text, got {type(names).__name__}")
     return tuple(metric.name for metric in parse_metrics(names))
 
 

@@ -118,6 +118,8 @@ class ResultStore(Store):
         the writers' file lock: recording a run and judging it (a write and three reads)
         connect once instead of four times, 10 ms each.  Other processes' writers queue on
         the file lock as for any write; their readers wait for the block, as for a commit.
+        Within this process, another store object of the same file cannot connect meanwhile
+        (DuckDB refuses a second configuration of an open file), as during any write.
         The block's own errors pass through untouched; a nested call holds nothing more."""
         if self._held is not None and self._held[0] == threading.get_ident():
             yield
