@@ -17,22 +17,28 @@ The store, the tables and the cache are resolved as the ``goldeneval`` command r
 
 Exit status 0 when every run succeeded (a regression is reported, like ``goldeneval
 retrieval`` without ``--fail-on-regression``), 1 when a run failed.
+
+Like the ``goldeneval`` command, a one-shot process: the collector runs less often while it
+works (``goldeneval.core.collector.fewer_collections``), and what it allocated is not scanned
+again while the interpreter shuts down (:func:`ending`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE, cell
 from assets.partitions import prompt_cell
+from goldeneval.core.collector import fewer_collections
 from goldeneval.suite import load_suite
 from pipelines.build import build_definitions
 from pipelines.config import PROJECT_DIR, suite_path
@@ -218,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.parse_args(argv)
     home = prepare_home()
+    with fewer_collections():  # a one-shot process, as the goldeneval command (goldeneval.core.collector)
+        return _run_everything(home)
+
+
+def _run_everything(home: Path) -> int:
     defs = build_definitions(suite_path())
     with dg.DagsterInstance.get() as instance:
         runs = run_nightly(defs, instance)
@@ -237,5 +248,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def ending() -> None:
+    """Before the process ends: freeze what it allocated (Dagster's definitions and instance,
+    the run's tables: some 300,000 objects), so that the collections the interpreter runs
+    while it shuts down do not scan all of it again (half a second).  Nothing is lost: a
+    process that ends frees its memory whole, and whatever is not in a reference cycle is
+    still released (files closed, buffers flushed) as the modules are cleared."""
+    gc.freeze()
+
+
+def command(argv: list[str] | None = None) -> NoReturn:
+    """``python -m pipelines.main``: :func:`main`, then the process ends with its status."""
+    status = main(argv)
+    ending()
+    sys.exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    command()
