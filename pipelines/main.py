@@ -39,8 +39,8 @@ import dagster as dg
 from assets import NO_REGRESSION, RUN_COMPLETE, cell
 from assets.partitions import prompt_cell
 from goldeneval.core.collector import fewer_collections
-from goldeneval.suite import load_suite
-from pipelines.build import build_definitions
+from goldeneval.suite import Suite, load_suite
+from pipelines.build import definitions_for
 from pipelines.config import PROJECT_DIR, suite_path
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG, PartitionKeyFilter
 from pipelines.jobs import NIGHTLY_JOB, PROMPT_JOB, PROMPT_REGRESSION_JOB, REGRESSION_JOB
@@ -164,8 +164,10 @@ def _rate(value: Any) -> str:
     return "  n/a" if value is None else f"{float(value):.3f}"
 
 
-def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path) -> str:
-    suite = load_suite(suite_path())
+def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path, suite: Suite | None = None) -> str:
+    """The summary printed at the end; ``suite``: the suite file the definitions were built
+    from (read again when not given)."""
+    suite = suite or load_suite(suite_path())
     job = defs.resolve_job_def(NIGHTLY_JOB)
     assert job.partitions_def is not None
     lines = ["", "goldeneval: nightly evaluation", ""]
@@ -229,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_everything(home: Path) -> int:
-    defs = build_definitions(suite_path())
+    suite = load_suite(suite_path())
+    defs = definitions_for(suite)
     with dg.DagsterInstance.get() as instance:
         runs = run_nightly(defs, instance)
         runs += run_regression_sensor(defs, instance)
@@ -239,7 +242,7 @@ def _run_everything(home: Path) -> int:
                 defs, instance, PROMPT_REGRESSION_SENSOR, PROMPT_REGRESSION_JOB, PROMPT_REGRESSION_CURSOR_KEY
             )
         alerts = run_alert_sensor(defs, instance)
-        print(summary(defs, instance, home))
+        print(summary(defs, instance, home, suite))
         print(f"Alerts:          {alerts}")
         failed = [r.run_id for r in runs if not r.success]
     if failed:
