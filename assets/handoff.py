@@ -31,7 +31,8 @@ R = TypeVar("R")
 
 
 class RunHandOff(Generic[R]):
-    """Runs kept by (Dagster run id, partition key) until their summary takes them."""
+    """Runs kept by (Dagster run id, partition key) until their summary takes them.  (The
+    Parquet IO manager keeps the tables it wrote the same way, by run id and file.)"""
 
     def __init__(self, kept: int = KEPT_RUNS) -> None:
         self._kept = kept

@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     args.counts.write_text(json.dumps(record, indent=2), encoding="utf-8")
     print(summary.getvalue())
+    pipelines.main.ending()  # the process ends here, as the command's does (pipelines.main.command)
 
 
 if __name__ == "__main__":

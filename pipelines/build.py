@@ -62,7 +62,12 @@ def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], 
 
 
 def build_definitions(config_path: str | Path) -> dg.Definitions:
-    suite = load_suite(config_path)
+    return definitions_for(load_suite(config_path))
+
+
+def definitions_for(suite: Suite) -> dg.Definitions:
+    """The Definitions of a suite already loaded (the main command reads its file once for
+    the definitions and its summary)."""
     partitions = evaluation_partitions(*suite.retrieval_cells)
     alerts = suite.config.alerts
     schedule = suite.config.schedule

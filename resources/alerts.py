@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dagster as dg
-from dagster_slack import SlackResource
 
 from goldeneval.core.alerts import Alert, AlertDeliveryError, post_json
 
@@ -46,6 +45,8 @@ class AlertsResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         if self.webhook_url:
             post_json(self.webhook_url, alert.to_dict(), self.timeout_s)
         if self.slack_token and self.slack_channel:
+            from dagster_slack import SlackResource  # only where Slack is configured: slack_sdk is slow to import
+
             client = SlackResource(token=self.slack_token).get_client()
             if self.slack_api_url:
                 client.base_url = self.slack_api_url.rstrip("/") + "/"

@@ -129,6 +129,11 @@ class SavedRun(NamedTuple):
     nothing was written (the run was there already), so only its history can say."""
 
 
+def _check_run_text(text: str) -> None:
+    if not text:
+        raise InputError("run id: empty; list runs with: goldeneval runs")
+
+
 class Store(ABC):
     """The result store interface and everything both backends share: the schema and its
     migrations, saving (one transaction, idempotent by run id and by tables run), and every
@@ -328,14 +333,15 @@ class Store(ABC):
         unique prefix.  ``excluding`` leaves one run out (a pinned baseline is never the run
         being judged).  Raises :class:`InputError` when none or several runs match.
         """
-        if not text:
-            raise InputError("run id: empty; list runs with: goldeneval runs")
+        _check_run_text(text)
         with self._read() as sql:
-            rows = sql.all(
-                "SELECT id FROM runs WHERE (id = ? OR id LIKE ? ESCAPE '\\') AND id IS DISTINCT FROM ? "
-                "ORDER BY id LIMIT 6",
-                [text, _like_prefix(text), excluding],
-            )
+            return self._resolve_run_id(sql, text, excluding)
+
+    def _resolve_run_id(self, sql: Sql, text: str, excluding: str | None) -> str:
+        rows = sql.all(
+            "SELECT id FROM runs WHERE (id = ? OR id LIKE ? ESCAPE '\\') AND id IS DISTINCT FROM ? ORDER BY id LIMIT 6",
+            [text, _like_prefix(text), excluding],
+        )
         ids = [row[0] for row in rows]
         if text in ids:
             return text
@@ -347,12 +353,15 @@ class Store(ABC):
         return str(ids[0])
 
     def find_run(self, text: str, *, excluding: str | None = None) -> StoredRun:
-        """The run a full id or a unique id prefix names (see :meth:`resolve_run_id`)."""
-        run_id = self.resolve_run_id(text, excluding=excluding)
-        stored = self.get_run(run_id)
-        if stored is None:  # deleted between the two queries
+        """The run a full id or a unique id prefix names (see :meth:`resolve_run_id`): its id
+        and its row read over one connection."""
+        _check_run_text(text)
+        with self._read() as sql:
+            run_id = self._resolve_run_id(sql, text, excluding)
+            row = sql.one(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", [run_id])
+        if row is None:  # deleted between the two queries
             raise InputError(f"run {text!r} not found in {self.name} (list runs with: goldeneval runs)")
-        return stored
+        return _row_to_run(row)
 
     _SERIES = "set_id = ? AND model = ? AND grader = ? AND status = 'complete' AND id <> ?"
     """The other complete runs of a series (the comparisons' candidates)."""

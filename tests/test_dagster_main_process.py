@@ -1,0 +1,104 @@
+"""The main command as a one-shot process (issue 26): its jobs run with the collector tuned as
+the ``goldeneval`` command's are, and what it allocated is frozen before the process ends.
+Counted behaviour, never a timing."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import yaml
+
+import pipelines.build
+import pipelines.main
+import resources.goldeneval
+from goldeneval.core.collector import BULK_THRESHOLDS
+from goldeneval.retrieval import golden
+from goldeneval.suite import Suite, load_suite
+from tests.dagster_support import SETS, write_project
+
+
+def test_main_runs_its_jobs_with_fewer_collections_and_restores_the_thresholds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    seen: list[tuple[int, int, int]] = []
+
+    def run_everything(home: Path) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    monkeypatch.setattr(pipelines.main, "_run_everything", run_everything)
+    before = gc.get_threshold()
+    assert pipelines.main.main([]) == 0
+    assert seen == [BULK_THRESHOLDS]
+    assert gc.get_threshold() == before
+
+
+def test_ending_freezes_what_the_process_allocated() -> None:
+    before = gc.get_freeze_count()
+    allocated = [object()]  # tracked by the collector, in its youngest generation
+    try:
+        pipelines.main.ending()
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    assert allocated
+
+
+def test_the_command_ends_the_process_with_mains_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def main(argv: list[str] | None = None) -> int:
+        calls.append("main")
+        return 1
+
+    monkeypatch.setattr(pipelines.main, "main", main)
+    monkeypatch.setattr(pipelines.main, "ending", lambda: calls.append("ending"))
+    with pytest.raises(SystemExit) as ended:
+        pipelines.main.command([])
+    assert ended.value.code == 1
+    assert calls == ["main", "ending"]
+
+
+@pytest.mark.slow  # the in-process asset graph
+def test_one_main_process_validates_each_set_once_and_reads_the_suite_once_per_dagster_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: the set and the suite are parsed once per run.  Each set file is validated
+    once in the whole process (``goldeneval.retrieval.golden`` keeps what it validated, by
+    content); the suite file is read once for the definitions and the summary, and once by
+    each Dagster run's resource."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    project = write_project(tmp_path / "project", sets={"alpha-set": SETS["alpha-set"]})
+    monkeypatch.syspath_prepend(str(project.root))
+    monkeypatch.setenv("GOLDENEVAL_CONFIG", str(project.config))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    suite_file = yaml.safe_load(project.config.read_text(encoding="utf-8"))
+    partitions = len(suite_file["sets"]) * len(suite_file["retrievers"])
+
+    validated: list[Path] = []
+    original_validate = golden._load_checked
+
+    def validating(path: Path, suffix: str, text: str) -> golden.GoldenQuestionSet:
+        validated.append(path)
+        return original_validate(path, suffix, text)
+
+    monkeypatch.setattr(golden, "_load_checked", validating)
+    suites: list[str] = []
+
+    def loading(path: str | Path) -> Suite:
+        suites.append(str(path))
+        return load_suite(path)
+
+    for module in (pipelines.main, pipelines.build, resources.goldeneval):
+        monkeypatch.setattr(module, "load_suite", loading)
+
+    assert pipelines.main.main([]) == 0
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs()
+    assert len(runs) == 2 * partitions  # nightly_evaluation and regression_check_job, per partition
+    assert [path.name for path in validated] == ["alpha-set.yaml"]
+    assert len(suites) == 1 + len(runs)
