@@ -720,6 +720,10 @@ def collapse(rankings: Rankings, limit: int | None = None) -> Rankings:
     if keep_limit > 0:
         _run_scan(scan)
     assert scan.keep is not None
+    if scan.keep.all():
+        # Nothing repeats and nothing lies past the limit: the rankings are their own collapse,
+        # and the run keeps one array of codes, not two equal ones.
+        return rankings
     offsets = np.zeros(len(rankings) + 1, dtype=np.int64)
     np.cumsum(np.minimum(scan.depth, keep_limit), out=offsets[1:])
     return Rankings(offsets, rankings.codes[scan.keep])

@@ -9,7 +9,8 @@ exception or a per-question timeout makes that question an ``error`` and the run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import array
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -24,7 +25,8 @@ from goldeneval.core.provenance import (
 )
 from goldeneval.core.records import RunRecord, SliceRates, record_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S
-from goldeneval.retrieval.asking import Answers, ask_all
+from goldeneval.retrieval import columnar
+from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE, Answers, ask_all
 from goldeneval.retrieval.details import (
     COLUMNAR_FORMAT_VERSION,
     COVERAGE_FORMAT_VERSION,
@@ -57,8 +59,9 @@ from goldeneval.retrieval.scoring import (
     JudgedSummary,
     QuestionResult,
     RateSummary,
+    RawRankings,
+    RunCoder,
     ScoredAnswers,
-    code_run,
     first_raw_limit,
     judged_name,
     next_raw_limit,
@@ -69,7 +72,7 @@ from goldeneval.retrieval.scoring import (
     summarise_judged,
 )
 
-__all__ = ["DEFAULT_TIMEOUT_S", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
+__all__ = ["ASK_CHUNK", "DEFAULT_TIMEOUT_S", "AskedRun", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
 
 Progress = Callable[[Sequence[GoldenQuestion]], Iterable[GoldenQuestion]]
 """Wraps the questions as they are asked (a progress bar); gets the whole list, so it knows the total."""
@@ -228,9 +231,13 @@ class RetrievalRun:
 
 def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
     """The details' columns straight from the scoring arrays: no Python object per question
-    or per document beyond the lists the JSON is written from.  The evaluator's own values,
-    already typed, so constructed without re-validation (tests/test_details.py checks that
-    they validate)."""
+    or per document beyond the lists the JSON is written from, and in those each distinct
+    value once (:func:`_shared_floats`).  The evaluator's own values, already typed, so
+    constructed without re-validation (tests/test_details.py checks that they validate).
+
+    The documents are encoded first, while no list is built yet: their packed bytes are the
+    largest thing this makes, for a moment."""
+    documents = _kept_documents(scored)
     ok = scored.ok
     failed = np.flatnonzero(~ok).tolist()
     depth: list[int | None] = scored.reached.tolist()
@@ -238,31 +245,15 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
     top3: list[bool | None] = scored.top3.tolist()
     for i in failed:  # an error has no depth and no verdict
         depth[i] = top1[i] = top3[i] = None
-    metrics: dict[str, list[float | None]] = {}
-    for name, values in scored.metrics.items():
-        listed: list[float | None] = values.tolist()
-        for i in np.flatnonzero(np.isnan(values)).tolist():
-            listed[i] = None
-        metrics[name] = listed
+    metrics = {name: _shared_floats(values) for name, values in scored.metrics.items()}
     judged_at: dict[str, list[float | None]] | None = None
     unjudged_ranks: list[list[int]] | None = None
     if scored.judged_at:
-        judged_at = {}
-        for name, values in scored.judged_at.items():
-            shares: list[float | None] = values.tolist()
-            for i in np.flatnonzero(np.isnan(values)).tolist():
-                shares[i] = None
-            judged_at[name] = shares
+        judged_at = {name: _shared_floats(values) for name, values in scored.judged_at.items()}
     if scored.unjudged is not None:
         ranks = scored.unjudged.codes.tolist()
         bounds = scored.unjudged.offsets.tolist()
         unjudged_ranks = [ranks[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
-    # The documents, re-coded into a vocabulary of the documents kept (the run's codes also
-    # cover expected documents that were never returned).
-    codes = scored.kept.codes
-    used = np.zeros(len(scored.documents), dtype=np.bool_)
-    used[codes] = True
-    recode = (np.cumsum(used) - 1).astype(np.uint32)  # the stored codes' own type: no conversion after
     questions = scored.questions
     return QuestionColumns.model_construct(
         id=[q.id for q in questions],
@@ -275,23 +266,66 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         status=["ok" if error is None else "error" for error in scored.errors],
         error=list(scored.errors),
         metrics=metrics,
-        documents=DocumentColumns.encode(scored.documents[used].tolist(), recode[codes]),
+        documents=documents,
         judged_at=judged_at,
         unjudged_ranks=unjudged_ranks,
     )
+
+
+def _kept_documents(scored: ScoredAnswers) -> DocumentColumns:
+    """The documents kept, re-coded into a vocabulary of those documents alone (the run's codes
+    also cover expected documents that were never returned).  Where the documents kept are
+    codes ``0 .. m - 1`` already (the coder numbers returned documents first, so every run whose
+    returned documents are all kept), the codes are the stored codes as they are: viewed as
+    unsigned, not copied, so the run and its details share one array."""
+    codes = scored.kept.codes
+    used = np.zeros(len(scored.documents), dtype=np.bool_)
+    used[codes] = True
+    count = int(np.count_nonzero(used))
+    if count == used.size or bool(used[:count].all()):
+        kept = codes.view("<u4") if codes.dtype == np.dtype("<i4") else codes.astype("<u4")
+        return DocumentColumns.encode(scored.documents[:count].tolist(), kept)
+    recode = (np.cumsum(used) - 1).astype(np.uint32)  # the stored codes' own type: no conversion after
+    return DocumentColumns.encode(scored.documents[used].tolist(), recode[codes])
+
+
+def _shared_floats(values: np.ndarray) -> list[float | None]:
+    """``values`` as a list, NaN as None, with one float object per distinct value: a metric
+    of a large run takes a few distinct values (1 / rank, hit or miss), and a list sharing them
+    costs 8 bytes a question, not 32.  Values are told apart by their bits (0.0 and -0.0 stay
+    two), so the JSON written from the list is what it was."""
+    column = np.ascontiguousarray(values, dtype=np.float64)
+    distinct, first, inverse = np.unique(column.view(np.int64), return_index=True, return_inverse=True)
+    shared = np.empty(distinct.size, dtype=object)
+    listed: list[float | None] = column[first].tolist()
+    for k in np.flatnonzero(np.isnan(column[first])).tolist():
+        listed[k] = None
+    shared[:] = listed
+    result: list[float | None] = shared[inverse.reshape(-1)].tolist()
+    return result
 
 
 def _rounded_ms(latency_ms: Sequence[float]) -> list[float]:
     """Latencies rounded by Python's correctly rounded ``round`` (as records have them), each
     latency object once: a batch's questions share one.  Keyed by identity, not by value, so
     that values equal but not alike (``0.0`` and ``-0.0``, ``1`` and ``1.0``) and NaN round as
-    themselves; ``values`` holds every object, so no identity is reused meanwhile."""
+    themselves; ``values`` holds every object, so no identity is reused meanwhile.  When every
+    rounded latency is a float, equal ones (by their bits) then share one object too."""
     values = list(latency_ms)
     by_object: dict[int, float] = {}
     for ms in values:
         if id(ms) not in by_object:
             by_object[id(ms)] = round(ms, 3)
-    return [by_object[id(ms)] for ms in values]
+    rounded = [by_object[id(ms)] for ms in values]
+    del values, by_object
+    if not rounded or set(map(type, rounded)) != {float}:
+        return rounded
+    column = np.asarray(rounded, dtype=np.float64)
+    _, first, inverse = np.unique(column.view(np.int64), return_index=True, return_inverse=True)
+    shared = np.empty(first.size, dtype=object)
+    shared[:] = [rounded[i] for i in first.tolist()]
+    result: list[float] = shared[inverse.reshape(-1)].tolist()
+    return result
 
 
 def _records(results: Sequence[QuestionResult], depth: int, coverage: bool = False) -> list[QuestionDetail]:
@@ -354,6 +388,7 @@ def evaluate_retrieval(
     depth = measurement_depth(reported, TOP_K)
     started_at = datetime.now(UTC)
     questions = golden_set.questions
+    digest = label_digest(golden_set)  # before asking: its encoding of the set comes and goes while little is held
     answers, coded = ask_to_depth(
         retriever,
         questions,
@@ -366,7 +401,7 @@ def evaluate_retrieval(
     )
     scored = score_answers(
         questions,
-        coded.raw,  # not ``answers.returned``: its tuples go with ``answers``
+        coded.raw,  # the raw rankings as the coded arrays hold them
         answers.errors,
         answers.latency_ms,
         mapper,
@@ -385,7 +420,7 @@ def evaluate_retrieval(
         aggregates=scored.aggregates,
         started_at=started_at,
         provenance=declared,
-        label_digest=label_digest(golden_set),
+        label_digest=digest,
         hit_cutoffs=tuple(hit_cutoffs),
         metric_names=tuple(metric.name for metric in reported),
         relevance_level=relevance_level,
@@ -393,6 +428,23 @@ def evaluate_retrieval(
         judged_cutoffs=scored.judged_cutoffs,
         average_over=average_over,
     )
+
+
+ASK_CHUNK = 8192
+"""Questions asked at a time (rounded to whole batches): their rankings are coded into the run's
+arrays and dropped before the next ones are asked, so a run never holds every returned id as a
+string in a tuple (100 ids a question: 856 bytes, 856 MB for 1,000,000 questions)."""
+
+
+@dataclass
+class AskedRun:
+    """What :func:`ask_to_depth` found, per question in set order (columns, not objects)."""
+
+    returned: Sequence[tuple[str, ...]]
+    """Each question's final raw ranking (empty for an error), read from the coded arrays."""
+    errors: list[str | None]
+    latency_ms: MutableSequence[float]
+    """All calls of each question together (an ``array('d')``: 8 bytes a question)."""
 
 
 def ask_to_depth(
@@ -405,7 +457,7 @@ def ask_to_depth(
     workers: int = 1,
     batch_size: int | None = None,
     progress: Callable[[int], None] | None = None,
-) -> tuple[Answers, CodedRun]:
+) -> tuple[AskedRun, CodedRun]:
     """Every question's raw ranking, long enough for the protocol and for ``depth`` distinct
     documents, and the run coded as arrays.
 
@@ -415,44 +467,117 @@ def ask_to_depth(
     as many, up to :func:`~goldeneval.retrieval.scoring.raw_ceiling` ids.  Which rankings fall short is
     read off the whole run's arrays at once, not question by question.  ``timeout_s`` bounds
     all calls of a question together: a deeper call gets what is left of it.
+
+    The questions are asked :data:`ASK_CHUNK` at a time (in order, whole batches each, so the
+    calls are the ones a single :func:`~goldeneval.retrieval.asking.ask_all` would make) and each
+    chunk's rankings are coded (:class:`~goldeneval.retrieval.scoring.RunCoder`) before the next is
+    asked.  A round of deeper calls is coded apart; when there was one, the final rankings are
+    coded again from the rounds' arrays, so the coded run is what
+    :func:`~goldeneval.retrieval.scoring.code_run` makes of the final rankings.
     """
+    n = len(questions)
     texts = [question.text for question in questions]
     limit = first_raw_limit(depth)
-    answers = ask_all(
-        retriever, texts, limit, timeout_s=timeout_s, workers=workers, batch_size=batch_size, progress=progress
-    )
-    limits = np.full(len(questions), limit, dtype=np.int64)
-    while True:
-        coded = code_run(questions, answers.returned, to_document)
-        ok = np.fromiter((error is None for error in answers.errors), dtype=np.bool_, count=len(questions))
-        short = (
-            ok & (coded.rankings.lengths == limits) & (limits < raw_ceiling(depth)) & (coded.distinct(depth) < depth)
+    errors: list[str | None] = [None] * n
+    latency_ms = array.array("d", bytes(8 * n))
+    size = DEFAULT_BATCH_SIZE if batch_size is None else batch_size
+    chunk = max(1, ASK_CHUNK // size) * size
+    first = RunCoder(n, n * limit, to_document)
+    for start in range(0, n, chunk):
+        rows = range(start, min(start + chunk, n))
+        answers = ask_all(
+            retriever,
+            texts[start : rows.stop],
+            limit,
+            timeout_s=timeout_s,
+            workers=workers,
+            batch_size=batch_size,
+            progress=progress,
         )
-        again = np.flatnonzero(short).tolist()
+        first.add(answers.returned)
+        _note(answers, rows, errors, latency_ms)
+        del answers
+    rankings, raw = first.rankings()
+    # Where each question's final ranking lies: (round, row in that round); round -1: emptied.
+    rounds: list[tuple[columnar.Rankings, RawRankings]] = [(rankings, raw)]
+    owner = np.zeros(n, dtype=np.int64)
+    row_in_round = np.arange(n, dtype=np.int64)
+    limits = np.full(n, limit, dtype=np.int64)
+    candidates = np.arange(n, dtype=np.int64)
+    ceiling = raw_ceiling(depth)
+    while True:
+        ok = np.fromiter((errors[i] is None for i in candidates.tolist()), dtype=np.bool_, count=candidates.size)
+        last = rounds[-1][0]
+        distinct = np.diff(columnar.collapse(last, depth).offsets)
+        short = ok & (last.lengths == limits[candidates]) & (limits[candidates] < ceiling) & (distinct < depth)
+        again = candidates[short].tolist()
         if not again:
-            return answers, coded
-        spent_s = [answers.latency_ms[i] / 1000.0 for i in again]
+            break
+        spent_s = [latency_ms[i] / 1000.0 for i in again]
         if timeout_s is not None:
             for i, spent in zip(again, spent_s, strict=True):
                 if spent >= timeout_s:  # nothing left for a deeper call
-                    answers.errors[i] = f"timed out after {timeout_s:g} s"
-                    answers.returned[i] = ()
+                    errors[i] = f"timed out after {timeout_s:g} s"
+                    owner[i] = -1
             kept = [(i, spent) for i, spent in zip(again, spent_s, strict=True) if spent < timeout_s]
             again, spent_s = [i for i, _ in kept], [spent for _, spent in kept]
+            if not again:
+                break
         deeper = [next_raw_limit(int(limits[i]), depth) for i in again]
-        more = ask_all(
-            retriever,
-            [texts[i] for i in again],
-            deeper,
-            timeout_s=timeout_s,
-            budgets_s=None if timeout_s is None else [timeout_s - spent for spent in spent_s],
-            workers=workers,
+        coder = RunCoder(len(again), sum(deeper), to_document)
+        for start in range(0, len(again), ASK_CHUNK):
+            part = again[start : start + ASK_CHUNK]
+            more = ask_all(
+                retriever,
+                [texts[i] for i in part],
+                deeper[start : start + ASK_CHUNK],
+                timeout_s=timeout_s,
+                budgets_s=None if timeout_s is None else [timeout_s - s for s in spent_s[start : start + ASK_CHUNK]],
+                workers=workers,
+            )
+            coder.add(more.returned)  # an errored call returned nothing: its ranking is empty
+            _note(more, part, errors, latency_ms)
+            del more
+        candidates = np.asarray(again, dtype=np.int64)
+        limits[candidates] = deeper
+        owner[candidates] = len(rounds)
+        row_in_round[candidates] = np.arange(candidates.size, dtype=np.int64)
+        rounds.append(coder.rankings())
+    if len(rounds) == 1:
+        coded = first.finish(questions)
+    else:
+        coded = _recoded(questions, rounds, owner, row_in_round, to_document)
+    return AskedRun(coded.raw, errors, latency_ms), coded
+
+
+def _note(answers: Answers, rows: Iterable[int], errors: list[str | None], latency_ms: MutableSequence[float]) -> None:
+    """A chunk's errors and latencies, into the run's columns (latencies add up over rounds)."""
+    for j, i in enumerate(rows):
+        errors[i] = answers.errors[j]
+        latency_ms[i] += answers.latency_ms[j]
+
+
+def _recoded(
+    questions: Sequence[GoldenQuestion],
+    rounds: Sequence[tuple[columnar.Rankings, RawRankings]],
+    owner: np.ndarray,
+    row_in_round: np.ndarray,
+    to_document: Callable[[str], str],
+) -> CodedRun:
+    """The final rankings (each question's from the last round that asked it; none where its
+    time ran out) coded afresh, :data:`ASK_CHUNK` questions at a time."""
+    n = len(questions)
+    lengths = np.zeros(n, dtype=np.int64)
+    for r, (rankings, _) in enumerate(rounds):
+        mine = owner == r
+        lengths[mine] = rankings.lengths[row_in_round[mine]]
+    coder = RunCoder(n, int(lengths.sum()), to_document)
+    owners, rows = owner.tolist(), row_in_round.tolist()
+    for start in range(0, n, ASK_CHUNK):
+        coder.add(
+            [rounds[owners[i]][1][rows[i]] if owners[i] >= 0 else () for i in range(start, min(start + ASK_CHUNK, n))]
         )
-        for j, i in enumerate(again):
-            limits[i] = deeper[j]
-            answers.latency_ms[i] += more.latency_ms[j]
-            answers.returned[i] = more.returned[j] if more.errors[j] is None else ()
-            answers.errors[i] = more.errors[j]
+    return coder.finish(questions)
 
 
 def _ticker(progress: Progress | None, questions: Sequence[GoldenQuestion]) -> Callable[[int], None] | None:

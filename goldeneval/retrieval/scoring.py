@@ -27,6 +27,7 @@ Dagster tables read.  :func:`score_question` is the same computation for one que
 
 from __future__ import annotations
 
+import array
 import itertools
 import math
 import operator
@@ -65,6 +66,8 @@ __all__ = [
     "QuestionResult",
     "QuestionStatus",
     "RateSummary",
+    "RawRankings",
+    "RunCoder",
     "ScoredAnswers",
     "aggregate",
     "aggregate_columns",
@@ -553,54 +556,108 @@ class CodedRun:
         return np.diff(self.kept(depth).offsets)
 
 
+class RunCoder:
+    """Codes a run's raw rankings as they come, a batch of questions after another, so that
+    each batch of returned ids can be dropped once it is coded: a run of 1,000,000 questions
+    never holds its rankings as tuples of strings (856 bytes a question of 100 ids), only the
+    int32 numbers :class:`RawRankings` keeps.  :meth:`finish` gives exactly what
+    :func:`code_run` gives for all the rankings at once: the numbering is by first occurrence
+    in question order, whatever the batches.
+
+    Each distinct raw id is numbered once (a ``defaultdict`` whose factory is a counter: one
+    C-level dictionary probe per returned id) and mapped to its document once, when first
+    seen.  Where no two distinct raw ids map to one document (a retriever that returns
+    document ids, or one chunk per document), the raw numbers *are* the document codes, and
+    the run keeps one array for both."""
+
+    def __init__(self, questions: int, capacity: int, to_document: Callable[[str], str]) -> None:
+        """``questions`` rankings of ``capacity`` raw ids at most in all (pages of the array never
+        written are never resident)."""
+        self._lengths = np.zeros(questions, dtype=np.int64)
+        self._numbers = np.empty(capacity, dtype=np.int32)
+        self._rows = 0
+        self._filled = 0
+        self._raw_number: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self._raw_doc = array.array("i")
+        """The document code of each raw number."""
+        self._code_of: dict[str, int] = {}
+        self._to_document = to_document
+
+    def add(self, rankings: Sequence[Sequence[str]]) -> None:
+        """Code the next questions' rankings, in question order."""
+        count = len(rankings)
+        lengths = np.fromiter(map(len, rankings), dtype=np.int64, count=count)
+        total = int(lengths.sum())
+        if self._rows + count > self._lengths.size or self._filled + total > self._numbers.size:
+            raise ValueError("more rankings or raw ids than the coder was made for")
+        self._lengths[self._rows : self._rows + count] = lengths
+        before = len(self._raw_number)
+        self._numbers[self._filled : self._filled + total] = np.fromiter(
+            map(self._raw_number.__getitem__, itertools.chain.from_iterable(rankings)), dtype=np.int32, count=total
+        )
+        added = len(self._raw_number) - before
+        if added:  # the ids first seen here are the last ones numbered: read from the end
+            new = list(itertools.islice(reversed(self._raw_number), added))
+            new.reverse()
+            code_of, to_document = self._code_of, self._to_document
+            self._raw_doc.extend(code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in new)
+        self._rows += count
+        self._filled += total
+
+    def rankings(self) -> tuple[columnar.Rankings, RawRankings]:
+        """The rankings added so far, as document codes and as raw numbers (the same array
+        where each document was returned under one raw id only)."""
+        rows = self._rows
+        offsets = np.zeros(rows + 1, dtype=np.int64)
+        np.cumsum(self._lengths[:rows], out=offsets[1:])
+        numbers = self._numbers[: self._filled]
+        ids = list(self._raw_number)
+        if len(self._code_of) == len(ids):  # one raw id per document: raw number n is document code n
+            codes = numbers
+        else:
+            codes = np.take(np.frombuffer(self._raw_doc, dtype=np.int32), numbers)
+        return columnar.Rankings(offsets, codes), RawRankings(offsets, numbers, ids)
+
+    def finish(self, questions: Sequence[GoldenQuestion]) -> CodedRun:
+        """The coded run of ``questions`` (each of their rankings added), with their judgements."""
+        if self._rows != self._lengths.size or len(questions) != self._rows:
+            raise ValueError(f"{self._rows} rankings coded for {len(questions)} questions")
+        rankings, raw = self.rankings()
+        code_of = self._code_of
+        # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
+        # unless the question grades it; documents nobody returned are coded after the rest.
+        expected = [sorted(question.expected) for question in questions]
+        judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, expected), dtype=np.int64, count=len(expected)), out=judged_offsets[1:])
+        judged_codes = np.fromiter(
+            (code_of.setdefault(doc_id, len(code_of)) for doc_id in itertools.chain.from_iterable(expected)),
+            dtype=np.int64,
+            count=int(judged_offsets[-1]),
+        )
+        grades = np.ones(judged_codes.size, dtype=np.int64)
+        for i, question in enumerate(questions):
+            if question.grades:
+                start = int(judged_offsets[i])
+                grades[start : start + len(expected[i])] = [question.grades.get(doc_id, 1) for doc_id in expected[i]]
+        del expected
+        judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
+        negatives = list(map(operator.attrgetter("not_relevant"), questions))
+        every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None
+        documents = np.empty(len(code_of), dtype=object)
+        documents[:] = list(code_of)
+        return CodedRun(rankings, judgements, documents, raw, every_judged)
+
+
 def code_run(
     questions: Sequence[GoldenQuestion], returned: Sequence[Sequence[str]], to_document: Callable[[str], str]
 ) -> CodedRun:
     """The run as columnar arrays: rankings of document codes (raw ids mapped and coded),
-    the judgements on the same codes, and the document id of each code."""
-    lengths = np.fromiter(map(len, returned), dtype=np.int64, count=len(returned))
-    offsets = np.zeros(len(returned) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    # Code the raw ids in one C-level pass: a defaultdict numbers each distinct raw id in the
-    # order it is first seen (its factory is a counter), so a pass costs one dictionary probe
-    # per id (Python strings cache their hash) and writes int32 codes, half an int64 array's
-    # memory; the distinct ids (far fewer) are then mapped to documents and coded, and one
-    # gather turns raw-id numbers into document codes.  The numbers are kept: with the
-    # distinct ids they are the raw rankings (:class:`RawRankings`), so the tuples can go.
-    raw_number: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-    numbers = np.fromiter(
-        map(raw_number.__getitem__, itertools.chain.from_iterable(returned)), dtype=np.int32, count=total
-    )
-    code_of: dict[str, int] = {}
-    raw_to_doc = np.fromiter(
-        (code_of.setdefault(to_document(raw_id), len(code_of)) for raw_id in raw_number),
-        dtype=np.int32,
-        count=len(raw_number),
-    )
-    rankings = columnar.Rankings(offsets, np.take(raw_to_doc, numbers))
-    raw = RawRankings(offsets, numbers, list(raw_number))
-    # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
-    # unless the question grades it.
-    expected = [sorted(question.expected) for question in questions]
-    judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, expected), dtype=np.int64, count=len(expected)), out=judged_offsets[1:])
-    judged_codes = np.fromiter(
-        (code_of.setdefault(doc_id, len(code_of)) for doc_id in itertools.chain.from_iterable(expected)),
-        dtype=np.int64,
-        count=int(judged_offsets[-1]),
-    )
-    grades = np.ones(judged_codes.size, dtype=np.int64)
-    for i, question in enumerate(questions):
-        if question.grades:
-            start = int(judged_offsets[i])
-            grades[start : start + len(expected[i])] = [question.grades.get(doc_id, 1) for doc_id in expected[i]]
-    judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
-    negatives = list(map(operator.attrgetter("not_relevant"), questions))
-    every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None
-    documents = np.empty(len(code_of), dtype=object)
-    documents[:] = list(code_of)
-    return CodedRun(rankings, judgements, documents, raw, every_judged)
+    the judgements on the same codes, and the document id of each code (:class:`RunCoder`
+    given every ranking at once)."""
+    capacity = sum(map(len, returned))
+    coder = RunCoder(len(returned), capacity, to_document)
+    coder.add(returned)
+    return coder.finish(questions)
 
 
 def _every_judged(
