@@ -193,6 +193,22 @@ class DocumentColumns(_Record):
         made._raw = full
         return made
 
+    @classmethod
+    def encode_in_place(cls, vocabulary: list[str], codes: np.ndarray) -> DocumentColumns:
+        """:meth:`encode` of a contiguous little-endian uint32 ``codes`` array that the caller
+        hands over: its memory is overwritten with the packed bytes, which are compressed from
+        there, so no second buffer of the packed size is made (300 MB for 1,000,000 questions
+        of 100 documents).  The codes are not kept: they are decoded when read."""
+        if codes.dtype != np.dtype("<u4") or not codes.flags.c_contiguous or not codes.flags.writeable:
+            raise ValueError("encode_in_place needs a writable contiguous little-endian uint32 array")
+        width = code_width(len(vocabulary))
+        packed = _pack_in_place(codes, width)
+        compressed = pa.Codec(_CODEC).compress(packed, asbytes=True)
+        del packed
+        return cls.model_construct(
+            vocabulary=vocabulary, count=codes.size, codes=base64.b64encode(compressed).decode("ascii")
+        )
+
     def decoded(self) -> np.ndarray:
         """The codes as a read-only array of 32-bit integers (decoded once).
 
@@ -202,25 +218,99 @@ class DocumentColumns(_Record):
             self._raw = self._decode()
         return np.frombuffer(self._raw, dtype="<u4")
 
+    def decoded_afresh(self) -> np.ndarray:
+        """The codes as :meth:`decoded` gives them, decoded now and not kept (unless they are
+        kept already): for a holder that keeps its documents packed and decodes them only
+        while it reads them."""
+        if self._raw is not None:
+            return np.frombuffer(self._raw, dtype="<u4")
+        return self._checked(self._unpacked(self._packed_bytes()))
+
+    def picked(self, positions: np.ndarray) -> np.ndarray:
+        """``decoded()[positions]`` for ascending ``positions``, decompressed a block at a time
+        and never whole (a report shows each question's first three of a hundred documents)."""
+        if self._raw is not None:
+            kept: np.ndarray = self.decoded()[positions]
+            return kept
+        width = code_width(len(self.vocabulary))
+        picked = np.zeros(positions.size, dtype="<u4")
+        compressed = self._compressed()
+        stream = pa.CompressedInputStream(pa.BufferReader(compressed), _CODEC)
+        try:
+            done = 0
+            for start in range(0, self.count, _BLOCK_CODES):
+                stop = min(start + _BLOCK_CODES, self.count)
+                block = stream.read((stop - start) * width)
+                if len(block) != (stop - start) * width:
+                    raise ValueError(f"{len(block)} bytes where {stop - start} codes of {width} bytes were due")
+                end = done + int(np.searchsorted(positions[done:], stop))
+                if end > done:
+                    codes = self._unpacked(block)
+                    picked[done:end] = codes[positions[done:end] - start]
+                    done = end
+            if stream.read(1):
+                raise ValueError(f"more bytes than {self.count} codes of {width} bytes")
+        except (ValueError, OSError, MemoryError, pa.ArrowException) as exc:
+            raise self._undecodable(exc) from None
+        finally:
+            stream.close()
+        return self._checked(picked)
+
     def _decode(self) -> bytes:
+        return self._checked(self._unpacked(self._packed_bytes())).tobytes()
+
+    def _compressed(self) -> bytes:
+        try:
+            return base64.b64decode(self.codes, validate=True)
+        except ValueError as exc:
+            raise self._undecodable(exc) from None
+
+    def _packed_bytes(self) -> bytes:
         width = code_width(len(self.vocabulary))
         try:
-            compressed = base64.b64decode(self.codes, validate=True)
+            compressed = self._compressed()
             packed = pa.Codec(_CODEC).decompress(compressed, decompressed_size=self.count * width, asbytes=True)
             if len(packed) != self.count * width:
                 raise ValueError(f"{len(packed)} bytes for {self.count} codes of {width} bytes")
         except (ValueError, OSError, MemoryError, pa.ArrowException) as exc:
-            raise StoreError(
-                f"{self._where}: details field 'questions.documents.codes': cannot be decoded: {exc}"
-            ) from None
-        codes = np.zeros(self.count, dtype="<u4")
+            raise self._undecodable(exc) from None
+        return bytes(packed) if not isinstance(packed, bytes) else packed
+
+    def _unpacked(self, packed: bytes | pa.Buffer) -> np.ndarray:
+        width = code_width(len(self.vocabulary))
+        codes = np.zeros(len(packed) // width, dtype="<u4")
         codes.view(_low_bytes(width))["low"] = np.frombuffer(packed, dtype=f"V{width}")
+        return codes
+
+    def _checked(self, codes: np.ndarray) -> np.ndarray:
         if codes.size and int(codes.max()) >= len(self.vocabulary):
             raise StoreError(
                 f"{self._where}: details field 'questions.documents.codes': code {int(codes.max())} is outside "
                 f"the vocabulary of {len(self.vocabulary)}"
             )
-        return codes.tobytes()
+        return codes
+
+    def _undecodable(self, exc: BaseException) -> StoreError:
+        return StoreError(f"{self._where}: details field 'questions.documents.codes': cannot be decoded: {exc}")
+
+
+_BLOCK_CODES = 1 << 20
+"""Codes decompressed at a time where documents are read without decoding them all."""
+
+
+def _pack_in_place(codes: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` low bytes of each little-endian uint32 code, written over the array's own
+    memory from its start, a block at a time: block ``[a, b)`` goes to bytes
+    ``[a * width, b * width)``, which lie below the block's own source ``[4a, 4b)`` or within
+    it (copied out first), and never on a later block's codes.  Returns the packed prefix."""
+    raw = codes.view(np.uint8)
+    if width < 4:
+        for start in range(0, codes.size, _BLOCK_CODES):
+            stop = min(start + _BLOCK_CODES, codes.size)
+            low = codes[start:stop].view(_low_bytes(width))["low"].copy()
+            raw[start * width : stop * width] = low.view(np.uint8)
+    packed: np.ndarray = raw[: codes.size * width]
+    return packed
 
 
 class QuestionColumns(_Record):
@@ -314,17 +404,28 @@ class QuestionColumns(_Record):
         bounds = np.concatenate(([0], np.cumsum(self.document_counts()))).tolist()
         return [documents[bounds[i] : bounds[i + 1]] for i in range(len(self))]
 
-    def top_documents(self, k: int) -> list[list[str]] | None:
-        """Each question's first ``k`` documents (what a report shows), without decoding the rest."""
+    def top_codes(self, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each question's first ``k`` documents as codes into ``documents.vocabulary``: question
+        ``i`` has ``codes[bounds[i]:bounds[i + 1]]``; ``(bounds, codes)``, None when withheld.
+        Read without decoding every document (:meth:`DocumentColumns.picked`)."""
         if self.documents is None:
             return None
         counts = self.document_counts()
         starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) else counts
         shown = np.minimum(counts, k)
         take = np.repeat(starts, shown) + (np.arange(int(shown.sum())) - np.repeat(np.cumsum(shown) - shown, shown))
+        codes = self.documents.picked(take) if take.size else np.zeros(0, dtype="<u4")
+        return np.concatenate(([0], np.cumsum(shown))), codes
+
+    def top_documents(self, k: int) -> list[list[str]] | None:
+        """Each question's first ``k`` documents (what a report shows), without decoding the rest."""
+        top = self.top_codes(k)
+        if top is None or self.documents is None:
+            return None
+        bounds_array, codes = top
         vocabulary = np.asarray(self.documents.vocabulary, dtype=object)
-        documents: list[str] = vocabulary[self.documents.decoded()[take]].tolist() if take.size else []
-        bounds = np.concatenate(([0], np.cumsum(shown))).tolist()
+        documents: list[str] = vocabulary[codes].tolist() if codes.size else []
+        bounds = bounds_array.tolist()
         return [documents[bounds[i] : bounds[i + 1]] for i in range(len(self))]
 
     def rows(self) -> list[QuestionDetail]:

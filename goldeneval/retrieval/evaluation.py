@@ -31,7 +31,6 @@ from goldeneval.retrieval.details import (
     COLUMNAR_FORMAT_VERSION,
     COVERAGE_FORMAT_VERSION,
     AggregatesDetail,
-    DocumentColumns,
     JudgedDetail,
     QuestionColumns,
     QuestionDetail,
@@ -235,9 +234,10 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
     value once (:func:`_shared_floats`).  The evaluator's own values, already typed, so
     constructed without re-validation (tests/test_details.py checks that they validate).
 
-    The documents are encoded first, while no list is built yet: their packed bytes are the
-    largest thing this makes, for a moment."""
-    documents = _kept_documents(scored)
+    The documents come first, while no list is built yet: the evaluator's are packed already
+    and taken as they are; others are encoded here, their packed bytes the largest thing this
+    makes, for a moment."""
+    documents = scored.kept_documents.columns(scored.documents)
     ok = scored.ok
     failed = np.flatnonzero(~ok).tolist()
     depth: list[int | None] = scored.reached.tolist()
@@ -270,23 +270,6 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         judged_at=judged_at,
         unjudged_ranks=unjudged_ranks,
     )
-
-
-def _kept_documents(scored: ScoredAnswers) -> DocumentColumns:
-    """The documents kept, re-coded into a vocabulary of those documents alone (the run's codes
-    also cover expected documents that were never returned).  Where the documents kept are
-    codes ``0 .. m - 1`` already (the coder numbers returned documents first, so every run whose
-    returned documents are all kept), the codes are the stored codes as they are: viewed as
-    unsigned, not copied, so the run and its details share one array."""
-    codes = scored.kept.codes
-    used = np.zeros(len(scored.documents), dtype=np.bool_)
-    used[codes] = True
-    count = int(np.count_nonzero(used))
-    if count == used.size or bool(used[:count].all()):
-        kept = codes.view("<u4") if codes.dtype == np.dtype("<i4") else codes.astype("<u4")
-        return DocumentColumns.encode(scored.documents[:count].tolist(), kept)
-    recode = (np.cumsum(used) - 1).astype(np.uint32)  # the stored codes' own type: no conversion after
-    return DocumentColumns.encode(scored.documents[used].tolist(), recode[codes])
 
 
 def _shared_floats(values: np.ndarray) -> list[float | None]:
@@ -411,7 +394,8 @@ def evaluate_retrieval(
         coded=coded,
         average_over=average_over,
         left_out=len(golden_set.unjudged),
-    )
+    ).with_packed_documents()  # the run's codes become the packed documents: ``coded`` is not read again
+    del answers, coded
     return RetrievalRun(
         set_id=golden_set.id,
         series=series or retriever_id,

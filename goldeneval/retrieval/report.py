@@ -5,7 +5,7 @@ The JSON document is the CLI's ``--format json`` output; README.md documents eac
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,45 @@ def _column_table(headers: Sequence[str], columns: Sequence[list[str]]) -> list[
     return out
 
 
+Cells = Callable[[int, int], list[str]]
+"""The cells of one column for the rows ``[start, stop)``."""
+
+_BLOCK_ROWS = 8192
+"""Rows of a large table made at a time."""
+
+
+def _streamed_table(headers: Sequence[str], columns: Sequence[Cells], rows: int) -> str:
+    """The lines of :func:`_column_table` joined by newlines, for ``rows`` rows whose cells
+    ``columns`` make a block at a time: a run's per-question table (100,000 questions: 700,000 cells)
+    never holds every cell, every padded cell and every line at once.  The widths are taken
+    in a first pass; the second makes each block's lines and appends them to the text, which
+    grows in place (the one object the table is at the end)."""
+    blocks = [(start, min(start + _BLOCK_ROWS, rows)) for start in range(0, rows, _BLOCK_ROWS)]
+    widths = [len(header) for header in headers]
+    for start, stop in blocks:
+        for c, cells in enumerate(columns):
+            widths[c] = max(widths[c], max(map(len, _printable_cells(cells(start, stop))), default=0))
+    last = len(columns) - 1
+    text = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()
+    text += "\n" + "  ".join("-" * w for w in widths)
+    for start, stop in blocks:
+        padded = [
+            [c.ljust(w) for c in _printable_cells(cells(start, stop))]
+            for cells, w in zip(columns[:-1], widths[:-1], strict=True)
+        ]
+        block = [
+            ("  ".join(row)).rstrip() for row in zip(*padded, _printable_cells(columns[last](start, stop)), strict=True)
+        ]
+        text += "\n" + "\n".join(block)
+        del padded, block
+    return text
+
+
+def _printable_cells(cells: list[str]) -> list[str]:
+    """:func:`_column_table`'s escaping, block by block (a printable cell is left as it is)."""
+    return cells if "".join(cells).isprintable() else [printable(c) for c in cells]
+
+
 def _summary_rows(groups: Mapping[str, RateDetail]) -> list[list[str]]:
     return [
         [name, str(s.questions), str(s.scored), str(s.errors), _rate(s.top1_rate), _rate(s.top3_rate)]
@@ -76,26 +115,31 @@ _MARKS = {None: "-", True: "yes", False: "no"}
 
 
 def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path) -> str:
-    """The per-question table, the aggregate rates with both breakdowns, and the verdict."""
+    """The per-question table, the aggregate rates with both breakdowns, and the verdict.
+
+    The table is made a block of questions at a time (:func:`_streamed_table`) and the text
+    grows in place: a large run's report is, at its peak, about the text itself."""
     details = retrieval_details(stored)
     aggregates = details.aggregates
-    lines = [f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}", ""]
     questions = details.columns
-    columns = [
-        questions.id,
-        questions.form,
-        [hard_class or "" for hard_class in questions.hard_class],
-        [_MARKS[hit] for hit in questions.top1_hit],
-        [_MARKS[hit] for hit in questions.top3_hit],
+    columns: list[Cells] = [
+        lambda a, b: questions.id[a:b],
+        lambda a, b: questions.form[a:b],
+        lambda a, b: [hard_class or "" for hard_class in questions.hard_class[a:b]],
+        lambda a, b: [_MARKS[hit] for hit in questions.top1_hit[a:b]],
+        lambda a, b: [_MARKS[hit] for hit in questions.top3_hit[a:b]],
         _documents_cells(questions),
-        [f"{ms:.1f}" for ms in questions.latency_ms],
+        lambda a, b: [f"{ms:.1f}" for ms in questions.latency_ms[a:b]],
     ]
     headers = ["question", "form", "hard class", "top1", "top3", "top-3 documents", "ms"]
     shares = (questions.judged_at or {}).get(f"judged@{JUDGED_CUTOFF}")
     if shares is not None:  # a set with judged negatives: how much of each top-3 was judged
-        columns.insert(5, [_rate(share).strip() for share in shares])
+        judged_shares = shares
+        columns.insert(5, lambda a, b: [_rate(share).strip() for share in judged_shares[a:b]])
         headers.insert(5, f"judged@{JUDGED_CUTOFF}")
-    lines += _column_table(headers, columns)
+    text = f"goldeneval retrieval: set {stored.set_id!r}, {_series_label(stored)}\n\n"
+    text += _streamed_table(headers, columns, len(questions))
+    lines: list[str] = []
     headers = ["", "questions", "scored", "errors", "top-1", "top-3"]
     for title, groups in (
         ("Overall", {"all": aggregates.overall}),
@@ -114,7 +158,8 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
         f"Regression verdict: {verdict.summary}",
         *verdict_lines(verdict),
     ]
-    return "\n".join(lines)
+    text += "\n" + "\n".join(lines)
+    return text
 
 
 def _listed(ids: Sequence[str], limit: int = 10) -> str:
@@ -143,7 +188,8 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
     are not in them (no-answer questions, questions the set's source left unjudged) or whose
     ranking ended before the depth."""
     questions = details.columns
-    scored = [i for i, status in enumerate(questions.status) if status == "ok"]
+    count = len(questions)
+    scored = np.fromiter((status == "ok" for status in questions.status), dtype=np.bool_, count=count)
     depth = details.measurement_depth
     names = details.metrics or list(details.aggregates.metrics)
     metrics = []
@@ -159,14 +205,18 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
                 "mean_over": MEAN_OVER if details.average_over is None else MEAN_OVER_ALL_JUDGED,
             }
         )
-    measured = np.zeros(len(questions), dtype=np.bool_)
+    measured = np.zeros(count, dtype=np.bool_)
     for values in questions.metrics.values():
         measured |= ~np.isnan(np.asarray(values, dtype=np.float64))  # None (undefined) becomes NaN
-    no_answer = [questions.id[i] for i in scored if not measured[i]]
-    reached = [(i, questions.depth[i]) for i in scored]
-    short_depths = {questions.id[i]: d for i, d in reached if depth is not None and d is not None and d < depth}
+    no_answer = [questions.id[i] for i in np.flatnonzero(scored & ~measured).tolist()]
+    # Each scored question's depth (-1 where none was recorded: formats before 3), as one array.
+    reached = np.fromiter((-1 if d is None else d for d in questions.depth), dtype=np.int64, count=count)
+    short_rows: list[int] = (
+        np.flatnonzero(scored & (reached >= 0) & (reached < depth)).tolist() if depth is not None else []
+    )
+    short_depths = {questions.id[i]: int(reached[i]) for i in short_rows}
     short = list(short_depths)
-    averaged = len(scored) - len(no_answer)
+    averaged = int(scored.sum()) - len(no_answer)
     rule: dict[str, Any] = {}
     if details.average_over is not None:  # trec_eval's rule: the source's grade-0-only queries count 0
         averaged += len(details.unjudged)
@@ -286,13 +336,30 @@ def _series_label(stored: StoredRun) -> str:
     )
 
 
-def _documents_cells(questions: QuestionColumns) -> list[str]:
-    """Each question's top documents, its error, or that the documents were withheld."""
-    tops = questions.top_documents(TOP_K)
-    return [
-        f"ERROR: {error}" if status != "ok" else "(withheld: metadata_only)" if tops is None else ", ".join(tops[i])
-        for i, (status, error) in enumerate(zip(questions.status, questions.error, strict=True))
-    ]
+def _documents_cells(questions: QuestionColumns) -> Cells:
+    """Each question's top documents, its error, or that the documents were withheld: the
+    top documents read once, as codes, and joined a block at a time."""
+    top = questions.top_codes(TOP_K)
+    vocabulary = questions.documents.vocabulary if questions.documents is not None else []
+
+    def cells(start: int, stop: int) -> list[str]:
+        statuses, errors = questions.status[start:stop], questions.error[start:stop]
+        if top is None:
+            return [
+                f"ERROR: {error}" if status != "ok" else "(withheld: metadata_only)"
+                for status, error in zip(statuses, errors, strict=True)
+            ]
+        bounds = top[0][start : stop + 1].tolist()
+        codes = top[1][bounds[0] : bounds[-1]].tolist()
+        base = bounds[0]
+        return [
+            f"ERROR: {error}"
+            if status != "ok"
+            else ", ".join([vocabulary[c] for c in codes[bounds[i] - base : bounds[i + 1] - base]])
+            for i, (status, error) in enumerate(zip(statuses, errors, strict=True))
+        ]
+
+    return cells
 
 
 def _run_json(run: StoredRun) -> dict[str, Any]:

@@ -28,6 +28,7 @@ Dagster tables read.  :func:`score_question` is the same computation for one que
 from __future__ import annotations
 
 import array
+import dataclasses
 import itertools
 import math
 import operator
@@ -42,6 +43,7 @@ import numpy as np
 
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
+from goldeneval.retrieval.details import DocumentColumns
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
 from goldeneval.retrieval.metrics import (
     DEFAULT_AVERAGE_OVER,
@@ -63,6 +65,7 @@ __all__ = [
     "Aggregates",
     "CodedRun",
     "JudgedSummary",
+    "KeptDocuments",
     "QuestionResult",
     "QuestionStatus",
     "RateSummary",
@@ -277,6 +280,85 @@ def score_question(
 
 
 @dataclass(frozen=True, eq=False)
+class KeptDocuments:
+    """Each question's distinct documents to the measurement depth (none for an error): the
+    run's document codes in CSR form, held either as an array or packed as the store keeps
+    them (:class:`~goldeneval.retrieval.details.DocumentColumns`: the codes of the documents
+    kept, in as few bytes as their number needs, zstd-compressed), which a run of 100
+    documents a question keeps in a fraction of the 400 bytes an array takes, and decodes
+    only while it reads them.  The details of a packed run take the packed documents as
+    they are: nothing is encoded twice."""
+
+    offsets: np.ndarray
+    codes: np.ndarray | None = None
+    """The run's document codes, when held as an array."""
+    packed: DocumentColumns | None = None
+    """When packed: the documents kept, coded over a vocabulary of their own."""
+    vocabulary: np.ndarray | None = None
+    """When packed: the run's code of each entry of the packed vocabulary (None: entry i is
+    code i, the coder numbering returned documents first)."""
+
+    @classmethod
+    def of(cls, rankings: columnar.Rankings) -> KeptDocuments:
+        return cls(rankings.offsets, rankings.codes)
+
+    @property
+    def rankings(self) -> columnar.Rankings:
+        """The documents as :class:`~goldeneval.retrieval.columnar.Rankings` of the run's codes
+        (decoded afresh each time when packed: read it once where it is read)."""
+        if self.codes is not None:
+            return columnar.Rankings(self.offsets, self.codes)
+        assert self.packed is not None
+        decoded = self.packed.decoded_afresh().view(np.int32)  # codes < 2**31: the coder's own dtype
+        return columnar.Rankings(self.offsets, decoded if self.vocabulary is None else self.vocabulary[decoded])
+
+    @property
+    def reached(self) -> np.ndarray:
+        """Distinct documents each question reached (0 for an error)."""
+        return np.diff(self.offsets)
+
+    def columns(self, documents: np.ndarray) -> DocumentColumns:
+        """The details' documents: the packed ones as they are, else the codes re-coded into a
+        vocabulary of the documents kept (the run's codes also cover expected documents that
+        were never returned) and encoded.  Where the documents kept are codes ``0 .. m - 1``
+        (the coder numbers returned documents first: every run whose returned documents are
+        all kept) the codes are stored as they are, viewed as unsigned and not copied."""
+        if self.packed is not None:
+            return self.packed
+        assert self.codes is not None
+        vocabulary, codes = _own_vocabulary(self.codes, len(documents))
+        return DocumentColumns.encode(documents[vocabulary].tolist(), codes)
+
+    def packed_in_place(self, documents: np.ndarray) -> KeptDocuments:
+        """These documents packed (:meth:`columns`' encoding), the codes array handed over:
+        it is overwritten with the packed bytes (:meth:`DocumentColumns.encode_in_place`), so
+        whoever else holds it must not read it again.  For the evaluator, which owns its run."""
+        if self.codes is None:
+            return self
+        vocabulary, codes = _own_vocabulary(self.codes, len(documents))
+        if not codes.flags.writeable or not codes.flags.c_contiguous:
+            codes = np.array(codes, dtype="<u4")
+        packed = DocumentColumns.encode_in_place(documents[vocabulary].tolist(), codes)
+        identity = isinstance(vocabulary, slice)
+        return KeptDocuments(
+            self.offsets, packed=packed, vocabulary=None if identity else np.asarray(vocabulary, dtype=np.int32)
+        )
+
+
+def _own_vocabulary(codes: np.ndarray, size: int) -> tuple[slice | np.ndarray, np.ndarray]:
+    """The run's codes of the documents in ``codes`` (a slice ``:m`` where they are ``0 .. m - 1``)
+    and ``codes`` re-coded into them, as little-endian uint32."""
+    used = np.zeros(size, dtype=np.bool_)
+    used[codes] = True
+    count = int(np.count_nonzero(used))
+    if bool(used[:count].all()):  # the documents kept are the first m codes: no re-coding
+        same = codes.view("<u4") if codes.dtype == np.dtype("<i4") else codes.astype("<u4")
+        return slice(0, count), same
+    recode = (np.cumsum(used) - 1).astype(np.uint32)  # the stored codes' own type: no conversion after
+    return np.flatnonzero(used), recode[codes]
+
+
+@dataclass(frozen=True, eq=False)
 class ScoredAnswers(Sequence[QuestionResult]):
     """A scored run as the arrays it was scored from: the verdicts, the metrics and the
     distinct documents kept, and the aggregates taken from the same arrays.
@@ -297,8 +379,8 @@ class ScoredAnswers(Sequence[QuestionResult]):
     top3: np.ndarray
     metrics: Mapping[str, np.ndarray]
     """Each rank metric per question; NaN where undefined (an error, no expected document)."""
-    kept: columnar.Rankings
-    """Each question's distinct documents to the measurement depth, as codes (none for an error)."""
+    kept_documents: KeptDocuments
+    """Each question's distinct documents to the measurement depth (none for an error)."""
     documents: np.ndarray
     """The document id of each code (an object array)."""
     forms: list[str]
@@ -337,14 +419,43 @@ class ScoredAnswers(Sequence[QuestionResult]):
     __hash__ = None  # type: ignore[assignment]  # its results hold dicts: not hashable
 
     @property
+    def kept(self) -> columnar.Rankings:
+        """Each question's distinct documents to the measurement depth, as the run's codes
+        (decoded afresh each time where they are held packed)."""
+        return self.kept_documents.rankings
+
+    @property
     def reached(self) -> np.ndarray:
         """Distinct documents each question reached (0 for an error)."""
-        return np.diff(self.kept.offsets)
+        return self.kept_documents.reached
+
+    def with_packed_documents(self) -> ScoredAnswers:
+        """These answers holding their kept documents packed (:class:`KeptDocuments`), the
+        raw rankings decoded from the same bytes where they are the same numbers.  The codes
+        array is packed in place: for the evaluator, which made the run and hands it over (no
+        one else may read the run's arrays afterwards)."""
+        kept = self.kept_documents
+        if kept.codes is None:
+            return self
+        returned = self.returned
+        shares_numbers = (
+            isinstance(returned, RawRankings)
+            and returned.held is not None
+            and np.array_equal(returned.offsets, kept.offsets)
+            and np.array_equal(returned.held, kept.codes)
+        )
+        packed = kept.packed_in_place(self.documents)
+        if shares_numbers:
+            assert isinstance(returned, RawRankings)
+            returned = RawRankings.decoded_from(returned.offsets, returned.ids, lambda: packed.rankings.codes)
+        return dataclasses.replace(self, kept_documents=packed, returned=returned)
 
     @cached_property
     def results(self) -> tuple[QuestionResult, ...]:
-        kept_ids = self.documents[self.kept.codes].tolist()
-        bounds = self.kept.offsets.tolist()
+        kept = self.kept
+        kept_ids = self.documents[kept.codes].tolist()
+        bounds = kept.offsets.tolist()
+        del kept
         top1, top3 = self.top1.tolist(), self.top3.tolist()
         columns = [(name, values.tolist()) for name, values in self.metrics.items()]
         shares = [(name, values.tolist()) for name, values in self.judged_at.items()]
@@ -455,7 +566,7 @@ def score_answers(
         top1=scores.top1,
         top3=scores.top3,
         metrics=values,
-        kept=kept,
+        kept_documents=KeptDocuments.of(kept),
         documents=coded.documents,
         forms=forms,
         hard_classes=hard_classes,
@@ -489,18 +600,43 @@ def _without(rankings: columnar.Rankings, dropped: np.ndarray) -> columnar.Ranki
     return columnar.Rankings(offsets, rankings.codes[keep])
 
 
-@dataclass(frozen=True, eq=False)
 class RawRankings(Sequence[tuple[str, ...]]):
     """What each question returned, in rank order, held as the arrays :func:`code_run` numbered
     it to: question ``i`` returned ``ids[n]`` for each ``n`` of ``numbers[offsets[i]:offsets[i + 1]]``.
 
     The sequence of those rankings, each a tuple built when asked: a run keeps 4 bytes a
     returned id (and each distinct id once) instead of a tuple of 100 pointers a question,
-    so the run's raw ids stop costing 856 bytes a question once they are coded."""
+    so the run's raw ids stop costing 856 bytes a question once they are coded.  Where the
+    numbers are the very codes of the documents the run keeps, the evaluator holds them
+    packed once, for both (:meth:`ScoredAnswers.with_packed_documents`): they are then
+    decoded when first read (:func:`decoded_from`), and kept from then on."""
 
-    offsets: np.ndarray
-    numbers: np.ndarray
-    ids: list[str]
+    __slots__ = ("_decode", "_numbers", "ids", "offsets")
+
+    def __init__(self, offsets: np.ndarray, numbers: np.ndarray, ids: list[str]) -> None:
+        self.offsets = offsets
+        self._numbers: np.ndarray | None = numbers
+        self._decode: Callable[[], np.ndarray] | None = None
+        self.ids = ids
+
+    @classmethod
+    def decoded_from(cls, offsets: np.ndarray, ids: list[str], decode: Callable[[], np.ndarray]) -> RawRankings:
+        """Rankings whose numbers ``decode()`` gives, when they are first read."""
+        made = cls(offsets, np.empty(0, dtype=np.int32), ids)
+        made._numbers, made._decode = None, decode
+        return made
+
+    @property
+    def numbers(self) -> np.ndarray:
+        if self._numbers is None:
+            assert self._decode is not None
+            self._numbers, self._decode = self._decode(), None
+        return self._numbers
+
+    @property
+    def held(self) -> np.ndarray | None:
+        """The numbers where they are held as an array already (None: not decoded yet)."""
+        return self._numbers
 
     def __len__(self) -> int:
         return int(self.offsets.size) - 1
