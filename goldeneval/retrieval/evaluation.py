@@ -254,9 +254,8 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         ranks = scored.unjudged.codes.tolist()
         bounds = scored.unjudged.offsets.tolist()
         unjudged_ranks = [ranks[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
-    questions = scored.questions
     return QuestionColumns.model_construct(
-        id=[q.id for q in questions],
+        id=scored.question_ids.tolist(),
         form=scored.forms,
         hard_class=scored.hard_classes,
         depth=depth,

@@ -46,6 +46,7 @@ __all__ = [
     "GoldenQuestion",
     "GoldenQuestionSet",
     "QuestionForm",
+    "forget_loaded",
     "golden_set_json_schema",
     "load_golden_set",
 ]
@@ -270,6 +271,16 @@ process reads the same set in several assets (and the suite reads every set to l
 validating 10,000 questions once instead of seven times.  The text is read and hashed every
 time, so an edited file is validated again; the models are frozen, so sharing one is safe."""
 _LOADED_LOCK = threading.Lock()
+
+
+def forget_loaded(golden_set: GoldenQuestionSet) -> None:
+    """Let go of ``golden_set`` where :func:`load_golden_set` keeps it for this process: for a
+    door that evaluates a set once and has no more use for it (the CLI), so that the questions
+    can be freed before the run is written and reported; at 1,000,000 questions they are
+    most of what the process holds.  Loading the file again validates it again."""
+    with _LOADED_LOCK:
+        for key in [key for key, kept in _LOADED.items() if kept.questions is golden_set.questions]:
+            del _LOADED[key]
 
 
 def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:

@@ -24,7 +24,7 @@ from goldeneval.core.set_files import remembered_parses
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
-from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
 from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.retrieval.scoring import GRADER_ID
@@ -139,4 +139,6 @@ def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress |
         pinned = door.pinned_baseline(location, spec, golden_set.id, GRADER_ID)
         # no question bar (--no-progress): no bar of the retriever's either
         evaluated = evaluate(spec, golden_set=golden_set, progress=progress, retriever_progress=progress is not None)
+    forget_loaded(golden_set)  # the run holds what it reads of the set: the questions go before it is written
+    del golden_set
     return door.record_and_judge(location, evaluated, spec, pinned=pinned)

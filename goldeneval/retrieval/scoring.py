@@ -64,6 +64,7 @@ __all__ = [
     "TOP_K",
     "Aggregates",
     "CodedRun",
+    "ExpectedDocuments",
     "JudgedSummary",
     "KeptDocuments",
     "QuestionResult",
@@ -75,6 +76,7 @@ __all__ = [
     "aggregate",
     "aggregate_columns",
     "code_run",
+    "compact_strings",
     "error_result",
     "first_raw_limit",
     "judged_cutoffs",
@@ -358,6 +360,58 @@ def _own_vocabulary(codes: np.ndarray, size: int) -> tuple[slice | np.ndarray, n
     return np.flatnonzero(used), recode[codes]
 
 
+def compact_strings(values: Sequence[str]) -> np.ndarray:
+    """``values`` as one array of variable-width UTF-8 strings (numpy's ``StringDType``): no
+    Python object per string, so a run holds no string born with its golden set (each would
+    keep a block of the set's freed memory from the system) and reads them back as ``str``.
+    A value UTF-8 cannot hold (a lone surrogate a retriever returned) keeps an object array."""
+    try:
+        return np.array(values, dtype=np.dtypes.StringDType())
+    except UnicodeEncodeError:
+        held = np.empty(len(values), dtype=object)
+        held[:] = values
+        return held
+
+
+@dataclass(frozen=True, eq=False)
+class ExpectedDocuments(Sequence[frozenset[str]]):
+    """Each question's expected documents, read from the run's judgements (CSR codes into
+    ``documents``: exactly the expected ones, sorted), a ``frozenset`` made when one is read."""
+
+    offsets: np.ndarray
+    codes: np.ndarray
+    documents: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> frozenset[str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[frozenset[str]]: ...
+
+    def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if not -count <= index < count:
+            raise IndexError(f"question {index} of {count}")
+        index %= count
+        start, end = self.offsets[index], self.offsets[index + 1]
+        return frozenset(self.documents[self.codes[start:end]].tolist())
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        ids = self.documents[self.codes].tolist()
+        bounds = self.offsets.tolist()
+        return (frozenset(ids[bounds[i] : bounds[i + 1]]) for i in range(len(bounds) - 1))
+
+    @property
+    def judged(self) -> np.ndarray:
+        """Whether each question has an expected document (a rank metric is defined for it)."""
+        return np.diff(self.offsets) > 0
+
+
 @dataclass(frozen=True, eq=False)
 class ScoredAnswers(Sequence[QuestionResult]):
     """A scored run as the arrays it was scored from: the verdicts, the metrics and the
@@ -369,7 +423,13 @@ class ScoredAnswers(Sequence[QuestionResult]):
     unless a caller asks for one.
     """
 
-    questions: Sequence[GoldenQuestion]
+    question_ids: np.ndarray
+    """Each question's id, in set order (:func:`compact_strings`)."""
+    expected: ExpectedDocuments
+    """Each question's expected documents.  Ids and expected documents are all the results,
+    the store and the tables read of the questions, and the answers hold them in arrays, not
+    as the set's own strings and sets: once its door lets go of the set, all of the set's
+    memory is free (1,000,000 questions: about 800 MiB), not a few bytes in every block of it."""
     returned: Sequence[Sequence[str]]
     errors: Sequence[str | None]
     latency_ms: Sequence[float]
@@ -382,7 +442,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
     kept_documents: KeptDocuments
     """Each question's distinct documents to the measurement depth (none for an error)."""
     documents: np.ndarray
-    """The document id of each code (an object array)."""
+    """The document id of each code (:func:`compact_strings`)."""
     forms: list[str]
     hard_classes: list[str | None]
     aggregates: Aggregates
@@ -394,7 +454,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
     (where :attr:`judged_at` is reported)."""
 
     def __len__(self) -> int:
-        return len(self.questions)
+        return len(self.question_ids)
 
     def __iter__(self) -> Iterator[QuestionResult]:
         return iter(self.results)
@@ -462,17 +522,18 @@ class ScoredAnswers(Sequence[QuestionResult]):
         unjudged = None if self.unjudged is None else self.unjudged.codes.tolist()
         unjudged_bounds = None if self.unjudged is None else self.unjudged.offsets.tolist()
         results: list[QuestionResult] = []
-        for i, question in enumerate(self.questions):
+        for i, (question_id, expected) in enumerate(zip(self.question_ids.tolist(), self.expected, strict=True)):
+            form, hard_class = self.forms[i], self.hard_classes[i]
             error = self.errors[i]
             if error is not None:
-                results.append(error_result(question, error, self.latency_ms[i]))
+                results.append(_error_result(question_id, form, hard_class, expected, error, self.latency_ms[i]))
                 continue
             results.append(
                 QuestionResult(
-                    question_id=question.id,
-                    form=question.form.value,
-                    hard_class=question.hard_class,
-                    expected=question.expected,
+                    question_id=question_id,
+                    form=form,
+                    hard_class=hard_class,
+                    expected=expected,
                     returned_ids=tuple(self.returned[i]),
                     documents=tuple(kept_ids[bounds[i] : bounds[i + 1]]),
                     top1_hit=top1[i],
@@ -480,7 +541,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
                     latency_ms=self.latency_ms[i],
                     # NaN marks an undefined metric (no judgements): such a question has none.
                     metrics={name: values[i] for name, values in columns if values[i] == values[i]},
-                    judged=bool(question.expected),
+                    judged=bool(expected),
                     judged_at={name: values[i] for name, values in shares if values[i] == values[i]},
                     unjudged_ranks=()
                     if unjudged is None or unjudged_bounds is None
@@ -558,7 +619,8 @@ def score_answers(
         shares = {judged_name(k): columnar.judged_at(seen, coded.judged, mask, k, ok) for k in cutoffs}
         unjudged = columnar.unjudged_ranks(seen, mask, TOP_K)
     return ScoredAnswers(
-        questions=questions,
+        question_ids=compact_strings([question.id for question in questions]),
+        expected=ExpectedDocuments(coded.judgements.offsets, coded.judgements.codes, coded.documents),
         returned=returned,
         errors=errors,
         latency_ms=latency_ms,
@@ -671,7 +733,7 @@ class CodedRun:
     """Raw rankings, each raw id replaced by the code of its document."""
     judgements: columnar.Judgements
     documents: np.ndarray
-    """The document id of each code (an object array)."""
+    """The document id of each code (:func:`compact_strings`)."""
     raw: RawRankings = field(compare=False, repr=False)
     """The raw rankings themselves, as numbers into their distinct ids (what was returned)."""
     judged: columnar.Judgements | None = None
@@ -779,9 +841,7 @@ class RunCoder:
         judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
         negatives = list(map(operator.attrgetter("not_relevant"), questions))
         every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None
-        documents = np.empty(len(code_of), dtype=object)
-        documents[:] = list(code_of)
-        return CodedRun(rankings, judgements, documents, raw, every_judged)
+        return CodedRun(rankings, judgements, compact_strings(list(code_of)), raw, every_judged)
 
 
 def code_run(
@@ -820,11 +880,17 @@ def _every_judged(
 
 def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> QuestionResult:
     """A question the retriever failed on: no verdict, not a miss."""
+    return _error_result(question.id, question.form.value, question.hard_class, question.expected, message, latency_ms)
+
+
+def _error_result(
+    question_id: str, form: str, hard_class: str | None, expected: frozenset[str], message: str, latency_ms: float
+) -> QuestionResult:
     return QuestionResult(
-        question_id=question.id,
-        form=question.form.value,
-        hard_class=question.hard_class,
-        expected=question.expected,
+        question_id=question_id,
+        form=form,
+        hard_class=hard_class,
+        expected=expected,
         returned_ids=(),
         documents=(),
         top1_hit=False,
@@ -832,7 +898,7 @@ def error_result(question: GoldenQuestion, message: str, latency_ms: float) -> Q
         latency_ms=latency_ms,
         status=QuestionStatus.ERROR,
         error=message,
-        judged=bool(question.expected),
+        judged=bool(expected),
     )
 
 

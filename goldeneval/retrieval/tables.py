@@ -145,9 +145,8 @@ def _rankings_of(
     coded, :class:`~goldeneval.retrieval.scoring.RawRankings`), without a tuple or a
     :class:`QuestionResult` per question; else from the results."""
     if isinstance(results, ScoredAnswers):
-        questions = results.questions
-        ids, expected = [q.id for q in questions], [q.expected for q in questions]
-        errored = np.fromiter((error is not None for error in results.errors), dtype=np.bool_, count=len(questions))
+        ids, expected = results.question_ids.tolist(), list(results.expected)
+        errored = np.fromiter((error is not None for error in results.errors), dtype=np.bool_, count=len(ids))
         raw = results.returned
         if isinstance(raw, RawRankings):
             counts = np.diff(raw.offsets)
@@ -231,9 +230,8 @@ def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> 
     ok = scored.ok
     failed = ~ok
     errors = list(scored.errors)
-    questions = scored.questions
     columns: dict[str, pa.Array] = {
-        "question_id": pa.array([q.id for q in questions], pa.string()),
+        "question_id": pa.array(scored.question_ids, pa.string()),
         "form": pa.array(scored.forms, pa.string()),
         "hard_class": pa.array(scored.hard_classes, pa.string()),
         "status": pa.array([_STATUS[error is None] for error in errors], pa.string()),
@@ -241,7 +239,7 @@ def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> 
         "top3_hit": pa.array(scored.top3.astype(np.bool_), pa.bool_(), mask=failed),
         "latency_ms": pa.array(list(scored.latency_ms), pa.float64()),
         "metrics": _defined_values(scored.metrics, ok),
-        "judged": pa.array([bool(q.expected) for q in questions], pa.bool_()),
+        "judged": pa.array(scored.expected.judged, pa.bool_()),
         "depth": pa.array(scored.reached.astype(np.int32), pa.int32(), mask=failed),
         "error": pa.array(errors if full else [content_free_error(e) for e in errors], pa.string()),
     }
