@@ -53,6 +53,7 @@ from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with
 from goldeneval.answers.rubrics import Rubric, catalogue_identity, rubric_named
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.provenance import Provenance
+from goldeneval.core.spec import DEFAULT_TIMEOUT_S
 
 __all__ = [
     "DEFAULT_PASS_THRESHOLD",
@@ -302,7 +303,7 @@ class LlmJudgeGrader:
     model_provenance: Provenance
     samples: int = 1
     pass_threshold: float = DEFAULT_PASS_THRESHOLD
-    timeout_s: float | None = 60.0
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
     rubric: Rubric | None = None
     """The run's rubric; None: the task/reference/criteria prompt of ``judge-prompt-v1``."""
     fail_on_unstable: bool = False
@@ -517,7 +518,7 @@ class GradingService:
     judge_provenance: Provenance | None = None
     judge_samples: int = 1
     pass_threshold: float = DEFAULT_PASS_THRESHOLD
-    timeout_s: float | None = 60.0
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
     rubric: str | None = None
     fail_on_unstable: bool = False
     abstention: AbstentionRules = field(default_factory=AbstentionRules)
