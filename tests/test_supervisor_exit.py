@@ -28,7 +28,11 @@ FINISHING_PLUGIN = textwrap.dedent(
 
 
     def late_words():
-        time.sleep(0.3)
+        # After the run, whatever the machine's load: the main thread is stopped when the
+        # interpreter (or the supervised child, as it) begins to wait for threads like this one.
+        while threading.main_thread().is_alive():
+            time.sleep(0.01)
+        time.sleep(0.2)
         print("thread: done after the run", flush=False)
 
 
