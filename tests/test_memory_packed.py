@@ -158,3 +158,46 @@ def test_the_streamed_table_is_the_table_made_whole(
         ],
     )
     assert "\n".join(table) in whole and "q\\x1b5" in whole
+
+
+class _Repeats:
+    """Two chunks per document, every ranking deep enough: one round, with repeats to collapse."""
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        i = int(question.rsplit(" ", 1)[-1])
+        return [f"d{(i + j // 2) % 60}#{j % 2}" for j in range(limit)]
+
+
+@pytest.mark.parametrize("retriever", [_Repeats(), _Documents()], ids=["repeats", "documents"])
+def test_the_collapse_made_while_asking_is_the_one_the_scoring_reads(retriever: object) -> None:
+    from goldeneval.retrieval import columnar
+    from goldeneval.retrieval.evaluation import ask_to_depth
+
+    _, coded = ask_to_depth(retriever, _set(9).questions, 5, to_doc, timeout_s=None)  # type: ignore[arg-type]
+    assert 5 in coded.collapsed  # made once, while asking
+    kept, fresh = coded.kept(5), columnar.collapse(coded.rankings, 5)
+    assert np.array_equal(kept.offsets, fresh.offsets) and np.array_equal(kept.codes, fresh.codes)
+    assert (kept is coded.rankings) == (fresh is coded.rankings)  # one array where nothing collapses
+
+
+def test_a_run_asked_again_deeper_collapses_its_final_rankings() -> None:
+    from goldeneval.retrieval import columnar
+    from goldeneval.retrieval.evaluation import ask_to_depth
+
+    _, coded = ask_to_depth(_Chunks(), _set(12).questions, 5, to_doc, timeout_s=None)
+    kept, fresh = coded.kept(5), columnar.collapse(coded.rankings, 5)
+    assert np.array_equal(kept.offsets, fresh.offsets) and np.array_equal(kept.codes, fresh.codes)
+
+
+def test_same_numbers_is_array_equal_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    import goldeneval.retrieval.scoring as scoring
+
+    monkeypatch.setattr(scoring, "_COMPARED_AT_ONCE", 4)
+    a = np.arange(10, dtype=np.int32)
+    assert scoring._same_numbers(a, a) and scoring._same_numbers(a, a[:])  # the same memory
+    assert scoring._same_numbers(a, a.copy()) and scoring._same_numbers(a, a.astype("<u4"))
+    changed = a.copy()
+    changed[9] = 0  # in the last block
+    assert not scoring._same_numbers(a, changed) and not scoring._same_numbers(a, a[:9])
+    assert not scoring._same_numbers(a[::2], a[:5])  # the same start, read differently
+    assert scoring._same_numbers(np.empty(0, np.int32), np.empty(0, np.int64))

@@ -347,6 +347,29 @@ class KeptDocuments:
         )
 
 
+_COMPARED_AT_ONCE = 1 << 20
+"""Elements :func:`_same_numbers` compares at a time (a 1 MB temporary, not one as large as the run)."""
+
+
+def _same_numbers(a: np.ndarray, b: np.ndarray) -> bool:
+    """``np.array_equal(a, b)`` without its temporary as large as the arrays (100 MB for a run of
+    1,000,000 x 100): the same memory read alike is equal at once, else the arrays are compared
+    :data:`_COMPARED_AT_ONCE` elements at a time."""
+    if a.shape != b.shape:
+        return False
+    if (
+        a.dtype == b.dtype
+        and a.strides == b.strides
+        and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    ):
+        return True
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    return all(
+        np.array_equal(flat_a[i : i + _COMPARED_AT_ONCE], flat_b[i : i + _COMPARED_AT_ONCE])
+        for i in range(0, flat_a.size, _COMPARED_AT_ONCE)
+    )
+
+
 def _own_vocabulary(codes: np.ndarray, size: int) -> tuple[slice | np.ndarray, np.ndarray]:
     """The run's codes of the documents in ``codes`` (a slice ``:m`` where they are ``0 .. m - 1``)
     and ``codes`` re-coded into them, as little-endian uint32."""
@@ -501,8 +524,8 @@ class ScoredAnswers(Sequence[QuestionResult]):
         shares_numbers = (
             isinstance(returned, RawRankings)
             and returned.held is not None
-            and np.array_equal(returned.offsets, kept.offsets)
-            and np.array_equal(returned.held, kept.codes)
+            and _same_numbers(returned.offsets, kept.offsets)
+            and _same_numbers(returned.held, kept.codes)
         )
         packed = kept.packed_in_place(self.documents)
         if shares_numbers:
