@@ -84,6 +84,9 @@ def test_expected_documents_read_as_the_frozensets_they_were_coded_from() -> Non
         expected[3]
     with pytest.raises(IndexError):
         expected[-4]
+    with pytest.raises(TypeError):
+        expected[1.0]  # type: ignore[call-overload]
+    assert expected[np.int64(2)] == as_sets[2]  # type: ignore[call-overload]  # numpy integers index too
 
 
 def test_compact_strings_read_back_as_str_and_keep_what_utf8_cannot_hold() -> None:

@@ -417,6 +417,7 @@ class ExpectedDocuments(Sequence[frozenset[str]]):
     def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        index = operator.index(index)  # a float is a TypeError, as for a list
         count = len(self)
         if not -count <= index < count:
             raise IndexError(f"question {index} of {count}")
