@@ -55,7 +55,7 @@ def test_coding_in_batches_equals_coding_at_once(batch: int) -> None:
     parts = coder.finish(questions)
     assert _same(parts.rankings, whole.rankings) and _same(parts.judgements, whole.judgements)
     assert parts.documents.tolist() == whole.documents.tolist()
-    assert parts.raw.ids == whole.raw.ids and list(parts.raw) == returned
+    assert parts.raw.ids.tolist() == whole.raw.ids.tolist() and list(parts.raw) == returned
     assert parts.judged is not None and whole.judged is not None and _same(parts.judged, whole.judged)
 
 
@@ -111,7 +111,7 @@ def test_asking_in_chunks_and_rounds_codes_what_the_final_rankings_code_to(
     final = [tuple(retriever.retrieve(q.text, limit)) for q, limit in _last_limits(retriever.calls, questions)]
     expected = code_run(questions, final, to_doc)
     assert _same(coded.rankings, expected.rankings) and coded.documents.tolist() == expected.documents.tolist()
-    assert coded.raw.ids == expected.raw.ids and list(answers.returned) == final
+    assert coded.raw.ids.tolist() == expected.raw.ids.tolist() and list(answers.returned) == final
     assert answers.errors == [None] * 10
 
 

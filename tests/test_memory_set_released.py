@@ -112,3 +112,33 @@ def test_a_run_whose_retriever_returns_a_lone_surrogate_scores_it_as_a_document(
     assert isinstance(scored, ScoredAnswers)
     result = scored.results[0]
     assert result.documents == ("d\ud800", "d1") and not result.top1_hit and result.top3_hit
+
+
+def test_nothing_allocated_while_loading_a_set_outlives_it(tmp_path: Path) -> None:
+    """pydantic-core's JSON parser keeps up to 16,384 of the strings it read (its string cache):
+    each left alive holds a block of the set's memory from the system once the set is freed.
+    A question is validated caching its keys only."""
+    import json
+    import tracemalloc
+
+    import goldeneval.retrieval.golden as golden
+    from goldeneval.retrieval.golden import forget_loaded
+
+    path = tmp_path / "s.jsonl"
+    lines = [
+        json.dumps({"id": f"q{i:05d}-question", "text": f"question {i}", "form": "GAP", "expected": [f"doc-{i}"]})
+        for i in range(3000)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tracemalloc.start()
+    try:
+        golden_set = load_golden_set(path)
+        assert len(golden_set.questions) == 3000
+        forget_loaded(golden_set)
+        del golden_set
+        gc.collect()
+        kept = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(True, golden.__file__)])
+        left = sum(stat.count for stat in kept.statistics("filename"))
+    finally:
+        tracemalloc.stop()
+    assert left < 100, f"{left} blocks allocated while loading the set are still alive"

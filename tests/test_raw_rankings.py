@@ -15,7 +15,7 @@ def test_raw_rankings_read_back_as_the_returned_tuples() -> None:
     raw = code_run(questions, returned, lambda raw_id: raw_id.split("#")[0]).raw
     assert len(raw) == 3 and list(raw) == returned and raw == returned
     assert raw[-1] == ("d2#0",) and raw[1] == () and raw[0:2] == returned[0:2]
-    assert raw.ids == ["d1#0", "d2#0", "d1#1"]  # each distinct id once, in first-seen order
+    assert raw.ids.tolist() == ["d1#0", "d2#0", "d1#1"]  # each distinct id once, in first-seen order
     assert raw != [("d1#0",), (), ("d2#0",)] and raw != returned[:2]
     with pytest.raises(IndexError):
         raw[3]

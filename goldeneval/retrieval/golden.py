@@ -24,7 +24,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, StrictInt, ValidationError, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 
 from goldeneval.core.errors import GoldenSetError, one_line
@@ -68,6 +68,11 @@ as 64-bit integers and floats, where a grade of 10**21 would not fit."""
 
 class GoldenQuestion(SetItem):
     """One labelled question.  ``answer_gist`` documents the label and is never scored."""
+
+    # pydantic-core's JSON parser would keep up to 16,384 of the values it read (ids, texts,
+    # document ids): each left alive after the set is freed holds a block of its memory from the
+    # system.  Keys only: the field names, a handful of strings.
+    model_config = ConfigDict(cache_strings="keys")
 
     text: NonBlankText = Field(min_length=1, description="The question as a user would ask it.")
     form: QuestionForm = Field(description="MATCH or GAP.")

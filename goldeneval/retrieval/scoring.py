@@ -699,14 +699,16 @@ class RawRankings(Sequence[tuple[str, ...]]):
 
     __slots__ = ("_decode", "_numbers", "ids", "offsets")
 
-    def __init__(self, offsets: np.ndarray, numbers: np.ndarray, ids: list[str]) -> None:
+    def __init__(self, offsets: np.ndarray, numbers: np.ndarray, ids: np.ndarray) -> None:
+        """``ids``: the distinct ids, as :func:`compact_strings` holds them (not the retriever's
+        own strings, which would each keep a block of the asking's freed memory)."""
         self.offsets = offsets
         self._numbers: np.ndarray | None = numbers
         self._decode: Callable[[], np.ndarray] | None = None
         self.ids = ids
 
     @classmethod
-    def decoded_from(cls, offsets: np.ndarray, ids: list[str], decode: Callable[[], np.ndarray]) -> RawRankings:
+    def decoded_from(cls, offsets: np.ndarray, ids: np.ndarray, decode: Callable[[], np.ndarray]) -> RawRankings:
         """Rankings whose numbers ``decode()`` gives, when they are first read."""
         made = cls(offsets, np.empty(0, dtype=np.int32), ids)
         made._numbers, made._decode = None, decode
@@ -745,8 +747,7 @@ class RawRankings(Sequence[tuple[str, ...]]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         i = range(len(self))[index]  # IndexError past either end, as a tuple's
-        ids = self.ids
-        return tuple([ids[n] for n in self.numbers[self.offsets[i] : self.offsets[i + 1]].tolist()])
+        return tuple(self.ids[self.numbers[self.offsets[i] : self.offsets[i + 1]]].tolist())
 
 
 @dataclass(frozen=True)
@@ -833,7 +834,7 @@ class RunCoder:
         offsets = np.zeros(rows + 1, dtype=np.int64)
         np.cumsum(self._lengths[:rows], out=offsets[1:])
         numbers = self._numbers[: self._filled]
-        ids = list(self._raw_number)
+        ids = compact_strings(list(self._raw_number))
         if len(self._code_of) == len(ids):  # one raw id per document: raw number n is document code n
             codes = numbers
         else:

@@ -151,7 +151,7 @@ def _rankings_of(
         if isinstance(raw, RawRankings):
             counts = np.diff(raw.offsets)
             codes = raw.numbers[np.repeat(~errored, counts)].astype(np.int64, copy=False)
-            return ids, np.where(errored, 0, counts), codes, raw.ids, expected, results.latency_ms
+            return ids, np.where(errored, 0, counts), codes, raw.ids.tolist(), expected, results.latency_ms
         rankings: Sequence[Sequence[str]] = [() if bad else ranking for ranking, bad in zip(raw, errored, strict=True)]
         latency_ms: Sequence[float] = results.latency_ms
     else:
