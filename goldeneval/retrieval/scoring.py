@@ -805,6 +805,8 @@ class RunCoder:
         """The document code of each raw number."""
         self._code_of: dict[str, int] = {}
         self._to_document = to_document
+        self._ids: np.ndarray | None = None
+        """The distinct raw ids compacted (:meth:`_distinct_ids`), for as many as were numbered then."""
 
     def add(self, rankings: Sequence[Sequence[str]]) -> None:
         """Code the next questions' rankings, in question order."""
@@ -834,12 +836,19 @@ class RunCoder:
         offsets = np.zeros(rows + 1, dtype=np.int64)
         np.cumsum(self._lengths[:rows], out=offsets[1:])
         numbers = self._numbers[: self._filled]
-        ids = compact_strings(list(self._raw_number))
+        ids = self._distinct_ids()
         if len(self._code_of) == len(ids):  # one raw id per document: raw number n is document code n
             codes = numbers
         else:
             codes = np.take(np.frombuffer(self._raw_doc, dtype=np.int32), numbers)
         return columnar.Rankings(offsets, codes), RawRankings(offsets, numbers, ids)
+
+    def _distinct_ids(self) -> np.ndarray:
+        """The distinct raw ids so far, in numbering order, compacted once for as many as there
+        are (the evaluator reads :meth:`rankings` before :meth:`finish`, which reads them again)."""
+        if self._ids is None or len(self._ids) != len(self._raw_number):
+            self._ids = compact_strings(list(self._raw_number))
+        return self._ids
 
     def finish(self, questions: Sequence[GoldenQuestion]) -> CodedRun:
         """The coded run of ``questions`` (each of their rankings added), with their judgements."""
