@@ -7,7 +7,9 @@ they are equal, and the details' lists hold the values they held before."""
 from __future__ import annotations
 
 import math
+import tracemalloc
 from collections.abc import Sequence
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -84,6 +86,27 @@ def test_collapse_of_rankings_that_lose_nothing_is_the_rankings_themselves() -> 
     collapsed = columnar.collapse(repeated, 5)
     assert collapsed is not repeated and collapsed.codes.tolist() == [4, 6]
     assert columnar.collapse(distinct, 1).codes.tolist() == [4, 6]  # cut at the limit: a copy
+
+
+@pytest.mark.parametrize("loses", [False, True])
+def test_a_collapse_that_loses_nothing_allocates_no_mask_as_long_as_the_run(loses: bool) -> None:
+    # 1,000 rankings of 1,000 distinct documents: a mask of the raw ids would be 1,000,000 bytes;
+    # small blocks keep the scan's own arrays (a few per question, a few per block) far below.
+    rows, width = 1_000, 1_000
+    codes = ((np.arange(rows)[:, None] * 7 + np.arange(width)[None, :]) % 99_991).astype(np.int32)
+    if loses:
+        codes[-1, -1] = codes[-1, 0]  # the last ranking repeats a document: the mask is needed
+    rankings = columnar.Rankings(np.arange(0, rows * width + 1, width, dtype=np.int64), codes.reshape(-1))
+    with mock.patch.object(columnar, "_CHUNK_ELEMENTS", 1 << 12):
+        columnar.collapse(columnar.Rankings(rankings.offsets[:3], codes[:2].reshape(-1)), width)  # lazy imports
+        tracemalloc.start()
+        try:
+            collapsed = columnar.collapse(rankings, width)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert (collapsed is rankings) == (not loses)
+    assert (peak >= rows * width) == loses, peak
 
 
 class _Deep:

@@ -4,6 +4,7 @@ lookups, where it lives."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -74,6 +75,28 @@ def test_a_saved_run_reads_back_with_its_details_and_slices(store: Store) -> Non
     assert (saved.pass_rate, saved.mean_score, saved.status, saved.created_at) == (0.5, 0.75, "complete", T0)
     assert saved.details == details([question("q1", documents=["d1"])])
     assert [(s.value, s.pass_rate) for s in store.slices(saved.id)] == [("GAP", 0.0), ("MATCH", 1.0)]
+
+
+def test_a_runs_details_are_stored_as_written_and_read_by_the_database_as_json(
+    store: Store, store_location: StoreLocation
+) -> None:
+    # DuckDB is handed the serialiser's text typed JSON (no parse on insert): what it stores
+    # must still be that text, and a document its own JSON functions read.
+    saved = store.save_run(record())
+    read = "json_extract_string(details, '$.protocol')" if store_location.path else "details ->> 'protocol'"
+    mark = "?" if store_location.path else "%s"
+    query = f"SELECT details::text, {read} FROM runs WHERE id = {mark}"
+    [(text, protocol)] = raw_sql(store_location, query, [saved.id])
+    assert json.loads(text) == json.loads(saved.details.to_json_text())
+    assert protocol == saved.details.protocol
+
+
+def test_a_duckdb_store_runs_on_one_thread(tmp_path: Path) -> None:
+    # Its checkpoint compresses a run's details on every thread DuckDB has: one keeps the
+    # write's memory steady (see goldeneval.store.duckdb_store).
+    store = ResultStore(tmp_path / "results.duckdb")
+    with store.held(), store._read() as sql:
+        assert sql.one("SELECT current_setting('threads')") == (1,)
 
 
 def test_provenance_is_absent_not_zero_when_nothing_declares_it(store: Store) -> None:

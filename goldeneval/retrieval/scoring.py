@@ -858,9 +858,14 @@ class RunCoder:
         code_of = self._code_of
         # Judgements: every expected document, sorted per question (trec_eval's qrels), grade 1
         # unless the question grades it; documents nobody returned are coded after the rest.
-        expected = [sorted(question.expected) for question in questions]
+        # Sorted one question at a time: a list of every question's (8 MiB at 100,000) would be
+        # made at the run's fullest, with the set and the coded rankings.
+        expected = map(sorted, map(operator.attrgetter("expected"), questions))
         judged_offsets = np.zeros(len(questions) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, expected), dtype=np.int64, count=len(expected)), out=judged_offsets[1:])
+        np.cumsum(
+            np.fromiter((len(question.expected) for question in questions), dtype=np.int64, count=len(questions)),
+            out=judged_offsets[1:],
+        )
         judged_codes = np.fromiter(
             (code_of.setdefault(doc_id, len(code_of)) for doc_id in itertools.chain.from_iterable(expected)),
             dtype=np.int64,
@@ -870,8 +875,8 @@ class RunCoder:
         for i, question in enumerate(questions):
             if question.grades:
                 start = int(judged_offsets[i])
-                grades[start : start + len(expected[i])] = [question.grades.get(doc_id, 1) for doc_id in expected[i]]
-        del expected
+                graded = sorted(question.expected)
+                grades[start : start + len(graded)] = [question.grades.get(doc_id, 1) for doc_id in graded]
         judgements = columnar.Judgements(judged_offsets, judged_codes, grades)
         negatives = list(map(operator.attrgetter("not_relevant"), questions))
         every_judged = _every_judged(negatives, code_of, judgements) if any(negatives) else None

@@ -25,8 +25,13 @@ _MAGIC_AT, _HEADER_END = 8, 12
 _OFFLINE: dict[str, str | bool | int | float | list[str]] = {
     "autoload_known_extensions": False,
     "autoinstall_known_extensions": False,
+    "threads": 1,
 }
-"""Every connection: the store never loads or downloads a DuckDB extension."""
+"""Every connection: the store never loads or downloads a DuckDB extension, and runs on one
+thread.  Its statements are small (a run is one row, its history an indexed query), but the
+checkpoint that writes a run's details at close compresses them on every thread: with two,
+a 100,000-question run's write peaked 18 MiB higher in one process of three, at random, and
+the run's peak with it (``benchmarks.run --only memory``)."""
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
