@@ -49,6 +49,37 @@ def test_the_run_rebuilt_from_its_hits_stores_the_same_record(run: RetrievalRun)
     assert rebuilt.to_record() == run.to_record()
 
 
+class _Padded:
+    """100 documents a question, each id padded to ``width`` characters."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        i = int(question.rsplit(" ", 1)[-1])
+        return [self.id((i + j) % 5_000) for j in range(min(limit, 100))]
+
+    def id(self, document: int) -> str:
+        return f"{document:05d}".ljust(self.width, "x")
+
+
+@pytest.mark.parametrize("width", [200, 5])
+def test_hits_of_a_run_with_more_than_16_mib_of_document_ids_hold_every_ranking(width: int) -> None:
+    # pyarrow converts a numpy StringDType array of more than 16 MiB of text into chunks, which
+    # a list column refuses: such runs failed the Dagster job's hits table (TypeError).  Here
+    # 1,000 questions return 100,000 ids of 200 characters: 20 MB.
+    retriever = _Padded(width)
+    questions = tuple(
+        GoldenQuestion(id=f"q{i}", text=f"question {i}", form=QuestionForm.MATCH, expected=frozenset({retriever.id(i)}))
+        for i in range(1_000)
+    )
+    run = evaluate_retrieval(GoldenQuestionSet(id="padded", questions=questions), retriever, "padded", timeout_s=None)
+    table = hits_table(run, PrivacyMode.FULL, "r1")
+    assert table.column("documents")[0].as_py() == [retriever.id(j) for j in range(100)]
+    assert table.column("top_documents")[999].as_py() == [retriever.id(999 + j) for j in range(3)]
+    assert run_from_hits(table).to_record() == run.to_record()
+
+
 def test_metadata_only_hits_rebuild_the_same_rates_without_documents(run: RetrievalRun) -> None:
     rebuilt = run_from_hits(hits_table(run, PrivacyMode.METADATA_ONLY, "r1"))
     record = rebuilt.to_record(PrivacyMode.METADATA_ONLY)

@@ -231,7 +231,7 @@ def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> 
     failed = ~ok
     errors = list(scored.errors)
     columns: dict[str, pa.Array] = {
-        "question_id": pa.array(scored.question_ids, pa.string()),
+        "question_id": _strings(scored.question_ids),
         "form": pa.array(scored.forms, pa.string()),
         "hard_class": pa.array(scored.hard_classes, pa.string()),
         "status": pa.array([_STATUS[error is None] for error in errors], pa.string()),
@@ -248,10 +248,19 @@ def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> 
         columns["unjudged_ranks"] = _int_lists(scored.unjudged, ok)
     if full:
         kept = scored.kept
-        documents = pa.array(scored.documents[kept.codes], pa.string())
+        documents = _strings(scored.documents).take(pa.array(kept.codes))  # each distinct one converted once
         columns["top_documents"] = _first(kept.offsets, documents, TOP_K)
         columns["documents"] = pa.ListArray.from_arrays(pa.array(kept.offsets, pa.int32()), documents)
     return columns
+
+
+def _strings(values: np.ndarray) -> pa.Array:
+    """A :func:`~goldeneval.retrieval.scoring.compact_strings` array as one Arrow string array.
+    pyarrow converts a numpy ``StringDType`` array of more than 16 MiB of text into chunks,
+    which ``ListArray.from_arrays`` refuses: a 100,000-question run's 10,000,000 documents
+    failed the Dagster job's hits table."""
+    converted = pa.array(values, pa.string())
+    return converted.combine_chunks() if isinstance(converted, pa.ChunkedArray) else converted
 
 
 _STATUS = {True: QuestionStatus.OK.value, False: QuestionStatus.ERROR.value}
