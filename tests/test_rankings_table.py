@@ -7,11 +7,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval import tables
 from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import document_id_mapper
@@ -67,11 +69,13 @@ def _random_run(seed: int) -> RetrievalRun:
     return evaluate_retrieval(golden, _Scripted(rankings), "scripted", to_document=document_id_mapper("#"))
 
 
+@pytest.mark.parametrize("block", [tables._TARGET_BLOCK, 7])  # 7: the targets looked up in many blocks
 @pytest.mark.parametrize("privacy", list(PrivacyMode))
 @pytest.mark.parametrize("seed", range(25))
-def test_the_columnar_table_is_the_row_by_row_definition(seed: int, privacy: PrivacyMode) -> None:
+def test_the_columnar_table_is_the_row_by_row_definition(seed: int, privacy: PrivacyMode, block: int) -> None:
     run = _random_run(seed)
-    table = rankings_table(run, privacy, document_id_mapper("#"), "run-1")
+    with mock.patch.object(tables, "_TARGET_BLOCK", block):
+        table = rankings_table(run, privacy, document_id_mapper("#"), "run-1")
     expected = _definition(run, privacy, "#")
     assert {name: table.column(name).to_pylist() for name in expected} == expected
     assert [name for name in table.column_names if name in expected] == list(expected)

@@ -21,7 +21,7 @@ run can be rebuilt from it: :func:`run_from_hits`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -96,44 +96,66 @@ def rankings_table(
 ) -> pa.Table:
     """The raw overfetched ranking of every question, one row per returned id.
 
-    Built column by column, not row by row (a 10,000-question run at depth 100 is a million
-    rows): ``to_document`` is called once per distinct returned id, and whether a row's
-    document is expected is one ``isin`` over (question, document) codes."""
+    Built column by column, not row by row (a 100,000-question run at depth 100 is ten
+    million rows): ``to_document`` is called once per distinct returned id, each distinct id
+    and document is converted to Arrow once and taken by code, and whether a row's document
+    is expected is a binary search of its (question, document) code among the expected ones,
+    a block of rows at a time (``np.isin`` sorted all ten million: 1.3 s)."""
     ids, lengths, returned_codes, distinct, expected, latency_ms = _rankings_of(run.results)
     total = int(lengths.sum())
-    question = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    returned = pa.array(distinct, pa.string()).take(pa.array(returned_codes))
+    index = np.dtype(np.int32 if total < 2**31 else np.int64)
+    question: np.ndarray = np.repeat(np.arange(len(lengths), dtype=index), lengths)
+    starts: np.ndarray = np.zeros(len(lengths) + 1, dtype=index)
+    np.cumsum(lengths, out=starts[1:])
+    rank: np.ndarray = np.arange(1, total + 1, dtype=index)
+    rank -= np.repeat(starts[:-1], lengths)
     mapped = [to_document(returned_id) for returned_id in distinct]
     document_code: dict[str, int] = {}
     mapped_codes = np.fromiter(
         (document_code.setdefault(doc, len(document_code)) for doc in mapped), dtype=np.int64, count=len(mapped)
     )
-    documents = np.asarray(list(document_code), dtype=object)
     row_documents = mapped_codes[returned_codes]
-    expected_keys = np.fromiter(
-        (
-            i * len(document_code) + document_code[doc]
-            for i, targets in enumerate(expected)
-            for doc in targets
-            if doc in document_code
-        ),
-        dtype=np.int64,
-    )
     columns: dict[str, pa.Array] = {
         "question_id": pa.array(ids, pa.string()).take(pa.array(question)),
-        "rank": pa.array(np.arange(total, dtype=np.int64) - starts + 1, pa.int32()),
-        "returned_id": returned,
-        "document_id": pa.array(documents[row_documents], pa.string()),
-        "is_target": pa.array(np.isin(question * len(document_code) + row_documents, expected_keys), pa.bool_()),
-        "latency_ms": pa.array(
-            np.repeat(np.fromiter(latency_ms, dtype=np.float64, count=len(lengths)), lengths),
-            pa.float64(),
-        ),
+        "rank": pa.array(rank, pa.int32()),
     }
-    if privacy is PrivacyMode.METADATA_ONLY:
-        columns = {name: values for name, values in columns.items() if name not in ("returned_id", "document_id")}
+    if privacy is not PrivacyMode.METADATA_ONLY:
+        columns["returned_id"] = pa.array(distinct, pa.string()).take(pa.array(returned_codes))
+        columns["document_id"] = pa.array(list(document_code), pa.string()).take(pa.array(row_documents))
+    columns["is_target"] = pa.array(_is_target(question, row_documents, expected, document_code), pa.bool_())
+    columns["latency_ms"] = pa.array(
+        np.repeat(np.fromiter(latency_ms, dtype=np.float64, count=len(lengths)), lengths), pa.float64()
+    )
     return stamp_columns(pa.table(columns), run_id, run.started_at)
+
+
+_TARGET_BLOCK = 1 << 20
+"""Rows whose (question, document) codes :func:`_is_target` looks up at a time."""
+
+
+def _is_target(
+    question: np.ndarray, documents: np.ndarray, expected: Sequence[Iterable[str]], code: Mapping[str, int]
+) -> np.ndarray:
+    """Whether each row's document (``documents``, codes of ``code``) is one its question
+    (``question``) expects: its key ``question * len(code) + document`` found among the sorted
+    keys of the expected documents that were returned at all."""
+    width = len(code)
+    targets = np.unique(
+        np.fromiter(
+            (i * width + code[doc] for i, wanted in enumerate(expected) for doc in wanted if doc in code),
+            dtype=np.int64,
+        )
+    )
+    found = np.zeros(question.size, dtype=np.bool_)
+    if not targets.size:
+        return found
+    for begin in range(0, question.size, _TARGET_BLOCK):
+        end = begin + _TARGET_BLOCK
+        keys = question[begin:end].astype(np.int64) * width + documents[begin:end]
+        at = np.searchsorted(targets, keys)
+        np.minimum(at, targets.size - 1, out=at)
+        found[begin:end] = targets[at] == keys
+    return found
 
 
 def _rankings_of(
