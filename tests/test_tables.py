@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from goldeneval.core.corpus import Corpus, Document
@@ -22,6 +23,7 @@ from goldeneval.retrieval.tables import (
     run_from_hits,
     write_partition_file,
 )
+from goldeneval.store.parquet import stamp_columns
 
 WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -118,6 +120,21 @@ def test_the_golden_set_table_keeps_text_only_in_full(run: RetrievalRun) -> None
     assert "text" in golden_set_table(golden, PrivacyMode.FULL, "r", WHEN).column_names
     private = golden_set_table(golden, PrivacyMode.METADATA_ONLY, "r", WHEN)
     assert not {"text", "expected", "answer_gist"} & set(private.column_names)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 65_536, 1_000_003])
+def test_a_stamped_table_reads_back_with_its_run_on_every_row_from_one_small_buffer(rows: int, tmp_path: Path) -> None:
+    table = pa.table({"rank": pa.array(range(rows), pa.int32())})
+    before = pa.total_allocated_bytes()
+    stamped = stamp_columns(table, "0123456789abcdef0123456789abcdef", WHEN)
+    made = pa.total_allocated_bytes() - before
+    assert made < 4 * 2**20, made  # the run id on a million rows would be 36 MB made one by one
+    pq.write_table(stamped, tmp_path / "t.parquet")
+    back = pq.read_table(tmp_path / "t.parquet")
+    assert back.schema.equals(stamped.schema)
+    assert back.column("run_id").unique().to_pylist() == (["0123456789abcdef0123456789abcdef"] if rows else [])
+    assert back.column("evaluated_at").unique().to_pylist() == ([WHEN] if rows else [])
+    assert back.num_rows == rows
 
 
 def test_files_are_laid_out_hive_style_one_file_per_run(tmp_path: Path) -> None:
