@@ -1262,7 +1262,8 @@ def render_dagster(section: dict[str, Any]) -> list[str]:
 
 def dagster_per_question(section: Mapping[str, Any]) -> dict[str, Any] | None:
     """Wall time a question adds to the Dagster job and to the CLI, from the smallest and the
-    largest generated set (medians of their runs); ``None`` with fewer than two sizes."""
+    largest generated set (medians of their runs); ``None`` with fewer than two sizes, or
+    where a side took no longer on the larger set."""
     sized = sorted((w for w in section.get("workloads", []) if w.get("questions")), key=lambda w: w["questions"])
     if len(sized) < 2 or sized[0]["questions"] == sized[-1]["questions"]:
         return None
@@ -1274,6 +1275,8 @@ def dagster_per_question(section: Mapping[str, Any]) -> dict[str, Any] | None:
 
     between = large["questions"] - small["questions"]
     per = {side: (median_wall(large, side) - median_wall(small, side)) / between for side in ("dagster", "cli")}
+    if min(per.values()) <= 0:  # the sizes too close for the noise: no cost a question to speak of
+        return None
     return {
         "small": small["questions"],
         "large": large["questions"],

@@ -187,6 +187,32 @@ def test_a_single_round_reports_no_range() -> None:
     assert "1 round," in text and "wall 40 us, CPU 40 us" in text and "(40-40)" not in text
 
 
+def _dagster_sizes(*sizes: tuple[int, list[tuple[float, float]]]) -> dict[str, Any]:
+    """A Dagster section of generated sets: (questions, [(Dagster wall, CLI wall) per run])."""
+    return {
+        "workloads": [{"label": "sample", "questions": None, "runs": []}]
+        + [
+            {"questions": n, "runs": [{"dagster": {"wall_s": d}, "cli_wall_s": c} for d, c in walls]}
+            for n, walls in sizes
+        ]
+    }
+
+
+def test_what_a_question_adds_to_the_dagster_job_is_the_slope_between_the_set_sizes() -> None:
+    section = _dagster_sizes((100_000, [(10.0, 3.0), (9.0, 2.9), (9.4, 3.1)]), (10_000, [(3.0, 0.8), (3.2, 0.9)]))
+    added = run.dagster_per_question(section)
+    assert added is not None
+    assert (added["small"], added["large"]) == (10_000, 100_000)
+    assert added["dagster_us"] == pytest.approx((9.4 - 3.1) / 90_000 * 1e6)  # medians of each size's runs
+    assert added["cli_us"] == pytest.approx((3.0 - 0.85) / 90_000 * 1e6)
+    assert added["dagster_fixed_s"] == pytest.approx(3.1 - (9.4 - 3.1) / 9)
+
+
+def test_sizes_too_close_for_the_noise_report_no_cost_a_question() -> None:
+    assert run.dagster_per_question(_dagster_sizes((10_000, [(12.0, 6.0)]), (100_000, [(50.0, 6.0)]))) is None
+    assert run.dagster_per_question(_dagster_sizes((10_000, [(12.0, 6.0)]))) is None
+
+
 def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:
     golden = load_golden_set(write_set(tmp_path / "set.jsonl", 30))
     timing = tmp_path / "timing.json"

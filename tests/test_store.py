@@ -80,8 +80,7 @@ def test_a_saved_run_reads_back_with_its_details_and_slices(store: Store) -> Non
 def test_a_runs_details_are_stored_as_written_and_read_by_the_database_as_json(
     store: Store, store_location: StoreLocation
 ) -> None:
-    # DuckDB is handed the serialiser's text typed JSON (no parse on insert): what it stores
-    # must still be that text, and a document its own JSON functions read.
+    # What the database stores is the serialiser's document, which its own JSON functions read.
     saved = store.save_run(record())
     read = "json_extract_string(details, '$.protocol')" if store_location.path else "details ->> 'protocol'"
     mark = "?" if store_location.path else "%s"

@@ -84,17 +84,6 @@ class Dialect:
         """``expression`` is one of the values of a list parameter (``?``)."""
         return f"list_contains(?, {expression})"
 
-    def serialised_json(self, text: str) -> Any:
-        """The parameter for JSON text made by goldeneval's own serialiser (a run's details).
-
-        DuckDB is given it typed ``JSON``, not as a string cast on insert: that cast parses the
-        whole document to check it: at 100,000 questions, parsing 12 MB of details raised the
-        write's peak by 12 MiB (``benchmarks.run --only memory``), to prove what the serialiser
-        guarantees.  Text from anywhere else is still cast, and so checked."""
-        import duckdb  # only a DuckDB store writes through this dialect: duckdb is imported
-
-        return duckdb.Value(text, duckdb.sqltype("JSON"))
-
 
 DUCKDB = Dialect()
 
@@ -286,7 +275,7 @@ class Store(ABC):
                         record.scored_count,
                         record.error_count,
                         record.status,
-                        self.dialect.serialised_json(text),
+                        text,
                         *provenance,
                         record.label_digest,
                         record.benchmark_fingerprint,

@@ -117,9 +117,6 @@ class PostgresDialect(Dialect):
     def in_list(self, expression: str) -> str:
         return f"({expression} = ANY(?::text[]))"
 
-    def serialised_json(self, text: str) -> Any:
-        return text
-
 
 POSTGRES = PostgresDialect()
 
