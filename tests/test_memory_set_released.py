@@ -20,7 +20,7 @@ import pytest
 from goldeneval.core import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, load_golden_set
-from goldeneval.retrieval.scoring import ExpectedDocuments, ScoredAnswers, compact_strings
+from goldeneval.retrieval.scoring import ExpectedDocuments, compact_strings
 from goldeneval.retrieval.spec import RunSpec
 
 
@@ -99,19 +99,36 @@ def test_compact_strings_read_back_as_str_and_keep_what_utf8_cannot_hold() -> No
     assert kept.dtype == np.dtype(object) and kept.tolist() == surrogate
 
 
-def test_a_run_whose_retriever_returns_a_lone_surrogate_scores_it_as_a_document() -> None:
+def test_a_lone_surrogate_from_a_retriever_errors_its_question_and_the_run_can_be_stored(tmp_path: Path) -> None:
+    # No store, table or JSON output can hold a lone surrogate (UTF-8 cannot): an id with one
+    # errors its question, as a non-string id does, and one in an error message is escaped.
+    # Before, the run scored it and then failed to be written (an internal error).
+    from goldeneval.core.privacy import PrivacyMode
     from goldeneval.retrieval.evaluation import evaluate_retrieval
+    from goldeneval.store import ResultStore
 
     class Odd:
         def retrieve(self, question: str, limit: int) -> list[str]:
-            return ["d\ud800", "d1"]
+            if question.endswith("raise"):
+                raise ValueError("bad \ud800 thing")
+            return ["d1", "d\ud800"] if question.endswith("odd") else ["d1"]
 
-    questions = [GoldenQuestion(id="q1", text="a question", form="GAP", expected=["d1"])]
+    questions = [
+        GoldenQuestion(id=f"q{i}", text=f"a question {word}", form="GAP", expected=["d1"])
+        for i, word in enumerate(["odd", "raise", "fine"])
+    ]
     run = evaluate_retrieval(GoldenQuestionSet(id="s", questions=questions), Odd(), "odd", timeout_s=None)
-    scored = run.results
-    assert isinstance(scored, ScoredAnswers)
-    result = scored.results[0]
-    assert result.documents == ("d\ud800", "d1") and not result.top1_hit and result.top3_hit
+    odd, raised, fine = run.results
+    assert odd.error == (
+        "ValueError: retrieve() returned an id that is not Unicode text (a lone surrogate, which no store, "
+        "table or JSON output can hold): 'd\\ud800'"
+    )
+    assert raised.error == "ValueError: bad \\ud800 thing"
+    assert fine.error is None and fine.top1_hit
+    store = ResultStore(tmp_path / "r.duckdb")
+    stored = store.get_run(store.save_run(run.to_record(PrivacyMode.FULL)).id)  # read back from the file
+    assert stored is not None
+    assert [q.error for q in stored.details.question_rows()] == [odd.error, raised.error, None]
 
 
 def test_nothing_allocated_while_loading_a_set_outlives_it(tmp_path: Path) -> None:

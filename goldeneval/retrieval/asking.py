@@ -104,19 +104,38 @@ def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[st
     else:
         ids = tuple(itertools.islice(cast(Iterable[Any], value), cut))
     try:
-        "".join(ids)
+        joined = "".join(ids)
     except TypeError:
         for item in ids:
             if not isinstance(item, str):
                 raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}") from None
+        raise
+    if not joined.isascii() and not _utf8(joined):
+        bad = next(item for item in ids if not _utf8(item))
+        raise ValueError(
+            f"{method}() returned an id that is not Unicode text (a lone surrogate, which no store, "
+            f"table or JSON output can hold): {one_line(repr(bad), 80)}"
+        )
     return ids
 
 
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is valid Unicode, so UTF-8 can hold it: a lone surrogate (Python lets a
+    decoder or a JSON ``\\ud800`` escape make one) cannot be written anywhere a run goes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def describe(exc: BaseException) -> str:
-    """A question's error message: the exception's class and its first line."""
+    """A question's error message: the exception's class and its first line, with any lone
+    surrogate in what the plug-in said written as its escape (the message is stored)."""
     if isinstance(exc, QuestionTimeout):
         return str(exc)
-    return f"{type(exc).__name__}: {one_line(str(exc))}"
+    text = f"{type(exc).__name__}: {one_line(str(exc))}"
+    return text if text.isascii() or _utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # ---------------------------------------------------------------------------------- the pool
