@@ -104,6 +104,7 @@ def test_a_lone_surrogate_from_a_retriever_errors_its_question_and_the_run_can_b
     # errors its question, as a non-string id does, and one in an error message is escaped.
     # Before, the run scored it and then failed to be written (an internal error).
     from goldeneval.core.privacy import PrivacyMode
+    from goldeneval.retrieval.details import RetrievalDetails
     from goldeneval.retrieval.evaluation import evaluate_retrieval
     from goldeneval.store import ResultStore
 
@@ -127,7 +128,7 @@ def test_a_lone_surrogate_from_a_retriever_errors_its_question_and_the_run_can_b
     assert fine.error is None and fine.top1_hit
     store = ResultStore(tmp_path / "r.duckdb")
     stored = store.get_run(store.save_run(run.to_record(PrivacyMode.FULL)).id)  # read back from the file
-    assert stored is not None
+    assert stored is not None and isinstance(stored.details, RetrievalDetails)
     assert [q.error for q in stored.details.question_rows()] == [odd.error, raised.error, None]
 
 
