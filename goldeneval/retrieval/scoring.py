@@ -387,7 +387,8 @@ def compact_strings(values: Sequence[str]) -> np.ndarray:
     """``values`` as one array of variable-width UTF-8 strings (numpy's ``StringDType``): no
     Python object per string, so a run holds no string born with its golden set (each would
     keep a block of the set's freed memory from the system) and reads them back as ``str``.
-    A value UTF-8 cannot hold (a lone surrogate a retriever returned) keeps an object array."""
+    A value UTF-8 cannot hold (a lone surrogate, from a caller of this API: the asking makes
+    such an id its question's error, and set files refuse them) keeps an object array."""
     try:
         return np.array(values, dtype=np.dtypes.StringDType())
     except UnicodeEncodeError:
