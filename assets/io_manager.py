@@ -29,6 +29,7 @@ from assets.handoff import RunHandOff
 from assets.partitions import cell, prompt_cell
 from goldeneval.core.errors import StoreError
 from goldeneval.retrieval.tables import read_table, write_partition_file
+from goldeneval.store.parquet import TableInBatches, WrittenTable
 from resources.goldeneval import GoldenEvalResource
 
 PATH_METADATA_KEY = "path"
@@ -43,7 +44,9 @@ WRITTEN: RunHandOff[pa.Table] = RunHandOff()
 """Tables of :data:`HANDED_OVER` this process wrote, by Dagster run id and file, until read."""
 
 
-def _evaluated_at(table: pa.Table) -> datetime:
+def _evaluated_at(table: WrittenTable) -> datetime:
+    if isinstance(table, TableInBatches):
+        return table.evaluated_at
     if "evaluated_at" in table.column_names and table.num_rows:
         value = table.column("evaluated_at")[0].as_py()
         if isinstance(value, datetime):
@@ -52,11 +55,13 @@ def _evaluated_at(table: pa.Table) -> datetime:
 
 
 class PartitionedParquetIOManager(dg.ConfigurableIOManager):
-    """Arrow tables to and from hive-style Parquet files below the suite's tables folder."""
+    """Arrow tables to and from hive-style Parquet files below the suite's tables folder (a
+    table too large to hold whole, :class:`~goldeneval.store.parquet.TableInBatches`, is
+    written a batch at a time)."""
 
     goldeneval: GoldenEvalResource
 
-    def handle_output(self, context: dg.OutputContext, obj: pa.Table) -> None:
+    def handle_output(self, context: dg.OutputContext, obj: WrittenTable) -> None:
         table_name = context.asset_key.path[-1]
         path = write_partition_file(
             self.goldeneval.suite().tables_root,
@@ -66,7 +71,7 @@ class PartitionedParquetIOManager(dg.ConfigurableIOManager):
             context.run_id,
             _evaluated_at(obj),
         )
-        if table_name in HANDED_OVER:
+        if table_name in HANDED_OVER and isinstance(obj, pa.Table):
             WRITTEN.keep(context.run_id, str(path), obj)
         context.add_output_metadata({PATH_METADATA_KEY: dg.MetadataValue.path(str(path))})
 

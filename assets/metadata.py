@@ -12,6 +12,7 @@ import pyarrow as pa
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import RateChange, RegressionVerdict
 from goldeneval.retrieval.scoring import RateSummary
+from goldeneval.store.parquet import WrittenTable
 
 UNKNOWN = "unknown"
 
@@ -20,7 +21,7 @@ def table_schema(schema: pa.Schema) -> dg.TableSchema:
     return dg.TableSchema(columns=[dg.TableColumn(name=f.name, type=str(f.type)) for f in schema])
 
 
-def table_metadata(table: pa.Table) -> dict[str, Any]:
+def table_metadata(table: WrittenTable) -> dict[str, Any]:
     """A table's row count and column schema, as the UI shows them."""
     return {"dagster/row_count": table.num_rows, "dagster/column_schema": table_schema(table.schema)}
 

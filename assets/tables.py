@@ -10,6 +10,7 @@ that records the run (``assets.summary``).  Built here once, from each kind's
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,7 @@ from assets.metadata import table_metadata
 from assets.names import TABLES_IO_MANAGER
 from assets.summary import build_summary_asset
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.store.parquet import markdown_preview
+from goldeneval.store.parquet import TableInBatches, WrittenTable, markdown_preview
 
 __all__ = ["EvaluatedKind", "Table", "build_kind_assets", "table_output"]
 
@@ -86,16 +87,18 @@ def build_kind_assets(
 
 
 def table_output(
-    table: pa.Table,
+    table: WrittenTable,
     output_name: str,
     privacy: PrivacyMode,
     metadata: Mapping[str, Any],
     *,
     preview: Sequence[str] = (),
-) -> dg.Output[pa.Table]:
+) -> dg.Output[WrittenTable]:
     """One output of a kind's step: the kind's ``metadata``, then what every table shows (the
     privacy mode it obeys, its rows and schema) and, for the table a person reads first, a
     Markdown preview of the ``preview`` columns of its first rows."""
+    if preview and isinstance(table, TableInBatches):  # its first batch holds the first rows
+        table = pa.Table.from_batches(list(itertools.islice(table.to_batches(), 1)), schema=table.schema)
     shown = {"preview": dg.MetadataValue.md(markdown_preview(table, columns=preview))} if preview else {}
     return dg.Output(
         table,

@@ -512,7 +512,7 @@ def parquet_reference() -> str:
     def tables(privacy: PrivacyMode) -> dict[str, Any]:
         return {
             "golden_question_sets": golden_set_table(golden, privacy, "RUN", started),
-            "retriever_rankings": rankings_table(run, privacy, document_id_mapper("#"), "RUN"),
+            "retriever_rankings": rankings_table(run, privacy, document_id_mapper("#"), "RUN").to_table(),
             "question_hits": hits_table(run, privacy, "RUN"),
         }
 

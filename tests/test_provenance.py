@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +17,7 @@ from goldeneval.core.provenance import (
     parse_provenance,
     variant_fingerprint,
 )
+from goldeneval.retrieval import labels
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.labels import canonical_label_encoding, label_digest
 
@@ -95,6 +99,22 @@ def test_grades_are_written_in_the_order_of_their_ids_as_the_set_writes_them() -
 def test_the_digest_is_versioned() -> None:
     q = GoldenQuestion(id="q", text="t", form=QuestionForm.GAP, expected=frozenset({"d"}))
     assert label_digest(as_set([q])).startswith("labels-v1:sha256:")
+
+
+def test_a_set_is_encoded_once_and_its_digest_forgotten_with_it() -> None:
+    """The Dagster job asks for the digest of one loaded set in two steps: worked out once."""
+    golden = as_set([GoldenQuestion(id="q", text="t", form=QuestionForm.MATCH, expected=frozenset({"a"}))])
+    with mock.patch.object(labels, "canonical_label_encoding", wraps=labels.canonical_label_encoding) as encode:
+        first = label_digest(golden)
+        assert label_digest(golden) == first
+        assert encode.call_count == 1
+        relabelled = golden.model_copy(update={"questions": (golden.questions[0].model_copy(update={"text": "u"}),)})
+        assert label_digest(relabelled) != first
+        assert encode.call_count == 2
+    kept = len(labels._DIGESTS)
+    del golden, relabelled
+    gc.collect()
+    assert len(labels._DIGESTS) == kept - 2
 
 
 def test_the_benchmark_is_unknown_without_a_corpus_revision() -> None:

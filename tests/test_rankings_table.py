@@ -5,19 +5,24 @@ expected, for chunked ids, repeated documents, errors, empty rankings and no-ans
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from goldeneval.core.errors import StoreError
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import tables
 from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import document_id_mapper
-from goldeneval.retrieval.tables import rankings_table
+from goldeneval.retrieval.tables import rankings_table, read_table, write_partition_file
+from goldeneval.store.parquet import TableInBatches
 
 
 def _definition(run: RetrievalRun, privacy: PrivacyMode, separator: str) -> dict[str, list[Any]]:
@@ -69,13 +74,51 @@ def _random_run(seed: int) -> RetrievalRun:
     return evaluate_retrieval(golden, _Scripted(rankings), "scripted", to_document=document_id_mapper("#"))
 
 
-@pytest.mark.parametrize("block", [tables._TARGET_BLOCK, 7])  # 7: the targets looked up in many blocks
+@pytest.mark.parametrize("block", [tables._ROW_BLOCK, 7, 1])  # 7, 1: many batches, a question's rows split
 @pytest.mark.parametrize("privacy", list(PrivacyMode))
 @pytest.mark.parametrize("seed", range(25))
 def test_the_columnar_table_is_the_row_by_row_definition(seed: int, privacy: PrivacyMode, block: int) -> None:
     run = _random_run(seed)
-    with mock.patch.object(tables, "_TARGET_BLOCK", block):
-        table = rankings_table(run, privacy, document_id_mapper("#"), "run-1")
+    with mock.patch.object(tables, "_ROW_BLOCK", block):
+        table = rankings_table(run, privacy, document_id_mapper("#"), "run-1").to_table()
     expected = _definition(run, privacy, "#")
     assert {name: table.column(name).to_pylist() for name in expected} == expected
     assert [name for name in table.column_names if name in expected] == list(expected)
+
+
+@pytest.mark.parametrize("privacy", list(PrivacyMode))
+def test_the_table_written_a_batch_at_a_time_reads_back_whole(tmp_path: Path, privacy: PrivacyMode) -> None:
+    """Written by the Dagster job a batch at a time (a row group each), the file holds the
+    same rows and schema as the table made whole."""
+    run = _random_run(3)
+    with mock.patch.object(tables, "_ROW_BLOCK", 7):
+        batched = rankings_table(run, privacy, document_id_mapper("#"), "run-1")
+        path = write_partition_file(tmp_path, "retriever_rankings", {"set": "r"}, batched, "run-1", run.started_at)
+        whole = batched.to_table()
+    assert batched.num_rows == whole.num_rows == sum(len(r.returned_ids) for r in run.results)
+    assert read_table(path).equals(whole)
+    assert pq.ParquetFile(path).num_row_groups == -(-whole.num_rows // 7)
+
+
+def test_a_table_that_fails_while_being_written_leaves_no_file(tmp_path: Path) -> None:
+    """A file is whole or absent: a batch that cannot be made takes the half-written file away."""
+    run = _random_run(3)
+
+    def broken(document: str) -> str:
+        raise RuntimeError("cannot map")
+
+    calls: list[int] = []
+    whole = rankings_table(run, PrivacyMode.FULL, document_id_mapper("#"), "run-1")
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in whole.to_batches():
+            calls.append(batch.num_rows)
+            yield batch
+            raise OSError(28, "No space left on device")
+
+    failing = TableInBatches(whole.schema, whole.num_rows, whole.evaluated_at, batches)
+    with pytest.raises(StoreError, match="cannot write the retriever_rankings table: No space left on device"):
+        write_partition_file(tmp_path, "retriever_rankings", {"set": "r"}, failing, "run-1", run.started_at)
+    assert calls and not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob(".writing-*"))
+    with pytest.raises(RuntimeError, match="cannot map"):
+        rankings_table(run, PrivacyMode.FULL, broken, "run-1")

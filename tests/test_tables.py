@@ -98,7 +98,7 @@ def test_metadata_only_hits_rebuild_the_same_rates_without_documents(run: Retrie
     ids=["full", "metadata_only"],
 )
 def test_rankings_drop_ids_in_metadata_only(run: RetrievalRun, mode: PrivacyMode, absent: set[str]) -> None:
-    table = rankings_table(run, mode, document_id_mapper(), "r1")
+    table = rankings_table(run, mode, document_id_mapper(), "r1").to_table()
     base = {
         "question_id",
         "rank",

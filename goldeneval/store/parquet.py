@@ -13,10 +13,11 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -25,7 +26,10 @@ from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
 
 __all__ = [
+    "STAMP_FIELDS",
     "TABLE_FORMAT_VERSION",
+    "TableInBatches",
+    "WrittenTable",
     "file_run_id",
     "markdown_preview",
     "partition_folder",
@@ -33,6 +37,7 @@ __all__ = [
     "read_table",
     "run_files",
     "stamp_columns",
+    "stamped_batches",
     "stored_run_id_for",
     "table_privacy",
     "with_identity",
@@ -43,12 +48,58 @@ STORED_RUN_NAMESPACE = uuid.UUID("5b0c1f5e-7d3a-4c49-9a8e-2f1d6c0e8a41")
 TABLE_FORMAT_VERSION = 1
 
 
+STAMP_FIELDS = (pa.field("run_id", pa.string()), pa.field("evaluated_at", pa.timestamp("us", tz="UTC")))
+"""The two columns every table ends with: the run that wrote a row, and when (UTC)."""
+
+
+def _stamps(run_id: str, evaluated_at: datetime) -> tuple[pa.Scalar, pa.Scalar]:
+    run, at = STAMP_FIELDS
+    return pa.scalar(run_id, run.type), pa.scalar(evaluated_at.astimezone(UTC), at.type)
+
+
 def stamp_columns(table: pa.Table, run_id: str, evaluated_at: datetime) -> pa.Table:
     """The table with ``run_id`` and ``evaluated_at`` (UTC) columns of the run that wrote it."""
     n = table.num_rows
-    table = table.append_column("run_id", _repeated(pa.scalar(run_id, pa.string()), n))
-    stamp = pa.scalar(evaluated_at.astimezone(UTC), pa.timestamp("us", tz="UTC"))
-    return table.append_column("evaluated_at", _repeated(stamp, n))
+    for field, value in zip(STAMP_FIELDS, _stamps(run_id, evaluated_at), strict=True):
+        table = table.append_column(field, _repeated(value, n))
+    return table
+
+
+@dataclass(frozen=True)
+class TableInBatches:
+    """A table made and written a block of rows at a time, never held whole: its schema, its
+    row count, when its run was evaluated, and ``make_batches``, which makes its rows as
+    record batches (each written as a Parquet row group).  The ``retriever_rankings`` table
+    of a 100,000-question run at depth 100 is ten million rows: held whole, about 800 MB of
+    fresh memory that the Parquet writer reads once."""
+
+    schema: pa.Schema
+    num_rows: int
+    evaluated_at: datetime
+    make_batches: Callable[[], Iterator[pa.RecordBatch]]
+
+    def to_batches(self) -> Iterator[pa.RecordBatch]:
+        return self.make_batches()
+
+    def to_table(self) -> pa.Table:
+        """The whole table (for a reader that wants one: tests, a small run)."""
+        return pa.Table.from_batches(list(self.make_batches()), schema=self.schema)
+
+
+WrittenTable: TypeAlias = "pa.Table | TableInBatches"
+"""What :func:`write_partition_file` writes."""
+
+
+def stamped_batches(
+    schema: pa.Schema, run_id: str, evaluated_at: datetime, blocks: Iterator[list[pa.Array]], most_rows: int
+) -> Iterator[pa.RecordBatch]:
+    """Each block's columns (``schema`` but its last two fields, :data:`STAMP_FIELDS`) as a
+    record batch stamped with the run: the stamps are made once, ``most_rows`` long (the
+    largest block), and sliced, so every batch shares their buffers."""
+    run, at = (pa.repeat(value, most_rows) for value in _stamps(run_id, evaluated_at))
+    for columns in blocks:
+        n = len(columns[0])
+        yield pa.RecordBatch.from_arrays([*columns, run.slice(0, n), at.slice(0, n)], schema=schema)
 
 
 _STAMP_CHUNK = 1 << 16
@@ -117,11 +168,12 @@ def write_partition_file(
     root: Path,
     table_name: str,
     partition: Mapping[str, str],
-    table: pa.Table,
+    table: WrittenTable,
     run_id: str,
     evaluated_at: datetime,
 ) -> Path:
-    """Write one Parquet file for this run; renamed into place, so a file is whole or absent."""
+    """Write one Parquet file for this run; renamed into place, so a file is whole or absent.
+    A :class:`TableInBatches` is written a batch at a time, one row group each."""
     folder = partition_folder(root, table_name, partition)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -129,7 +181,12 @@ def write_partition_file(
         handle, staging = tempfile.mkstemp(dir=folder, prefix=".writing-", suffix=".tmp")
         os.close(handle)
         try:
-            pq.write_table(table, staging)
+            if isinstance(table, TableInBatches):
+                with pq.ParquetWriter(staging, table.schema) as writer:
+                    for batch in table.to_batches():
+                        writer.write_batch(batch)
+            else:
+                pq.write_table(table, staging)
             os.replace(staging, target)
         except BaseException:
             Path(staging).unlink(missing_ok=True)
