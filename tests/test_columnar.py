@@ -206,6 +206,75 @@ def test_depth_counts_distinct_documents_and_caps_at_the_depth_limit() -> None:
     assert np.array_equal(capped.shorter_than(10), depths < 10)
 
 
+def uniform_collection(seed: int, n: int, length: int) -> tuple[list[list[str]], list[dict[str, int]]]:
+    """Rankings all ``length`` long (what a retriever asked for a fixed depth returns), with
+    repeats inside the first ten ids, graded judgements: the scan reads its first blocks as
+    one reshaped slice of the codes, not row by row."""
+    rng = np.random.default_rng(seed)
+    rankings = [[f"d{x}" for x in rng.integers(0, 40, length)] for _ in range(n)]
+    judged = [
+        {f"d{x}": int(rng.integers(0, 4)) for x in rng.integers(0, 45, int(rng.integers(1, 6)))} for _ in range(n)
+    ]
+    return rankings, judged
+
+
+@contextmanager
+def blocks_read() -> Iterator[list[int]]:
+    """The ``start`` of every block the scan reads (>= 0: a contiguous, reshaped slice)."""
+    starts: list[int] = []
+    narrow, block = columnar._scan_narrow, columnar._scan_block
+
+    def spy_narrow(scan: Any, start: int, rows: Any, width: int) -> Any:
+        starts.append(start)
+        return narrow(scan, start, rows, width)
+
+    def spy_block(scan: Any, start: int, rows: Any, width: int) -> Any:
+        starts.append(start)
+        return block(scan, start, rows, width)
+
+    with mock.patch.multiple(columnar, _scan_narrow=spy_narrow, _scan_block=spy_block):
+        yield starts
+
+
+@pytest.mark.parametrize("engine_name", sorted(ENGINES))
+@pytest.mark.parametrize("depth_limit", [3, 10, None])
+def test_rankings_of_one_length_read_as_one_slice_equal_trec_eval(engine_name: str, depth_limit: int | None) -> None:
+    """Every ranking the same length: the scan's first round reads contiguous blocks.  Until
+    this test, it never did (``lengths.min(initial=0) > 0`` is always false), so that path had
+    never run."""
+    rankings, judged = uniform_collection(seed=3, n=150, length=30)
+    names = [f"{kind}@{k}" for kind in METRIC_KINDS if kind != "rprec" for k in (1, 3, 10)] + ["rprec"]
+    encoded = encode_collection(rankings, judged)
+    with engine(engine_name), blocks_read() as starts:
+        scores = score(encoded.rankings, encoded.judgements, names, depth_limit=depth_limit, defined="relevant")
+    assert starts and starts[0] == 0
+    qrels = {f"q{i}": j for i, j in enumerate(judged)}
+    expected = trec_eval_values(rankings, qrels, names, 1)
+    for i, ranking in enumerate(rankings):
+        distinct_count = len(distinct(ranking))
+        assert scores.depth[i] == (distinct_count if depth_limit is None else min(distinct_count, depth_limit))
+        for name in names:
+            value = scores.metrics[name][i]
+            if scores.relevant[i] == 0:
+                assert math.isnan(value), name
+            else:
+                assert abs(value - expected[name][f"q{i}"]) <= 1e-9, (name, i)
+
+
+@pytest.mark.parametrize("engine_name", sorted(ENGINES))
+@pytest.mark.parametrize("limit", [None, 1, 5, 30])
+def test_collapse_of_rankings_of_one_length_reads_one_slice(engine_name: str, limit: int | None) -> None:
+    rankings, judged = uniform_collection(seed=4, n=120, length=20)
+    encoded = encode_collection(rankings, judged)
+    with engine(engine_name), blocks_read() as starts:
+        collapsed = collapse(encoded.rankings, limit)
+    assert starts and starts[0] == 0
+    vocabulary = encoded.vocabulary.to_pylist()
+    assert [[vocabulary[c] for c in collapsed.row(i)] for i in range(len(collapsed))] == [
+        distinct(r)[:limit] for r in rankings
+    ]
+
+
 @pytest.mark.parametrize("engine_name", sorted(ENGINES))
 @pytest.mark.parametrize("limit", [None, 0, 1, 3, 50])
 def test_collapse_keeps_first_occurrences_in_rank_order(engine_name: str, limit: int | None) -> None:

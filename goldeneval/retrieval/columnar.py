@@ -639,13 +639,13 @@ def _scan_narrow(scan: _Scan, start: int, rows: Int64Array, width: int) -> Int64
         np.minimum(where, max(scan.codes.size - 1, 0), out=where)
         ids = scan.codes[where]
         valid = positions < scanned[None, :]
-    # duplicate[j]: the id at raw position j occurred before it.
+    # duplicate[j]: the id at raw position j occurred before it; compared a distance at a
+    # time (position j with j - d, every j at once): width - 1 calls, not width * (width - 1) / 2
     duplicate = np.zeros((width, count), dtype=np.bool_)
-    same = np.empty(count, dtype=np.bool_)
-    for j in range(1, width):
-        for i in range(j):
-            np.equal(ids[j], ids[i], out=same)
-            duplicate[j] |= same
+    same = np.empty((width - 1, count), dtype=np.bool_)
+    for d in range(1, width):
+        np.equal(ids[d:], ids[:-d], out=same[: width - d])
+        duplicate[d:] |= same[: width - d]
     if valid is not None:
         duplicate &= valid
     repeats = duplicate.sum(axis=0, dtype=np.int64)
@@ -706,7 +706,7 @@ def _run_scan(scan: _Scan) -> None:
     as deep in the next round.
     """
     width = np.minimum(np.maximum(scan.target, 1), scan.lengths)
-    everything = int(scan.lengths.min(initial=0)) > 0 and int(width.min()) == int(width.max())
+    everything = bool(scan.lengths.size) and int(scan.lengths.min()) > 0 and int(width.min()) == int(width.max())
     pending = np.arange(scan.lengths.size, dtype=np.int64) if everything else np.flatnonzero(scan.lengths > 0)
     while pending.size:
         leftovers: list[Int64Array] = []
