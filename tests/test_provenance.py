@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 from unittest import mock
 
 import pytest
@@ -115,6 +117,45 @@ def test_a_set_is_encoded_once_and_its_digest_forgotten_with_it() -> None:
     del golden, relabelled
     gc.collect()
     assert len(labels._DIGESTS) == kept - 2
+
+
+DIGEST_DURING_A_COLLECTION = """
+import gc
+from goldeneval.core.forms import QuestionForm
+from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
+from goldeneval.retrieval.labels import label_digest
+
+def a_set(i):
+    question = GoldenQuestion(id="q", text="t", form=QuestionForm.MATCH, expected=frozenset({"a"}))
+    return GoldenQuestionSet(id=f"s{i}", questions=(question,))
+
+class Holder:
+    pass
+
+for first in (1, 2, 3):
+    for second in range(20):
+        fresh = a_set(1000 * first + second)
+        gc.collect()
+        holder = Holder(); holder.me = holder; holder.golden = a_set(second)
+        label_digest(holder.golden)
+        gc.collect(0)  # the cycle survives a pass: an older generation's garbage
+        del holder
+        gc.set_threshold(first, second)  # so that a pass starts inside label_digest
+        label_digest(fresh)
+        gc.set_threshold(700, 10)
+print("done")
+"""
+
+
+def test_a_set_freed_by_a_collection_inside_label_digest_does_not_hang_it() -> None:
+    """A garbage collection that starts while ``label_digest`` remembers a digest can free
+    another remembered set; its forgetting must not wait for anything ``label_digest`` holds
+    (with a lock around both, this hung for good; found by the review)."""
+    done = subprocess.run(
+        [sys.executable, "-c", DIGEST_DURING_A_COLLECTION], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
 
 
 def test_the_benchmark_is_unknown_without_a_corpus_revision() -> None:

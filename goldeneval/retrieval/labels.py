@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import operator
-import threading
 import unicodedata
 import weakref
 from collections.abc import Iterable
@@ -105,26 +104,29 @@ def label_digest(golden_set: GoldenQuestionSet) -> str:
     """``labels-v1:sha256:<hex>`` over id, text, form, hard class, expected ids, grades and
     judged non-relevant ids of every question; independent of question and target order; blind to ``answer_gist``.
 
-    Worked out once per set object (a set is frozen): the Dagster job asks for the digest of
-    the same loaded set in two steps, and it costs 1.7 us a question."""
+    Worked out once per set object: the Dagster job asks for the digest of the same loaded
+    set in two steps, and it costs 1.7 us a question.  A set is frozen, but a question's
+    ``grades`` is a dict: one changed in place after its digest was taken would keep the old
+    digest (nothing in goldeneval changes a loaded set)."""
     key = id(golden_set)
-    with _DIGESTS_LOCK:
-        known = _DIGESTS.get(key)
+    known = _DIGESTS.get(key)
     if known is not None and known[0]() is golden_set:
         return known[1]
     encoded = canonical_label_encoding(golden_set.questions)
     digest = f"{LABEL_DIGEST_VERSION}:sha256:{hashlib.sha256(encoded).hexdigest()}"
-    with _DIGESTS_LOCK:
-        # the entry goes when the set does (an id is reused only after its object is gone)
-        _DIGESTS[key] = (weakref.ref(golden_set, functools.partial(_forget, key)), digest)
+    # The entry goes when the set does: an id is reused only once its object is gone.  No
+    # lock: a dict's get, set and pop are atomic, and a lock taken here could be wanted again
+    # by the callback of another set that a garbage collection frees meanwhile (a deadlock).
+    _DIGESTS[key] = (weakref.ref(golden_set, functools.partial(_forget, key)), digest)
     return digest
 
 
 _DIGESTS: dict[int, tuple[weakref.ref[GoldenQuestionSet], str]] = {}
 """The digest of each set object alive that :func:`label_digest` was asked for, by id."""
-_DIGESTS_LOCK = threading.Lock()
 
 
-def _forget(key: int, _gone: object) -> None:
-    with _DIGESTS_LOCK:
+def _forget(key: int, gone: weakref.ref[GoldenQuestionSet]) -> None:
+    """Drop the entry of a set that is gone, unless a later set already took its id."""
+    known = _DIGESTS.get(key)
+    if known is not None and known[0] is gone:
         _DIGESTS.pop(key, None)
