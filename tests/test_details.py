@@ -8,12 +8,14 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.retrieval import details as details_module
 from goldeneval.retrieval.details import (
     DocumentColumns,
     QuestionColumns,
@@ -112,6 +114,38 @@ def test_the_columns_hold_exactly_the_records_the_results_give() -> None:
     withheld = run.details(PrivacyMode.METADATA_ONLY)
     assert withheld.question_rows() == [q.without_content() for q in _records_of(run)]
     assert withheld.columns.documents is None and "documents" not in withheld.to_json()["questions"]
+
+
+@pytest.mark.parametrize(("block", "named"), [(1 << 20, 1 << 16), (7, 3), (1, 1), (5, 1000)])
+@pytest.mark.parametrize("read_back", [False, True], ids=["as-evaluated", "read-back"])
+def test_json_rows_name_each_questions_documents_a_block_at_a_time(block: int, named: int, read_back: bool) -> None:
+    """``--format json`` takes each question's documents from codes decompressed a block at a
+    time (a question's codes may span blocks; an errored question has none) and equals the
+    records, whether the codes are the evaluator's own or decoded from the stored text."""
+    run = evaluate_retrieval(GOLDEN, _Deep(), "deep", metrics=parse_metrics(["ndcg@10", "recall@20"]))
+    details = run.details()
+    if read_back:
+        read = parse_details_json(details.to_json_text(), "run r1")
+        assert isinstance(read, RetrievalDetails)
+        details = read
+    with mock.patch.multiple(details_module, _BLOCK_CODES=block, _NAMED_AT_ONCE=named):
+        rows = list(details.question_json())
+    assert rows == [record.to_json() for record in _records_of(run)]
+    assert [len(row["documents"]) for row in rows] == [3, 12, 0, 20]
+
+
+@pytest.mark.parametrize("block", [1 << 20, 4])
+def test_json_rows_of_codes_that_cannot_be_decoded_are_a_store_error(block: int) -> None:
+    """Codes cut short are found while they are streamed: a store error naming the field."""
+    stored = evaluate_retrieval(GOLDEN, _Deep(), "deep").details().to_json()
+    codes = stored["questions"]["documents"]["codes"]
+    stored["questions"]["documents"]["codes"] = codes[: len(codes) // 2]
+    read = parse_details_json(json.dumps(stored), "run r1")
+    with (
+        mock.patch.object(details_module, "_BLOCK_CODES", block),
+        pytest.raises(StoreError, match=r"^run r1: details field 'questions\.documents\.codes': cannot be decoded"),
+    ):
+        list(read.question_json())
 
 
 def test_records_read_back_from_a_table_give_the_same_details_as_the_arrays() -> None:
