@@ -1368,8 +1368,9 @@ def _paths_targets(section: Mapping[str, Any]) -> list[str]:
         f"| `--format json` at most 30 us a question | {json_extra:.1f} us a question beyond the table output "
         f"| {yes(json_extra <= 30)} |",
         f"| `--format json` in constant memory beyond the run (what it adds to the table output's peak RSS grows "
-        f"by at most {mib(JSON_CONSTANT_BYTES)} from {small:,} to {n:,} questions) | {mib(json_rss)} at {n:,} "
-        f"questions, {mib(json_small_rss)} at {small:,} | {yes(json_rss - json_small_rss <= JSON_CONSTANT_BYTES)} |",
+        f"by at most {mib(JSON_CONSTANT_BYTES)} from {small:,} to {n:,} questions) | {json_rss / 2**20:+.1f} MiB at "
+        f"{n:,} questions, {json_small_rss / 2**20:+.1f} MiB at {small:,} "
+        f"| {yes(json_rss - json_small_rss <= JSON_CONSTANT_BYTES)} |",
     ]
 
 
