@@ -1346,7 +1346,7 @@ def render_http(section: dict[str, Any]) -> list[str]:
 JSON_CONSTANT_BYTES = 16 * 2**20
 """How much more ``--format json`` may add to a run's peak RSS at the large size than at the
 small one and still count as constant: a block of decompressed codes, the documents of 65,536
-of them and a chunk of 256 records, not a list of every question's documents (58 MiB at 50,000
+of them and a chunk of 256 records, not a list of every question's documents (56 MiB at 50,000
 questions of 100 documents before it was streamed)."""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import dataclasses
 import json
@@ -11,6 +12,7 @@ from typing import Any, Literal
 from unittest import mock
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from goldeneval.core.errors import StoreError
@@ -116,19 +118,24 @@ def test_the_columns_hold_exactly_the_records_the_results_give() -> None:
     assert withheld.columns.documents is None and "documents" not in withheld.to_json()["questions"]
 
 
-@pytest.mark.parametrize(("block", "named"), [(1 << 20, 1 << 16), (7, 3), (1, 1), (5, 1000)])
+@pytest.mark.parametrize(
+    ("block", "named", "characters"), [(1 << 20, 1 << 16, 1 << 20), (7, 3, 4), (1, 1, 8), (5, 1000, 12)]
+)
 @pytest.mark.parametrize("read_back", [False, True], ids=["as-evaluated", "read-back"])
-def test_json_rows_name_each_questions_documents_a_block_at_a_time(block: int, named: int, read_back: bool) -> None:
+def test_json_rows_name_each_questions_documents_a_block_at_a_time(
+    block: int, named: int, characters: int, read_back: bool
+) -> None:
     """``--format json`` takes each question's documents from codes decompressed a block at a
-    time (a question's codes may span blocks; an errored question has none) and equals the
-    records, whether the codes are the evaluator's own or decoded from the stored text."""
+    time, from base64 text decoded a slice at a time (a question's codes may span blocks; an
+    errored question has none), and equals the records, whether the codes are the
+    evaluator's own or decoded from the stored text."""
     run = evaluate_retrieval(GOLDEN, _Deep(), "deep", metrics=parse_metrics(["ndcg@10", "recall@20"]))
     details = run.details()
     if read_back:
         read = parse_details_json(details.to_json_text(), "run r1")
         assert isinstance(read, RetrievalDetails)
         details = read
-    with mock.patch.multiple(details_module, _BLOCK_CODES=block, _NAMED_AT_ONCE=named):
+    with mock.patch.multiple(details_module, _BLOCK_CODES=block, _NAMED_AT_ONCE=named, _BASE64_SLICE=characters):
         rows = list(details.question_json())
     assert rows == [record.to_json() for record in _records_of(run)]
     assert [len(row["documents"]) for row in rows] == [3, 12, 0, 20]
@@ -143,6 +150,44 @@ def test_json_rows_of_codes_that_cannot_be_decoded_are_a_store_error(block: int)
     read = parse_details_json(json.dumps(stored), "run r1")
     with (
         mock.patch.object(details_module, "_BLOCK_CODES", block),
+        pytest.raises(StoreError, match=r"^run r1: details field 'questions\.documents\.codes': cannot be decoded"),
+    ):
+        list(read.question_json())
+
+
+def _stored_with_codes(codes: np.ndarray) -> str:
+    """The details of the _Deep run, its documents' codes replaced by ``codes`` (1 byte each)."""
+    stored = evaluate_retrieval(GOLDEN, _Deep(), "deep").details().to_json()
+    packed = pa.Codec("zstd").compress(codes.astype("u1").tobytes(), asbytes=True)
+    stored["questions"]["documents"]["codes"] = base64.b64encode(packed).decode("ascii")
+    return json.dumps(stored)
+
+
+@pytest.mark.parametrize("block", [1 << 20, 7, 1])
+def test_json_rows_of_more_codes_than_the_count_are_a_store_error(block: int) -> None:
+    """The stream is read to its end before the last question's documents are given: codes
+    past the count are found (found by the review: the rows were written without a word)."""
+    written = DocumentColumns.model_validate(
+        evaluate_retrieval(GOLDEN, _Deep(), "deep").details().to_json()["questions"]["documents"]
+    )
+    codes = written.decoded()
+    read = parse_details_json(_stored_with_codes(np.concatenate([codes, codes[:5]])), "run r1")
+    with (
+        mock.patch.object(details_module, "_BLOCK_CODES", block),
+        pytest.raises(StoreError, match=r"cannot be decoded: more bytes than 38 codes of 1 bytes"),
+    ):
+        list(read.question_json())
+
+
+def test_json_rows_of_text_that_is_not_base64_past_the_first_slice_are_a_store_error() -> None:
+    documents = evaluate_retrieval(GOLDEN, _Deep(), "deep").details().to_json()["questions"]["documents"]
+    stored = json.loads(_stored_with_codes(DocumentColumns.model_validate(documents).decoded()))
+    assert list(parse_details_json(json.dumps(stored), "run r1").question_json())  # whole, it reads
+    codes = stored["questions"]["documents"]["codes"]
+    stored["questions"]["documents"]["codes"] = codes[:8] + "!!!!" + codes[12:]
+    read = parse_details_json(json.dumps(stored), "run r1")
+    with (
+        mock.patch.object(details_module, "_BASE64_SLICE", 4),
         pytest.raises(StoreError, match=r"^run r1: details field 'questions\.documents\.codes': cannot be decoded"),
     ):
         list(read.question_json())
