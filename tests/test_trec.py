@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytrec_eval
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.core.errors import RetrieverError
+from goldeneval.core.errors import RetrieverError, StoreError
+from goldeneval.retrieval.details import QuestionColumns
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
 from goldeneval.retrieval.trec import TrecRunError, read_trec_run
@@ -191,3 +193,108 @@ def test_the_run_file_holds_every_stored_document_to_the_measurement_depth(tmp_p
     depths = {q["id"]: q["depth"] for q in original["questions"] if q["depth"]}
     assert per_query == depths
     assert max(depths.values()) == 50
+
+
+UNSORTED = [
+    {"id": "q10", "text": "ten", "form": "MATCH", "expected": ["d3"]},
+    {"id": "q2", "text": "two", "form": "GAP", "expected": ["d1"]},
+    {"id": "q1", "text": "one", "form": "MATCH", "expected": ["d2"]},
+    {"id": "q3", "text": "three", "form": "MATCH", "expected": ["d9"]},
+]
+RANKINGS: dict[str, list[str]] = {
+    "ten": ["d3#0", "d1#0", "d3#1", "d7#0"],
+    "two": ["d1#2", "d2#0"],
+    "one": ["d2#0", "d9#0", "d1#0"],
+    "three": [],
+}
+
+
+class _Fixed:
+    def __init__(self, rankings: dict[str, list[str]]) -> None:
+        self.rankings = rankings
+
+    def retrieve(self, question: str, limit: int) -> list[str]:
+        if question == "boom":
+            raise RuntimeError("failed")
+        return self.rankings[question][:limit]
+
+
+RETRIEVED = dict(RANKINGS)
+
+
+def fixed_factory(context: object) -> _Fixed:
+    return _Fixed(RETRIEVED)
+
+
+def _stored_run(tmp_path: Path, write_set: Any, questions: list[dict[str, Any]]) -> tuple[Path, str]:
+    path = write_set("unsorted.yaml", {"id": "unsorted", "questions": questions})
+    store = tmp_path / "results.duckdb"
+    result = cli(
+        "retrieval", "--set", str(path), "--retriever", f"{__name__}:fixed_factory", "--store", str(store),
+        "--format", "json", "--no-progress",
+    )  # fmt: skip
+    assert result.exit_code in (ExitCode.OK, ExitCode.INCOMPLETE), result.output
+    run_id: str = json.loads(result.stdout)["run"]["id"]
+    return store, run_id
+
+
+def test_questions_stored_out_of_id_order_are_exported_in_it(tmp_path: Path, write_set: Any) -> None:
+    """The lines come question by question in id order, each question's distinct documents
+    best first, whatever order the set holds them in; an empty ranking has no line."""
+    store, run_id = _stored_run(tmp_path, write_set, UNSORTED)
+    out = tmp_path / "x.run"
+    assert cli("export-run", run_id, "--trec", str(out), "--store", str(store)).output == f"wrote 8 lines to {out}\n"
+    tag = f"{__name__}:fixed_factory"
+    expected = [
+        "q1 Q0 d2 1 3", "q1 Q0 d9 2 2", "q1 Q0 d1 3 1",
+        "q10 Q0 d3 1 3", "q10 Q0 d1 2 2", "q10 Q0 d7 3 1",
+        "q2 Q0 d1 1 2", "q2 Q0 d2 2 1",
+    ]  # fmt: skip
+    assert out.read_text() == "".join(f"{line} {tag}\n" for line in expected)
+
+
+@pytest.mark.parametrize(
+    ("questions", "rankings", "message"),
+    [
+        (UNSORTED, {"two": ["d1#0", "d 4#0"]}, "question 'q2': document id 'd 4' cannot be written"),
+        (
+            [*UNSORTED, {"id": "q 0", "text": "zero", "form": "GAP", "expected": []}],
+            {"zero": []},
+            "question id 'q 0' cannot be written",
+        ),
+    ],
+    ids=["document", "question"],
+)
+def test_an_id_a_trec_file_cannot_hold_refuses_the_run_and_leaves_the_file_as_it_was(
+    tmp_path: Path, write_set: Any, monkeypatch: pytest.MonkeyPatch, questions: Any, rankings: Any, message: str
+) -> None:
+    """Every id is checked before the first line is written (the first refused one in the
+    order the lines would come): the command fails with exit 3 and an existing file keeps
+    what it held."""
+    monkeypatch.setattr(sys.modules[__name__], "RETRIEVED", {**RANKINGS, **rankings})
+    store, run_id = _stored_run(tmp_path, write_set, questions)
+    out = tmp_path / "x.run"
+    out.write_text("what was there\n")
+    result = cli("export-run", run_id, "--trec", str(out), "--store", str(store))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert f"goldeneval: error: {message} to a TREC file: it is empty or holds whitespace" in result.stderr
+    assert out.read_text() == "what was there\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_run_that_cannot_be_decoded_part_way_leaves_the_file_as_it_was(
+    tmp_path: Path, write_set: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, run_id = _stored_run(tmp_path, write_set, UNSORTED)
+    out = tmp_path / "x.run"
+    out.write_text("what was there\n")
+
+    def failing(self: Any, order: Any) -> Any:
+        yield ["d2"]
+        raise StoreError("run r: details field 'questions.documents.codes': cannot be decoded: broken")
+
+    monkeypatch.setattr(QuestionColumns, "document_lists_in", failing)
+    result = cli("export-run", run_id, "--trec", str(out), "--store", str(store))
+    assert result.exit_code == ExitCode.STORE, result.output
+    assert out.read_text() == "what was there\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -36,7 +36,7 @@ from __future__ import annotations
 import base64
 import io
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Annotated, Any, Literal, Self
 
@@ -483,6 +483,28 @@ class QuestionColumns(_Record):
             for begin, end in itertools.pairwise(local):
                 yield names[begin:end]
             held, held_from, question = held[bounds[last] - held_from :], int(bounds[last]), last
+
+    def document_lists_in(self, order: Sequence[int]) -> Iterator[list[str]]:
+        """The documents of the questions ``order`` lists, one question at a time: in set order
+        from codes decompressed a block at a time (:meth:`document_lists_one_by_one`); in any
+        other order from the codes decoded whole (4 bytes a document, never a string each).
+        An empty list for each question when the documents are withheld (``metadata_only``)."""
+        if self.documents is None:
+            return (list[str]() for _ in order)
+        if all(i == position for position, i in enumerate(order)) and len(order) == len(self):
+            return self.document_lists_one_by_one(self.documents)
+        vocabulary = np.asarray(self.documents.vocabulary, dtype=object)
+        return (vocabulary[codes].tolist() for codes in self.document_codes_in(order))
+
+    def document_codes_in(self, order: Sequence[int]) -> Iterator[np.ndarray]:
+        """The documents of the questions ``order`` lists as codes into ``documents.vocabulary``
+        (none when withheld), from the codes decoded whole."""
+        if self.documents is None:
+            return (np.empty(0, dtype="<u4") for _ in order)
+        codes = self.documents.decoded()
+        bounds = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(self.document_counts(), out=bounds[1:])
+        return (codes[bounds[i] : bounds[i + 1]] for i in order)
 
     def top_codes(self, k: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Each question's first ``k`` documents as codes into ``documents.vocabulary``: question
