@@ -298,3 +298,12 @@ def test_a_run_that_cannot_be_decoded_part_way_leaves_the_file_as_it_was(
     assert result.exit_code == ExitCode.STORE, result.output
     assert out.read_text() == "what was there\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_qrels_written_through_a_link_land_in_the_file_it_names(tmp_path: Path, write_set: Any) -> None:
+    path = write_set("tiny.yaml", SET.model_dump(mode="json", exclude_defaults=True))
+    real, link = tmp_path / "real.qrels", tmp_path / "link.qrels"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    assert cli("export-qrels", "--set", str(path), "--out", str(link)).exit_code == 0
+    assert link.is_symlink() and real.read_text() == "q1 0 a 1\nq2 0 b 1\nq2 0 c 1\n"

@@ -162,7 +162,8 @@ def write_lines(lines: Iterable[str], path: Path) -> int:
     Written beside it under a temporary name and renamed into place, so the file is whole or
     as it was before: a failure part way (a full disk, a stored run that cannot be decoded)
     leaves no half-written file."""
-    staging = path.with_name(f".{path.name}.{os.getpid()}.writing")
+    target = path.resolve() if path.is_symlink() else path  # a link keeps pointing at the file it names
+    staging = target.with_name(f".{target.name}.{os.getpid()}.writing")
     written = 0
     try:
         with staging.open("w", encoding="utf-8", newline="\n") as out:
@@ -170,7 +171,7 @@ def write_lines(lines: Iterable[str], path: Path) -> int:
             while batch := list(itertools.islice(remaining, _LINES_AT_ONCE)):
                 out.write("\n".join(batch) + "\n")
                 written += len(batch)
-        os.replace(staging, path)
+        os.replace(staging, target)
     except OSError as exc:
         staging.unlink(missing_ok=True)
         raise InputError(f"{path}: cannot write: {exc.strerror}") from None
