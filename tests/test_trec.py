@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.errors import RetrieverError, StoreError
-from goldeneval.retrieval.details import QuestionColumns
+from goldeneval.retrieval.details import DocumentColumns
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
 from goldeneval.retrieval.trec import TrecRunError, read_trec_run
@@ -282,22 +283,36 @@ def test_an_id_a_trec_file_cannot_hold_refuses_the_run_and_leaves_the_file_as_it
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def test_a_run_that_cannot_be_decoded_part_way_leaves_the_file_as_it_was(
+def test_a_run_that_cannot_be_decoded_part_way_is_refused_before_the_file_is_opened(
     tmp_path: Path, write_set: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The stored documents are decoded to the last byte before the first line is written:
+    codes that fail in a later block are a store error (exit 5) and the file is as it was."""
     store, run_id = _stored_run(tmp_path, write_set, UNSORTED)
     out = tmp_path / "x.run"
     out.write_text("what was there\n")
+    code_blocks = DocumentColumns.code_blocks
 
-    def failing(self: Any, order: Any) -> Any:
-        yield ["d2"]
+    def failing(self: DocumentColumns) -> Iterator[Any]:
+        yield next(code_blocks(self))
         raise StoreError("run r: details field 'questions.documents.codes': cannot be decoded: broken")
 
-    monkeypatch.setattr(QuestionColumns, "document_lists_in", failing)
+    monkeypatch.setattr(DocumentColumns, "code_blocks", failing)
     result = cli("export-run", run_id, "--trec", str(out), "--store", str(store))
     assert result.exit_code == ExitCode.STORE, result.output
+    assert "cannot be decoded: broken" in result.stderr
     assert out.read_text() == "what was there\n"
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_an_existing_file_is_written_in_place_keeping_its_mode(tmp_path: Path, write_set: Any) -> None:
+    path = write_set("tiny.yaml", SET.model_dump(mode="json", exclude_defaults=True))
+    out = tmp_path / "private.qrels"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    inode = out.stat().st_ino
+    assert cli("export-qrels", "--set", str(path), "--out", str(out)).exit_code == 0
+    assert (out.stat().st_mode & 0o777, out.stat().st_ino) == (0o600, inode)
+    assert out.read_text() == "q1 0 a 1\nq2 0 b 1\nq2 0 c 1\n"
 
 
 def test_qrels_written_through_a_link_land_in_the_file_it_names(tmp_path: Path, write_set: Any) -> None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -78,12 +77,17 @@ def run_lines(stored: StoredRun) -> Iterator[str]:
     """The TREC run lines of a stored run (the documents of each question of its details),
     question after question in id order.
 
-    Everything that could refuse the run is checked before the first line: its privacy mode,
-    the tag, every question id and every document id (each distinct id once).  The lines
-    are then made as they are read, from the stored codes: a run of 200,000 questions x 100
-    documents was held as 20,000,000 lines and records first, 6 GB."""
+    Everything that could refuse the run is checked before the first line, in the order the
+    whole run was read before: the stored documents (decoded once without being kept: codes
+    that cannot be decoded are a store error), its privacy mode, the tag, every question id
+    and every document id (each distinct id once).  The lines are then made as they are read,
+    from the stored codes: a run of 200,000 questions x 100 documents was held as 20,000,000
+    lines and records first, 6 GB."""
     questions = retrieval_details(stored).questions
     rows = None if isinstance(questions, QuestionColumns) else list(questions)
+    if isinstance(questions, QuestionColumns) and questions.documents is not None:
+        for _ in questions.documents.code_blocks():  # checked to the last byte, a block at a time
+            pass
     if rows is None:
         assert isinstance(questions, QuestionColumns)
         withheld = questions.documents is None and "ok" in questions.status
@@ -159,25 +163,19 @@ _LINES_AT_ONCE = 1 << 16
 def write_lines(lines: Iterable[str], path: Path) -> int:
     """Write ``lines`` to ``path`` (``-`` is not special), a line each; returns how many.
 
-    Written beside it under a temporary name and renamed into place, so the file is whole or
-    as it was before: a failure part way (a full disk, a stored run that cannot be decoded)
-    leaves no half-written file."""
-    target = path.resolve() if path.is_symlink() else path  # a link keeps pointing at the file it names
-    staging = target.with_name(f".{target.name}.{os.getpid()}.writing")
+    Written in place, as any command writes its output file: a link, a named pipe or
+    ``/dev/stdout`` is written through, an existing file keeps its owner, mode and links.  The
+    lines are made while they are written, so their maker checks first what could refuse them
+    (:func:`run_lines` does)."""
     written = 0
     try:
-        with staging.open("w", encoding="utf-8", newline="\n") as out:
+        with path.open("w", encoding="utf-8", newline="\n") as out:
             remaining = iter(lines)
             while batch := list(itertools.islice(remaining, _LINES_AT_ONCE)):
                 out.write("\n".join(batch) + "\n")
                 written += len(batch)
-        os.replace(staging, target)
     except OSError as exc:
-        staging.unlink(missing_ok=True)
         raise InputError(f"{path}: cannot write: {exc.strerror}") from None
-    except BaseException:
-        staging.unlink(missing_ok=True)
-        raise
     return written
 
 
