@@ -127,6 +127,20 @@ def test_a_stored_run_is_pooled_from_its_kept_documents(tmp_path: Path, cache: P
     assert _pairs_with_sources(out) == _expected_pool((f"run:{run_id}", _top(LEXICAL, cache)))
 
 
+def test_a_metadata_only_run_cannot_be_pooled(tmp_path: Path, cache: Path) -> None:
+    out, store = tmp_path / "j.jsonl", tmp_path / "results.duckdb"
+    args = ["--set", str(SAMPLE_SET), "--retriever", "goldeneval.lexical", "--store", str(store)]
+    ran = CliRunner().invoke(
+        main, ["retrieval", *args, "--cache-dir", str(cache), "--no-progress", "--privacy", "metadata_only"]
+    )
+    assert ran.exit_code == 0, ran.output
+    run_id = json.loads(CliRunner().invoke(main, ["runs", "--store", str(store), "--format", "json"]).output)[0]["id"]
+    result = _pool(out, cache, "--run", run_id, "--store", str(store))
+    assert result.exit_code == 3
+    assert f"run {run_id} was stored with privacy mode metadata_only: it holds no document ids to pool" in result.stderr
+    assert not out.exists()
+
+
 def test_a_set_whose_questions_have_no_expected_yet_can_be_pooled(tmp_path: Path, cache: Path) -> None:
     unlabelled = tmp_path / "draft.yaml"
     unlabelled.write_text(

@@ -29,7 +29,7 @@ from goldeneval.core.errors import GoldenSetError, InputError, one_line, validat
 from goldeneval.core.sets import corpus_for
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 from goldeneval.judgments.judgments import Source, append_lines, pool_lines, read_judgments
-from goldeneval.retrieval.details import retrieval_details
+from goldeneval.retrieval.details import QuestionColumns, retrieval_details
 from goldeneval.retrieval.evaluation import ask_to_depth
 from goldeneval.retrieval.golden import GoldenQuestionSet, load_golden_set
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
@@ -175,12 +175,20 @@ def run_rankings(location: StoreLocation, run_id: str, depth: int) -> tuple[str,
     if not store_exists(location):
         raise InputError(f"run {run_id!r} not found: the store {location} does not exist")
     stored = open_store(location).find_run(run_id)
-    questions = retrieval_details(stored).question_rows()
-    if stored.privacy == "metadata_only" or any(q.documents is None for q in questions if q.scored):
+    questions = retrieval_details(stored).questions
+    if isinstance(questions, QuestionColumns):  # only each question's first ``depth`` documents read
+        withheld = questions.documents is None and "ok" in questions.status
+        tops = questions.top_documents(depth) if not withheld else None
+        scored = [(i, question_id) for i, question_id in enumerate(questions.id) if questions.status[i] == "ok"]
+        rankings = {question_id: (tops[i] or []) if tops is not None else [] for i, question_id in scored}
+    else:  # formats 1 to 3: records
+        withheld = any(q.documents is None for q in questions if q.scored)
+        rankings = {q.id: list(q.documents or [])[:depth] for q in questions if q.scored}
+    if stored.privacy == "metadata_only" or withheld:
         raise InputError(
             f"run {stored.id} was stored with privacy mode metadata_only: it holds no document ids to pool"
         )
-    return stored.id, {q.id: list(q.documents or [])[:depth] for q in questions if q.scored}
+    return stored.id, rankings
 
 
 # --------------------------------------------------------------------------- pooling
