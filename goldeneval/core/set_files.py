@@ -29,6 +29,7 @@ import yaml
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.jsonl import DuplicateKeyError, unique_keys
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.text_files import is_unicode_text
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 
 __all__ = [
@@ -221,11 +222,7 @@ def unreadable(exc: ValueError | RecursionError) -> str:
 
 def is_text(document: Any) -> bool:
     """False when ``document`` holds a lone surrogate (from an escape such as ``"\\ud83d"``)."""
-    try:
-        json.dumps(document, ensure_ascii=False, default=str).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return is_unicode_text(json.dumps(document, ensure_ascii=False, default=str))
 
 
 def unicode_only(path: Path, document: Any, error: FileError) -> Any:

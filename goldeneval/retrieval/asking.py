@@ -47,6 +47,7 @@ from typing import Any, cast
 
 from goldeneval.core.collector import plugin_collections
 from goldeneval.core.errors import one_line
+from goldeneval.core.text_files import is_unicode_text
 from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval.retrievers.base import Retriever
 
@@ -110,23 +111,13 @@ def checked_ids(value: object, limit: int, method: str = "retrieve") -> tuple[st
             if not isinstance(item, str):
                 raise TypeError(f"{method}() returned a non-string id {one_line(repr(item), 80)}") from None
         raise
-    if not joined.isascii() and not _utf8(joined):
-        bad = next(item for item in ids if not _utf8(item))
+    if not joined.isascii() and not is_unicode_text(joined):
+        bad = next(item for item in ids if not is_unicode_text(item))
         raise ValueError(
             f"{method}() returned an id that is not Unicode text (a lone surrogate, which no store, "
             f"table or JSON output can hold): {one_line(repr(bad), 80)}"
         )
     return ids
-
-
-def _utf8(text: str) -> bool:
-    """Whether ``text`` is valid Unicode, so UTF-8 can hold it: a lone surrogate (Python lets a
-    decoder or a JSON ``\\ud800`` escape make one) cannot be written anywhere a run goes."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def describe(exc: BaseException) -> str:
@@ -135,7 +126,7 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, QuestionTimeout):
         return str(exc)
     text = f"{type(exc).__name__}: {one_line(str(exc))}"
-    return text if text.isascii() or _utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if text.isascii() or is_unicode_text(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # ---------------------------------------------------------------------------------- the pool
