@@ -213,6 +213,40 @@ def test_sizes_too_close_for_the_noise_report_no_cost_a_question() -> None:
     assert run.dagster_per_question(_dagster_sizes((10_000, [(12.0, 6.0)]))) is None
 
 
+def test_the_dagster_target_row_says_when_dagsters_own_floor_is_above_the_target() -> None:
+    def row(floor_s: float) -> str:
+        runs = [{"cache": "cold", "dagster": {"wall_s": 3.0}, "cli_wall_s": 1.0, "dagster_floor": {"wall_s": floor_s}}]
+        workload = {"label": "sample", "partitions": 1, "questions": None, "runs": runs}
+        found = [line for line in run.targets({"dagster": {"workloads": [workload]}}) if "Dagster job within" in line]
+        assert len(found) == 1
+        return found[0]
+
+    above = row(1.6)
+    assert "Dagster's floor alone / CLI: cold 1.60x" in above
+    assert above.endswith("| no: Dagster's own floor is above the target |")
+    assert row(1.2).endswith("| no |")  # the floor leaves room: the job itself is over
+
+
+def test_dagsters_floor_runs_a_job_without_goldeneval(tmp_path: Path) -> None:
+    probe = (
+        "import sys; from benchmarks import dagster_floor; status = dagster_floor.main(); "
+        "print(status, sorted(m for m in sys.modules if m.split('.')[0] in {'goldeneval', 'assets', 'pipelines'}))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=REPO,
+        env=measure.clean_env(DAGSTER_HOME=tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert completed.stdout.split() == ["0", "[]"]
+    assert (tmp_path / "home" / "dagster.yaml").read_text() == (REPO / "pipelines" / "dagster.yaml").read_text()
+    assert any((tmp_path / "home" / "history").iterdir())  # the run was recorded in that instance
+
+
 def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:
     golden = load_golden_set(write_set(tmp_path / "set.jsonl", 30))
     timing = tmp_path / "timing.json"
