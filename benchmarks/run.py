@@ -1501,8 +1501,11 @@ def targets(results: Mapping[str, Any]) -> list[str]:
                 shown += "; Dagster's floor alone / CLI: " + ", ".join(
                     f"{r['cache']} {ratio(r['dagster_floor']['wall_s'], r['cli_wall_s'])}" for r in floors
                 )
-                if min(r["dagster_floor"]["wall_s"] / r["cli_wall_s"] for r in floors) > DAGSTER_TARGET_RATIO:
-                    verdict += ": Dagster's own floor is above the target"
+                # the target holds for every run or not at all: one run whose floor alone is over it
+                # is a run the job cannot bring under it
+                over = sum(r["dagster_floor"]["wall_s"] / r["cli_wall_s"] > DAGSTER_TARGET_RATIO for r in floors)
+                if over:
+                    verdict += f": in {over} of {len(floors)} runs Dagster's own floor alone is above the target"
             lines.append(
                 f"| the Dagster job within {DAGSTER_TARGET_RATIO:g}x the CLI, same partitions ({workload['label']}) "
                 f"| Dagster / CLI wall: {shown} | {verdict} |"

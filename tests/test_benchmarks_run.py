@@ -214,17 +214,21 @@ def test_sizes_too_close_for_the_noise_report_no_cost_a_question() -> None:
 
 
 def test_the_dagster_target_row_says_when_dagsters_own_floor_is_above_the_target() -> None:
-    def row(floor_s: float) -> str:
-        runs = [{"cache": "cold", "dagster": {"wall_s": 3.0}, "cli_wall_s": 1.0, "dagster_floor": {"wall_s": floor_s}}]
+    def row(*floors_s: float) -> str:
+        runs = [
+            {"cache": "cold" if i == 0 else "warm", "dagster": {"wall_s": 3.0}, "cli_wall_s": 1.0}
+            | {"dagster_floor": {"wall_s": floor_s}, "builds": [], "dagster_cache_files_written": []}
+            for i, floor_s in enumerate(floors_s)
+        ]
         workload = {"label": "sample", "partitions": 1, "questions": None, "runs": runs}
         found = [line for line in run.targets({"dagster": {"workloads": [workload]}}) if "Dagster job within" in line]
         assert len(found) == 1
         return found[0]
 
-    above = row(1.6)
-    assert "Dagster's floor alone / CLI: cold 1.60x" in above
-    assert above.endswith("| no: Dagster's own floor is above the target |")
-    assert row(1.2).endswith("| no |")  # the floor leaves room: the job itself is over
+    above = row(1.45, 1.6)
+    assert "Dagster's floor alone / CLI: cold 1.45x, warm 1.60x" in above
+    assert above.endswith("| no: in 1 of 2 runs Dagster's own floor alone is above the target |")
+    assert row(1.2, 1.4).endswith("| no |")  # the floor leaves room: the job itself is over
 
 
 def test_dagsters_floor_runs_a_job_without_goldeneval(tmp_path: Path) -> None:
