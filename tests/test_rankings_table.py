@@ -122,3 +122,21 @@ def test_a_table_that_fails_while_being_written_leaves_no_file(tmp_path: Path) -
     assert calls and not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob(".writing-*"))
     with pytest.raises(RuntimeError, match="cannot map"):
         rankings_table(run, PrivacyMode.FULL, broken, "run-1")
+
+
+@pytest.mark.parametrize("declared_more", [True, False])
+def test_a_table_whose_batches_hold_other_than_its_declared_rows_is_not_written(
+    tmp_path: Path, declared_more: bool
+) -> None:
+    """The declared row count is what the asset's metadata reports: batches that disagree with
+    it (a block lost or made twice) are an error, and no file is left behind."""
+    run = _random_run(3)
+    whole = rankings_table(run, PrivacyMode.FULL, document_id_mapper("#"), "run-1")
+    declared = whole.num_rows + (1 if declared_more else -1)
+    wrong = TableInBatches(whole.schema, declared, whole.evaluated_at, whole.make_batches)
+    match = f"made {whole.num_rows:,} rows, not the {declared:,} it declared"
+    with pytest.raises(StoreError, match=match):
+        write_partition_file(tmp_path, "retriever_rankings", {"set": "r"}, wrong, "run-1", run.started_at)
+    assert not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob(".writing-*"))
+    written = write_partition_file(tmp_path, "retriever_rankings", {"set": "r"}, whole, "run-1", run.started_at)
+    assert read_table(written).num_rows == whole.num_rows

@@ -173,7 +173,8 @@ def write_partition_file(
     evaluated_at: datetime,
 ) -> Path:
     """Write one Parquet file for this run; renamed into place, so a file is whole or absent.
-    A :class:`TableInBatches` is written a batch at a time, one row group each."""
+    A :class:`TableInBatches` is written a batch at a time, one row group each, and only if its
+    batches hold the rows it declared."""
     folder = partition_folder(root, table_name, partition)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -182,9 +183,16 @@ def write_partition_file(
         os.close(handle)
         try:
             if isinstance(table, TableInBatches):
+                written = 0
                 with pq.ParquetWriter(staging, table.schema) as writer:
                     for batch in table.to_batches():
                         writer.write_batch(batch)
+                        written += batch.num_rows
+                if written != table.num_rows:  # its metadata (the asset's row count) would say otherwise
+                    raise StoreError(
+                        f"{folder}: the {table_name} table made {written:,} rows, not the {table.num_rows:,} "
+                        "it declared: nothing written"
+                    )
             else:
                 pq.write_table(table, staging)
             os.replace(staging, target)
