@@ -1241,10 +1241,13 @@ def render_dagster(section: dict[str, Any]) -> list[str]:
         "warm caches and stores.",
         "",
         "Beside them, Dagster's floor (`benchmarks/dagster_floor.py`): a process that imports dagster, opens "
-        "an instance in a `DAGSTER_HOME` of its own (fresh in the cold round) and runs a job of one asset "
-        "that does nothing, once, with nothing of goldeneval imported. The README's command runs two jobs "
-        "of several assets and cannot take less: where the floor alone is more than "
-        f"{DAGSTER_TARGET_RATIO:g}x the CLI's whole run, no change inside goldeneval meets that target.",
+        "an instance in a `DAGSTER_HOME` of its own (fresh in the cold round) and, with the collector tuned "
+        "as the README's command tunes it, runs two jobs of one asset that does nothing, one after the "
+        "other, as that command runs the nightly job and then the regression check for a partition. The "
+        "command cannot take less; on a generated set it also asks, scores and stores the questions the "
+        "CLI does, so the floor plus what those questions cost the CLI (the per-question line below) is a "
+        f"lower bound for the job: where that bound is more than {DAGSTER_TARGET_RATIO:g}x the CLI's whole run, "
+        "no change inside goldeneval meets that target.",
         "",
         "| partitions | run | CLI, all partitions | Dagster, whole process | Dagster / CLI | Dagster: imports "
         "+ definitions / jobs | Dagster's floor (floor / CLI) | Dagster peak RSS | CLI peak RSS "
@@ -1395,6 +1398,31 @@ def _paths_targets(section: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _dagster_target_row(workload: Mapping[str, Any], added: Mapping[str, Any] | None) -> str:
+    """The target row of one workload: the job against the CLI in every run and, where the floor
+    was measured, a lower bound for the job: Dagster's floor, plus, on a generated set, what its
+    questions cost the CLI (the job asks, scores and stores the same questions, and more).  The
+    target holds for every run or not at all: a run whose bound is over it is a run no change
+    inside goldeneval brings under it."""
+    runs = workload["runs"]
+    shown = ", ".join(f"{r['cache']} {ratio(r['dagster']['wall_s'], r['cli_wall_s'])}" for r in runs)
+    verdict = yes(max(r["dagster"]["wall_s"] / r["cli_wall_s"] for r in runs) <= DAGSTER_TARGET_RATIO)
+    floors = [r for r in runs if "dagster_floor" in r]
+    if floors:
+        questions = workload.get("questions")
+        questions_s = added["cli_us"] * 1e-6 * questions if added is not None and questions else 0.0
+        what = "Dagster's floor " + (f"plus what {questions:,} questions cost the CLI" if questions_s else "alone")
+        bounds = [(r["dagster_floor"]["wall_s"] + questions_s) / r["cli_wall_s"] for r in floors]
+        shown += f"; {what} / CLI: " + ", ".join(f"{r['cache']} {b:.2f}x" for r, b in zip(floors, bounds, strict=True))
+        over = sum(b > DAGSTER_TARGET_RATIO for b in bounds)
+        if over:
+            verdict += f": in {over} of {len(floors)} runs {what} is already above the target"
+    return (
+        f"| the Dagster job within {DAGSTER_TARGET_RATIO:g}x the CLI, same partitions ({workload['label']}) "
+        f"| Dagster / CLI wall: {shown} | {verdict} |"
+    )
+
+
 def targets(results: Mapping[str, Any]) -> list[str]:
     """The issue's done-when conditions, read off this run's numbers."""
     lines = ["| target | measured | met |", "| --- | --- | --- |"]
@@ -1490,27 +1518,8 @@ def targets(results: Mapping[str, Any]) -> list[str]:
         )
     dagster = results.get("dagster")
     if dagster and "workloads" in dagster:
-        for workload in dagster["workloads"]:
-            shown = ", ".join(
-                f"{r['cache']} {ratio(r['dagster']['wall_s'], r['cli_wall_s'])}" for r in workload["runs"]
-            )
-            worst = max(r["dagster"]["wall_s"] / r["cli_wall_s"] for r in workload["runs"])
-            floors = [r for r in workload["runs"] if "dagster_floor" in r]
-            verdict = yes(worst <= DAGSTER_TARGET_RATIO)
-            if floors:
-                shown += "; Dagster's floor alone / CLI: " + ", ".join(
-                    f"{r['cache']} {ratio(r['dagster_floor']['wall_s'], r['cli_wall_s'])}" for r in floors
-                )
-                # the target holds for every run or not at all: one run whose floor alone is over it
-                # is a run the job cannot bring under it
-                over = sum(r["dagster_floor"]["wall_s"] / r["cli_wall_s"] > DAGSTER_TARGET_RATIO for r in floors)
-                if over:
-                    verdict += f": in {over} of {len(floors)} runs Dagster's own floor alone is above the target"
-            lines.append(
-                f"| the Dagster job within {DAGSTER_TARGET_RATIO:g}x the CLI, same partitions ({workload['label']}) "
-                f"| Dagster / CLI wall: {shown} | {verdict} |"
-            )
         added = dagster_per_question(dagster)
+        lines += [_dagster_target_row(workload, added) for workload in dagster["workloads"]]
         if added is not None:
             lines.append(
                 f"| what a question adds to the Dagster job against the CLI ({added['small']:,} to "
