@@ -7,6 +7,9 @@ nothing in advance) and a stored run out, a whole process measured from outside.
 
 * **The set's own size in memory**: the peak RSS of a Python process that loads the set with
   goldeneval's loader (``load_golden_set``), less that of one that only imports the loader.
+  Reported beside it, **what the set keeps**: that process's RSS once the set is loaded and
+  the collector has run, less the importing one's: the loader's peak holds the parse's garbage
+  too, which the set does not keep (the run pays that peak as well, as it loads the set).
 * **Target: the run at 100,000 within 1.5x of the set's own size**: the run's peak RSS less
   that of a process importing what the run imports, against the set's own size.
 * **Target: 1,000,000 x 100 through the real path within 2 GB**: the run's peak RSS.
@@ -26,11 +29,17 @@ SET_RATIO = 1.5
 """The run at 100,000 questions within this many times the set's own size in memory."""
 RUN_LIMIT_BYTES = 2 * 10**9
 """1,000,000 x 100 through the real path within 2 GB."""
-LOAD_SET = (
-    "import sys; from pathlib import Path; from goldeneval.retrieval.golden import load_golden_set; "
-    "print(len(load_golden_set(Path(sys.argv[1])).questions))"
+_RSS_NOW = (
+    "gc.collect(); "
+    "print([int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmRSS:')][0])"
 )
-LOADER_IMPORTS = "import goldeneval.retrieval.golden"
+"""Prints the process's resident set (bytes) now, after a collection."""
+LOAD_SET = (
+    "import gc, sys; from pathlib import Path; from goldeneval.retrieval.golden import load_golden_set; "
+    "loaded = load_golden_set(Path(sys.argv[1])); " + _RSS_NOW
+)
+"""Loads the set, and prints its RSS (bytes) once the collector has run, the set still held."""
+LOADER_IMPORTS = "import gc, goldeneval.retrieval.golden; " + _RSS_NOW
 WRITE_SET = (
     "import sys; from pathlib import Path; from benchmarks.zero_retriever import write_set; "
     "write_set(Path(sys.argv[1]), int(sys.argv[2]))"
@@ -54,6 +63,7 @@ def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
     # the peak RSS of the process that started it as a floor of its own (``ru_maxrss`` survives
     # exec), so this process must stay as small as it started.
     loader_imports = run([sys.executable, "-c", LOADER_IMPORTS], "loader-imports").peak_rss_bytes
+    loader_imports_now = _printed_bytes(work / "loader-imports.log")
     run_imports = run([sys.executable, "-c", RUN_IMPORTS], "run-imports").peak_rss_bytes
     sizes: dict[str, Any] = {}
     for n in options["memory_questions"]:
@@ -69,6 +79,7 @@ def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
             "run_wall_s": the_run.wall_s,
             "run_cpu_s": the_run.user_s + the_run.system_s,
             "loader_peak_rss_bytes": loaded.peak_rss_bytes,
+            "set_kept_bytes": _printed_bytes(work / f"load-{n}.log") - loader_imports_now,
             "set_file_bytes": set_path.stat().st_size,
             "command": " ".join(map(shown, command)),
         }
@@ -78,22 +89,29 @@ def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
         size["set_in_memory_bytes"] = size["loader_peak_rss_bytes"] - loader_imports
         size["run_beyond_imports_bytes"] = size["run_peak_rss_bytes"] - run_imports
         size["ratio_to_set"] = size["run_beyond_imports_bytes"] / max(size["set_in_memory_bytes"], 1)
+        size["ratio_to_kept"] = size["run_beyond_imports_bytes"] / max(size["set_kept_bytes"], 1)
     return {"loader_imports_rss_bytes": loader_imports, "run_imports_rss_bytes": run_imports, "sizes": sizes}
+
+
+def _printed_bytes(log: Path) -> int:
+    """The byte count a :data:`LOAD_SET` or :data:`LOADER_IMPORTS` process printed last."""
+    return int(log.read_text(encoding="utf-8").split()[-1])
 
 
 def render_memory(section: dict[str, Any]) -> list[str]:
     from benchmarks.measure import mib, secs
 
     rows = [
-        "| questions | set file | the set in memory (loader process less its imports) | run peak RSS "
-        "| run beyond its imports | run / set | run wall | run CPU |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| questions | set file | the set in memory (loader process less its imports) | what the set keeps "
+        "| run peak RSS | run beyond its imports | run / set | run / what the set keeps | run wall | run CPU |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for n, size in section["sizes"].items():
         rows.append(
             f"| {int(n):,} | {mib(size['set_file_bytes'])} | {mib(size['set_in_memory_bytes'])} "
-            f"| {mib(size['run_peak_rss_bytes'])} | {mib(size['run_beyond_imports_bytes'])} "
-            f"| {size['ratio_to_set']:.2f}x | {secs(size['run_wall_s'])} | {secs(size['run_cpu_s'])} |"
+            f"| {_kept(size)} | {mib(size['run_peak_rss_bytes'])} | {mib(size['run_beyond_imports_bytes'])} "
+            f"| {size['ratio_to_set']:.2f}x | {_kept_ratio(size)} | {secs(size['run_wall_s'])} "
+            f"| {secs(size['run_cpu_s'])} |"
         )
     first = next(iter(section["sizes"].values()))
     return [
@@ -101,12 +119,24 @@ def render_memory(section: dict[str, Any]) -> list[str]:
         "`shape=generated`: each ranking of 100 chunk ids built when asked, nothing held in advance) and a stored run "
         "out, a whole process each. The set in memory: the peak RSS of a process loading the set with "
         f"`load_golden_set`, less one importing the loader ({mib(section['loader_imports_rss_bytes'])}); the run "
-        f"beyond its imports: less a process importing what the run imports ({mib(section['run_imports_rss_bytes'])}).",
+        f"beyond its imports: less a process importing what the run imports ({mib(section['run_imports_rss_bytes'])}). "
+        "What the set keeps: the loading process's RSS once the set is loaded and the collector has run, less "
+        "the importing one's (the loader's peak also holds the parse's garbage, which the run pays too).",
         "",
         *rows,
         "",
         f"Command: `{first['command']}`",
     ]
+
+
+def _kept(size: dict[str, Any]) -> str:
+    from benchmarks.measure import mib
+
+    return mib(size["set_kept_bytes"]) if "set_kept_bytes" in size else "-"  # "-": measured before it was
+
+
+def _kept_ratio(size: dict[str, Any]) -> str:
+    return f"{size['ratio_to_kept']:.2f}x" if "ratio_to_kept" in size else "-"
 
 
 def memory_targets(section: dict[str, Any]) -> list[str]:
@@ -116,11 +146,16 @@ def memory_targets(section: dict[str, Any]) -> list[str]:
     sizes = section["sizes"]
     if "100000" in sizes:
         size = sizes["100000"]
+        measured = (
+            f"{mib(size['run_beyond_imports_bytes'])} beyond the run's imports against the loader's peak, "
+            f"{mib(size['set_in_memory_bytes'])}: {size['ratio_to_set']:.2f}x"
+        )
+        met = yes(size["ratio_to_set"] <= SET_RATIO)
+        if "ratio_to_kept" in size:  # the target does not say which of the two it means: both, plainly
+            measured += f"; against what the set keeps, {_kept(size)}: {size['ratio_to_kept']:.2f}x"
+            met = f"{met} against the loader's peak; {yes(size['ratio_to_kept'] <= SET_RATIO)} against what it keeps"
         lines.append(
-            f"| memory at 100,000 questions within {SET_RATIO:g}x the set's own size in memory "
-            f"| {mib(size['run_beyond_imports_bytes'])} beyond the run's imports against "
-            f"{mib(size['set_in_memory_bytes'])}: "
-            f"{size['ratio_to_set']:.2f}x | {yes(size['ratio_to_set'] <= SET_RATIO)} |"
+            f"| memory at 100,000 questions within {SET_RATIO:g}x the set's own size in memory | {measured} | {met} |"
         )
     if "1000000" in sizes:
         peak = sizes["1000000"]["run_peak_rss_bytes"]

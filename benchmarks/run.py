@@ -7,7 +7,7 @@
 
 Sections, each run in a process of its own (so its peak RSS is its own), every goldeneval
 command run as a whole process (``goldeneval retrieval``, start-up included), its wall time
-and peak RSS (its whole process tree, from ``wait4``) measured from outside:
+and peak RSS (the largest process of its tree, from ``wait4``) measured from outside:
 
 ``startup``
     ``goldeneval --help``, a warm 81-question lexical run and ``goldeneval runs``, each paired in
@@ -1250,7 +1250,7 @@ def render_dagster(section: dict[str, Any]) -> list[str]:
         "no change inside goldeneval meets that target.",
         "",
         "| partitions | run | CLI, all partitions | Dagster, whole process | Dagster / CLI | Dagster: imports "
-        "+ definitions / jobs | Dagster's floor (floor / CLI) | Dagster peak RSS | CLI peak RSS "
+        "/ the rest (definitions, jobs, summary) | Dagster's floor (floor / CLI) | Dagster peak RSS | CLI peak RSS "
         "| what the retriever builds did (Dagster) | cache files the Dagster run wrote |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -1327,8 +1327,8 @@ def render_paths(section: dict[str, Any]) -> list[str]:
         f"`goldeneval retrieval` with `benchmarks.zero_retriever` at {section['small']:,} and {section['large']:,} "
         f"questions (depth 100); a variant's framework cost is the CPU difference between the two sizes divided by "
         f"the questions between them, the retriever's own precomputation (its factory's time) taken out; the "
-        f"median over {len(section['rounds'])} rounds (range in parentheses). Peak RSS: the large run's "
-        "process tree.",
+        f"median over {len(section['rounds'])} rounds (range in parentheses). Peak RSS: the largest "
+        "process of the large run's tree.",
         "",
         "| variant | CPU a question | peak RSS, large | wall, large |",
         "| --- | --- | --- | --- |",
@@ -1579,8 +1579,8 @@ def render(results: Mapping[str, Any]) -> str:
         "",
         "Sections are measured one by one (`--only`), not always on the machine above: each row names its CPU.",
         "",
-        "| section | measured (UTC) | CPU | at commit (changed tracked files) | wall | peak RSS (section process tree) "
-        "| load average before / after |",
+        "| section | measured (UTC) | CPU | at commit (changed tracked files) | wall "
+        "| peak RSS (largest process of the section) | load average before / after |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name in SECTIONS:

@@ -13,7 +13,10 @@ or absent), so that the protocol and the rank metrics have work to do.
 
 Option ``shape=plain`` builds :class:`PlainRetriever` instead: the README's minimal contract
 (``retrieve`` returning a fresh list, no ``retrieve_batch``), the shape most plug-ins have, so
-that the framework's cost can be reported for both shapes.
+that the framework's cost can be reported for both shapes.  Its ids are fresh strings too, made
+when asked, as a plug-in decoding its service's response makes them (a string made once and
+handed out again carries its hash with it, which spares goldeneval work a real plug-in's ids
+do not); making them is counted as framework cost.
 
 Option ``shape=generated`` builds :class:`GeneratedRetriever`: the same rankings, computed
 when asked from the question's number (the generated set's text carries it), so that nothing is
@@ -101,15 +104,20 @@ class ZeroCostRetriever:
         return _provenance()
 
 
+ID_SEPARATOR = "\x1f"
+"""Between the ids of one ranking, as :class:`PlainRetriever` holds it."""
+
+
 class PlainRetriever:
-    """The README's minimal plug-in: ``retrieve`` returns a fresh list; no batch method."""
+    """The README's minimal plug-in: ``retrieve`` returns a fresh list of fresh strings (split,
+    when asked, from one string per ranking); no batch method."""
 
     def __init__(self, rankings: dict[str, tuple[str, ...]], fallback: tuple[str, ...]) -> None:
-        self.rankings = rankings
-        self.fallback = fallback
+        self.rankings = {question: ID_SEPARATOR.join(ranking) for question, ranking in rankings.items()}
+        self.fallback = ID_SEPARATOR.join(fallback)
 
     def retrieve(self, question: str, limit: int) -> list[str]:
-        return list(self.rankings.get(question, self.fallback)[:limit])
+        return self.rankings.get(question, self.fallback).split(ID_SEPARATOR, limit)[:limit]
 
     def provenance(self) -> Provenance:
         return _provenance()
