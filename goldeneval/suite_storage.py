@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from goldeneval.core.errors import InputError
+from goldeneval.core.errors import InputError, invalid_input
 from goldeneval.core.settings import Flag
 from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
 from goldeneval.core.text_files import read_utf8
@@ -119,7 +119,5 @@ def load_storage(explicit: str | Path | None = None) -> SuiteStorage:
     try:
         config = StorageConfig.model_validate(raw.get("storage") or {})
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(["storage", *(str(p) for p in error["loc"])])
-        raise InputError(f"{path}: field {where!r}: {error['msg'].removeprefix('Value error, ')}") from None
+        raise invalid_input(exc, path, within=("storage",)) from None
     return SuiteStorage(config=config, path=path)

@@ -25,7 +25,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from goldeneval.answers.code_assertions import check_identity, check_reference
 from goldeneval.answers.rubrics import RUBRICS
 from goldeneval.answers.safe_regex import check_pattern
-from goldeneval.core.errors import InputError, SetFileError, one_line
+from goldeneval.core.errors import InputError, SetFileError, error_problem, one_line
 from goldeneval.core.set_files import parse_document, parse_jsonl_set, read_text
 from goldeneval.core.set_models import NonBlankText, SetItem, SetModel, published_schema, unique_ids, validate_items
 
@@ -295,7 +295,7 @@ def _quoted_id(raw_id: str) -> str:
 
 def _problem(exc: ValidationError) -> tuple[str, str]:
     error = exc.errors()[0]
-    message = {"missing": "missing required field"}.get(error["type"], error["msg"].removeprefix("Value error, "))
+    message = error_problem(error, {"missing": "missing required field"})
     if error["type"] not in ("missing", "extra_forbidden") and "input" in error and error["loc"]:
         message += f" (got {one_line(repr(error['input']), 80)})"
     return _field(error["loc"]), one_line(message, 200)

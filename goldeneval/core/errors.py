@@ -6,11 +6,13 @@ fix it.  Nothing in ``goldeneval`` prints or exits: callers decide.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypedDict, Unpack
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 MAX_QUOTED = 300
 """Longest text an error message quotes from elsewhere (a plug-in's own message)."""
@@ -30,12 +32,22 @@ def one_line(text: str, limit: int = MAX_QUOTED) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def validation_problem(exc: ValidationError) -> tuple[str, str]:
+def error_problem(error: ErrorDetails, plain: Mapping[str, str] | None = None) -> str:
+    """One pydantic error's problem in its reader's words: ``plain``'s wording for the error's
+    type where it has one (``missing`` is "missing required field" to a set's author), else
+    pydantic's message without the ``Value error, `` it puts before what a validator raised."""
+    if plain is not None and error["type"] in plain:
+        return plain[error["type"]]
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def validation_problem(exc: ValidationError, within: tuple[str, ...] = ()) -> tuple[str, str]:
     """The first error of a pydantic validation as (dotted field, problem): the one wording of
-    a specification or configuration that did not validate."""
+    a specification or configuration that did not validate.  ``within``: the fields the
+    validated value sits in (``storage`` for the suite file's ``storage:`` section)."""
     error = exc.errors()[0]
-    field = ".".join(str(part) for part in error["loc"])
-    return field, str(error["msg"]).removeprefix("Value error, ")
+    field = ".".join([*within, *(str(part) for part in error["loc"])])
+    return field, error_problem(error)
 
 
 class GoldenEvalError(Exception):
@@ -47,12 +59,18 @@ class InputError(GoldenEvalError):
 
 
 def invalid_input(
-    exc: ValidationError, where: str | Path, *, whole: str = "", error: type[InputError] = InputError
+    exc: ValidationError,
+    where: str | Path,
+    *,
+    whole: str = "",
+    error: type[InputError] = InputError,
+    within: tuple[str, ...] = (),
 ) -> InputError:
     """The first error of a pydantic validation as one line, ``<where>: field '<field>':
     <problem>``: the one wording of an input that did not validate.  ``whole`` names the field
-    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``)."""
-    field, problem = validation_problem(exc)
+    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``);
+    ``within`` as for :func:`validation_problem`."""
+    field, problem = validation_problem(exc, within)
     return error(f"{where}: field {field or whole!r}: {one_line(problem)}")
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from goldeneval.core.errors import InputError, one_line
+from goldeneval.core.errors import InputError, error_problem, one_line
 from goldeneval.core.secret_scan import looks_like_secret
 
 __all__ = [
@@ -119,7 +119,7 @@ def _validated(values: Mapping[str, Any], what: str) -> Provenance:
     except ValidationError as exc:
         error = exc.errors()[0]
         field = ".".join(str(p) for p in error["loc"]) or "(provenance)"
-        message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"].removeprefix("Value error, ")
+        message = error_problem(error, {"extra_forbidden": "unknown field"})
         raise InputError(f"{what} field {field!r}: {message}") from None
 
 

@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 
-from goldeneval.core.errors import GoldenSetError, one_line
+from goldeneval.core.errors import GoldenSetError, error_problem, one_line
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.jsonl import unique_keys
 from goldeneval.core.set_files import clip, is_text, parse_document, parse_jsonl_set, read_text
@@ -408,8 +408,7 @@ _PLAIN_PROBLEMS = {
 
 
 def _problem(error: ErrorDetails) -> str:
-    problem = _PLAIN_PROBLEMS.get(error["type"], error["msg"].removeprefix("Value error, "))
-    return one_line(problem, MAX_QUOTED_PROBLEM)
+    return one_line(error_problem(error, _PLAIN_PROBLEMS), MAX_QUOTED_PROBLEM)
 
 
 def _build_set(path: Path, raw: Mapping[str, Any]) -> GoldenQuestionSet:

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goldeneval.core.errors import GoldenEvalError, RetrieverError, one_line
+from goldeneval.core.errors import GoldenEvalError, RetrieverError, error_problem, one_line
 from goldeneval.core.provenance import MAX_VALUE_LENGTH, Provenance
 from goldeneval.core.secret_scan import looks_like_secret
 from goldeneval.retrieval.retrievers.base import RetrieverContext, option_label
@@ -98,8 +98,7 @@ def checked_revision(value: str, source: str, field: str) -> str:
     try:
         Provenance.model_validate({field: value})
     except ValidationError as exc:
-        reason = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-        raise RetrieverError(f"{source}: cannot be the {field}: {reason}") from None
+        raise RetrieverError(f"{source}: cannot be the {field}: {error_problem(exc.errors()[0])}") from None
     return value
 
 
