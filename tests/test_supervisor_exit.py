@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -57,3 +58,46 @@ def test_a_plugins_thread_and_atexit_handler_finish_before_the_child_ends(cli_wo
     assert result.stdout.rstrip().endswith("thread: done after the run")  # waited for, and flushed
     assert result.stderr.splitlines()[-1] == "atexit: ran"
     assert "goldeneval: warning" not in result.stderr
+
+
+def _ending_child(code: int) -> subprocess.Popen[bytes]:
+    """A child that ends with ``code`` a little later, as the supervised child does once it has
+    reported (its threads and atexit handlers still to finish)."""
+    return subprocess.Popen([sys.executable, "-c", f"import time; time.sleep(0.3); raise SystemExit({code})"])
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="pidfds are Linux's")
+def test_the_parent_wakes_when_the_child_ends_not_at_its_next_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command waits on this: the child has reported, its end is what the parent waits for."""
+    from goldeneval.cli import supervisor
+
+    def no_polling(seconds: float) -> None:
+        raise AssertionError(f"polled ({seconds} s) where a pidfd says when the child ends")
+
+    monkeypatch.setattr(time, "sleep", no_polling)
+    child = _ending_child(3)
+    status = supervisor._wait_until(child.pid, time.monotonic() + 60)
+    assert status is not None and os.waitstatus_to_exitcode(status) == 3
+
+
+def test_without_a_pidfd_the_parent_polls_a_millisecond_apart_at_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    from goldeneval.cli import supervisor
+
+    pauses: list[float] = []
+    real_sleep = time.sleep
+
+    def recorded(seconds: float) -> None:
+        pauses.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(supervisor, "_pidfd", lambda pid: None)
+    monkeypatch.setattr(time, "sleep", recorded)
+    child = _ending_child(4)
+    status = supervisor._wait_until(child.pid, time.monotonic() + 60)
+    assert status is not None and os.waitstatus_to_exitcode(status) == 4
+    assert pauses[:3] == [0.001, 0.002, 0.004]
+    assert max(pauses) <= supervisor._POLL_S
+    # and at a deadline that has passed: no status, no wait
+    late = _ending_child(0)
+    assert supervisor._wait_until(late.pid, time.monotonic() - 1) is None
+    late.wait()

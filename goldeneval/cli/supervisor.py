@@ -63,6 +63,9 @@ LEFTOVER_GRACE_S = 3.0
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _SIGINT_GRACE_S = 0.5
 _POLL_S = 0.05
+_FIRST_POLL_S = 0.001
+"""Where there is no pidfd, :func:`_wait_until` polls this far apart at first, then twice as
+far each time, up to ``_POLL_S``."""
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 _MAX_KILL_ROUNDS = 100
 """Rounds of ending leftover processes (each round's orphans are the next round's children)."""
@@ -267,11 +270,35 @@ def _reap(pid: int) -> int | None:
 
 
 def _wait_until(pid: int, deadline: float) -> int | None:
-    while True:
-        status = _reap(pid)
-        if status is not None or time.monotonic() >= deadline:
-            return status
-        time.sleep(_POLL_S)
+    """The child's wait status once it has ended, or None at ``deadline``.  It has reported by
+    then, and usually ends a few milliseconds later: this wakes when it does (a pidfd, where the
+    system has one; else polls a millisecond apart at first), not a whole ``_POLL_S`` later,
+    which every command would wait on top of its work."""
+    pidfd = _pidfd(pid)
+    pause = _FIRST_POLL_S
+    try:
+        while True:
+            status = _reap(pid)
+            left = deadline - time.monotonic()
+            if status is not None or left <= 0:
+                return status
+            if pidfd is not None:
+                select.select([pidfd], [], [], left)  # readable once the process has ended
+            else:
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, _POLL_S)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A file descriptor that becomes readable when process ``pid`` ends (Linux 5.3 and
+    later), or None where there is none."""
+    try:
+        return os.pidfd_open(pid)  # Linux only: AttributeError elsewhere
+    except (AttributeError, OSError):
+        return None
 
 
 def _wait(pid: int) -> int:
