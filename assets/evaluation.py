@@ -19,7 +19,7 @@ import pyarrow as pa
 from assets.handoff import RunHandOff
 from assets.metadata import float_rates, rank_metrics, rates, table_metadata
 from assets.names import GROUP
-from assets.partitions import cell
+from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.series import observe
 from assets.summary import observed_run, record_summary, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
@@ -188,6 +188,8 @@ RETRIEVAL_KIND = EvaluatedKind(
     ),
     summarise=evaluation_summary,
     check_description="No question errored or timed out: the run is complete.",
+    folders=RETRIEVAL_FOLDERS,
+    hand_over=True,  # the summary records the evaluation's own run and reads only the table's identity
 )
 
 

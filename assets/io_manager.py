@@ -9,7 +9,12 @@ that partition* recorded — by the same run when it made one, so overlapping ru
 partition never read each other's tables — and never "the newest file in the folder", so a
 downstream asset re-materialised on its own reads exactly what its upstream last materialised.
 
-The hits table (:data:`HANDED_OVER`) is also kept in memory, by run and file, when it is
+It serves every kind of run and knows none: each table says, in its definition metadata
+(``assets.tables.build_kind_assets``), the order of its partition's hive folders
+(:data:`PARTITION_FOLDERS_METADATA_KEY`) and whether it is handed over
+(:data:`HANDED_OVER_METADATA_KEY`).
+
+A handed-over table (retrieval's hits) is also kept in memory, by run and file, when it is
 written: when the summary's chosen file is one this process wrote for that same run, it gets
 that table instead of decoding the file again (10,000 questions: a tenth of a second).  It
 reads only the table's identity then, since it records the evaluation's own run
@@ -26,22 +31,21 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.handoff import RunHandOff
-from assets.partitions import cell, prompt_cell
+from assets.partitions import partition_cell
 from goldeneval.core.errors import StoreError
-from goldeneval.retrieval.tables import read_table, write_partition_file
-from goldeneval.store.parquet import TableInBatches, WrittenTable
+from goldeneval.store.parquet import TableInBatches, WrittenTable, read_table, write_partition_file
 from resources.goldeneval import GoldenEvalResource
 
 PATH_METADATA_KEY = "path"
-PROMPT_TABLES = frozenset({"golden_prompt_sets", "model_responses", "prompt_gradings"})
-"""Tables of the (prompt set x model) partitions: hive folders prompt_set=/model=."""
+PARTITION_FOLDERS_METADATA_KEY = "goldeneval/partition_folders"
+"""A table's definition metadata: its partition's dimensions, comma-separated, in the order
+of its hive folders (``set,retriever``: ``set=<id>/retriever=<name>``)."""
+HANDED_OVER_METADATA_KEY = "goldeneval/handed_over"
+"""A table's definition metadata: true when it is kept for the step that reads it."""
 RECENT = 20
 """How many recent materialisations of the upstream partition to search for this run's."""
-HANDED_OVER = frozenset({"question_hits"})
-"""The tables kept for the step that reads them: the retrieval summary's input.  (The prompt
-summary rebuilds its run from its table, so it reads the file as written.)"""
 WRITTEN: RunHandOff[pa.Table] = RunHandOff()
-"""Tables of :data:`HANDED_OVER` this process wrote, by Dagster run id and file, until read."""
+"""Handed-over tables this process wrote, by Dagster run id and file, until read."""
 
 
 def _evaluated_at(table: WrittenTable) -> datetime:
@@ -63,15 +67,22 @@ class PartitionedParquetIOManager(dg.ConfigurableIOManager):
 
     def handle_output(self, context: dg.OutputContext, obj: WrittenTable) -> None:
         table_name = context.asset_key.path[-1]
+        declared = context.definition_metadata or {}
+        folders = declared.get(PARTITION_FOLDERS_METADATA_KEY)
+        if not folders:
+            raise StoreError(
+                f"{table_name}: declares no {PARTITION_FOLDERS_METADATA_KEY} (its partition's folders): "
+                "build a kind's assets with assets.tables.build_kind_assets"
+            )
         path = write_partition_file(
             self.goldeneval.suite().tables_root,
             table_name,
-            (prompt_cell if table_name in PROMPT_TABLES else cell)(context.asset_partition_key),
+            partition_cell(context.asset_partition_key, tuple(str(folders).split(","))),
             obj,
             context.run_id,
             _evaluated_at(obj),
         )
-        if table_name in HANDED_OVER and isinstance(obj, pa.Table):
+        if declared.get(HANDED_OVER_METADATA_KEY) and isinstance(obj, pa.Table):
             WRITTEN.keep(context.run_id, str(path), obj)
         context.add_output_metadata({PATH_METADATA_KEY: dg.MetadataValue.path(str(path))})
 

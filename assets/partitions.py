@@ -12,20 +12,23 @@ SET_DIMENSION = "set"
 RETRIEVER_DIMENSION = "retriever"
 PROMPT_SET_DIMENSION = "prompt_set"
 MODEL_DIMENSION = "model"
+RETRIEVAL_FOLDERS = (SET_DIMENSION, RETRIEVER_DIMENSION)
+"""A retrieval partition's hive folders, in order: ``set=<id>/retriever=<name>``."""
+PROMPT_FOLDERS = (PROMPT_SET_DIMENSION, MODEL_DIMENSION)
+"""A prompt partition's hive folders, in order: ``prompt_set=<id>/model=<name>``."""
 
 
 def _partitions(dimensions: dict[str, list[str]]) -> dg.MultiPartitionsDefinition:
     return dg.MultiPartitionsDefinition({name: dg.StaticPartitionsDefinition(ids) for name, ids in dimensions.items()})
 
 
-def _cell(partition_key: str, dimensions: tuple[str, str]) -> dict[str, str]:
+def partition_cell(partition_key: str, dimensions: tuple[str, ...]) -> dict[str, str]:
     """The key's value per dimension, in the given (hive folder) order.  A key read back from
     storage as a plain string joins the values with ``|`` in dimension-name order."""
     if isinstance(partition_key, dg.MultiPartitionKey):
         keys = partition_key.keys_by_dimension
     else:
-        first, _, second = partition_key.partition("|")
-        keys = dict(zip(sorted(dimensions), (first, second), strict=True))
+        keys = dict(zip(sorted(dimensions), partition_key.split("|"), strict=True))
     return {name: keys[name] for name in dimensions}
 
 
@@ -35,7 +38,7 @@ def evaluation_partitions(set_ids: list[str], retriever_names: list[str]) -> dg.
 
 def cell(partition_key: str) -> dict[str, str]:
     """``{"set": ..., "retriever": ...}`` of a multi-partition key, in hive folder order."""
-    return _cell(partition_key, (SET_DIMENSION, RETRIEVER_DIMENSION))
+    return partition_cell(partition_key, RETRIEVAL_FOLDERS)
 
 
 def prompt_partitions(prompt_set_ids: list[str], model_names: list[str]) -> dg.MultiPartitionsDefinition:
@@ -45,4 +48,4 @@ def prompt_partitions(prompt_set_ids: list[str], model_names: list[str]) -> dg.M
 
 def prompt_cell(partition_key: str) -> dict[str, str]:
     """``{"prompt_set": ..., "model": ...}`` of a prompt partition key, in hive folder order."""
-    return _cell(partition_key, (PROMPT_SET_DIMENSION, MODEL_DIMENSION))
+    return partition_cell(partition_key, PROMPT_FOLDERS)

@@ -19,7 +19,7 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.metadata import float_rates, table_metadata
-from assets.partitions import prompt_cell
+from assets.partitions import PROMPT_FOLDERS, prompt_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import PROMPT_SERIES, build_series_specs, observe
 from assets.summary import observed_run, record_summary, summary_result
@@ -162,6 +162,7 @@ PROMPT_KIND = EvaluatedKind(
     summary=Table("prompt_summary", "Pass rate and mean score, stored as one run in the result store."),
     summarise=prompt_summary,
     check_description="Every prompt was answered and graded: the run is complete.",
+    folders=PROMPT_FOLDERS,  # the summary rebuilds its run from its table: it reads the file as written
 )
 
 

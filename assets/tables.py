@@ -18,6 +18,7 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
+from assets.io_manager import HANDED_OVER_METADATA_KEY, PARTITION_FOLDERS_METADATA_KEY
 from assets.metadata import table_metadata
 from assets.names import TABLES_IO_MANAGER
 from assets.summary import build_summary_asset
@@ -51,13 +52,21 @@ class EvaluatedKind:
     summarise: Callable[..., Any]
     check_description: str
     """What the summary's ``run_complete`` check says it checks."""
+    folders: tuple[str, ...]
+    """The partition's dimensions in the order of the tables' hive folders (``set``, ``retriever``)."""
+    hand_over: bool = False
+    """Whether the last table is handed to the summary in memory when this process wrote it
+    (``assets.io_manager``), or read from its file."""
 
 
 def build_kind_assets(
     kind: EvaluatedKind, partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb"
 ) -> list[Any]:
     """The set asset, the step and the summary of ``kind`` over its partitions; the summary's
-    kind tag names the store (``duckdb`` or ``postgres``)."""
+    kind tag names the store (``duckdb`` or ``postgres``).  Each table tells the Parquet IO
+    manager its folders (and whether it is handed over) in its definition metadata: the IO
+    manager serves every kind and knows none."""
+    folders = {PARTITION_FOLDERS_METADATA_KEY: ",".join(kind.folders)}
     sets_asset = dg.asset(
         name=kind.golden.name,
         partitions_def=partitions_def,
@@ -65,10 +74,17 @@ def build_kind_assets(
         kinds={"parquet"},
         io_manager_key=TABLES_IO_MANAGER,
         description=kind.golden.description,
+        metadata=folders,
     )(kind.load)
+    last = kind.outputs[-1]
     specs = [
         dg.AssetSpec(
-            table.name, deps=[before.name], group_name=kind.group, kinds={"parquet"}, description=table.description
+            table.name,
+            deps=[before.name],
+            group_name=kind.group,
+            kinds={"parquet"},
+            description=table.description,
+            metadata={**folders, **({HANDED_OVER_METADATA_KEY: True} if kind.hand_over and table is last else {})},
         ).with_io_manager_key(TABLES_IO_MANAGER)
         for before, table in zip([kind.golden, *kind.outputs], kind.outputs, strict=False)
     ]

@@ -40,11 +40,35 @@ def _tables_read_as_inputs(graph: list[object]) -> set[str]:
     return read
 
 
+def _declared(graph: list[object], key: str) -> dict[str, object]:
+    """Each table's definition metadata ``key``, where it has one."""
+    return {
+        spec.key.path[-1]: spec.metadata[key]
+        for definition in graph
+        if isinstance(definition, dg.AssetsDefinition)
+        for spec in definition.specs
+        if key in spec.metadata
+    }
+
+
 def test_the_table_kept_for_the_hand_over_is_the_one_the_retrieval_summary_reads() -> None:
+    handed_over = assets.io_manager.HANDED_OVER_METADATA_KEY
     graph = build_assets(evaluation_partitions(["a-set"], ["a-retriever"]))
-    assert _tables_read_as_inputs(graph) == assets.io_manager.HANDED_OVER
+    assert _tables_read_as_inputs(graph) == set(_declared(graph, handed_over)) == {"question_hits"}
     prompts = build_prompt_assets(prompt_partitions(["a-prompt-set"], ["a-model"]))
-    assert not _tables_read_as_inputs(prompts) & assets.io_manager.HANDED_OVER
+    assert _declared(prompts, handed_over) == {}  # the prompt summary reads its file as written
+
+
+def test_every_table_declares_its_partition_folders_to_the_io_manager() -> None:
+    folders = assets.io_manager.PARTITION_FOLDERS_METADATA_KEY
+    graph = build_assets(evaluation_partitions(["a-set"], ["a-retriever"]))
+    prompts = build_prompt_assets(prompt_partitions(["a-prompt-set"], ["a-model"]))
+    assert _declared(graph, folders) == dict.fromkeys(
+        ("golden_question_sets", "retriever_rankings", "question_hits"), "set,retriever"
+    )
+    assert _declared(prompts, folders) == dict.fromkeys(
+        ("golden_prompt_sets", "model_responses", "prompt_gradings"), "prompt_set,model"
+    )
 
 
 @pytest.fixture

@@ -1,100 +1,25 @@
 """A third kind of run goes through the shared machinery without a shared module being edited.
 
-The toy kind below is everything a kind supplies (its details, its evaluated run, its
-specification) and nothing else: it registers how its details are read back
+The toy kind (``tests/toy_kind.py``) is everything a kind supplies (its details, its evaluated
+run, its specification) and nothing else: it registers how its details are read back
 (:mod:`goldeneval.core.kinds`), and the door, the store, the comparison states and the gate
-take it as they take retrieval and answer runs.
+take it as they take retrieval and answer runs.  ``tests/test_run_kinds_dagster.py`` puts it
+through the shared Dagster factories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict
 
 from goldeneval.core import door
-from goldeneval.core.comparison import PREVIOUS, Baseline
 from goldeneval.core.errors import StoreError
 from goldeneval.core.kinds import DetailsKind, read_details, register_details_kind
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.records import RunRecord
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, ComparisonState, GateDecision, RegressionThresholds
-from goldeneval.core.stats import Verdicts
+from goldeneval.core.regression import ComparisonState, GateDecision
 from goldeneval.store import open_store
-
-TOY_RATE_NAMES = {"pass_rate": "reranked first", "mean_score": "mean reciprocal rank"}
-
-
-class ToyDetails(BaseModel):
-    """The details of a reranker-only run: per question, whether the reranker put a target first."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: Literal["toy-rerank"] = "toy-rerank"
-    protocol: str = "toy-rerank/v1"
-    retriever_id: str | None = None
-    tables_run_id: str | None = None
-    firsts: dict[str, bool]
-
-    @property
-    def rate_names(self) -> Mapping[str, str]:
-        return TOY_RATE_NAMES
-
-    @property
-    def unit(self) -> str:
-        return "questions"
-
-    def paired_outcomes(self, rate: str) -> Verdicts | None:
-        return Verdicts.of(self.firsts) if rate == "pass_rate" else None
-
-    def to_json_text(self) -> str:
-        return self.model_dump_json()
-
-
-def _read_toy(text: str | bytes, where: str) -> ToyDetails:
-    return ToyDetails.model_validate_json(text)
-
-
-TOY_KIND = register_details_kind(DetailsKind(names=("toy-rerank",), read=_read_toy))
-
-
-@dataclass(frozen=True)
-class ToyRun:
-    firsts: dict[str, bool]
-
-    def to_record(self, privacy: PrivacyMode, *, tables_run_id: str | None = None) -> RunRecord:
-        share = sum(self.firsts.values()) / len(self.firsts)
-        return RunRecord(
-            set_id="toy-set",
-            model="toy-reranker",
-            grader="toy_rerank",
-            pass_rate=share,
-            mean_score=share,
-            question_count=len(self.firsts),
-            scored_count=len(self.firsts),
-            error_count=0,
-            details=ToyDetails(firsts=self.firsts, tables_run_id=tables_run_id),
-            label_digest="toy-labels",
-            benchmark_fingerprint="toy-benchmark",
-            variant_fingerprint="toy-variant",
-            privacy=privacy.value,
-        )
-
-
-@dataclass(frozen=True)
-class ToySpec:
-    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS
-    baseline: Baseline = PREVIOUS
-    privacy: PrivacyMode = PrivacyMode.FULL
-    options: dict[str, str] = field(default_factory=dict)
-
-
-ALL_FIRST = {f"q{i}": True for i in range(20)}
-HALF_FIRST = {f"q{i}": i % 2 == 0 for i in range(20)}
+from tests.toy_kind import ALL_FIRST, HALF_FIRST, TOY_KIND, ToyDetails, ToyRun, ToySpec, _read_toy
 
 
 def test_a_toy_kind_is_recorded_judged_and_gated_by_the_shared_door(tmp_path: Path) -> None:
