@@ -66,6 +66,9 @@ def build_kind_assets(
     kind tag names the store (``duckdb`` or ``postgres``).  Each table tells the Parquet IO
     manager its folders (and whether it is handed over) in its definition metadata: the IO
     manager serves every kind and knows none."""
+    dimensions = sorted(dimension.name for dimension in partitions_def.partitions_defs)
+    if sorted(kind.folders) != dimensions:  # else the IO manager would fail after the step's work
+        raise ValueError(f"{kind.step}: folders {kind.folders} are not the partitions' dimensions {dimensions}")
     folders = {PARTITION_FOLDERS_METADATA_KEY: ",".join(kind.folders)}
     sets_asset = dg.asset(
         name=kind.golden.name,

@@ -7,8 +7,10 @@ goldeneval imported), two jobs of one partitioned asset that does nothing, one a
 other -- as ``pipelines.main`` runs, for a partition, the ``nightly_evaluation`` job (several
 assets) and then the ``regression_check`` job the sensor asks for.  Whatever those jobs do,
 ``python -m pipelines.main`` cannot take less wall time than this, so the dagster section sets
-it beside the CLI: where this floor alone is more than the target ratio of the CLI's whole run,
-no change inside goldeneval can meet the target.
+it beside the CLI: where this floor (plus what the questions cost the CLI) is more than the
+target ratio of the CLI's whole run, the job as it is run -- two Dagster runs a partition, the
+regression check its own run, as its sensor starts it in a deployment -- cannot meet the
+target, whatever its assets do.
 
     DAGSTER_HOME=... .venv/bin/python -m benchmarks.dagster_floor
 """

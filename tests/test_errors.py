@@ -4,10 +4,15 @@ turns one into a message calls it, so a problem reads the same from a set, a sui
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pydantic
 import pytest
+import yaml
 
 from goldeneval.core.errors import InputError, error_problem, invalid_input, validation_problem
+from goldeneval.suite import load_suite
+from goldeneval.suite_storage import load_storage
 
 
 class _Model(pydantic.BaseModel):
@@ -49,6 +54,23 @@ def test_the_field_is_dotted_within_the_section_the_value_sits_in() -> None:
         "storage.depht",
         "Extra inputs are not permitted",
     )
-    found = invalid_input(_error(name="x", depth=0), "suite.yaml", within=("storage",))
+    found = invalid_input(_error(name="x", depth=0), "spec.yaml")
     assert isinstance(found, InputError)
-    assert str(found) == "suite.yaml: field 'storage.depth': must be at least 1"
+    assert str(found) == "spec.yaml: field 'depth': must be at least 1"
+
+
+def test_a_suite_file_problem_is_given_whole_with_its_hint_after_a_long_value(tmp_path: Path) -> None:
+    name = "r" * 320
+    suite = tmp_path / "goldeneval.yaml"
+    suite.write_text(
+        yaml.safe_dump({"sets": ["transit-sample"], "retrievers": {name: {"id": "goldeneval.lexical"}}}),
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as caught:
+        load_suite(suite)
+    assert name in str(caught.value)
+    assert str(caught.value).endswith("starting with a letter or digit")
+    storage = tmp_path / "storage.yaml"
+    storage.write_text(yaml.safe_dump({"storage": {"tabels": "x"}}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"field 'storage\.tabels': Extra inputs are not permitted"):
+        load_storage(storage)

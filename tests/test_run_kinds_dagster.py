@@ -11,6 +11,7 @@ from typing import Any
 
 import dagster as dg
 import pyarrow as pa
+import pytest
 
 from assets.io_manager import PartitionedParquetIOManager
 from assets.names import NO_REGRESSION, RUN_COMPLETE, TABLES_IO_MANAGER
@@ -116,3 +117,13 @@ def test_a_toy_kind_runs_through_the_shared_dagster_factories(tmp_path: Path) ->
         ("toy-set", "toy-reranker", 0.5),  # newest first
         ("toy-set", "toy-reranker", 1.0),
     ]
+
+
+def test_a_kind_whose_folders_are_not_its_partitions_dimensions_is_refused_when_built() -> None:
+    partitions = dg.MultiPartitionsDefinition(
+        {"set": dg.StaticPartitionsDefinition(["toy-set"]), "model": dg.StaticPartitionsDefinition(["toy"])}
+    )
+    with pytest.raises(
+        ValueError, match=r"toy_rerank: folders \('set', 'reranker'\) are not the partitions' dimensions"
+    ):
+        build_kind_assets(TOY_GRAPH, partitions)

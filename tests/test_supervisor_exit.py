@@ -5,10 +5,12 @@ code is the command's."""
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import textwrap
 import time
+from typing import Any
 
 import pytest
 
@@ -66,6 +68,14 @@ def _ending_child(code: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", f"import time; time.sleep(0.3); raise SystemExit({code})"])
 
 
+def _reaped(child: subprocess.Popen[bytes], status: int | None) -> int | None:
+    """The exit code of a child the supervisor reaped, told to its ``Popen`` (which would
+    otherwise warn, when collected, that it is still running)."""
+    code = None if status is None else os.waitstatus_to_exitcode(status)
+    child.returncode = code
+    return code
+
+
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="pidfds are Linux's")
 def test_the_parent_wakes_when_the_child_ends_not_at_its_next_poll(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every command waits on this: the child has reported, its end is what the parent waits for."""
@@ -76,8 +86,34 @@ def test_the_parent_wakes_when_the_child_ends_not_at_its_next_poll(monkeypatch: 
 
     monkeypatch.setattr(time, "sleep", no_polling)
     child = _ending_child(3)
-    status = supervisor._wait_until(child.pid, time.monotonic() + 60)
-    assert status is not None and os.waitstatus_to_exitcode(status) == 3
+    assert _reaped(child, supervisor._wait_until(child.pid, time.monotonic() + 60)) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="pidfds are Linux's")
+def test_a_child_ended_but_not_yet_reapable_is_polled_for_not_spun_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a tracer (strace -f, gdb) the child's pidfd says it ended before the parent can
+    reap it, and stays readable: the parent polls then, rather than selecting again at once."""
+    from goldeneval.cli import supervisor
+
+    real_reap, real_select = supervisor._reap, select.select
+    refused: list[int] = []
+    selects: list[float] = []
+
+    def traced(pid: int) -> int | None:
+        if selects and len(refused) < 6:  # after the wait for the pidfd: ended, not yet reapable
+            refused.append(pid)
+            return None
+        return real_reap(pid)
+
+    def counted(*args: Any) -> Any:
+        selects.append(args[3])
+        return real_select(*args)
+
+    monkeypatch.setattr(supervisor, "_reap", traced)
+    monkeypatch.setattr(select, "select", counted)
+    child = _ending_child(5)
+    assert _reaped(child, supervisor._wait_until(child.pid, time.monotonic() + 60)) == 5
+    assert len(refused) == 6 and len(selects) == 1  # one wait for the pidfd, then polls
 
 
 def test_without_a_pidfd_the_parent_polls_a_millisecond_apart_at_first(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,8 +129,7 @@ def test_without_a_pidfd_the_parent_polls_a_millisecond_apart_at_first(monkeypat
     monkeypatch.setattr(supervisor, "_pidfd", lambda pid: None)
     monkeypatch.setattr(time, "sleep", recorded)
     child = _ending_child(4)
-    status = supervisor._wait_until(child.pid, time.monotonic() + 60)
-    assert status is not None and os.waitstatus_to_exitcode(status) == 4
+    assert _reaped(child, supervisor._wait_until(child.pid, time.monotonic() + 60)) == 4
     assert pauses[:3] == [0.001, 0.002, 0.004]
     assert max(pauses) <= supervisor._POLL_S
     # and at a deadline that has passed: no status, no wait

@@ -275,6 +275,7 @@ def _wait_until(pid: int, deadline: float) -> int | None:
     system has one; else polls a millisecond apart at first), not a whole ``_POLL_S`` later,
     which every command would wait on top of its work."""
     pidfd = _pidfd(pid)
+    fired = False
     pause = _FIRST_POLL_S
     try:
         while True:
@@ -282,9 +283,11 @@ def _wait_until(pid: int, deadline: float) -> int | None:
             left = deadline - time.monotonic()
             if status is not None or left <= 0:
                 return status
-            if pidfd is not None:
-                select.select([pidfd], [], [], left)  # readable once the process has ended
+            if pidfd is not None and not fired:
+                fired = bool(select.select([pidfd], [], [], left)[0])  # readable once the process has ended
             else:
+                # No pidfd; or it fired and the exit was not ours to reap yet (a tracer such as
+                # strace or gdb collects it first), and it stays readable: poll, never spin.
                 time.sleep(min(pause, left))
                 pause = min(pause * 2, _POLL_S)
     finally:

@@ -59,18 +59,12 @@ class InputError(GoldenEvalError):
 
 
 def invalid_input(
-    exc: ValidationError,
-    where: str | Path,
-    *,
-    whole: str = "",
-    error: type[InputError] = InputError,
-    within: tuple[str, ...] = (),
+    exc: ValidationError, where: str | Path, *, whole: str = "", error: type[InputError] = InputError
 ) -> InputError:
     """The first error of a pydantic validation as one line, ``<where>: field '<field>':
     <problem>``: the one wording of an input that did not validate.  ``whole`` names the field
-    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``);
-    ``within`` as for :func:`validation_problem`."""
-    field, problem = validation_problem(exc, within)
+    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``)."""
+    field, problem = validation_problem(exc)
     return error(f"{where}: field {field or whole!r}: {one_line(problem)}")
 
 
