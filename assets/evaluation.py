@@ -9,7 +9,7 @@ partition and run.  The bodies are module-level functions, decorated by
 
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.handoff import RunHandOff
-from assets.metadata import float_rates, rank_metrics, rates, table_metadata
+from assets.metadata import float_rates, table_metadata
 from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.series import observe
@@ -32,7 +32,7 @@ from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
 from goldeneval.retrieval.retrievers.base import document_id_mapper
-from goldeneval.retrieval.scoring import NO_HARD_CLASS
+from goldeneval.retrieval.scoring import NO_HARD_CLASS, RateSummary
 from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,
@@ -55,6 +55,24 @@ HITS_PREVIEW_COLUMNS = (
 )
 EVALUATED_RUNS: RunHandOff[RetrievalRun] = RunHandOff()
 """The evaluated runs waiting for their summary in this process (:mod:`assets.handoff`)."""
+
+
+def rates(summary: RateSummary, prefix: str = "") -> dict[str, Any]:
+    """A retrieval summary's top-1 and top-3 hit rates."""
+    return float_rates({f"{prefix}top1_hit_rate": summary.top1_rate, f"{prefix}top3_hit_rate": summary.top3_rate})
+
+
+def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:
+    """Each reported rank metric as a float (``metric/ndcg@10``, plotted over time by the UI)
+    and the whole measurement (definitions from the registry, depth, relevance level, the
+    questions left out) as JSON: :func:`goldeneval.retrieval.report.measurement`."""
+    values: dict[str, Any] = {
+        f"metric/{metric['name']}": dg.MetadataValue.float(metric["value"])
+        for metric in measured["metrics"]
+        if metric["value"] is not None
+    }
+    values["measurement"] = dg.MetadataValue.json(dict(measured))
+    return values
 
 
 def _counts(values: list[str]) -> dict[str, int]:

@@ -1,5 +1,6 @@
-"""Materialisation metadata helpers: rates as floats, Arrow schemas as Dagster TableSchemas, a
-verdict's comparison as Markdown tables."""
+"""Materialisation metadata helpers every kind uses: rates as floats, Arrow schemas as Dagster
+TableSchemas, a verdict's comparison as Markdown tables.  (A kind's own metadata, such as
+retrieval's hit rates and rank metrics, lives with its assets.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pyarrow as pa
 
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import RateChange, RegressionVerdict
-from goldeneval.retrieval.scoring import RateSummary
 from goldeneval.store.parquet import WrittenTable
 
 UNKNOWN = "unknown"
@@ -29,24 +29,6 @@ def table_metadata(table: WrittenTable) -> dict[str, Any]:
 def float_rates(values: Mapping[str, float | None]) -> dict[str, Any]:
     """Rates as floats (the UI plots float metadata over time); absent when nothing was scored."""
     return {name: dg.MetadataValue.float(value) for name, value in values.items() if value is not None}
-
-
-def rates(summary: RateSummary, prefix: str = "") -> dict[str, Any]:
-    """A retrieval summary's top-1 and top-3 hit rates."""
-    return float_rates({f"{prefix}top1_hit_rate": summary.top1_rate, f"{prefix}top3_hit_rate": summary.top3_rate})
-
-
-def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:
-    """Each reported rank metric as a float (``metric/ndcg@10``, plotted over time by the UI)
-    and the whole measurement (definitions from the registry, depth, relevance level, the
-    questions left out) as JSON: :func:`goldeneval.retrieval.report.measurement`."""
-    values: dict[str, Any] = {
-        f"metric/{metric['name']}": dg.MetadataValue.float(metric["value"])
-        for metric in measured["metrics"]
-        if metric["value"] is not None
-    }
-    values["measurement"] = dg.MetadataValue.json(dict(measured))
-    return values
 
 
 def text_or_unknown(value: str | None) -> dg.MetadataValue:
