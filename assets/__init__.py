@@ -4,10 +4,10 @@ from typing import Any
 
 import dagster as dg
 
-from assets.evaluation import build_evaluation_assets
+from assets.evaluation import build_evaluation_assets, build_regression_assets
 from assets.names import NO_REGRESSION, RUN_COMPLETE, STORE_POOL
 from assets.partitions import RETRIEVER_DIMENSION, SET_DIMENSION, cell, evaluation_partitions
-from assets.regression import RegressionCheckConfig, build_regression_assets
+from assets.regression import RegressionCheckConfig
 from assets.series import build_series_specs
 
 __all__ = [

@@ -20,6 +20,7 @@ from assets.handoff import RunHandOff
 from assets.metadata import float_rates, table_metadata
 from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
+from assets.regression import CheckedKind, build_regression_check
 from assets.series import observe
 from assets.summary import observed_run, record_summary, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
@@ -209,6 +210,25 @@ RETRIEVAL_KIND = EvaluatedKind(
     folders=RETRIEVAL_FOLDERS,
     hand_over=True,  # the summary records the evaluation's own run and reads only the table's identity
 )
+
+
+RETRIEVAL_CHECK = CheckedKind(
+    name="regression_check",
+    summary_key=dg.AssetKey("evaluation_summary"),
+    group=GROUP,
+    spec=lambda goldeneval, key: goldeneval.run_spec(cell(key)),
+    labels=lambda stored: {"set": stored.set_id, "retriever": stored.model},
+    rate_keys=("top1_hit_rate", "top3_hit_rate"),
+    check_description="The gate passes: a baseline, or a run comparable with the previous one within every "
+    "threshold (a mismatch or an unknown comparison fails it).",
+    description="The regression verdict of one stored evaluation against the previous "
+    "run of its series; materialised by a sensor after each evaluation_summary.",
+)
+
+
+def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
+    """Retrieval's regression check, built by the factory every kind's is built by."""
+    return [build_regression_check(RETRIEVAL_CHECK, partitions_def)]
 
 
 def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:

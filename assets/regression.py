@@ -3,7 +3,8 @@ as an asset check.
 
 One factory, :func:`build_regression_check`, takes a kind's :class:`CheckedKind` (which
 summary it judges, its partition labels, its rate names) and builds the asset; retrieval runs
-get ``regression_check`` and prompt runs ``prompt_regression_check`` from it.  Materialised by
+get ``regression_check`` (``assets.evaluation``) and prompt runs ``prompt_regression_check``
+(``assets.prompts``) from it.  Materialised by
 the regression sensor once per stored run (the sensor passes the stored run id in the run
 config); materialised by hand, it judges the partition's latest summary.  The verdict is
 :func:`goldeneval.core.door.judge`, and ``no_regression`` passes exactly when the gate of
@@ -18,16 +19,13 @@ import dagster as dg
 
 from assets.checks import partitioned_check
 from assets.metadata import comparison_markdown, float_rates
-from assets.names import GROUP, NO_REGRESSION, STORE_POOL
-from assets.partitions import cell
+from assets.names import NO_REGRESSION, STORE_POOL
 from goldeneval.core import door
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import GateDecision
 from resources.goldeneval import GoldenEvalResource
-
-SUMMARY_KEY = dg.AssetKey("evaluation_summary")
 
 
 class RegressionCheckConfig(dg.Config):
@@ -131,30 +129,10 @@ def build_regression_check(kind: CheckedKind, partitions_def: dg.MultiPartitions
     )(check)
 
 
-RETRIEVAL_CHECK = CheckedKind(
-    name="regression_check",
-    summary_key=SUMMARY_KEY,
-    group=GROUP,
-    spec=lambda goldeneval, key: goldeneval.run_spec(cell(key)),
-    labels=lambda stored: {"set": stored.set_id, "retriever": stored.model},
-    rate_keys=("top1_hit_rate", "top3_hit_rate"),
-    check_description="The gate passes: a baseline, or a run comparable with the previous one within every "
-    "threshold (a mismatch or an unknown comparison fails it).",
-    description="The regression verdict of one stored evaluation against the previous "
-    "run of its series; materialised by a sensor after each evaluation_summary.",
-)
-
-
-def build_regression_assets(partitions_def: dg.MultiPartitionsDefinition) -> list[Any]:
-    return [build_regression_check(RETRIEVAL_CHECK, partitions_def)]
-
-
 __all__ = [
     "NO_REGRESSION",
-    "RETRIEVAL_CHECK",
     "CheckedKind",
     "RegressionCheckConfig",
-    "build_regression_assets",
     "build_regression_check",
     "latest_summary_run_id",
 ]

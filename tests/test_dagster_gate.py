@@ -18,9 +18,9 @@ import yaml
 from click.testing import CliRunner
 
 import resources.goldeneval
-from assets.evaluation import build_evaluation_assets
+from assets.evaluation import build_evaluation_assets, build_regression_assets
 from assets.partitions import evaluation_partitions
-from assets.regression import RegressionCheckConfig, build_regression_assets
+from assets.regression import RegressionCheckConfig
 from goldeneval.cli import ExitCode, main
 from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode
