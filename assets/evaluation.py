@@ -148,7 +148,7 @@ def evaluation_summary(
         for value, summary in groups.items():
             by_slice.update(rates(summary, prefix=f"{kind}={value}/"))
     overall = aggregates.overall
-    identity = {"set": where["set"], "retriever": where["retriever"], "stored_run_id": stored.id, **rates(overall)}
+    identity = {"set": where["set"], "retriever": where["retriever"], **rates(overall)}
     metadata = {
         **by_slice,
         "question_count": overall.questions,

@@ -115,7 +115,6 @@ def prompt_summary(
         "set": where["prompt_set"],
         "retriever": where["model"],
         "model": where["model"],
-        "stored_run_id": stored.id,
         **prompt_rates(overall),
     }
     metadata = {

@@ -106,17 +106,18 @@ def summary_result(
     metadata: Mapping[str, Any],
     completion: tuple[bool, str],
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
-    """The summary's metadata (the kind's, then what every run has: the stored run's id, which
-    the regression sensor and check read, and its provenance) and its ``run_complete`` check,
-    whose reason (the kind's ``Completion.of``) says how many of the run's items failed."""
+    """The summary's metadata (the kind's identity and metadata, then the provenance every run
+    has) and its ``run_complete`` check, whose reason (the kind's ``Completion.of``) says how
+    many of the run's items failed.  Both carry the identity with the stored run's id, which the
+    regression sensor and check read: added here, for every kind."""
     stored = recorded.stored
+    identity = {**identity, "stored_run_id": stored.id}
     complete, reason = completion
     verdict = "complete" if complete else "incomplete"
     return dg.MaterializeResult(
         metadata={
             **identity,
             **metadata,
-            "stored_run_id": stored.id,
             "label_digest": text_or_unknown(stored.label_digest),
             "benchmark_fingerprint": text_or_unknown(stored.benchmark_fingerprint),
             "variant_fingerprint": text_or_unknown(stored.variant_fingerprint),

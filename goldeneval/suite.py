@@ -27,7 +27,7 @@ from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.settings import PROMPT_RATES, GradingSettings, JudgeSettings
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.core.comparison import Baseline
-from goldeneval.core.errors import InputError, validation_problem
+from goldeneval.core.errors import InputError, invalid_input
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
 from goldeneval.core.regression import RegressionThresholds
@@ -464,9 +464,7 @@ def load_suite(path: str | Path) -> Suite:
     try:
         config = SuiteConfig.model_validate(raw)
     except ValidationError as exc:
-        # whole: a rule's hint (a name's allowed characters) comes last, and a long value before it
-        field, problem = validation_problem(exc)
-        raise InputError(f"{path}: field {field or '(file)'!r}: {problem}") from None
+        raise invalid_input(exc, path, whole="(file)", clipped=False) from None
     for name, retriever in config.retrievers.items():
         parse_provenance(retriever.provenance, f"{path}: retriever {name!r}")
         if retriever.corpus is not None:

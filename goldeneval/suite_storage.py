@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from goldeneval.core.errors import InputError, validation_problem
+from goldeneval.core.errors import InputError, invalid_input
 from goldeneval.core.settings import Flag
 from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
 from goldeneval.core.text_files import read_utf8
@@ -119,6 +119,5 @@ def load_storage(explicit: str | Path | None = None) -> SuiteStorage:
     try:
         config = StorageConfig.model_validate(raw.get("storage") or {})
     except ValidationError as exc:
-        field, problem = validation_problem(exc, within=("storage",))  # whole, as the rest of the file's
-        raise InputError(f"{path}: field {field!r}: {problem}") from None
+        raise invalid_input(exc, path, within=("storage",), clipped=False) from None
     return SuiteStorage(config=config, path=path)

@@ -107,6 +107,8 @@ def test_a_toy_kind_runs_through_the_shared_dagster_factories(tmp_path: Path) ->
     checks = {(check.asset_key.path[-1], check.check_name): check for check in worse.get_asset_check_evaluations()}
     assert checks[("toy_summary", RUN_COMPLETE)].passed
     regression = checks[("toy_regression_check", NO_REGRESSION)]
+    # the shared summary adds the stored run's id to every kind's identity, its check's too
+    assert checks[("toy_summary", RUN_COMPLETE)].metadata["stored_run_id"] == regression.metadata["stored_run_id"]
     assert not regression.passed
     assert regression.metadata["gate"].value == GateDecision.REGRESSION.value
     assert str(regression.description).startswith("regression: reranked first fell 1.000 -> 0.500")

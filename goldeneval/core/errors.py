@@ -59,13 +59,22 @@ class InputError(GoldenEvalError):
 
 
 def invalid_input(
-    exc: ValidationError, where: str | Path, *, whole: str = "", error: type[InputError] = InputError
+    exc: ValidationError,
+    where: str | Path,
+    *,
+    whole: str = "",
+    error: type[InputError] = InputError,
+    within: tuple[str, ...] = (),
+    clipped: bool = True,
 ) -> InputError:
     """The first error of a pydantic validation as one line, ``<where>: field '<field>':
     <problem>``: the one wording of an input that did not validate.  ``whole`` names the field
-    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``)."""
-    field, problem = validation_problem(exc)
-    return error(f"{where}: field {field or whole!r}: {one_line(problem)}")
+    when the input as a whole is wrong (pydantic gives no field: ``'(line)'``, ``'(file)'``);
+    ``within`` as for :func:`validation_problem`.  ``clipped=False`` gives the problem as
+    pydantic wrote it, for a file of the operator's own whose rule's hint follows a long value
+    (a suite file)."""
+    field, problem = validation_problem(exc, within)
+    return error(f"{where}: field {field or whole!r}: {one_line(problem) if clipped else problem}")
 
 
 class SetFileError(InputError):
