@@ -13,7 +13,11 @@ else goes through ``import dagster as dg``.  When upgrading Dagster, check this 
 * ``raise_execution_interrupts`` / ``iterate_with_context`` — how an executor lets Ctrl-C through
   while it waits for its steps; ``pipelines.executors`` (the dask executor) uses them as
   dagster-dask does.
+* :func:`drop_captured_outputs` — empties the outputs ``execute_in_process`` captured for a
+  result (``ExecuteInProcessResult._output_capture``), which the main command never reads.
 """
+
+from typing import Any
 
 from dagster._core.errors import raise_execution_interrupts
 from dagster._core.event_api import PartitionKeyFilter
@@ -30,6 +34,18 @@ __all__ = [
     "AssetCheckExecutionRecord",
     "AssetCheckExecutionRecordStatus",
     "PartitionKeyFilter",
+    "drop_captured_outputs",
     "iterate_with_context",
     "raise_execution_interrupts",
 ]
+
+
+def drop_captured_outputs(result: Any) -> None:
+    """Let go of every output ``execute_in_process`` captured for ``result`` (a partition's
+    golden set, rankings and hits tables).  Dropping the result is not enough: Dagster 1.13
+    keeps the first run's step context, and with it that capture, for the rest of the process
+    (the namespaces its record classes compile their constructors in hold the locals of the
+    first call).  Nothing where a Dagster keeps its capture elsewhere."""
+    captured = getattr(result, "_output_capture", None)
+    if isinstance(captured, dict):
+        captured.clear()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -17,7 +18,7 @@ import resources.goldeneval
 from goldeneval.core.collector import BULK_THRESHOLDS
 from goldeneval.retrieval import golden
 from goldeneval.suite import Suite, load_suite
-from tests.dagster_support import SETS, write_project
+from tests.dagster_support import FIXED_PROVENANCE, PLUGIN_MODULE, SETS, write_project
 
 
 def test_main_runs_its_jobs_with_fewer_collections_and_restores_the_thresholds(
@@ -102,3 +103,41 @@ def test_one_main_process_validates_each_set_once_and_reads_the_suite_once_per_d
     assert len(runs) == 2 * partitions  # nightly_evaluation and regression_check_job, per partition
     assert [path.name for path in validated] == ["alpha-set.yaml"]
     assert len(suites) == 1 + len(runs)
+
+
+def test_the_nightly_runs_keep_none_of_their_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dagster's in-process result captures every output of the run (at 100,000 questions some
+    150 MiB of tables), and Dagster 1.13 keeps the first run's step context, and so that
+    capture, to the end of the process: a list of results, or that one context, kept each
+    partition's tables in memory.  :func:`pipelines.main.run_nightly` keeps only each run's id
+    and status, and empties the capture."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    fixed = {
+        "id": f"{PLUGIN_MODULE}:build",
+        "options": {"rankings": str(tmp_path / "project" / "rankings.json")},
+        "provenance": FIXED_PROVENANCE,
+    }
+    project = write_project(
+        tmp_path / "project",
+        sets={"alpha-set": SETS["alpha-set"]},
+        retrievers={f"fixed-{n}": fixed for n in range(3)},
+    )
+    monkeypatch.syspath_prepend(str(project.root))
+    results: list[dg.ExecuteInProcessResult] = []
+    execute = dg.JobDefinition.execute_in_process
+
+    def executing(job: dg.JobDefinition, *args: Any, **kwargs: Any) -> dg.ExecuteInProcessResult:
+        result = execute(job, *args, **kwargs)
+        results.append(result)
+        assert result.output_for_node("retrieval", "question_hits").num_rows == 3  # captured while it ran
+        return result
+
+    monkeypatch.setattr(dg.JobDefinition, "execute_in_process", executing)
+    defs = pipelines.build.definitions_for(load_suite(project.config))
+    with dg.DagsterInstance.ephemeral() as instance:
+        finished = pipelines.main.run_nightly(defs, instance)
+    assert finished == [pipelines.main.FinishedRun(result.run_id, True) for result in results]
+    assert len(results) == 3
+    for result in results:
+        with pytest.raises(dg.DagsterInvariantViolationError, match="No outputs found"):  # the capture is empty
+            result.output_for_node("retrieval", "question_hits")

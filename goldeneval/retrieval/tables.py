@@ -106,6 +106,7 @@ def rankings_table(
     and whether a row's document is expected is a binary search of its (question, document)
     code among the expected ones (``np.isin`` sorted all ten million: 1.3 s)."""
     ids, lengths, returned_codes, distinct, expected, latency_ms = _rankings_of(run.results)
+    started_at = run.started_at  # the batches are made from these, not from the run: it may go first
     total = int(lengths.sum())
     starts: np.ndarray = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=starts[1:])
@@ -154,8 +155,8 @@ def rankings_table(
     return TableInBatches(
         schema=schema,
         num_rows=total,
-        evaluated_at=run.started_at,
-        make_batches=lambda: stamped_batches(schema, run_id, run.started_at, blocks(), min(total, _ROW_BLOCK)),
+        evaluated_at=started_at,
+        make_batches=lambda: stamped_batches(schema, run_id, started_at, blocks(), min(total, _ROW_BLOCK)),
     )
 
 
