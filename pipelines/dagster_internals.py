@@ -45,7 +45,8 @@ def drop_captured_outputs(result: Any) -> None:
     golden set, rankings and hits tables).  Dropping the result is not enough: Dagster 1.13
     keeps the first run's step context, and with it that capture, for the rest of the process
     (the namespaces its record classes compile their constructors in hold the locals of the
-    first call).  Nothing where a Dagster keeps its capture elsewhere."""
+    first call).  Dagster captures outputs in every in-process execution (dagster-io/dagster
+    issues 9731 and 4262, open); a Dagster that keeps its capture elsewhere is left as it is."""
     captured = getattr(result, "_output_capture", None)
     if isinstance(captured, dict):
         captured.clear()
