@@ -1263,14 +1263,14 @@ def render_dagster(section: dict[str, Any]) -> list[str]:
         "other, as that command runs the nightly job and then the regression check for a partition. The "
         "command cannot take less; on a generated set it also asks, scores and stores the questions the "
         "CLI does, and it writes the golden set, rankings and hits tables the CLI does not write. Those "
-        "writes, timed apart (`benchmarks/tables_floor.py`: a process that reads back the files the job "
-        "just wrote and times writing them again through the job's own writer, `write_partition_file`, "
-        "the rankings table in the batches the job hands over), are what pyarrow takes however fast the "
-        "tables are built. So the floor, plus what the questions cost the CLI (the per-question line "
+        "writes, timed apart (`benchmarks/tables_floor.py`: a process that takes the files the job just "
+        "wrote and times writing them again through the job's own writer, `write_partition_file`, the "
+        "rankings table a row group at a time, as the job hands it over, each read when the writer asks "
+        "and the reading not timed), are what pyarrow takes however fast the tables are built. So the floor, plus what the questions cost the CLI (the per-question line "
         "below), plus those writes is a lower bound for the job: where that bound is more than "
         f"{DAGSTER_TARGET_RATIO:g}x the CLI's whole run, the job as it is run (two Dagster runs a partition: "
-        "the regression check is a run of its own, as its sensor starts it in a deployment; its tables "
-        "written) cannot meet that target, whatever its assets do.",
+        "the regression check is a run of its own, as its sensor starts it in a deployment) cannot meet "
+        "that target while it writes these tables with this writer, however fast its assets build them.",
         "",
         "| partitions | run | CLI, all partitions | Dagster, whole process | Dagster / CLI | Dagster: imports "
         "/ the rest (definitions, jobs, summary) | Dagster's floor (floor / CLI) | its tables written again, "

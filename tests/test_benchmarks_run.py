@@ -285,6 +285,14 @@ def test_the_tables_floor_writes_again_the_newest_file_of_each_table_as_the_job_
 
     from goldeneval.store.parquet import TableInBatches, stamp_columns, write_partition_file
 
+    def batched(table: pa.Table, rows: int) -> TableInBatches:
+        return TableInBatches(
+            schema=table.schema,
+            num_rows=table.num_rows,
+            evaluated_at=later,
+            make_batches=lambda: iter(table.to_batches(max_chunksize=rows)),
+        )
+
     root, partition = tmp_path / "tables", {"set": "s", "retriever": "r"}
     earlier, later = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)
     small = stamp_columns(pa.table({"question_id": ["q1", "q2"]}), "old-run", earlier)
@@ -292,25 +300,60 @@ def test_the_tables_floor_writes_again_the_newest_file_of_each_table_as_the_job_
     newer = stamp_columns(pa.table({"question_id": ["q1", "q2", "q3"]}), "new-run", later)
     write_partition_file(root, "question_hits", partition, newer, "new-run", later)
     ranked = stamp_columns(pa.table({"rank": pa.array(range(10), pa.int32())}), "new-run", later)
-    batched = TableInBatches(
-        schema=ranked.schema,
-        num_rows=10,
-        evaluated_at=later,
-        make_batches=lambda: iter(ranked.to_batches(max_chunksize=4)),
+    write_partition_file(root, "retriever_rankings", partition, batched(ranked, 4), "new-run", later)
+    # a run that answered no question: a rankings file of no row group, no evaluated_at to read
+    write_partition_file(
+        root, "retriever_rankings", {"set": "s", "retriever": "empty"}, batched(ranked.slice(0, 0), 4), "new-run", later
     )
-    write_partition_file(root, "retriever_rankings", partition, batched, "new-run", later)
     before = sorted(root.rglob("*"))
 
     out = tmp_path / "floor.json"
     assert tables_floor.main(["--tables", str(root), "--json", str(out)]) == 0
     record = json.loads(out.read_text())
-    assert [(t["table"], t["rows"], t["row_groups"]) for t in record["tables"]] == [
-        ("question_hits", 3, 1),  # the newest file of the folder, not the older run's
-        ("retriever_rankings", 10, 3),  # handed over in the batches it was written in
+    assert [(t["table"], t["rows"], t["row_groups"], t["written_row_groups"]) for t in record["tables"]] == [
+        ("question_hits", 3, 1, 1),  # the newest file of the folder, not the older run's
+        ("retriever_rankings", 0, 0, 0),
+        ("retriever_rankings", 10, 3, 3),  # handed over a row group at a time, written as the job wrote it
     ]
     assert record["write_s"] == pytest.approx(sum(t["write_s"] for t in record["tables"])) and record["write_s"] > 0
     assert sorted(root.rglob("*")) == before  # written again elsewhere, never over the job's files
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "floor.json", root]  # and the scratch folder is gone
     assert tables_floor.main(["--tables", str(tmp_path / "none"), "--json", str(out)]) == 2
+
+
+def test_the_dagster_section_times_the_tables_its_job_wrote_and_shows_them_beside_the_floor(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from goldeneval.store.parquet import stamp_columns, write_partition_file
+
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    table = stamp_columns(pa.table({"question_id": ["q1", "q2"]}), "a-run", at)
+    # where the section's suite file puts the job's tables: storage.tables beside it
+    write_partition_file(tmp_path / "dagster" / "store" / "tables", "question_hits", {"set": "s"}, table, "a-run", at)
+    record = run._tables_floor(tmp_path, 0, timeout=120)
+    assert [(t["table"], t["rows"]) for t in record["tables"]] == [("question_hits", 2)]
+
+    runs = [
+        {
+            "cache": "cold",
+            "cli": [],
+            "cli_wall_s": 2.0,
+            "cli_peak_rss_bytes": 1 << 20,
+            "dagster": {"wall_s": 4.0, "peak_rss_bytes": 1 << 20},
+            "dagster_floor": {"wall_s": 1.0},
+            "tables_floor": {"write_s": 0.5},
+            "dagster_import_s": 0.5,
+            "dagster_run_s": 3.0,
+            "builds": [],
+            "dagster_cache_files_written": [],
+        }
+    ]
+    section = {"workloads": [{"label": "w", "partitions": 1, "questions": None, "runs": runs}]}
+    (row,) = [line for line in run.render_dagster(section) if line.startswith("| w (1) |")]
+    assert "| 1.000 s (0.50x) | 0.500 s (0.25x) |" in row  # the floor, then the tables written again
+    del runs[0]["tables_floor"]  # measured before the tables were timed
+    (row,) = [line for line in run.render_dagster(section) if line.startswith("| w (1) |")]
+    assert "| 1.000 s (0.50x) | - |" in row
 
 
 def test_zero_cost_retriever_answers_every_question_of_its_set(tmp_path: Path) -> None:

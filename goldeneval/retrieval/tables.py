@@ -106,7 +106,7 @@ def rankings_table(
     and whether a row's document is expected is a binary search of its (question, document)
     code among the expected ones (``np.isin`` sorted all ten million: 1.3 s)."""
     ids, lengths, returned_codes, distinct, expected, latency_ms = _rankings_of(run.results)
-    started_at = run.started_at  # the batches are made from these, not from the run: it may go first
+    started_at = run.started_at  # what the batches need of the run object: they do not keep it
     total = int(lengths.sum())
     starts: np.ndarray = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=starts[1:])
