@@ -5,6 +5,7 @@ Counted behaviour, never a timing."""
 from __future__ import annotations
 
 import gc
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,14 @@ import dagster as dg
 import pytest
 import yaml
 
+import assets.evaluation
 import pipelines.build
 import pipelines.main
 import resources.goldeneval
 from goldeneval.core.collector import BULK_THRESHOLDS
 from goldeneval.retrieval import golden
+from goldeneval.retrieval import tables as retrieval_tables
+from goldeneval.store.parquet import TableInBatches
 from goldeneval.suite import Suite, load_suite
 from tests.dagster_support import FIXED_PROVENANCE, PLUGIN_MODULE, SETS, write_project
 
@@ -105,12 +109,13 @@ def test_one_main_process_validates_each_set_once_and_reads_the_suite_once_per_d
     assert len(suites) == 1 + len(runs)
 
 
-def test_the_nightly_runs_keep_none_of_their_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_keeps_none_of_its_runs_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dagster's in-process result captures every output of the run (at 100,000 questions some
     150 MiB of tables), and Dagster 1.13 keeps the first run's step context, and so that
     capture, to the end of the process: a list of results, or that one context, kept each
-    partition's tables in memory.  :func:`pipelines.main.run_nightly` keeps only each run's id
-    and status, and empties the capture."""
+    partition's tables in memory.  The command's runs, nightly and regression checks alike,
+    keep only each run's id and status, and empty the capture: no table a run made outlives
+    it, even with every result still held."""
     monkeypatch.syspath_prepend(str(tmp_path))
     fixed = {
         "id": f"{PLUGIN_MODULE}:build",
@@ -124,20 +129,33 @@ def test_the_nightly_runs_keep_none_of_their_outputs(tmp_path: Path, monkeypatch
     )
     monkeypatch.syspath_prepend(str(project.root))
     results: list[dg.ExecuteInProcessResult] = []
+    captured: list[int] = []
     execute = dg.JobDefinition.execute_in_process
 
     def executing(job: dg.JobDefinition, *args: Any, **kwargs: Any) -> dg.ExecuteInProcessResult:
         result = execute(job, *args, **kwargs)
-        results.append(result)
-        assert result.output_for_node("retrieval", "question_hits").num_rows == 3  # captured while it ran
+        results.append(result)  # held to the end of the test, as a caller keeping them would
+        captured.append(len(result._output_capture))
         return result
 
+    tables: list[weakref.ref[TableInBatches]] = []
+    make_rankings = retrieval_tables.rankings_table  # as assets.evaluation imported it
+
+    def making_rankings(*args: Any, **kwargs: Any) -> TableInBatches:
+        table = make_rankings(*args, **kwargs)
+        tables.append(weakref.ref(table))
+        return table
+
     monkeypatch.setattr(dg.JobDefinition, "execute_in_process", executing)
+    monkeypatch.setattr(assets.evaluation, "rankings_table", making_rankings)
     defs = pipelines.build.definitions_for(load_suite(project.config))
     with dg.DagsterInstance.ephemeral() as instance:
-        finished = pipelines.main.run_nightly(defs, instance)
-    assert finished == [pipelines.main.FinishedRun(result.run_id, True) for result in results]
-    assert len(results) == 3
+        nightly = pipelines.main.run_nightly(defs, instance)
+        checks = pipelines.main.run_regression_sensor(defs, instance)
+    assert nightly + checks == [pipelines.main.FinishedRun(result.run_id, True) for result in results]
+    assert len(nightly) == 3 and len(checks) == 3
+    assert all(captured)  # each run captured outputs while it ran
+    gc.collect()
+    assert len(tables) == 3 and [table() for table in tables] == [None, None, None]
     for result in results:
-        with pytest.raises(dg.DagsterInvariantViolationError, match="No outputs found"):  # the capture is empty
-            result.output_for_node("retrieval", "question_hits")
+        assert not result._output_capture
