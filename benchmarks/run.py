@@ -1266,8 +1266,9 @@ def render_dagster(section: dict[str, Any]) -> list[str]:
         "writes, timed apart (`benchmarks/tables_floor.py`: a process that takes the files the job just "
         "wrote and times writing them again through the job's own writer, `write_partition_file`, the "
         "rankings table a row group at a time, as the job hands it over, each read when the writer asks "
-        "and the reading not timed), are what pyarrow takes however fast the tables are built. So the floor, plus what the questions cost the CLI (the per-question line "
-        "below), plus those writes is a lower bound for the job: where that bound is more than "
+        "and the reading not timed), are what pyarrow takes however fast the tables are built. So the "
+        "floor, plus what the questions cost the CLI (the per-question line below), plus those writes is "
+        "a lower bound for the job: where that bound is more than "
         f"{DAGSTER_TARGET_RATIO:g}x the CLI's whole run, the job as it is run (two Dagster runs a partition: "
         "the regression check is a run of its own, as its sensor starts it in a deployment) cannot meet "
         "that target while it writes these tables with this writer, however fast its assets build them.",
