@@ -99,7 +99,7 @@ def released(result: dg.ExecuteInProcessResult) -> FinishedRun:
     with it the outputs it captured, to the end of the process; so the capture is emptied
     (:func:`~pipelines.dagster_internals.drop_captured_outputs`), and the tables go as soon as
     nothing else holds them.  Three 100,000-question partitions peaked at 1,358 to 1,386 MiB
-    when the results were kept, 923 to 925 MiB since (one alone: 902 to 963 MiB).  A full
+    when the results were kept, 923 to 925 MiB since (one alone: 944 to 1,003 MiB).  A full
     collection after each run as well would free the rest of the run's reference cycles at
     once, but it cost a four-partition nightly job of small sets 16% more time for 26 MiB."""
     finished = FinishedRun(result.run_id, result.success)
