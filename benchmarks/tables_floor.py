@@ -25,14 +25,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from goldeneval.store.parquet import TableInBatches, file_run_id, write_partition_file
+from goldeneval.store.parquet import TableInBatches, file_evaluated_at, file_run_id, write_partition_file
 
 
 def newest_files(root: Path) -> list[Path]:
@@ -44,12 +43,6 @@ def newest_files(root: Path) -> list[Path]:
     return sorted(newest.values())
 
 
-def evaluated_at_of(path: Path) -> datetime:
-    """When the run that wrote ``path`` was evaluated, from the file's name (a table of no rows
-    has no ``evaluated_at`` value to read)."""
-    return datetime.strptime(path.stem.split("_", 1)[0], "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
-
-
 def rewrite(path: Path, root: Path, scratch: Path) -> dict[str, Any]:
     """Write the table of ``path`` again into ``scratch``, as the job wrote it; the seconds
     the write took, and the rows and row groups of the file read and of the file written."""
@@ -57,7 +50,7 @@ def rewrite(path: Path, root: Path, scratch: Path) -> dict[str, Any]:
     row_groups = parquet.metadata.num_row_groups
     relative = path.parent.relative_to(root)
     name, partition = relative.parts[0], dict(part.split("=", 1) for part in relative.parts[1:])
-    evaluated_at = evaluated_at_of(path)
+    evaluated_at = file_evaluated_at(path)
     reading = [0.0]
 
     def row_groups_read_when_asked() -> Iterator[pa.RecordBatch]:

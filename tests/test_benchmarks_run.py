@@ -283,7 +283,13 @@ def test_dagsters_floor_runs_two_empty_jobs_without_goldeneval(tmp_path: Path) -
 def test_the_tables_floor_writes_again_the_newest_file_of_each_table_as_the_job_wrote_it(tmp_path: Path) -> None:
     import pyarrow as pa
 
-    from goldeneval.store.parquet import TableInBatches, stamp_columns, write_partition_file
+    from goldeneval.store.parquet import (
+        TableInBatches,
+        file_evaluated_at,
+        file_run_id,
+        stamp_columns,
+        write_partition_file,
+    )
 
     def batched(table: pa.Table, rows: int) -> TableInBatches:
         return TableInBatches(
@@ -306,6 +312,9 @@ def test_the_tables_floor_writes_again_the_newest_file_of_each_table_as_the_job_
         root, "retriever_rankings", {"set": "s", "retriever": "empty"}, batched(ranked.slice(0, 0), 4), "new-run", later
     )
     before = sorted(root.rglob("*"))
+
+    for path in root.rglob("*.parquet"):  # the file's name says which run wrote it, and when
+        assert (file_run_id(path), file_evaluated_at(path)) in {("old-run", earlier), ("new-run", later)}
 
     out = tmp_path / "floor.json"
     assert tables_floor.main(["--tables", str(root), "--json", str(out)]) == 0

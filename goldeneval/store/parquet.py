@@ -30,6 +30,7 @@ __all__ = [
     "TABLE_FORMAT_VERSION",
     "TableInBatches",
     "WrittenTable",
+    "file_evaluated_at",
     "file_run_id",
     "markdown_preview",
     "partition_folder",
@@ -148,13 +149,23 @@ def partition_folder(root: Path, table_name: str, partition: Mapping[str, str]) 
     return folder
 
 
+_FILE_TIME = "%Y%m%dT%H%M%S%fZ"
+"""How a partition file's name begins: when its run was evaluated, UTC (so names sort by it)."""
+
+
 def _file_stem(evaluated_at: datetime, run_id: str) -> str:
-    return f"{evaluated_at.astimezone(UTC):%Y%m%dT%H%M%S%fZ}_{run_id}"
+    return f"{evaluated_at.astimezone(UTC).strftime(_FILE_TIME)}_{run_id}"
 
 
 def file_run_id(path: Path) -> str:
     """The id of the (Dagster) run that wrote a partition file: ``<time>_<run id>.parquet``."""
     return path.stem.partition("_")[2]
+
+
+def file_evaluated_at(path: Path) -> datetime:
+    """When the run that wrote a partition file was evaluated, from its name (a table of no
+    rows has no ``evaluated_at`` value to read)."""
+    return datetime.strptime(path.stem.partition("_")[0], _FILE_TIME).replace(tzinfo=UTC)
 
 
 def run_files(root: Path, run_ids: set[str]) -> list[Path]:
