@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.graders import GradingItem, GradingService
+from goldeneval.answers.graders import GradingItem, GradingService, Judge
 from goldeneval.answers.models import ChatRequest
 
 
@@ -54,7 +54,7 @@ UNANSWERABLE = GradingItem(
 @pytest.mark.parametrize("rubric", ["faithfulness", "relevance"])
 def test_a_faithfulness_or_relevance_pass_on_an_unanswerable_question_is_a_missed_abstention(rubric: str) -> None:
     judge = _AlwaysOne()
-    grader = GradingService(judge_model=judge, rubric=rubric).select("llm_judge").grader
+    grader = GradingService(judge=Judge(judge, rubric=rubric)).select("llm_judge").grader
     grading = grader.grade(UNANSWERABLE, "Your journey is between 22:00 and 05:00.")
     assert (grading.passed, grading.outcome) == (False, "missed_abstention")
     assert judge.calls == []  # nothing to ask a judge that does not see the gist
@@ -63,7 +63,7 @@ def test_a_faithfulness_or_relevance_pass_on_an_unanswerable_question_is_a_misse
 @pytest.mark.parametrize("grader_id", ["llm_judge", "llm_judge:correctness"])
 def test_the_correctness_judge_still_decides_an_abstention_in_other_words(grader_id: str) -> None:
     judge = _AlwaysOne()
-    grader = GradingService(judge_model=judge).select(grader_id).grader
+    grader = GradingService(judge=Judge(judge)).select(grader_id).grader
     grading = grader.grade(UNANSWERABLE, "Nothing in these passages covers Wi-Fi on buses.")
     assert (grading.passed, grading.outcome) == (True, "abstained")
     assert len(judge.calls) == 1

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.graders import GradingItem, GradingService, LlmJudgeGrader, PluginGrader
+from goldeneval.answers.graders import GradingItem, GradingService, Judge, LlmJudgeGrader, PluginGrader
 from goldeneval.answers.models import ModelContext, build_model
 from goldeneval.cli import main
 from goldeneval.core.errors import InputError
@@ -249,8 +249,8 @@ def test_llm_judge_with_a_rubric_in_its_id_selects_that_rubric(tmp_path: Path) -
     judge = build_model(
         ModelContext(model_id="goldeneval.openai", options={"base_url": "http://127.0.0.1:9/v1", "model": "judge"})
     )
-    choice = GradingService(judge_model=judge).select("llm_judge:faithfulness")
+    choice = GradingService(judge=Judge(judge)).select("llm_judge:faithfulness")
     assert isinstance(choice.grader, LlmJudgeGrader)
     assert choice.grader.id == "llm_judge:faithfulness" and choice.notice is None
     with pytest.raises(InputError, match=r"^unknown judge rubric 'vibes'"):
-        GradingService(judge_model=judge).select("llm_judge:vibes")
+        GradingService(judge=Judge(judge)).select("llm_judge:vibes")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from goldeneval.answers.graders import CONTEXT_HEADING, LLM_JUDGE, GradingService, LlmJudgeGrader
+from goldeneval.answers.graders import CONTEXT_HEADING, LLM_JUDGE, GradingService, Judge, LlmJudgeGrader
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.pipeline import evaluate
 from goldeneval.answers.rubrics import FAITHFULNESS, RELEVANCE, RUBRICS, Rubric
@@ -87,7 +87,7 @@ def _answer_run(tmp_path: Path, base_url: str, rubric: str | None) -> dict[str, 
     )
     golden_set = pipeline.load_golden_set(retrieval)
     retrieved = pipeline.evaluate(retrieval, golden_set=golden_set)
-    choice = GradingService(judge_model=_judge_model(base_url), rubric=rubric).select(LLM_JUDGE)
+    choice = GradingService(judge=Judge(_judge_model(base_url), rubric=rubric)).select(LLM_JUDGE)
     run = evaluate_answers(spec, golden_set, retrieved, choice=choice)
     return {"run": run, "by_id": {r.id: r for r in run.results}}
 
@@ -135,7 +135,7 @@ def test_an_unknown_rubric_is_invalid_input_listing_the_known_ones() -> None:
     with pytest.raises(
         InputError, match=r"^unknown judge rubric 'vibes' \(known: correctness, faithfulness, relevance\)"
     ):
-        GradingService(rubric="vibes")
+        Judge(_judge_model("http://127.0.0.1:9/v1"), rubric="vibes")
     assert sorted(RUBRICS) == ["correctness", "faithfulness", "relevance"]
 
 

@@ -18,10 +18,11 @@ from click.testing import CliRunner
 from goldeneval.answers.details import PromptDetail
 from goldeneval.answers.evaluation import EvaluationService, PromptRun, prompt_tasks
 from goldeneval.answers.golden import load_prompt_set
-from goldeneval.answers.graders import DeterministicGrader, GradingService
+from goldeneval.answers.graders import DeterministicGrader, GradingService, Judge
 from goldeneval.answers.models import ModelContext, build_model
 from goldeneval.answers.quality import EvaluationQualityScoreProvider, quality_json
 from goldeneval.cli import main
+from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.store import ResultStore
 from tests.chat_server import Reply, answer, chat_server, last_user_message
@@ -60,12 +61,8 @@ def test_one_call_per_prompt_with_its_latency_and_no_database(tmp_path: Path) ->
 
 def test_an_unknown_grader_with_a_judge_configured_falls_back_and_never_calls_the_judge(tmp_path: Path) -> None:
     with chat_server(default=_reply) as model_server, chat_server() as judge_server:
-        service = GradingService(
-            judge_model=build_model(
-                ModelContext("goldeneval.openai", {"base_url": judge_server.base_url, "model": "judge"})
-            ),
-            judge_samples=3,
-        )
+        judge = build_model(ModelContext("goldeneval.openai", {"base_url": judge_server.base_url, "model": "judge"}))
+        service = GradingService(judge=Judge(judge, samples=3))
         choice = service.select("gpt-judge-9000")
         assert isinstance(choice.grader, DeterministicGrader) and choice.notice is not None
         result = CliRunner().invoke(
@@ -103,6 +100,22 @@ def _store_run(store: ResultStore, model: str, set_id: str, scores: list[float])
         benchmark_fingerprint="prompt-benchmark-v1:sha256:x",
     )
     store.save_run(run.to_record(PrivacyMode.FULL))
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"samples": 0}, r"^--judge-samples must be between 1 and 20, got 0$"),
+        ({"samples": 21}, r"^--judge-samples must be between 1 and 20, got 21$"),
+        ({"rubric": "vibes"}, r"^unknown judge rubric 'vibes'"),
+    ],
+)
+def test_a_judge_built_in_python_is_checked_as_the_flags_are(given: dict[str, Any], message: str) -> None:
+    """The Python door has no pydantic model in front of it: the judge checks itself."""
+    model = build_model(ModelContext("goldeneval.openai", {"base_url": "http://127.0.0.1:9/v1", "model": "judge"}))
+    with pytest.raises(InputError, match=message):
+        Judge(model, **given)
+    assert Judge(model, samples=20).samples == 20
 
 
 @pytest.mark.slow  # over 2 s on a loaded 2-core machine

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from goldeneval.answers.evaluation import EvaluationService, prompt_tasks
 from goldeneval.answers.golden import load_prompt_set
-from goldeneval.answers.graders import LLM_JUDGE, GradingItem, GradingService, LlmJudgeGrader
+from goldeneval.answers.graders import LLM_JUDGE, GradingItem, GradingService, Judge, LlmJudgeGrader
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.pipeline import evaluate
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
@@ -37,11 +37,7 @@ def _judge_model(base_url: str) -> Model:
 
 
 def _judge(base_url: str, samples: int, *, fail_on_unstable: bool = False) -> LlmJudgeGrader:
-    service = GradingService(
-        judge_model=_judge_model(base_url),
-        judge_samples=samples,
-        fail_on_unstable=fail_on_unstable,
-    )
+    service = GradingService(judge=Judge(_judge_model(base_url), samples=samples), fail_on_unstable=fail_on_unstable)
     grader = service.select(LLM_JUDGE).grader
     assert isinstance(grader, LlmJudgeGrader)
     return grader
@@ -110,9 +106,7 @@ def test_unstable_prompts_are_counted_apart_and_fail_the_gate_only_when_asked(
     with chat_server(default=_replies([0.2, 0.8])) as server:
         spec = _spec(tmp_path, server.base_url)
         service = GradingService(
-            judge_model=_judge_model(server.base_url),
-            judge_samples=2,
-            fail_on_unstable=fail_on_unstable,
+            judge=Judge(_judge_model(server.base_url), samples=2), fail_on_unstable=fail_on_unstable
         )
         run = evaluate(spec, choice=service.select(LLM_JUDGE))
         outcome = door.record_and_judge(tmp_path / "s.duckdb", run, spec)

@@ -65,6 +65,7 @@ __all__ = [
     "Grading",
     "GradingItem",
     "GradingService",
+    "Judge",
     "LlmJudgeGrader",
     "PluginGrader",
     "grade_abstention",
@@ -495,6 +496,24 @@ class PluginGrader:
 
 
 @dataclass(frozen=True)
+class Judge:
+    """The judge model of ``llm_judge`` and how it is asked: ``samples`` times each answer
+    (``--judge-samples``), with ``rubric`` (a built-in rubric name) unless the grader id
+    names one (``llm_judge:<rubric>``).  Only a run with a judge model has one."""
+
+    model: Model
+    provenance: Provenance = field(default_factory=Provenance)
+    samples: int = 1
+    rubric: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.samples <= MAX_JUDGE_SAMPLES:
+            raise InputError(f"--judge-samples must be between 1 and {MAX_JUDGE_SAMPLES}, got {self.samples}")
+        if self.rubric is not None:
+            rubric_named(self.rubric)
+
+
+@dataclass(frozen=True)
 class GraderChoice:
     grader: Grader
     requested: str
@@ -506,30 +525,23 @@ class GraderChoice:
 class GradingService:
     """Select a grader by id; an unknown plain id falls back to the deterministic grader (no tokens).
 
-    The judge is only available when a judge model is configured: asking for ``llm_judge``
-    without one is invalid input, never a silent fallback that would look like a judged run.
-    ``rubric`` (a built-in rubric name, or the ``<rubric>`` of ``llm_judge:<rubric>``),
-    ``fail_on_unstable`` and ``abstention`` configure the graders; each is part of the chosen
-    grader's identity.  A registered plug-in id or an import path (``package.module:factory``)
+    The judge is only available with a :class:`Judge`: asking for ``llm_judge`` without one
+    is invalid input, never a silent fallback that would look like a judged run.  The judge's
+    rubric, ``fail_on_unstable`` and ``abstention`` configure the graders; each is part of the
+    chosen grader's identity.  A registered plug-in id or an import path (``package.module:factory``)
     builds a plug-in grader (:class:`PluginGrader`); one that cannot be built is invalid input
     in one line, never a fallback: the run asked for that grader by name."""
 
-    judge_model: Model | None = None
-    judge_provenance: Provenance | None = None
-    judge_samples: int = 1
+    judge: Judge | None = None
+    """The judge model and how it is asked; None: ``llm_judge`` is not available."""
     pass_threshold: float = DEFAULT_PASS_THRESHOLD
     timeout_s: float | None = DEFAULT_TIMEOUT_S
-    rubric: str | None = None
     fail_on_unstable: bool = False
     abstention: AbstentionRules = field(default_factory=AbstentionRules)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.judge_samples <= MAX_JUDGE_SAMPLES:
-            raise InputError(f"--judge-samples must be between 1 and {MAX_JUDGE_SAMPLES}, got {self.judge_samples}")
         if not 0.0 <= self.pass_threshold <= 1.0:
             raise InputError(f"pass threshold must lie between 0 and 1, got {self.pass_threshold}")
-        if self.rubric is not None:
-            rubric_named(self.rubric)
 
     @staticmethod
     def known() -> tuple[str, ...]:
@@ -546,17 +558,17 @@ class GradingService:
 
     def select(self, grader_id: str) -> GraderChoice:
         if is_judge(grader_id):
-            rubric = grader_id.partition(":")[2] or self.rubric
-            if self.judge_model is None:
+            if self.judge is None:
                 raise InputError(
                     "grader 'llm_judge' needs a judge model: pass --judge-model ID (e.g. goldeneval.openai with "
                     "--judge-option base_url=... --judge-option model=...)"
                 )
+            rubric = grader_id.partition(":")[2] or self.judge.rubric
             return GraderChoice(
                 LlmJudgeGrader(
-                    self.judge_model,
-                    self.judge_provenance or Provenance(),
-                    samples=self.judge_samples,
+                    self.judge.model,
+                    self.judge.provenance,
+                    samples=self.judge.samples,
                     pass_threshold=self.pass_threshold,
                     timeout_s=self.timeout_s,
                     rubric=rubric_named(rubric) if rubric else None,

@@ -34,7 +34,7 @@ from goldeneval.answers.evaluation import (
     prompt_tasks,
 )
 from goldeneval.answers.golden import GoldenPromptSet, prompt_set_digest
-from goldeneval.answers.graders import Grader, GraderChoice, GradingService, is_judge
+from goldeneval.answers.graders import Grader, GraderChoice, GradingService, Judge, is_judge
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.openai_chat import MODEL_ID as OPENAI_MODEL_ID
 from goldeneval.answers.openai_chat import series_name
@@ -151,8 +151,7 @@ def grading_choice(spec: GradingSpec) -> GraderChoice:
     model is ever called for grading unless one is configured.  Every other grader grades each
     answer within the spec's ``timeout_s`` (:mod:`goldeneval.answers.bounded`): ``--timeout``
     covers grading as it covers the model call."""
-    judge_model: Model | None = None
-    judge_provenance: Provenance | None = None
+    judge: Judge | None = None
     if is_judge(spec.grader) and spec.judge is not None:
         judge_model = build_model(
             ModelContext(model_id=spec.judge.model_id, options=spec.judge.options, cache_dir=spec.cache_dir)
@@ -160,14 +159,12 @@ def grading_choice(spec: GradingSpec) -> GraderChoice:
         with remembered_scans(spec.cache_dir):
             judge_provenance = model_provenance(judge_model, spec.judge.model_id)
         # several samples of one prompt must each be asked: a cached verdict would hide instability
-        judge_model = managed(spec, judge_model, judge_provenance, spec.judge.model_id, cache=spec.judge.samples == 1)
+        managed_judge = managed(spec, judge_model, judge_provenance, spec.judge.model_id, cache=spec.judge.samples == 1)
+        judge = Judge(managed_judge, judge_provenance, samples=spec.judge.samples, rubric=spec.judge.rubric)
     service = GradingService(
-        judge_model=judge_model,
-        judge_provenance=judge_provenance,
-        judge_samples=spec.judge.samples if spec.judge is not None else 1,
+        judge=judge,
         pass_threshold=spec.pass_threshold,
         timeout_s=spec.timeout_s,
-        rubric=spec.judge.rubric if spec.judge is not None else None,
         fail_on_unstable=spec.fail_on_unstable,
         abstention=spec.abstention_rules(),
     )
