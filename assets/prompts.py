@@ -3,7 +3,7 @@ and the regression check of each stored summary, over (prompt set x model) parti
 
 The same shape as the retrieval assets, and thin in the same way: each body builds the
 partition's run specification and calls one verb — :func:`goldeneval.answers.pipeline.evaluate`,
-then :func:`goldeneval.core.door.record` and :func:`goldeneval.core.door.judge`, the verbs
+then :func:`goldeneval.history.door.record` and :func:`goldeneval.history.door.judge`, the verbs
 every run kind shares.  The checks are named as the retrieval ones (``run_complete`` on
 ``prompt_summary``, ``no_regression`` on ``prompt_regression_check``), so the alert sensor
 treats them alike.

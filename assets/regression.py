@@ -7,7 +7,7 @@ get ``regression_check`` (``assets.evaluation``) and prompt runs ``prompt_regres
 (``assets.prompts``) from it.  Materialised by
 the regression sensor once per stored run (the sensor passes the stored run id in the run
 config); materialised by hand, it judges the partition's latest summary.  The verdict is
-:func:`goldeneval.core.door.judge`, and ``no_regression`` passes exactly when the gate of
+:func:`goldeneval.history.door.judge`, and ``no_regression`` passes exactly when the gate of
 ``--fail-on-regression`` would: only a baseline and a passing comparable run.
 """
 
@@ -20,11 +20,11 @@ import dagster as dg
 from assets.checks import partitioned_check
 from assets.metadata import comparison_markdown, float_rates
 from assets.names import NO_REGRESSION, STORE_POOL
-from goldeneval.core import door
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import GateDecision
+from goldeneval.history import door
 from resources.goldeneval import GoldenEvalResource
 
 

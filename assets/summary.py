@@ -2,12 +2,12 @@
 report the ``run_complete`` check.
 
 The summary also shows the comparison the ``no_regression`` check will report (the same
-:func:`goldeneval.core.door.judge`), as Markdown tables, so the run's page explains itself.
+:func:`goldeneval.history.door.judge`), as Markdown tables, so the run's page explains itself.
 
 A summary's stored id is derived from the Dagster run that wrote its tables, so
 re-materialising it for the same tables stores nothing new.  The run is recorded under the
 strictest of the specification's and the tables' privacy modes, and a pinned baseline that
-cannot be used stores nothing (:func:`goldeneval.core.door.pinned_baseline`).
+cannot be used stores nothing (:func:`goldeneval.history.door.pinned_baseline`).
 """
 
 from collections.abc import Callable, Mapping
@@ -19,10 +19,10 @@ import dagster as dg
 from assets.checks import partitioned_check
 from assets.metadata import comparison_markdown, text_or_unknown
 from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
-from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import RegressionVerdict
+from goldeneval.history import door
 from goldeneval.store import Store, StoreLocation
 from goldeneval.store.parquet import stored_run_id_for
 from resources.goldeneval import GoldenEvalResource

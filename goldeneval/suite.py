@@ -26,7 +26,7 @@ from goldeneval.answers.models import known_models
 from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.settings import PROMPT_RATES, GradingSettings, JudgeSettings
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
-from goldeneval.core.comparison import Baseline
+from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, invalid_input
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance

@@ -187,7 +187,7 @@ def test_the_judge_item_carries_the_passages_the_model_saw(tmp_path: Path) -> No
 
 @pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_a_rubric_run_is_stored_under_its_own_grader_and_compares_with_its_own_kind(tmp_path: Path) -> None:
-    from goldeneval.core import door
+    from goldeneval.history import door
 
     with chat_server(default=_context_judge) as server:
         first = _answer_run(tmp_path, server.base_url, "faithfulness")["run"]

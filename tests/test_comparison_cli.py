@@ -282,7 +282,8 @@ def test_an_incomplete_pinned_run_is_invalid_input_and_stores_nothing(cli_worksp
 
 
 def test_a_run_is_never_its_own_pinned_baseline(cli_workspace: CliWorkspace) -> None:
-    from goldeneval.core.comparison import Baseline, compare_with_history
+    from goldeneval.core.baseline import Baseline
+    from goldeneval.history.comparison import compare_with_history
 
     first = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
     store = ResultStore(cli_workspace.store)

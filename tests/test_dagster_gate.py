@@ -22,8 +22,8 @@ from assets.evaluation import build_evaluation_assets, build_regression_assets
 from assets.partitions import evaluation_partitions
 from assets.regression import RegressionCheckConfig
 from goldeneval.cli import ExitCode, main
-from goldeneval.core import door
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.history import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.tables import hits_table
 from goldeneval.store import ResultStore

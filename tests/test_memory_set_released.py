@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldeneval.core import door
+from goldeneval.history import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, load_golden_set
 from goldeneval.retrieval.scoring import ExpectedDocuments, compact_strings

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from goldeneval.answers.details import PromptDetails
 from goldeneval.cli import main
-from goldeneval.core.retention import purge_runs
+from goldeneval.history.retention import purge_runs
 from goldeneval.store import ResultStore
 from tests.chat_server import answer, chat_server, last_user_message, verdict
 

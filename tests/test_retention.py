@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.errors import InputError
-from goldeneval.core.retention import parse_duration
+from goldeneval.history.retention import parse_duration
 from goldeneval.store import RunRecord, SliceRates, StoreLocation, open_store
 from tests.records import details
 

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.core import door
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.history import door
 from goldeneval.store import ResultStore, RunRecord, SliceRates, Store, StoreLocation, open_store
 from goldeneval.store.base import SavedRun
 from goldeneval.store.spool import SPOOL_ENV, keep_run, new_run_id, read_spooled, spooled_files

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from goldeneval.core.comparison import Baseline
+from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import pipeline

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from goldeneval.core.comparison import PREVIOUS, Baseline
+from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.kinds import DetailsKind, register_details_kind
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord

@@ -2,7 +2,7 @@
 
 A prompt run is another kind of run (:class:`goldeneval.answers.spec.PromptRunSpec`) through
 the same door as a retrieval run: it is evaluated here (no store), recorded with
-:func:`goldeneval.core.door.record` and judged with :func:`goldeneval.core.door.judge` — the
+:func:`goldeneval.history.door.record` and judged with :func:`goldeneval.history.door.judge` — the
 same store, comparison states, thresholds, gate, privacy modes and retention.  Its stored
 details are read back through :mod:`goldeneval.core.kinds`.  Answers over a retriever's
 documents compose both kinds and live above them, in :mod:`goldeneval.rag`.

@@ -2,7 +2,7 @@
 
 * :func:`evaluate` — load the prompt set, build the model (and the judge, only when
   ``llm_judge`` is chosen), ask and grade every prompt; stores nothing;
-* :func:`goldeneval.core.door.record` and :func:`goldeneval.core.door.judge` — the same verbs,
+* :func:`goldeneval.history.door.record` and :func:`goldeneval.history.door.judge` — the same verbs,
   store, comparison states, thresholds and gate as retrieval runs;
 * :func:`run` — the CLI's door: everything that can be refused (the set, the model, the
   judge, a pinned baseline) is checked before anything is written.
@@ -41,7 +41,6 @@ from goldeneval.answers.openai_chat import series_name
 from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.spec import GradingSpec, PromptRunSpec
 from goldeneval.answers.workers import evaluate_tasks
-from goldeneval.core import door
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, retriever_provenance
@@ -49,6 +48,7 @@ from goldeneval.core.secret_scan import remembered_scans
 from goldeneval.core.set_files import remembered_parses
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
+from goldeneval.history import door
 from goldeneval.store import StoreLocation
 
 __all__ = [

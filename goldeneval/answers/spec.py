@@ -2,7 +2,7 @@
 
 The CLI builds them from flags (:mod:`goldeneval.cli.answers`), Dagster from one suite cell
 (:meth:`goldeneval.suite.Suite.prompt_run_spec`); the verbs of :mod:`goldeneval.answers.pipeline`
-evaluate them, and :func:`goldeneval.core.door.record` / :func:`goldeneval.core.door.judge`
+evaluate them, and :func:`goldeneval.history.door.record` / :func:`goldeneval.history.door.judge`
 store and judge them exactly as retrieval runs.  How a run is graded is declared once, in
 :mod:`goldeneval.answers.settings`, which the suite file and the flags share.
 """

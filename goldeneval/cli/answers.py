@@ -37,7 +37,7 @@ from goldeneval.cli.params import (
     store_option,
 )
 from goldeneval.cli.retrieval import RetrievalTarget, target_options
-from goldeneval.core.comparison import Baseline
+from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import printable
 from goldeneval.core.settings import flagged_fields, settings_of
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers

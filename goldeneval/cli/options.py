@@ -32,7 +32,7 @@ from goldeneval.cli.params import (
     storage_default_help,
     store_option,
 )
-from goldeneval.core.comparison import Baseline
+from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, printable, validation_problem
 from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy

@@ -10,8 +10,8 @@ import click
 from goldeneval.cli.app import run_guarded
 from goldeneval.cli.params import StoreParam, folder_option, format_option, storage_default_help, store_option
 from goldeneval.core.errors import InputError, StoreError
-from goldeneval.core.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.core.storage import TABLES
+from goldeneval.history.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrieval.report import render_runs, runs_json
 from goldeneval.store import Store, StoredRun, StoreLocation, copy_runs, open_store, store_exists
 from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, read_spooled, spool_folder, spooled_files, store_target

@@ -5,7 +5,7 @@ more than its threshold (default 0.1 absolute) — and, with ``max_p`` set, when
 McNemar test also calls the change significant.  Per-form and per-hard-class slices can
 carry thresholds of their own, counted only when both runs scored at least
 ``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
-caught.  Which earlier run is comparable at all is :mod:`goldeneval.core.comparison`'s job.
+caught.  Which earlier run is comparable at all is :mod:`goldeneval.history.comparison`'s job.
 
 Labels built from one system's results are biased against the next: a run whose top-3 holds
 documents nobody judged can look like a regression when it is not.  A kind whose details

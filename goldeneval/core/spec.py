@@ -2,7 +2,7 @@
 it is stored under, how its verdict is decided, what it may persist, its timeout and cache.
 
 Both front doors build a kind's specification (the CLI from flags, Dagster from one suite
-cell) and hand it to the door (:mod:`goldeneval.core.door`); nothing else decides how a run
+cell) and hand it to the door (:mod:`goldeneval.history.door`); nothing else decides how a run
 is stored or judged.
 """
 
@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from goldeneval.core.comparison import PREVIOUS, Baseline
+from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds

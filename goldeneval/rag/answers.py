@@ -44,13 +44,13 @@ from goldeneval.answers.pipeline import (
     grading_choice,
 )
 from goldeneval.answers.spec import GradingSpec
-from goldeneval.core import door
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import InputError
 from goldeneval.core.provenance import Provenance, benchmark_fingerprint
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.core.regression import GateDecision
 from goldeneval.core.sets import corpus_for
+from goldeneval.history import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet

@@ -2,7 +2,7 @@
 
 * :func:`evaluate` — build the retriever from a :class:`~goldeneval.retrieval.spec.RunSpec`,
   ask every question, score (no store);
-* :func:`goldeneval.core.door.record` and :func:`goldeneval.core.door.judge` — the verbs
+* :func:`goldeneval.history.door.record` and :func:`goldeneval.history.door.judge` — the verbs
   every kind of run shares (store, comparison states, thresholds, gate);
 * :func:`run` — the CLI's door: everything that can be refused is checked before anything
   is written.  The Dagster assets call the same verbs, each in its own asset.
@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from goldeneval.core import door
 from goldeneval.core.collector import fewer_collections, plugin_collections
 from goldeneval.core.corpus import Corpus, shared_corpora
 from goldeneval.core.errors import InputError, one_line
@@ -23,6 +22,7 @@ from goldeneval.core.secret_scan import remembered_scans
 from goldeneval.core.set_files import remembered_parses
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
+from goldeneval.history import door
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
 from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids, document_id_mapper

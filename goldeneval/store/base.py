@@ -233,7 +233,7 @@ class Store(ABC):
         Writers of one series take turns too, and whether the series already had a complete
         run is decided in the same transaction, after the insert: of runs saved at the same
         moment exactly one finds none, so exactly one can be the series' baseline
-        (:func:`goldeneval.core.comparison.compare_with_history`), whichever was measured first.
+        (:func:`goldeneval.history.comparison.compare_with_history`), whichever was measured first.
         """
         run_id = run_id or uuid.uuid4().hex
         created_at = (record.created_at or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None)

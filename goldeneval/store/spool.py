@@ -2,7 +2,7 @@
 store retry`` stores them (issue 25).
 
 When writing a run fails (the server is down, the disk is full), the door
-(:func:`goldeneval.core.door.record_and_judge`) keeps the run's record here, one JSON file
+(:func:`goldeneval.history.door.record_and_judge`) keeps the run's record here, one JSON file
 per run named by its run id, and the run is not lost with the exit 5.  A spool file holds
 exactly what the store would hold: the :class:`~goldeneval.core.records.RunRecord`, which
 already obeys the run's privacy mode, its details as the very text the store would write,

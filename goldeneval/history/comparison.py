@@ -29,8 +29,8 @@ history alone (``preceded`` unknown), the run measured first is the baseline.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
+from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.errors import InputError
 from goldeneval.core.regression import (
     DEFAULT_THRESHOLDS,
@@ -43,29 +43,9 @@ from goldeneval.core.regression import (
 )
 from goldeneval.store import Store, StoredRun
 
-__all__ = ["PREVIOUS", "Baseline", "compare_with_history", "resolve_pinned_baseline", "treatment_change"]
+__all__ = ["compare_with_history", "resolve_pinned_baseline", "treatment_change"]
 
 _VARIANT_FIELDS = ("model_revision", "chunking_identity", "pipeline_identity")
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """How the earlier run is chosen: ``previous``, ``best`` or ``run:<id>``."""
-
-    kind: str = "previous"
-    run_id: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> Baseline:
-        if text in ("previous", "best"):
-            return cls(text)
-        kind, sep, run_id = text.partition(":")
-        if kind == "run" and sep and run_id:
-            return cls("run", run_id)
-        raise InputError(f"baseline {text!r}: expected 'previous', 'best' or 'run:<id>'")
-
-
-PREVIOUS = Baseline()
 
 
 def _short(value: str | None) -> str:
