@@ -1,8 +1,8 @@
 """Which earlier run a new run is compared with, as a run specification names it: ``previous``
-(the latest earlier complete run of the series), ``best`` (the best earlier comparable run) or
-``run:<id>`` (a pinned run).  The choice itself, against the stored history, is
-:func:`goldeneval.history.comparison.compare_with_history`'s; this is only the value a flag,
-a suite file and a specification carry.
+(the latest earlier complete run of the series), ``best`` (the best earlier comparable run;
+the previous one when none is comparable) or ``run:<id>`` (a pinned run).  The choice itself,
+against the stored history, is :func:`goldeneval.history.comparison.compare_with_history`'s;
+this is only the value a flag, a suite file and a specification carry.
 """
 
 from __future__ import annotations

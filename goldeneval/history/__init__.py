@@ -3,5 +3,6 @@
 (:mod:`~goldeneval.history.comparison`), purged when old (:mod:`~goldeneval.history.retention`).
 
 It stands above the store and below the kinds: it reads and writes runs through
-:class:`goldeneval.store.Store` and knows no kind.
+:mod:`goldeneval.store` (the :class:`~goldeneval.store.Store`, the spool of runs the store
+could not take, the Parquet files a purge deletes) and imports no kind.
 """
