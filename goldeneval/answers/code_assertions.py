@@ -20,7 +20,6 @@ it as ``type: code`` with ``value``: an id registered under the entry-point grou
 from __future__ import annotations
 
 import hashlib
-import importlib
 import inspect
 import re
 import threading
@@ -29,6 +28,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from goldeneval.core.errors import GoldenEvalError, one_line
+from goldeneval.core.plugins import import_named_module
 
 __all__ = [
     "ASSERTIONS_GROUP",
@@ -80,7 +80,7 @@ def resolve_check(path: str) -> CodeCheck:
         )
     module_name, _, attribute = path.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = import_named_module(module_name)
     except Exception as exc:  # an import that fails is the path's fault, whatever it raised
         raise ValueError(
             f"code assertion {path!r}: cannot import {module_name!r}: {type(exc).__name__}: {one_line(str(exc))}"

@@ -12,17 +12,36 @@ live here once.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 from goldeneval.core.errors import GoldenEvalError, one_line
 
-__all__ = ["PluginKind"]
+__all__ = ["PluginKind", "import_named_module"]
 
 C = TypeVar("C")
 P = TypeVar("P")
+
+
+def import_named_module(module_name: str) -> ModuleType:
+    """The module of an import path a user wrote (``package.module:name``: a plug-in, a
+    framework retriever's ``factory``, a code assertion), found as ``python -m`` finds it: on
+    ``sys.path``, and in the working directory.  So a module in the folder a command runs from
+    is found without ``PYTHONPATH``, by ``goldeneval`` as by ``python -m goldeneval.cli``, and
+    so are the modules it imports beside it.  The working directory comes after the installed
+    packages: a file there (``yaml.py``, ``numpy.py``) never hides one goldeneval needs."""
+    try:
+        here = os.getcwd()
+    except OSError:  # the working directory was deleted: nothing there to find
+        return importlib.import_module(module_name)
+    if not any(os.path.abspath(entry or os.curdir) == here for entry in sys.path):
+        sys.path.append(here)
+    return importlib.import_module(module_name)
 
 
 @dataclass(frozen=True)
@@ -53,7 +72,7 @@ class PluginKind(Generic[C, P]):
             )
         module_name, _, attribute = plugin_id.partition(":")
         try:
-            module = importlib.import_module(module_name)
+            module = import_named_module(module_name)
         except ImportError as exc:
             raise self.error(f"{self.noun} {plugin_id!r}: cannot import {module_name!r}: {exc}") from None
         candidate: Any = getattr(module, attribute, None)

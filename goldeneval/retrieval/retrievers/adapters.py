@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from goldeneval.core.errors import GoldenEvalError, RetrieverError, one_line
+from goldeneval.core.plugins import import_named_module
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision, option_label
 from goldeneval.retrieval.retrievers.external import (
@@ -123,7 +124,7 @@ def load_user_factory(context: RetrieverContext, retriever_id: str, example: str
     if not colon or not module_name or not attribute:
         raise RetrieverError(f"{label}: expected package.module:callable, got {raw!r}")
     try:
-        module = importlib.import_module(module_name)
+        module = import_named_module(module_name)
     except ImportError as exc:
         raise RetrieverError(f"{label}: cannot import {module_name!r}: {one_line(str(exc), 160)}") from None
     except Exception as exc:  # the team's module failed while importing: its error, in one line
