@@ -7,8 +7,15 @@ it must find exactly what ``goldeneval.lexical`` finds, and answers in the shape
 * ``POST /search`` — the default contract: ``{"question", "limit"}`` in, ``{"results": [{"id", "score"}]}`` out;
 * ``POST /ids`` — a bare list of ids; ``POST /ids-object`` — ``{"ids": [...]}``; ``POST /hits`` —
   ``{"hits": [{"id"}]}``;
-* ``POST /es/_search`` — Elasticsearch's shape, ``{"took", "hits": {"total", "hits": [{"_id", "_score"}]}}``;
-* ``GET /select?q=...&rows=...`` — Solr's shape, ``{"responseHeader", "response": {"docs": [{"id"}]}}``.
+* ``POST /es/_search`` (any path ending ``/_search``) — Elasticsearch's shape, ``{"took", "hits":
+  {"total", "hits": [{"_id", "_score"}]}}``, for the default body or Elasticsearch's own
+  ``{"query": {"match": {"text": ...}}, "size": ...}``;
+* ``GET /select?q=...&rows=...`` (any path ending ``/select``) — Solr's shape,
+  ``{"responseHeader", "response": {"docs": [{"id"}]}}``;
+* ``POST /points`` — Qdrant's points, ``{"result": [{"id", "score", "payload": {"doc_id"}}], "status", "time"}``.
+
+A ``GET`` takes the question in ``q`` and the limit in ``rows`` (Solr) or ``limit``.  These are
+the dialects of step 6 of docs/guide/tutorial-search-api.md, which its test runs row by row.
 
 Every response carries ``X-Index-Version`` (:attr:`SearchServer.revision`).  A test can script
 replies (a status, a body, headers, a delay) that a path gives before it searches again,
@@ -110,12 +117,29 @@ def _shaped(path: str, ids: list[str]) -> Any:
         return {"ids": ids}
     if path == "/hits":
         return {"hits": [{"id": doc} for doc in ids]}
-    if path == "/es/_search":
+    if path.endswith("/_search"):
         hits = [{"_index": "transit", "_id": doc, "_score": 10.0 - i} for i, doc in enumerate(ids)]
         return {"took": 1, "timed_out": False, "hits": {"total": {"value": len(ids)}, "hits": hits}}
-    if path == "/select":
+    if path.endswith("/select"):
         return {"responseHeader": {"status": 0}, "response": {"numFound": len(ids), "docs": [{"id": d} for d in ids]}}
+    if path == "/points":
+        points = [{"id": i, "score": 10.0 - i, "payload": {"doc_id": doc}} for i, doc in enumerate(ids)]
+        return {"result": points, "status": "ok", "time": 0.001}
     return {"results": [{"id": doc, "score": 10.0 - i} for i, doc in enumerate(ids)]}
+
+
+def _question_and_limit(request: Request) -> tuple[str, int] | None:
+    """What a request asks, in any dialect the module docstring lists; None: none of them."""
+    if request.method == "GET":
+        limit = request.query.get("rows", request.query.get("limit", ["10"]))[0]
+        return request.query.get("q", [""])[0], int(limit)
+    body = request.body
+    if isinstance(body, dict) and "question" in body:
+        return str(body["question"]), int(body.get("limit", 10))
+    match = body.get("query", {}).get("match", {}) if isinstance(body, dict) else {}
+    if isinstance(match, dict) and isinstance(match.get("text"), str):  # Elasticsearch's match query
+        return match["text"], int(body.get("size", 10))
+    return None
 
 
 def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
@@ -161,12 +185,10 @@ def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
         def _search(self, request: Request) -> Reply:
             if state.token is not None and request.headers.get("Authorization") != f"Bearer {state.token}":
                 return json_reply({"error": "unauthorized"}, 401)
-            if request.method == "GET":
-                question, limit = request.query.get("q", [""])[0], int(request.query.get("rows", ["10"])[0])
-            elif isinstance(request.body, dict) and "question" in request.body:
-                question, limit = str(request.body["question"]), int(request.body.get("limit", 10))
-            else:
+            asked = _question_and_limit(request)
+            if asked is None:
                 return json_reply({"error": f"expected {{question, limit}}, got {request.body!r}"}, 400)
+            question, limit = asked
             barrier = state.barrier
             if barrier is not None:
                 barrier.wait(timeout=5.0)

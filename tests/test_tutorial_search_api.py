@@ -120,3 +120,44 @@ def test_the_stand_in_the_tutorial_names_can_be_started_by_hand(tmp_path: Path) 
     finally:
         process.terminate()
         process.wait(10)
+
+
+def dialect_rows() -> dict[str, list[str]]:
+    """Step 6's table rows that name a URL: the row's first cell, and its ``KEY=VALUE`` options."""
+    text = TUTORIAL.read_text(encoding="utf-8")
+    step = text[text.index("## 6. ") :].split("\n## ")[0]
+    rows = {}
+    for line in step.splitlines():
+        cells = line.split(" | ")
+        if line.startswith("| ") and "`url=" in line:
+            rows[cells[0].removeprefix("| ")] = re.findall(r"`([a-z_]+=[^`]+)`", cells[1])
+    return rows
+
+
+def test_step_6_names_the_three_dialects_its_stand_in_speaks() -> None:
+    assert [options[0].partition("=")[0] for options in dialect_rows().values()] == ["url", "url", "url"]
+
+
+def test_every_dialect_row_of_step_6_finds_what_the_default_contract_finds(tmp_path: Path) -> None:
+    """Each row's options, as written, against the stand-in (its address in place of the row's
+    host and port): the page says the stand-in speaks every dialect of step 6."""
+    from click.testing import CliRunner
+
+    from goldeneval.cli import main
+
+    def documents(store: Path, options: list[str]) -> dict[str, list[str]]:
+        args = ["retrieval", "--set", "transit-sample", "--retriever", "goldeneval.http", "--store", str(store)]
+        for option in options:
+            args += ["--option", option]
+        result = CliRunner().invoke(main, [*args, "--no-progress", "--format", "json"])
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        assert document["run"]["status"] == "complete", result.output
+        return {question["id"]: question["documents"] for question in document["questions"]}
+
+    with search_server() as server:
+        address = server.base_url.removeprefix("http://")
+        default = documents(tmp_path / "default.duckdb", [f"url={server.url()}"])
+        for name, options in dialect_rows().items():
+            written = [re.sub(r"127\.0\.0\.1:\d+", address, option) for option in options]
+            assert documents(tmp_path / "dialect.duckdb", written) == default, name
