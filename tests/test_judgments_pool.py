@@ -9,11 +9,11 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.cli import main
+from goldeneval.cli import ExitCode, main
 from goldeneval.core.corpus import load_corpus
 from goldeneval.judgments.judgments import JudgmentLine, append_lines, read_judgments
-from goldeneval.judgments.pool import RetrieverSource, read_pool_set, retriever_rankings
-from goldeneval.retrieval.golden import load_golden_set
+from goldeneval.judgments.pool import RetrieverSource, retriever_rankings
+from goldeneval.retrieval.golden import load_draft_set, load_golden_set
 from goldeneval.sample import SAMPLE_DIR
 
 SAMPLE_SET = SAMPLE_DIR / "golden.yaml"
@@ -155,7 +155,7 @@ def test_a_set_whose_questions_have_no_expected_yet_can_be_pooled(tmp_path: Path
             }
         )
     )
-    assert [q.expected for q in read_pool_set(unlabelled).questions] == [frozenset(), frozenset()]
+    assert [q.expected for q in load_draft_set(unlabelled).questions] == [frozenset(), frozenset()]
     out = tmp_path / "j.jsonl"
     result = CliRunner().invoke(
         main, ["pool", "--set", str(unlabelled), "--retriever", "goldeneval.lexical", "--depth", "3",
@@ -166,7 +166,39 @@ def test_a_set_whose_questions_have_no_expected_yet_can_be_pooled(tmp_path: Path
 
 
 def test_a_set_with_every_expected_is_read_by_goldenevals_own_loader() -> None:
-    assert read_pool_set(SAMPLE_SET) == load_golden_set(SAMPLE_SET)
+    assert load_draft_set(SAMPLE_SET) == load_golden_set(SAMPLE_SET)
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".jsonl"])
+@pytest.mark.parametrize("command", ["pool", "to-set"])
+def test_a_bad_draft_set_is_one_line_naming_the_file_the_question_and_the_field(
+    tmp_path: Path, suffix: str, command: str
+) -> None:
+    """docs/guide/golden-sets.md: a bad file names the file, the question (position and id) and
+    the field, a set being labelled as well as a labelled one."""
+    questions = [
+        {"id": "d1", "text": "How much is a day ticket?", "form": "MATCH"},
+        {"id": "d2", "text": "Can I take my bike?", "form": "MAYBE"},
+    ]
+    draft = tmp_path / f"draft{suffix}"
+    if suffix == ".jsonl":
+        draft.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    else:
+        draft.write_text(yaml.safe_dump({"id": "draft", "questions": questions}))
+    judgments = tmp_path / "j.jsonl"
+    judgments.write_text("")
+    args = {
+        "pool": ["pool", "--set", str(draft), "--retriever", "goldeneval.lexical", "--depth", "3",
+                 "--out", str(judgments)],
+        "to-set": ["judgments", "to-set", str(judgments), "--set", str(draft), "--out", str(tmp_path / "out.yaml")],
+    }[command]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == ExitCode.INVALID_INPUT, result.output
+    assert result.stderr == (
+        f"goldeneval: error: {draft}: question #2 (id 'd2'): field 'form': Input should be 'MATCH' or 'GAP' "
+        "(got 'MAYBE')\n"
+    )
+    assert judgments.read_text() == ""
 
 
 @pytest.mark.parametrize(

@@ -36,11 +36,11 @@ from goldeneval.judgments.pool import (
     RetrieverSource,
     pool,
     pooled_corpus,
-    read_pool_set,
     retriever_rankings,
     run_rankings,
 )
 from goldeneval.judgments.to_set import write_set
+from goldeneval.retrieval.golden import load_draft_set
 from goldeneval.retrieval.settings import RetrievalSettings
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ def pool_command(
     model_options = parse_options(suggest_options, "--suggest-option")
 
     def run() -> tuple[PoolResult, SuggestResult | None]:
-        golden_set = read_pool_set(set_file)
+        golden_set = load_draft_set(set_file)
         storage = load_storage()
         suggester = None
         if suggest_with is not None:  # built first: a bad model fails before anything is written
@@ -331,7 +331,7 @@ def to_set(
         _warn(read.warnings)
         written = write_set(
             read,
-            read_pool_set(set_file),
+            load_draft_set(set_file),
             out,
             set_id=set_id,
             assessor=assessor,

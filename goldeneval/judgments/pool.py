@@ -9,29 +9,24 @@ ranks.  Pooling again appends lines only for new pairs and for known pairs that 
 also returned (a superseding line with all their sources); grades are never touched.
 
 The set file may hold questions without ``expected`` yet (a set being labelled): such a file
-is read by :func:`read_pool_set`, which takes a missing ``expected`` as empty for pooling only.
+is read by :func:`goldeneval.retrieval.golden.load_draft_set`, which takes a missing
+``expected`` as empty for pooling and judging only.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
-from pydantic import ValidationError
 
 from goldeneval.core.collector import plugin_collections
 from goldeneval.core.corpus import Corpus
-from goldeneval.core.errors import GoldenSetError, InputError, one_line, validation_problem
+from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.sets import corpus_for
-from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
 from goldeneval.judgments.judgments import Source, append_lines, pool_lines, read_judgments
 from goldeneval.retrieval.details import QuestionColumns, retrieval_details
 from goldeneval.retrieval.evaluation import ask_to_depth
-from goldeneval.retrieval.golden import GoldenQuestionSet, load_golden_set
+from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.store import StoreLocation, open_store, store_exists
@@ -42,7 +37,6 @@ __all__ = [
     "RetrieverSource",
     "pool",
     "pooled_corpus",
-    "read_pool_set",
     "retriever_rankings",
     "run_rankings",
 ]
@@ -78,60 +72,6 @@ class PoolResult:
 
 
 # --------------------------------------------------------------------------- the set
-
-
-def read_pool_set(path: Path) -> GoldenQuestionSet:
-    """A set file as goldeneval's loader reads it, or, when some questions have no ``expected``
-    yet, with those questions' ``expected`` taken as empty (for pooling and judging only)."""
-    raw = _raw_set(path)
-    if raw is None:
-        return load_golden_set(path)
-    try:
-        loaded = GoldenQuestionSet.model_validate(raw)
-    except ValidationError as exc:
-        where, problem = validation_problem(exc)
-        raise GoldenSetError(path, one_line(problem), field=where) from None
-    return loaded.with_corpus_beside(path)
-
-
-def _raw_set(path: Path) -> dict[str, Any] | None:
-    """The set as data with every missing ``expected`` filled in as empty; None when no
-    question lacks it (or the file cannot be parsed: the loader then says why)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        if path.suffix.lower() == ".jsonl":
-            raw = _jsonl_set(path, text)
-        elif path.suffix.lower() == ".json":
-            raw = json.loads(text)
-        else:
-            raw = load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise GoldenSetError(path, describe_yaml_error(exc)) from None
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(raw, dict) or not isinstance(raw.get("questions"), list):
-        return None
-    questions = raw["questions"]
-    if all(not isinstance(q, dict) or "expected" in q for q in questions):
-        return None
-    return {
-        **raw,
-        "questions": [{**q, "expected": []} if isinstance(q, dict) and "expected" not in q else q for q in questions],
-    }
-
-
-def _jsonl_set(path: Path, text: str) -> dict[str, Any]:
-    header: dict[str, Any] = {"id": path.stem}
-    questions: list[Any] = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        item = json.loads(line)
-        if not questions and isinstance(item, dict) and set(item) == {"set"} and isinstance(item["set"], dict):
-            header = {**header, **item["set"]}
-        else:
-            questions.append(item)
-    return {**header, "questions": questions}
 
 
 # --------------------------------------------------------------------------- the sources

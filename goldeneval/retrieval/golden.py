@@ -48,6 +48,7 @@ __all__ = [
     "QuestionForm",
     "forget_loaded",
     "golden_set_json_schema",
+    "load_draft_set",
     "load_golden_set",
 ]
 
@@ -218,9 +219,7 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
     which names the file, line or question and field of the first problem.
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in SET_FILE_SUFFIXES:
-        raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
+    suffix = _suffix(path)
     text = read_text(path, GoldenSetError)
     key = (str(path.resolve()), hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
     with _LOADED_LOCK:
@@ -288,9 +287,36 @@ def forget_loaded(golden_set: GoldenQuestionSet) -> None:
             del _LOADED[key]
 
 
+def load_draft_set(path: str | Path) -> GoldenQuestionSet:
+    """A set being labelled, to pool and judge: read and checked as :func:`load_golden_set`
+    reads a set (its errors name the file, the question and the field alike), each question
+    without ``expected`` yet taken as expecting nothing.  A run measures only a labelled set;
+    a set whose every question has ``expected`` is the one :func:`load_golden_set` gives."""
+    path = Path(path)
+    suffix = _suffix(path)
+    raw = _parsed(path, suffix, read_text(path, GoldenSetError))
+    questions = raw.get("questions")
+    if not isinstance(questions, list) or all(not isinstance(q, Mapping) or "expected" in q for q in questions):
+        return load_golden_set(path)
+    drafted = [{**q, "expected": []} if isinstance(q, Mapping) and "expected" not in q else q for q in questions]
+    return _build_set(path, {**raw, "questions": drafted}).with_corpus_beside(path)
+
+
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in SET_FILE_SUFFIXES:
+        raise GoldenSetError(path, f"unsupported file type {suffix!r}; use one of {', '.join(SET_FILE_SUFFIXES)}")
+    return suffix
+
+
 def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:
     """Parse and validate ``text`` step by step, so that the first problem is reported with
     the file, the line or question, and the field."""
+    return _build_set(path, _parsed(path, suffix, text))
+
+
+def _parsed(path: Path, suffix: str, text: str) -> Mapping[str, Any]:
+    """The set file's document, checked to be a mapping (the set's fields and questions)."""
     raw = (
         parse_document(path, suffix, text, GoldenSetError)
         if suffix != ".jsonl"
@@ -299,7 +325,7 @@ def _load_checked(path: Path, suffix: str, text: str) -> GoldenQuestionSet:
     if not isinstance(raw, Mapping):
         found = "an empty document" if raw is None else type(raw).__name__
         raise GoldenSetError(path, f"expected a mapping with 'id' and 'questions', found {found}")
-    return _build_set(path, raw)
+    return raw
 
 
 _QUESTION_FROM_JSON = GoldenQuestion.__pydantic_validator__.validate_json
