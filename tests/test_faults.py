@@ -244,10 +244,20 @@ def test_a_failed_rollback_does_not_hide_the_cause() -> None:
     con.close()
 
 
-def test_an_absurd_purge_duration_is_invalid_input(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["purge", "--older-than", "200000w", "--store", str(tmp_path / "s.duckdb")])
-    assert result.exit_code == ExitCode.INVALID_INPUT
-    assert result.stderr == "goldeneval: error: duration '200000w': longer than 1000 years; nothing is that old\n"
+@pytest.mark.parametrize(
+    ("duration", "problem"),
+    [
+        ("200000w", "duration '200000w': longer than 1000 years; nothing is that old"),
+        ("5x", "duration '5x': expected a whole number and a unit m, h, d or w (e.g. 30d)"),
+    ],
+)
+def test_a_malformed_or_absurd_purge_duration_is_bad_usage(tmp_path: Path, duration: str, problem: str) -> None:
+    """README's exit codes: a malformed flag value is 2, as click's own checks of a value are."""
+    store = tmp_path / "s.duckdb"
+    result = CliRunner().invoke(main, ["purge", "--older-than", duration, "--store", str(store)])
+    assert result.exit_code == ExitCode.USAGE
+    assert result.stderr.endswith(f"Error: Invalid value for '--older-than': {problem}\n")
+    assert not store.exists()
 
 
 def test_control_characters_from_a_set_file_are_escaped_on_the_terminal(cli_workspace: CliWorkspace) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,8 +44,28 @@ def runs(
         click.echo(render_runs(stored))
 
 
+class DurationParam(click.ParamType[timedelta, Any]):
+    """A duration, ``90m``, ``12h``, ``30d`` or ``8w``: a malformed one is bad usage (exit 2),
+    as every malformed flag value is."""
+
+    name = "DURATION"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> timedelta:
+        if isinstance(value, timedelta):
+            return value
+        try:
+            return parse_duration(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 @click.command()
-@click.option("--older-than", required=True, help="Delete runs created longer ago than this: 90m, 12h, 30d, 8w.")
+@click.option(
+    "--older-than",
+    required=True,
+    type=DurationParam(),
+    help="Delete runs created longer ago than this: 90m, 12h, 30d, 8w.",
+)
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
 @click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
 @folder_option(
@@ -60,7 +82,7 @@ def runs(
     f"nor the environment does. Default: ${CONFIG_ENV}, else ./{CONFIG_FILE_NAME} when there is one.",
 )
 def purge(
-    older_than: str,
+    older_than: timedelta,
     set_id: str | None,
     dry_run: bool,
     tables_root: Path | None,
@@ -73,10 +95,9 @@ def purge(
     root = storage.tables(tables_root)
 
     def run() -> PurgeReport:
-        duration = parse_duration(older_than)
         if not store_exists(resolved):  # nothing stored yet: nothing to delete, nothing created
             return PurgeReport((), (), dry_run)
-        return purge_runs(open_store(resolved), duration, set_id=set_id, tables_root=root, dry_run=dry_run)
+        return purge_runs(open_store(resolved), older_than, set_id=set_id, tables_root=root, dry_run=dry_run)
 
     report = run_guarded(run)
     verb = "Would delete" if report.dry_run else "Deleted"
