@@ -15,10 +15,18 @@ from typing import Any
 import pytest
 import yaml
 
-from goldeneval.answers.graders import CONTEXT_HEADING, LLM_JUDGE, GradingService, Judge, LlmJudgeGrader
+from goldeneval.answers.graders import (
+    CONTEXT_HEADING,
+    LLM_JUDGE,
+    GradingItem,
+    GradingService,
+    Judge,
+    LlmJudgeGrader,
+    judge_messages,
+)
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.pipeline import evaluate
-from goldeneval.answers.rubrics import FAITHFULNESS, RELEVANCE, RUBRICS, Rubric
+from goldeneval.answers.rubrics import CORRECTNESS, FAITHFULNESS, RELEVANCE, RUBRICS, Rubric
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.core.errors import InputError
 from goldeneval.rag.answers import AnswerRunSpec, evaluate_answers
@@ -162,6 +170,19 @@ def test_a_prompt_names_its_own_rubric_in_the_set_file_overriding_the_runs(tmp_p
     plain = next(text for prompt, text in systems.items() if "Name a fruit." in prompt)
     assert relevance.startswith(RELEVANCE.text) and not plain.startswith(RELEVANCE.text)
     assert [r.outcome for r in run.results] == ["pass", "pass"]
+    # docs/guide/answers.md: relevance is judged from the question and the answer alone ("do not
+    # judge whether it is true"); the default prompt and correctness show the reference
+    shown = {prompt.split("\n")[1]: prompt for prompt in systems}
+    assert "Reference answer:" not in shown["Name a colour."]
+    assert "Reference answer:\nApple." in shown["Name a fruit."]
+
+
+def test_only_the_correctness_rubric_shows_the_judge_the_reference() -> None:
+    item = GradingItem("q", "Name a colour.", reference="Blue.")
+    for rubric, shows in ((CORRECTNESS, True), (RELEVANCE, False), (FAITHFULNESS, False)):
+        user = judge_messages(item, "Red.", rubric)[1].content
+        assert ("Reference answer:\nBlue." in user) is shows, rubric.name
+    assert RELEVANCE.identity.startswith("relevance/v2:")
 
 
 def test_an_unknown_rubric_in_a_set_file_names_file_prompt_and_field(tmp_path: Path) -> None:

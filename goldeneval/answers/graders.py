@@ -276,7 +276,8 @@ CONTEXT_HEADING = "Context passages the model was given:"
 
 def judge_messages(item: GradingItem, answer: str, rubric: Rubric | None = None) -> tuple[ChatMessage, ...]:
     """The judge's messages: without a rubric the task, the reference and the criteria; with
-    one, its instructions, and the passages when it judges against them."""
+    one, its instructions and the question, and the passages or the reference when it judges
+    against them."""
     if rubric is None:
         system = JUDGE_SYSTEM
         parts = [f"Task:\n{item.prompt}"]
@@ -290,7 +291,7 @@ def judge_messages(item: GradingItem, answer: str, rubric: Rubric | None = None)
         if rubric.uses_context:
             passages = [f"[{n}] {text}" for n, text in enumerate(item.context, start=1)]
             parts.append(CONTEXT_HEADING + "\n" + ("\n\n".join(passages) if passages else "(no passages)"))
-        elif item.reference:
+        elif rubric.uses_reference and item.reference:
             parts.append(f"Reference answer:\n{item.reference}")
     parts.append(f"Answer to grade:\n{answer}")
     return (ChatMessage("system", system), ChatMessage("user", "\n\n".join(parts)))

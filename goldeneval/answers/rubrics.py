@@ -34,6 +34,8 @@ class Rubric:
     """The judge's instructions (its system message, before the reply format)."""
     uses_context: bool = False
     """The judge is shown the passages the model answered from."""
+    uses_reference: bool = False
+    """The judge is shown the reference answer (the gist), when the prompt has one."""
     decides_abstention: bool = False
     """Its verdict on a question no document answers says whether the answer abstains in other
     words (it compares the answer with the gist that says so); any other rubric judges something
@@ -52,6 +54,7 @@ CORRECTNESS = Rubric(
     "it states the same facts, 0 when it contradicts them or misses them, and in between when it is "
     "partly right. Ignore wording and style. An answer that says it cannot answer is correct only when "
     "the reference says the question is not answered.",
+    uses_reference=True,
     decides_abstention=True,
 )
 FAITHFULNESS = Rubric(
@@ -66,7 +69,7 @@ FAITHFULNESS = Rubric(
 )
 RELEVANCE = Rubric(
     "relevance",
-    1,
+    2,  # v1 showed the judge the reference too, which its instructions say not to judge against
     "You grade whether an answer is relevant to the question. Score 1 when it addresses exactly what "
     "was asked, 0 when it answers a different question or none, and in between when it wanders. Do "
     "not judge whether it is true.",
