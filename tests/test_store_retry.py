@@ -83,6 +83,23 @@ def test_a_url_target_never_holds_the_password(tmp_path: Path) -> None:
     assert "s3cret" not in path.read_text()
 
 
+def test_the_retry_command_says_where_the_hidden_password_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line a failed write prints cannot show the password, so the command in it cannot be
+    pasted as is: it says so (a probe pasted it and it worked only on a server without one)."""
+    monkeypatch.setenv(SPOOL_ENV, str(tmp_path / "spool"))
+    url = "postgresql://u:s3cret@127.0.0.1:1/goldeneval?connect_timeout=2"
+    failed = _sample(url, tmp_path / "cache")
+    assert failed.exit_code == ExitCode.STORE, failed.output
+    assert "s3cret" not in failed.output
+    assert failed.stderr.rstrip().endswith(
+        "store it with: goldeneval store retry --store "
+        "'postgresql://u:***@127.0.0.1:1/goldeneval?connect_timeout=2' (with the store's password where *** stands)"
+    )
+    assert StoreLocation.parse(url).shown_without_secrets
+    assert not StoreLocation.parse("postgresql://u@127.0.0.1:1/goldeneval").shown_without_secrets
+    assert not StoreLocation.parse(tmp_path / "s.duckdb").shown_without_secrets
+
+
 # --------------------------------------------------------------------------- DuckDB
 
 

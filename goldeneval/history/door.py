@@ -107,6 +107,8 @@ def _record_or_keep(
         except OSError as spool_error:
             raise StoreError(f"{exc}; the run could not be kept in the spool either: {spool_error}") from None
         retry = f"goldeneval store retry --store {shlex.quote(str(location))}"
+        if location.shown_without_secrets:
+            retry += " (with the store's password where *** stands)"
         raise StoreError(f"{exc}; the run was kept in {kept}; store it with: {retry}") from None
 
 

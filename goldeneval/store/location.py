@@ -97,6 +97,11 @@ class StoreLocation:
     def is_postgres(self) -> bool:
         return self.url is not None
 
+    @property
+    def shown_without_secrets(self) -> bool:
+        """Whether ``str()`` hides a password (shown as ``***``): what it shows cannot be used as is."""
+        return self.url is not None and redact_url(self.url) != self.url
+
     def __str__(self) -> str:
         return str(self.path) if self.path is not None else redact_url(self.url or "")
 
