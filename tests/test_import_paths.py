@@ -19,7 +19,7 @@ GOLDENEVAL = Path(sys.executable).parent / "goldeneval"
 
 MY_RETRIEVERS = """\
 from goldeneval import RetrieverContext
-from helpers import first_ids  # a module beside it: found as python -m would find it
+from {helpers} import first_ids  # a module beside it: found as python -m would find it
 
 
 class MyRetriever:
@@ -32,9 +32,9 @@ def build(context: RetrieverContext) -> MyRetriever:
 """
 
 
-def _folder_with_a_team_module(root: Path) -> Path:
-    (root / "myretrievers.py").write_text(MY_RETRIEVERS)
-    (root / "helpers.py").write_text('def first_ids():\n    return ["fares/child-fares"]\n')
+def _folder_with_a_team_module(root: Path, module: str = "myretrievers", helpers: str = "helpers") -> Path:
+    (root / f"{module}.py").write_text(MY_RETRIEVERS.format(helpers=helpers))
+    (root / f"{helpers}.py").write_text('def first_ids():\n    return ["fares/child-fares"]\n')
     # a file named like a package goldeneval needs never hides it: the folder comes after them
     (root / "yaml.py").write_text('raise SystemExit("the folder\'s yaml.py was imported")\n')
     return root
@@ -58,17 +58,21 @@ def test_the_console_script_imports_a_retriever_from_the_folder_it_runs_in(tmp_p
 def test_the_working_directory_is_searched_after_the_installed_packages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = _folder_with_a_team_module(tmp_path)
+    # names no other test uses, and forgotten afterwards: sys.modules outlives the test
+    module_name, helpers_name = "cwd_team_retrievers", "cwd_team_helpers"
+    folder = _folder_with_a_team_module(tmp_path, module_name, helpers_name)
     monkeypatch.chdir(folder)
     monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", ".", str(folder))])
-    monkeypatch.delitem(sys.modules, "myretrievers", raising=False)
-    monkeypatch.delitem(sys.modules, "helpers", raising=False)
-    module = import_named_module("myretrievers")
-    assert module.build(None).retrieve("q", 5) == ["fares/child-fares"]
-    assert sys.path[-1] == str(folder)  # last: an installed package of the same name wins
-    assert import_named_module("yaml").__file__ != str(folder / "yaml.py")
-    import_named_module("helpers")
-    assert sys.path.count(str(folder)) == 1  # added once, not at every import
+    try:
+        module = import_named_module(module_name)
+        assert module.build(None).retrieve("q", 5) == ["fares/child-fares"]
+        assert sys.path[-1] == str(folder)  # last: an installed package of the same name wins
+        assert import_named_module("yaml").__file__ != str(folder / "yaml.py")
+        import_named_module(helpers_name)
+        assert sys.path.count(str(folder)) == 1  # added once, not at every import
+    finally:
+        sys.modules.pop(module_name, None)
+        sys.modules.pop(helpers_name, None)
 
 
 def test_a_module_in_no_folder_searched_is_still_one_line_naming_it(
