@@ -24,6 +24,7 @@ from assets.regression import CheckedKind, build_regression_check
 from assets.series import observe
 from assets.summary import observed_run, record_summary, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
+from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import pipeline
@@ -33,7 +34,7 @@ from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
 from goldeneval.retrieval.retrievers.base import document_id_mapper
-from goldeneval.retrieval.scoring import NO_HARD_CLASS, RateSummary
+from goldeneval.retrieval.scoring import RateSummary
 from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,

@@ -143,3 +143,19 @@ def test_the_extractive_model_without_a_corpus_is_invalid_input(tmp_path: Path) 
     )
     assert result.exit_code == 3
     assert "model 'goldeneval.extractive' needs a corpus" in result.stderr
+
+
+def test_each_stored_slice_holds_the_questions_slice_members_names(transit: tuple[Path, dict[str, Any]]) -> None:
+    """The gate tests a slice's drop on the questions ``slice_members`` names (``--max-p``): for
+    both kinds they must be exactly the questions each stored slice counted."""
+    root, document = transit
+    store = ResultStore(root / "s.duckdb")
+    for kind_run in (document["answers"]["run"], document["retrieval"]["run"]):
+        stored = store.get_run(kind_run["id"])
+        assert stored is not None
+        slices = store.slices(stored.id)
+        assert {s.kind for s in slices} >= {"form", "hard_class"}
+        for rates in slices:
+            members = stored.details.slice_members(rates.kind, rates.value)
+            assert members is not None and len(members) == rates.questions, (rates.kind, rates.value)
+        assert stored.details.slice_members("no such kind", "x") is None

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from goldeneval.core.records import SliceRates
 from goldeneval.core.regression import RegressionThresholds, VerdictStatus, detect_regression
 from goldeneval.store import StoredRun
 from tests.records import details, question
@@ -78,3 +79,44 @@ def test_newly_failing_and_newly_passing_questions_are_listed() -> None:
     current = hits_run([True, False, True, False], [True] * 4, "cur")
     [top1, _top3] = detect_regression(current, previous).paired
     assert (top1.newly_failing, top1.newly_passing) == (("q1",), ("q2",))
+
+
+def test_a_slice_drop_must_be_significant_too_when_max_p_is_set() -> None:
+    """docs/guide/provenance-and-comparison.md: ``--max-p`` makes the gate require significance
+    as well as the drop; a slice's drop is tested on the slice's own questions (a probe found
+    slices gated on the drop alone, ``p_value: null``)."""
+    forms = ["GAP"] * 10 + ["MATCH"] * 10
+    was = [True] * 20
+    became = [False] * 6 + [True] * 14  # six GAP questions lost at top-1: exact McNemar p = 1/32
+
+    def with_forms(top1: list[bool], run_id: str) -> StoredRun:
+        pairs = enumerate(zip(top1, forms, strict=True))
+        questions = [question(f"q{i}", hit, True, form=form) for i, (hit, form) in pairs]
+        base = run(sum(top1) / 20, 1.0, run_id=run_id)
+        return StoredRun(**{**base.__dict__, "details_json": json.dumps(details(questions).to_json())})
+
+    def slices(top1: list[bool]) -> list[SliceRates]:
+        return [
+            SliceRates("form", form, 10, 10, sum(h for h, f in zip(top1, forms, strict=True) if f == form) / 10, 1.0)
+            for form in ("GAP", "MATCH")
+        ]
+
+    previous, current = with_forms(was, "prev"), with_forms(became, "cur")
+    by_slice = {"form:GAP": 0.1}
+    for max_p, regressed in ((0.01, False), (0.05, True), (None, True)):
+        thresholds = RegressionThresholds(max_pass_rate_drop=0.5, max_p=max_p, slice_max_drop=by_slice)
+        verdict = detect_regression(
+            current, previous, thresholds, current_slices=slices(became), previous_slices=slices(was)
+        )
+        [gap_top1] = [c for c in verdict.slice_changes if c.rate == "form GAP: top-1 hit rate"]
+        assert gap_top1.drop == pytest.approx(0.6)
+        assert gap_top1.p_value == (None if max_p is None else pytest.approx(1 / 32)), max_p
+        assert (gap_top1.regressed, verdict.status is VerdictStatus.REGRESSION) == (regressed, regressed), max_p
+    gated = detect_regression(
+        current,
+        previous,
+        RegressionThresholds(max_pass_rate_drop=0.5, max_p=0.05, slice_max_drop=by_slice),
+        current_slices=slices(became),
+        previous_slices=slices(was),
+    )
+    assert "form GAP: top-1 hit rate fell 1.000 -> 0.400 (-0.600, allowed -0.100) [McNemar p=0.0312" in gated.reason

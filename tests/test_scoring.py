@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 import pytest
 
+from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
 from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.scoring import (
-    NO_HARD_CLASS,
     OVERFETCH_MULTIPLIER,
     TOP_K,
     QuestionResult,

@@ -15,11 +15,12 @@ read as they were (no outcome; their failures count as ``failed``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.kinds import DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
 from goldeneval.core.records import Completion
@@ -30,6 +31,7 @@ __all__ = [
     "PROMPT_DETAILS",
     "PROMPT_DETAILS_FORMAT_VERSION",
     "PROMPT_RATE_NAMES",
+    "SLICE_KEYS",
     "AssertionOutcome",
     "Outcome",
     "PromptAggregates",
@@ -155,6 +157,19 @@ class PromptAggregates(_Record):
     by_hard_class: dict[str, PromptRate] = Field(default_factory=dict)
 
 
+def _retrieval_slice(detail: PromptDetail) -> str | None:
+    return None if detail.retrieval_hit is None else ("hit" if detail.retrieval_hit else "miss")
+
+
+SLICE_KEYS: Mapping[str, Callable[[PromptDetail], str | None]] = {
+    "retrieval": _retrieval_slice,
+    "form": lambda detail: detail.form,
+    "hard_class": lambda detail: detail.hard_class or NO_HARD_CLASS,
+}
+"""An answer run's slices (a prompt run has none): each prompt's group by whether retrieval
+found an expected document, by form and by hard class; None: in no group of that kind."""
+
+
 class PromptDetails(_Record):
     """The ``details`` of a prompt run (``kind: prompts``) or an answer run (``kind: answers``)."""
 
@@ -199,6 +214,11 @@ class PromptDetails(_Record):
         """Per prompt id, whether it passed (graded prompts only, an unstable one as not passed,
         as in the pass rate): the paired outcome of regressions."""
         return {p.id: p.passed is True for p in self.prompts if p.scored}
+
+    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
+        """The ids of the prompts in the slice ``kind``/``value`` (:data:`SLICE_KEYS`)."""
+        key = SLICE_KEYS.get(kind)
+        return None if key is None else frozenset(p.id for p in self.prompts if key(p) == value)
 
     @property
     def rate_names(self) -> Mapping[str, str]:

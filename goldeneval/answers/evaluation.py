@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from goldeneval.answers.details import (
     PROMPT_DETAILS_FORMAT_VERSION,
+    SLICE_KEYS,
     PromptAggregates,
     PromptDetail,
     PromptDetails,
@@ -121,19 +122,15 @@ def _groups(details: Sequence[PromptDetail], key: Callable[[PromptDetail], str |
     return {name: _rate(members) for name, members in sorted(grouped.items())}
 
 
-def _retrieval_group(detail: PromptDetail) -> str | None:
-    return None if detail.retrieval_hit is None else ("hit" if detail.retrieval_hit else "miss")
-
-
 def aggregate_prompts(details: Sequence[PromptDetail], *, answers: bool = False) -> PromptAggregates:
     latencies = [d.latency_ms for d in details if d.stage != "retrieval"]
     return PromptAggregates(
         overall=_rate(details),
         unstable=sum(1 for d in details if d.unstable),
         mean_latency_ms=round(fmean(latencies), 3) if latencies else None,
-        by_retrieval=_groups(details, _retrieval_group) if answers else {},
-        by_form=_groups(details, lambda d: d.form) if answers else {},
-        by_hard_class=_groups(details, lambda d: d.hard_class or "(none)") if answers else {},
+        by_retrieval=_groups(details, SLICE_KEYS["retrieval"]) if answers else {},
+        by_form=_groups(details, SLICE_KEYS["form"]) if answers else {},
+        by_hard_class=_groups(details, SLICE_KEYS["hard_class"]) if answers else {},
     )
 
 

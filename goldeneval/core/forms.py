@@ -6,7 +6,10 @@ set is read; golden sets (:mod:`goldeneval.retrieval.golden`) type their questio
 
 from enum import StrEnum
 
-__all__ = ["QuestionForm"]
+__all__ = ["NO_HARD_CLASS", "QuestionForm"]
+
+NO_HARD_CLASS = "(none)"
+"""The hard-class slice of the questions that have no hard class, in every kind's slices."""
 
 
 class QuestionForm(StrEnum):

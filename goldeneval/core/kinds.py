@@ -80,6 +80,12 @@ class RunDetails(Protocol):
         a share of binary outcomes (a mean score), so no paired test applies."""
         ...
 
+    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
+        """The ids of the questions in the run's slice ``kind``/``value`` (a form, a hard
+        class, ...), grouped as its stored slices are, so that a slice's change can be paired
+        and tested as the whole run's is (``--max-p``); None for a slice the kind has not."""
+        ...
+
 
 ReadDetails = Callable[[str | bytes, str], RunDetails]
 ReadOutcomes = Callable[[str | bytes, str], Mapping[str, Verdicts] | None]

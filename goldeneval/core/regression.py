@@ -5,7 +5,8 @@ more than its threshold (default 0.1 absolute) — and, with ``max_p`` set, when
 McNemar test also calls the change significant.  Per-form and per-hard-class slices can
 carry thresholds of their own, counted only when both runs scored at least
 ``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
-caught.  Which earlier run is comparable at all is :mod:`goldeneval.history.comparison`'s job.
+caught; with ``max_p`` a slice's drop must be significant too, tested on the slice's own
+questions (``RunDetails.slice_members``).  Which earlier run is comparable at all is :mod:`goldeneval.history.comparison`'s job.
 
 Labels built from one system's results are biased against the next: a run whose top-3 holds
 documents nobody judged can look like a regression when it is not.  A kind whose details
@@ -17,14 +18,14 @@ with judged negatives) gets a :class:`CoverageNote` on its verdict, and with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.records import SliceRates, StoredRun
-from goldeneval.core.stats import PairedComparison, paired_comparison
+from goldeneval.core.stats import PairedComparison, discordant_within, mcnemar_exact, paired_comparison
 
 __all__ = [
     "COVERAGE_CUTOFF",
@@ -332,12 +333,19 @@ class RegressionVerdict:
         }
 
 
+SliceTest = Callable[[str, str, str], float | None]
+"""A slice's McNemar p-value: ``(slice kind, slice value, rate column)``."""
+
+
 def _slice_changes(
     previous: Sequence[SliceRates],
     current: Sequence[SliceRates],
     thresholds: RegressionThresholds,
     names: Mapping[str, str],
+    tested: SliceTest | None = None,
 ) -> list[RateChange]:
+    """Each gated slice's changes; with ``tested`` (``max_p`` set) each carries its p-value,
+    so a slice regresses only when its drop is significant too, as the whole run's does."""
     earlier = {(s.kind, s.value): s for s in previous}
     changes = []
     for now in current:
@@ -353,8 +361,25 @@ def _slice_changes(
         ):
             if prev is not None and cur is not None:
                 name = f"{now.kind} {now.value}: {names[column]}"
-                changes.append(RateChange(name, column, prev, cur, limit))
+                p_value = tested(now.kind, now.value, column) if tested is not None else None
+                changes.append(RateChange(name, column, prev, cur, limit, p_value, thresholds.max_p))
     return changes
+
+
+def _slice_test(current: StoredRun, previous: StoredRun) -> SliceTest:
+    """The exact McNemar test of one slice: the questions the current run has in it, paired
+    with the earlier run by id; None where a rate has no paired outcome (a mean score) or the
+    kind cannot say which questions a slice holds."""
+
+    def p_value(kind: str, value: str, column: str) -> float | None:
+        before, now = previous.paired_outcomes(column), current.paired_outcomes(column)
+        members = current.details.slice_members(kind, value)
+        if before is None or now is None or members is None:
+            return None
+        counts = discordant_within(before, now, members)
+        return None if counts is None else mcnemar_exact(*counts)
+
+    return p_value
 
 
 def detect_regression(
@@ -385,7 +410,8 @@ def detect_regression(
         changes.append(
             RateChange(names[column], column, prev, cur, thresholds.overall(column), p_value, thresholds.max_p)
         )
-    slices = _slice_changes(previous_slices, current_slices, thresholds, names)
+    tested = _slice_test(current, previous) if thresholds.max_p is not None else None
+    slices = _slice_changes(previous_slices, current_slices, thresholds, names, tested)
     fallen = [c for c in (*changes, *slices) if c.regressed]
     if fallen:
         reason = "; ".join(c.describe() for c in fallen)

@@ -13,13 +13,20 @@ and can be noise.  For a comparable pair of runs, per rate (top-1, top-3):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PairedComparison", "Verdicts", "bootstrap_interval", "mcnemar_exact", "paired_comparison"]
+__all__ = [
+    "PairedComparison",
+    "Verdicts",
+    "bootstrap_interval",
+    "discordant_within",
+    "mcnemar_exact",
+    "paired_comparison",
+]
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 42
@@ -96,6 +103,21 @@ class Verdicts(NamedTuple):
     @classmethod
     def of(cls, outcomes: Mapping[str, bool]) -> Verdicts:
         return cls(list(outcomes), np.fromiter(outcomes.values(), dtype=np.bool_, count=len(outcomes)))
+
+
+def discordant_within(previous: Verdicts, current: Verdicts, members: Collection[str]) -> tuple[int, int] | None:
+    """Of the questions in ``members`` that both runs scored, how many the current run lost
+    (passed before, not now) and gained: a slice's McNemar counts.  None when they share none."""
+    earlier = dict(zip(previous.ids, previous.hits.tolist(), strict=True))
+    lost = gained = shared = 0
+    for question, hit in zip(current.ids, current.hits.tolist(), strict=True):
+        was = earlier.get(question)
+        if was is None or question not in members:
+            continue
+        shared += 1
+        lost += was and not hit
+        gained += hit and not was
+    return (lost, gained) if shared else None
 
 
 def paired_comparison(

@@ -54,6 +54,7 @@ from pydantic import (
 )
 
 from goldeneval.core.errors import StoreError
+from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.kinds import UNKEYED_KIND, DetailsKind, register_details_kind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
 from goldeneval.core.records import Completion, StoredRun
@@ -776,6 +777,18 @@ class RetrievalDetails(_Record):
     def paired_outcomes(self, rate: str) -> Verdicts | None:
         """Both stored rates are shares of binary verdicts: top-1 and top-3 hits."""
         return Verdicts(*self.verdicts(_HIT_COLUMNS[rate]))
+
+    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
+        """The ids of the questions in the slice ``kind``/``value``, grouped as the run's
+        slices are (``form``; ``hard_class``, with :data:`NO_HARD_CLASS` for none)."""
+        columns = self.columns
+        if kind == "form":
+            labels: Sequence[str | None] = columns.form
+        elif kind == "hard_class":
+            labels = [label or NO_HARD_CLASS for label in columns.hard_class]
+        else:
+            return None
+        return frozenset(qid for qid, label in zip(columns.id, labels, strict=True) if label == value)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

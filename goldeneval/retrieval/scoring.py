@@ -41,6 +41,7 @@ from typing import overload
 
 import numpy as np
 
+from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.details import DocumentColumns
@@ -58,7 +59,6 @@ __all__ = [
     "DEFAULT_HIT_CUTOFFS",
     "GRADER_ID",
     "JUDGED_PREFIX",
-    "NO_HARD_CLASS",
     "OVERFETCH_MULTIPLIER",
     "SCORING_PROTOCOL_REVISION",
     "TOP_K",
@@ -118,8 +118,6 @@ GRADER_ID = RETRIEVAL_GRADER
 DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
 _FORM_VALUES = {form: form.value for form in QuestionForm}
 """Each form's value, looked up without the enum's descriptor (once per question)."""
-NO_HARD_CLASS = "(none)"
-"""Breakdown key of questions without a hard class."""
 
 
 def raw_limit() -> int:
