@@ -85,6 +85,22 @@ def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace
     )
 
 
+@pytest.mark.parametrize(("separator", "named"), [("", '""'), ("::", '"::"')])
+def test_another_chunk_separator_is_a_mismatch_naming_the_protocol(
+    cli_workspace: CliWorkspace, separator: str, named: str
+) -> None:
+    """Returned ids cut at another separator are other documents (the protocol's step 2): a
+    probe saw ``--chunk-separator ''`` compared as comparable and reported as a regression."""
+    cli_workspace.evaluate(ALL_HIT)
+    result = cli_workspace.evaluate(ALL_HIT, GATE, "--chunk-separator", separator, "--format", "json")
+    document = json.loads(result.output)
+    assert document["protocol"]["revision"] == f"retrieval-hit-rate/v1(chunk_separator={named})"
+    assert result.exit_code == ExitCode.NOT_COMPARABLE
+    assert verdict_of(result.output)["state"] == "mismatch"
+    again = cli_workspace.evaluate(ALL_HIT, GATE, "--chunk-separator", separator)
+    assert again.exit_code == ExitCode.OK, again.output  # the same separator again: one series
+
+
 def test_a_changed_answer_gist_keeps_the_benchmark(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     cli_workspace.write_set([{**FIXED_QUESTIONS[0], "answer_gist": "now documented"}, *FIXED_QUESTIONS[1:]])

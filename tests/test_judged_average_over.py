@@ -99,3 +99,22 @@ def test_the_hits_table_keeps_the_rule() -> None:
     plain = evaluate_retrieval(golden_set, Fixed(), "fixed")
     assert plain.aggregates.metrics["ndcg@10"] == 1.0
     assert "average_over" not in plain.details().to_json()
+
+
+def test_a_chunk_separator_is_kept_through_the_hits_table() -> None:
+    """A run read back from its hits table keeps its protocol: the separator is in the table's
+    identity when it is not the default."""
+    question = GoldenQuestion(id="q1", text="alpha", form="MATCH", expected={"a"})
+    golden_set = GoldenQuestionSet(id="s", questions=(question,))
+
+    class Chunks:
+        def retrieve(self, question: str, limit: int) -> list[str]:
+            return ["a::2", "b::1"]
+
+    for separator, protocol in (("::", 'retrieval-hit-rate/v1(chunk_separator="::")'), ("#", "retrieval-hit-rate/v1")):
+        run = evaluate_retrieval(golden_set, Chunks(), "chunks", chunk_separator=separator)
+        assert run.details().protocol == protocol
+        assert run.aggregates.overall.top1_hits == (1 if separator == "::" else 0)
+        rebuilt = run_from_hits(hits_table(run, PrivacyMode.FULL, "dagster-run"))
+        assert rebuilt.details().protocol == protocol
+        assert rebuilt.benchmark_fingerprint == run.benchmark_fingerprint

@@ -6,7 +6,8 @@ McNemar test also calls the change significant.  Per-form and per-hard-class sli
 carry thresholds of their own, counted only when both runs scored at least
 ``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
 caught; with ``max_p`` a slice's drop must be significant too, tested on the slice's own
-questions (``RunDetails.slice_members``).  Which earlier run is comparable at all is :mod:`goldeneval.history.comparison`'s job.
+questions (``RunDetails.slice_members``).  Which earlier run is comparable at all is
+:mod:`goldeneval.history.comparison`'s job.
 
 Labels built from one system's results are biased against the next: a run whose top-3 holds
 documents nobody judged can look like a regression when it is not.  A kind whose details

@@ -47,7 +47,7 @@ from goldeneval.retrieval.metrics import (
     measurement_depth,
     parse_metrics,
 )
-from goldeneval.retrieval.retrievers.base import Retriever, document_id_mapper
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, Retriever, document_id_mapper
 from goldeneval.retrieval.scoring import (
     DEFAULT_HIT_CUTOFFS,
     GRADER_ID,
@@ -105,6 +105,8 @@ class RetrievalRun:
     """The cutoffs judged@k is reported at; empty when the set records no judged negatives."""
     average_over: AverageOver = DEFAULT_AVERAGE_OVER
     """Which questions each metric's mean is over (:data:`goldeneval.retrieval.metrics.AVERAGE_OVER`)."""
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
+    """Where returned ids were cut to document ids (``''`` or None: kept whole); part of the protocol."""
     errors_reduced: bool = False
     """Whether the results' errors hold only their class already (read back from a
     ``metadata_only`` hits table): reduced again for the store, ``KeyError`` would become
@@ -136,7 +138,7 @@ class RetrievalRun:
     def benchmark_fingerprint(self) -> str | None:
         if self.label_digest is None:
             return None
-        protocol = scoring_protocol(self.relevance_level, self.average_over)
+        protocol = scoring_protocol(self.relevance_level, self.average_over, self.chunk_separator)
         return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, protocol)
 
     @property
@@ -189,7 +191,7 @@ class RetrievalRun:
         return RetrievalDetails(
             # format 5 only where judged@k is held: every other run keeps format 4's shape
             format_version=COLUMNAR_FORMAT_VERSION if judged is None else COVERAGE_FORMAT_VERSION,
-            protocol=scoring_protocol(self.relevance_level, self.average_over),
+            protocol=scoring_protocol(self.relevance_level, self.average_over, self.chunk_separator),
             top_k=TOP_K,
             overfetch_multiplier=OVERFETCH_MULTIPLIER,
             hit_cutoffs=list(self.hit_cutoffs),
@@ -343,6 +345,7 @@ def evaluate_retrieval(
     retriever_id: str,
     *,
     series: str | None = None,
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR,
     to_document: Callable[[str], str] | None = None,
     timeout_s: float | None = DEFAULT_TIMEOUT_S,
     hit_cutoffs: Sequence[int] = DEFAULT_HIT_CUTOFFS,
@@ -357,6 +360,8 @@ def evaluate_retrieval(
     """Ask ``retriever`` every question of ``golden_set`` and score the answers.
 
     ``series`` is the name the run is stored under (default: ``retriever_id``).
+    ``chunk_separator`` cuts each returned id to its document id (the protocol names a
+    separator other than the default); ``to_document``, a mapping of the caller's own, replaces it.
     ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
     them is the measurement depth (see :func:`ask_to_depth`); ``average_over`` says which
     questions their means are over (trec_eval's ``all-judged`` counts the set's ``unjudged``).
@@ -365,7 +370,7 @@ def evaluate_retrieval(
     call when the retriever has one (:mod:`goldeneval.retrieval.asking`); neither changes a result.
     """
     declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
-    mapper = to_document or document_id_mapper()
+    mapper = to_document or document_id_mapper(chunk_separator)
     reported = run_metrics(hit_cutoffs, metrics)
     depth = measurement_depth(reported, TOP_K)
     started_at = datetime.now(UTC)
@@ -410,6 +415,7 @@ def evaluate_retrieval(
         unjudged=golden_set.unjudged,
         judged_cutoffs=scored.judged_cutoffs,
         average_over=average_over,
+        chunk_separator=chunk_separator,
     )
 
 

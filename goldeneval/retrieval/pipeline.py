@@ -25,7 +25,7 @@ from goldeneval.core.workers import usable_workers
 from goldeneval.history import door
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
-from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids, document_id_mapper
+from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids
 from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.retrieval.scoring import GRADER_ID
 from goldeneval.retrieval.sets import resolve_golden_set
@@ -91,7 +91,7 @@ def evaluate(
         retriever,
         spec.retriever_id,
         series=spec.series,
-        to_document=document_id_mapper(spec.chunk_separator),
+        chunk_separator=spec.chunk_separator,
         timeout_s=spec.timeout_s,
         workers=spec.workers,
         batch_size=spec.batch_size,

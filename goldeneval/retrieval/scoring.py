@@ -30,6 +30,7 @@ from __future__ import annotations
 import array
 import dataclasses
 import itertools
+import json
 import math
 import operator
 from collections import defaultdict
@@ -54,6 +55,7 @@ from goldeneval.retrieval.metrics import (
     Metric,
     parse_metrics,
 )
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 
 __all__ = [
     "DEFAULT_HIT_CUTOFFS",
@@ -99,17 +101,22 @@ SCORING_PROTOCOL_REVISION = "retrieval-hit-rate/v1"
 
 
 def scoring_protocol(
-    relevance_level: int = DEFAULT_RELEVANCE_LEVEL, average_over: AverageOver = DEFAULT_AVERAGE_OVER
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    average_over: AverageOver = DEFAULT_AVERAGE_OVER,
+    chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR,
 ) -> str:
-    """The protocol a run was scored under: the revision, and the relevance level and the
-    averaging rule when they are not the default (rank metrics at levels 1 and 2, or averaged
-    over other questions, measure different things, so such runs are never one comparable
-    series; runs at the defaults keep their identity)."""
+    """The protocol a run was scored under: the revision, and the relevance level, the
+    averaging rule and the chunk separator when they are not the default (rank metrics at
+    levels 1 and 2, averaged over other questions, or of returned ids cut at another
+    separator, measure different things, so such runs are never one comparable series; runs
+    at the defaults keep their identity).  No separator (``''`` or None) keeps ids whole."""
     settings = []
     if relevance_level != DEFAULT_RELEVANCE_LEVEL:
         settings.append(f"relevance_level={relevance_level}")
     if average_over != DEFAULT_AVERAGE_OVER:
         settings.append(f"average_over={average_over}")
+    if (chunk_separator or "") != DEFAULT_CHUNK_SEPARATOR:
+        settings.append(f"chunk_separator={json.dumps(chunk_separator or '')}")
     return f"{SCORING_PROTOCOL_REVISION}({','.join(settings)})" if settings else SCORING_PROTOCOL_REVISION
 
 

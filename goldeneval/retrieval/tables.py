@@ -34,6 +34,7 @@ from goldeneval.retrieval import columnar
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrieval.scoring import TOP_K, QuestionResult, QuestionStatus, RawRankings, ScoredAnswers, aggregate
 from goldeneval.store.parquet import (
     STAMP_FIELDS,
@@ -234,6 +235,7 @@ def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[
         # only for a set with judged negatives: every other table keeps its identity as it was
         **({"judged_cutoffs": list(run.judged_cutoffs)} if run.judged_cutoffs else {}),
         **({"average_over": run.average_over} if run.average_over != DEFAULT_AVERAGE_OVER else {}),
+        **({"chunk_separator": run.chunk_separator} if run.chunk_separator != DEFAULT_CHUNK_SEPARATOR else {}),
     }
 
 
@@ -415,6 +417,7 @@ def _measurement(identity: Mapping[str, Any]) -> dict[str, Any]:
         "unjudged": tuple(identity["unjudged"]),
         "judged_cutoffs": tuple(identity.get("judged_cutoffs", ())),
         "average_over": identity.get("average_over", DEFAULT_AVERAGE_OVER),
+        "chunk_separator": identity.get("chunk_separator", DEFAULT_CHUNK_SEPARATOR),
     }
 
 
