@@ -580,6 +580,8 @@ JSON_FIELDS: dict[str, str] = {
     "measurement.metrics[].mean_over": "Which questions `value` is the mean of, and how trec_eval's mean differs.",
     "measurement.depth": "Measurement depth: the deepest cutoff.",
     "measurement.relevance_level": "Grade from which the binary metrics count a document relevant.",
+    "measurement.average_over": "`all-judged` when `--average-over all-judged` asked for trec_eval's mean "
+    "(absent at the default, `scored`).",
     "measurement.questions": "Questions in the rank metrics.",
     "measurement.no_answer": "Questions left out of the rank metrics because they expect no document.",
     "measurement.no_answer.count": "How many.",
@@ -590,6 +592,16 @@ JSON_FIELDS: dict[str, str] = {
     "measurement.short_rankings": "Questions whose ranking ended before the depth (missing ranks count as misses).",
     "measurement.short_rankings.count": "How many.",
     "measurement.short_rankings.ids": "Their ids.",
+    "judged": "Label coverage (sets with judged negatives only; absent otherwise): the share of each "
+    "ranking's first k documents that carry a judgment.",
+    "judged.cutoffs": "The cutoffs k it is reported at: 3 and every reported cutoff.",
+    "judged.overall": "judged@k over the scored questions.",
+    "judged.overall.<judged@k>": "The share at k.",
+    "judged.by_form": "The same per question form.",
+    "judged.by_form.<form>": "judged@k of the form's questions.",
+    "judged.by_form.<form>.<judged@k>": "The share at k.",
+    "judged.questions": "Questions averaged over (scored, with a judgment and a non-empty ranking).",
+    "judged.definition": "judged@k, in words (ir_measures' Judged@k).",
     "measurement.short_rankings.shortest": "The shortest such ranking, in documents (null when none).",
     "questions": "One entry per question, in the set's order.",
     "questions[].id": "The question's id.",
@@ -604,6 +616,9 @@ JSON_FIELDS: dict[str, str] = {
     "questions[].error": "Why the question errored (in `metadata_only` only the exception's class); else null.",
     "questions[].metrics": "Every reported metric of the question; empty for a question without targets.",
     "questions[].metrics.<metric>": "The value of that metric for this question.",
+    "questions[].judged_at": "Its judged@k (sets with judged negatives only).",
+    "questions[].judged_at.<judged@k>": "The share of its first k documents that carry a judgment.",
+    "questions[].unjudged_ranks": "Which of its top-3 documents nobody judged: ranks, never ids.",
     "aggregates": "The protocol's rates.",
     "aggregates.overall": "Over the whole run.",
     "aggregates.overall.questions": "Questions.",
@@ -665,6 +680,16 @@ JSON_FIELDS: dict[str, str] = {
     "verdict.paired[].newly_passing": "Ids of the questions that newly pass.",
     "verdict.paired[].mcnemar_p": "Exact McNemar p-value (two-sided binomial on the discordant questions).",
     "verdict.paired[].bootstrap_95": "[low, high]: paired bootstrap 95% interval of the change (seed 42).",
+    "verdict.label_coverage": "For a comparable pair whose run measured judged@k: how much of the top-3 "
+    "nobody judged, in this run and the earlier one.",
+    "verdict.label_coverage.judged_at_3": "This run's judged@3.",
+    "verdict.label_coverage.baseline_judged_at_3": "The earlier run's (null when it did not measure it).",
+    "verdict.label_coverage.newly_unjudged_questions": "Questions whose top-3 hold more unjudged documents "
+    "than the earlier run's did.",
+    "verdict.label_coverage.newly_failing_unjudged": "Newly failing questions -> this run's unjudged top-3 "
+    "documents (empty in `metadata_only`).",
+    "verdict.label_coverage.hint": "How to judge what the new retriever found (null when nothing is newly "
+    "unjudged, and in `metadata_only`).",
     "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
     "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
 }
@@ -673,6 +698,10 @@ JSON_MAPS = {
     "aggregates.metrics": "<metric>",
     "aggregates.by_form": "<form>",
     "aggregates.by_hard_class": "<hard class>",
+    "judged.overall": "<judged@k>",
+    "judged.by_form": "<form>",
+    "judged.by_form.<form>": "<judged@k>",
+    "questions[].judged_at": "<judged@k>",
 }
 """Objects keyed by data (a metric name, a form), not by a fixed field name."""
 
@@ -852,12 +881,17 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
     retrieval = ["retrieval", "--set", SAMPLE_SET, "--retriever", SAMPLE_RETRIEVER, *store]
     prompts = ["prompts", "--set", SAMPLE_PROMPT_SET, "--model", SAMPLE_MODEL, *store]
     answers = ["answers", "--set", SAMPLE_SET, "--retriever", SAMPLE_RETRIEVER, "--model", SAMPLE_MODEL, *store]
+    judged = ["retrieval", "--set", str(_judged_sample_set(folder)), "--retriever", SAMPLE_RETRIEVER, *store]
+    judged += ["--average-over", "all-judged"]
     documents: dict[str, tuple[list[Any], list[Any]]] = {}
     for mode in ("full", "metadata_only"):
         privacy = ["--privacy", mode, "--name"]
         first = _cli_json([*retrieval, *privacy, f"sample-{mode}"])
         second = _cli_json([*retrieval, *privacy, f"sample-{mode}", "--option", "k1=1.2", "--slice-drop", "*=0.2"])
-        documents.setdefault("retrieval", ([], []))[mode != "full"].extend([second, first])
+        judged_first = _cli_json([*judged, *privacy, f"judged-{mode}"])
+        judged_second = _cli_json([*judged, *privacy, f"judged-{mode}", "--option", "k1=1.2", "--slice-drop", "*=0.2"])
+        # the compared run of the judged set first: it holds every key a retrieval document can
+        documents.setdefault("retrieval", ([], []))[mode != "full"].extend([judged_second, second, first, judged_first])
         first = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
         second = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
         documents.setdefault("prompts", ([], []))[mode != "full"].extend([second, first])
@@ -865,6 +899,31 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
     runs = json.loads(_cli(["runs", "--store", str(folder / "results.duckdb"), "--format", "json"]))
     documents["runs"] = ([runs], [])
     return documents
+
+
+def _judged_sample_set(folder: Path) -> Path:
+    """The bundled sample set with judged negatives (every third question judges one more
+    document not relevant), so that the documents hold what only such sets report: judged@k,
+    each question's unjudged ranks, a verdict's label coverage."""
+    import yaml
+
+    from goldeneval.retrieval.sets import resolve_golden_set
+
+    sample = resolve_golden_set(SAMPLE_SET)
+    questions = []
+    for number, question in enumerate(sample.questions):
+        entry = question.model_dump(mode="json", exclude_defaults=True)
+        if number % 3 == 0:
+            others = [doc for doc in JUDGED_NEGATIVES if doc not in question.expected]
+            entry["not_relevant"] = others[:1]
+        questions.append(entry)
+    path = folder / "judged-sample.yaml"
+    path.write_text(yaml.safe_dump({"id": "judged-sample", "corpus": str(sample.corpus), "questions": questions}))
+    return path
+
+
+JUDGED_NEGATIVES = ("fares/fare-table-2026", "rights/missed-connection-taxi")
+"""Documents of the sample corpus the judged copy of the sample set marks not relevant."""
 
 
 def _key_paths(documents: Sequence[Any], maps: Mapping[str, str]) -> dict[str, set[str]]:
@@ -931,9 +990,9 @@ def _answers_section(documents: Mapping[str, tuple[list[Any], list[Any]]]) -> st
     """The answers document: its own keys, then what its ``answers`` part adds to a prompts document."""
     full, private = documents["answers"]
     top = list(dict.fromkeys(key for document in full for key in document))
-    retrieval_keys = list(documents["retrieval"][0][0])
+    retrieval_keys = {key for document in documents["retrieval"][0] for key in document}
     for document in full:
-        if list(document["retrieval"]) != retrieval_keys:
+        if not set(document["retrieval"]) <= retrieval_keys:
             raise UndocumentedError(f"`retrieval` of goldeneval answers has {list(document['retrieval'])}")
     prompt_paths = _key_paths(documents["prompts"][0], PROMPT_JSON_MAPS)
     answer_maps = {f"answers.{path}": name for path, name in PROMPT_JSON_MAPS.items()}
