@@ -120,12 +120,14 @@ def test_a_mutable_alias_is_never_cached(workspace: Workspace) -> None:
     assert workspace.cache_files() == []
 
 
-def test_a_temperature_above_zero_is_not_cached(workspace: Workspace) -> None:
+def test_a_temperature_above_zero_is_not_cached_and_the_output_says_why(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         for _ in range(2):
-            assert workspace.run(server, "--model-option", "temperature=0.7").exit_code == 0
+            result = workspace.run(server, "--model-option", "temperature=0.7")
+            assert result.exit_code == 0
         assert len(server.requests) == 6
     assert workspace.cache_files() == []
+    assert "response cache off (temperature above 0: two calls may rightly differ)" in result.stderr
 
 
 def test_metadata_only_writes_no_cache_entry(workspace: Workspace) -> None:

@@ -36,6 +36,10 @@ __all__ = ["CacheableModel", "ManagedModel", "UsageReportingModel", "call_notice
 
 @runtime_checkable
 class CacheableModel(Protocol):
+    """A model whose answers may be cached.  One that never caches for a reason of its own
+    (a temperature above 0) may say so in an ``uncached_because`` attribute, which the run
+    output shows as the reason the cache is off."""
+
     def cache_request(self, request: ChatRequest) -> str | None:
         """The full request as it would be sent, or None when its answer is not deterministic."""
         ...
@@ -86,7 +90,10 @@ class ManagedModel:
         self.cache: ResponseCache | None = None
         self.cache_off_reason = cache_off_reason
         if self.cacheable and cache_off_reason is None:
-            if self.revision is None:
+            own_reason = getattr(inner, "uncached_because", None)
+            if isinstance(own_reason, str):
+                self.cache_off_reason = own_reason
+            elif self.revision is None:
                 self.cache_off_reason = "the model name is a mutable alias; declare its revision to cache"
             elif cache_dir is not None:
                 self.cache = ResponseCache(cache_dir)

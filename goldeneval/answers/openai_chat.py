@@ -120,9 +120,14 @@ class OpenAIChatModel:
     def cache_request(self, request: ChatRequest) -> str | None:
         """The full request as sent (URL and body), or None above temperature 0, where two
         calls may rightly answer differently."""
-        if self.temperature > 0:
+        if self.uncached_because is not None:
             return None
         return canonical_text({"url": self.url, "body": self._document(request)})
+
+    @property
+    def uncached_because(self) -> str | None:
+        """Why no answer of this model is cached, for the run output; None: they are."""
+        return "temperature above 0: two calls may rightly differ" if self.temperature > 0 else None
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "User-Agent": "goldeneval"}
