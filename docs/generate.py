@@ -749,7 +749,8 @@ PROMPT_JSON_FIELDS: dict[str, str] = {
     "run.id": "The stored run id.",
     "run.created_at": "Start time, ISO 8601, UTC.",
     "run.set_id": "The golden prompt set.",
-    "run.model": "The series name (`--name`, default the model id); stored as `runs.model`.",
+    "run.model": "The series name (`--name`, default the model id; `openai:<served model>` for "
+    "`goldeneval.openai`); stored as `runs.model`.",
     "run.model_id": "The model id behind the series name.",
     "run.retriever_id": "Answer runs: the retriever that found the context; else null.",
     "run.grader": "`deterministic` or `llm_judge` (`answer_deterministic` / `answer_llm_judge` for answer runs).",
