@@ -581,7 +581,7 @@ JSON_FIELDS: dict[str, str] = {
     "measurement.depth": "Measurement depth: the deepest cutoff.",
     "measurement.relevance_level": "Grade from which the binary metrics count a document relevant.",
     "measurement.average_over": "`all-judged` when `--average-over all-judged` asked for trec_eval's mean "
-    "(absent at the default, `scored`).",
+    "(absent at the default, `with-relevant`).",
     "measurement.questions": "Questions in the rank metrics.",
     "measurement.no_answer": "Questions left out of the rank metrics because they expect no document.",
     "measurement.no_answer.count": "How many.",
@@ -686,10 +686,11 @@ JSON_FIELDS: dict[str, str] = {
     "verdict.label_coverage.baseline_judged_at_3": "The earlier run's (null when it did not measure it).",
     "verdict.label_coverage.newly_unjudged_questions": "Questions whose top-3 hold more unjudged documents "
     "than the earlier run's did.",
-    "verdict.label_coverage.newly_failing_unjudged": "Newly failing questions -> this run's unjudged top-3 "
-    "documents (empty in `metadata_only`).",
+    "verdict.label_coverage.newly_failing_unjudged": "Newly failing questions (top-3) whose top-3 hold "
+    "documents nobody judged (empty in `metadata_only`).",
+    "verdict.label_coverage.newly_failing_unjudged.<question id>": "Those documents' ids.",
     "verdict.label_coverage.hint": "How to judge what the new retriever found (null when nothing is newly "
-    "unjudged, and in `metadata_only`).",
+    "unjudged).",
     "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
     "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
 }
@@ -702,6 +703,7 @@ JSON_MAPS = {
     "judged.by_form": "<form>",
     "judged.by_form.<form>": "<judged@k>",
     "questions[].judged_at": "<judged@k>",
+    "verdict.label_coverage.newly_failing_unjudged": "<question id>",
 }
 """Objects keyed by data (a metric name, a form), not by a fixed field name."""
 
@@ -890,7 +892,8 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
         first = _cli_json([*retrieval, *privacy, f"sample-{mode}"])
         second = _cli_json([*retrieval, *privacy, f"sample-{mode}", "--option", "k1=1.2", "--slice-drop", "*=0.2"])
         judged_first = _cli_json([*judged, *privacy, f"judged-{mode}"])
-        judged_second = _cli_json([*judged, *privacy, f"judged-{mode}", "--option", "k1=1.2", "--slice-drop", "*=0.2"])
+        changed = ["--option", "k1=0.1", "--option", "b=0.1", "--slice-drop", "*=0.2"]  # top-3s nobody judged
+        judged_second = _cli_json([*judged, *privacy, f"judged-{mode}", *changed])
         # the compared run of the judged set first: it holds every key a retrieval document can
         documents.setdefault("retrieval", ([], []))[mode != "full"].extend([judged_second, second, first, judged_first])
         first = _cli_json([*prompts, *privacy, f"prompts-{mode}"])

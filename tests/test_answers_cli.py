@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 
 from goldeneval.cli import main
 from goldeneval.core.corpus import Document
+from goldeneval.core.kinds import SlicedDetails
 from goldeneval.rag.extractive import best_passage, passages
 from goldeneval.store import ResultStore
 from tests.chat_server import answer, chat_server, last_user_message
@@ -145,8 +146,8 @@ def test_the_extractive_model_without_a_corpus_is_invalid_input(tmp_path: Path) 
     assert "model 'goldeneval.extractive' needs a corpus" in result.stderr
 
 
-def test_each_stored_slice_holds_the_questions_slice_members_names(transit: tuple[Path, dict[str, Any]]) -> None:
-    """The gate tests a slice's drop on the questions ``slice_members`` names (``--max-p``): for
+def test_each_stored_slice_holds_the_questions_slice_of_names(transit: tuple[Path, dict[str, Any]]) -> None:
+    """The gate tests a slice's drop on the questions ``slice_of`` puts in it (``--max-p``): for
     both kinds they must be exactly the questions each stored slice counted."""
     root, document = transit
     store = ResultStore(root / "s.duckdb")
@@ -155,7 +156,10 @@ def test_each_stored_slice_holds_the_questions_slice_members_names(transit: tupl
         assert stored is not None
         slices = store.slices(stored.id)
         assert {s.kind for s in slices} >= {"form", "hard_class"}
+        details = stored.details
+        assert isinstance(details, SlicedDetails)
         for rates in slices:
-            members = stored.details.slice_members(rates.kind, rates.value)
-            assert members is not None and len(members) == rates.questions, (rates.kind, rates.value)
-        assert stored.details.slice_members("no such kind", "x") is None
+            labels = details.slice_of(rates.kind)
+            assert labels is not None
+            assert sum(1 for value in labels.values() if value == rates.value) == rates.questions, rates
+        assert details.slice_of("no such kind") is None

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from goldeneval.core.records import SliceRates
-from goldeneval.core.regression import RegressionThresholds, VerdictStatus, detect_regression
+from goldeneval.core.regression import RateChange, RegressionThresholds, VerdictStatus, detect_regression
 from goldeneval.store import StoredRun
 from tests.records import details, question
 
@@ -120,3 +120,39 @@ def test_a_slice_drop_must_be_significant_too_when_max_p_is_set() -> None:
         previous_slices=slices(was),
     )
     assert "form GAP: top-1 hit rate fell 1.000 -> 0.400 (-0.600, allowed -0.100) [McNemar p=0.0312" in gated.reason
+
+
+def test_a_slice_whose_paired_questions_gained_shows_no_significant_drop() -> None:
+    """Where slice membership depends on the run (an answer run's retrieval hit or miss), a
+    slice's rate can fall by composition alone: the paired test must not call that a drop."""
+    before_forms = ["GAP"] * 10 + ["MATCH"] * 10
+    now_forms = ["GAP"] * 20
+    was = [True] * 10 + [False] * 10
+    became = [True] * 15 + [False] * 5  # five questions newly in the slice gained, none lost
+
+    def with_forms(top1: list[bool], forms: list[str], run_id: str) -> StoredRun:
+        pairs = enumerate(zip(top1, forms, strict=True))
+        questions = [question(f"q{i}", hit, True, form=form) for i, (hit, form) in pairs]
+        base = run(sum(top1) / 20, 1.0, run_id=run_id)
+        return StoredRun(**{**base.__dict__, "details_json": json.dumps(details(questions).to_json())})
+
+    previous, current = with_forms(was, before_forms, "prev"), with_forms(became, now_forms, "cur")
+    thresholds = RegressionThresholds(max_p=0.05, slice_max_drop={"form:GAP": 0.1})
+    verdict = detect_regression(
+        current,
+        previous,
+        thresholds,
+        current_slices=[SliceRates("form", "GAP", 20, 20, 0.75, 1.0)],
+        previous_slices=[SliceRates("form", "GAP", 10, 10, 1.0, 1.0)],
+    )
+    [gap_top1] = [c for c in verdict.slice_changes if c.column == "pass_rate"]
+    assert (gap_top1.drop, gap_top1.p_value, gap_top1.regressed) == (0.25, 1.0, False)
+    assert verdict.status is VerdictStatus.PASS
+
+
+def test_with_max_p_a_change_no_test_applies_to_is_gated_on_its_drop() -> None:
+    """A mean score has no paired outcomes: ``--max-p`` (a pass-rate drop must be significant)
+    leaves its drop gated as it is."""
+    change = RateChange("mean score", "mean_score", 0.95, 0.55, 0.1, p_value=None, max_p=0.05)
+    assert change.regressed
+    assert not RateChange("mean score", "mean_score", 0.95, 0.9, 0.1, p_value=None, max_p=0.05).regressed

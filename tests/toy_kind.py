@@ -42,9 +42,6 @@ class ToyDetails(BaseModel):
     def paired_outcomes(self, rate: str) -> Verdicts | None:
         return Verdicts.of(self.firsts) if rate == "pass_rate" else None
 
-    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
-        return None  # the toy kind stores no slices
-
     def to_json_text(self) -> str:
         return self.model_dump_json()
 

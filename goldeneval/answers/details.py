@@ -215,10 +215,12 @@ class PromptDetails(_Record):
         as in the pass rate): the paired outcome of regressions."""
         return {p.id: p.passed is True for p in self.prompts if p.scored}
 
-    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
-        """The ids of the prompts in the slice ``kind``/``value`` (:data:`SLICE_KEYS`)."""
+    def slice_of(self, kind: str) -> Mapping[str, str] | None:
+        """Each prompt's value in the slices of ``kind`` (:data:`SLICE_KEYS`)."""
         key = SLICE_KEYS.get(kind)
-        return None if key is None else frozenset(p.id for p in self.prompts if key(p) == value)
+        if key is None:
+            return None
+        return {p.id: value for p in self.prompts if (value := key(p)) is not None}
 
     @property
     def rate_names(self) -> Mapping[str, str]:

@@ -30,6 +30,7 @@ __all__ = [
     "UNKEYED_KIND",
     "DetailsKind",
     "RunDetails",
+    "SlicedDetails",
     "details_kind",
     "read_details",
     "read_paired_outcomes",
@@ -80,10 +81,17 @@ class RunDetails(Protocol):
         a share of binary outcomes (a mean score), so no paired test applies."""
         ...
 
-    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
-        """The ids of the questions in the run's slice ``kind``/``value`` (a form, a hard
-        class, ...), grouped as its stored slices are, so that a slice's change can be paired
-        and tested as the whole run's is (``--max-p``); None for a slice the kind has not."""
+
+@runtime_checkable
+class SlicedDetails(Protocol):
+    """Details that say which slice each question is in (optional: a kind without it has its
+    slices' drops gated without a paired test, as a rate without paired outcomes is)."""
+
+    def slice_of(self, kind: str) -> Mapping[str, str] | None:
+        """Each question id's value in the slices of ``kind`` (``form``, ``hard_class``, ...),
+        grouped as the run's stored slices are, so that a slice's change can be paired and
+        tested as the whole run's is (``--max-p``); a question in no slice of that kind is
+        absent; None for a kind of slice the run has not."""
         ...
 
 

@@ -6,7 +6,7 @@ McNemar test also calls the change significant.  Per-form and per-hard-class sli
 carry thresholds of their own, counted only when both runs scored at least
 ``min_slice_questions`` questions in the slice, so a regression hidden inside one class is
 caught; with ``max_p`` a slice's drop must be significant too, tested on the slice's own
-questions (``RunDetails.slice_members``).  Which earlier run is comparable at all is
+questions (``SlicedDetails.slice_of``).  Which earlier run is comparable at all is
 :mod:`goldeneval.history.comparison`'s job.
 
 Labels built from one system's results are biased against the next: a run whose top-3 holds
@@ -25,8 +25,9 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from goldeneval.core.forms import QuestionForm
+from goldeneval.core.kinds import SlicedDetails
 from goldeneval.core.records import SliceRates, StoredRun
-from goldeneval.core.stats import PairedComparison, discordant_within, mcnemar_exact, paired_comparison
+from goldeneval.core.stats import PairedComparison, discordant_by, mcnemar_exact, paired_comparison
 
 __all__ = [
     "COVERAGE_CUTOFF",
@@ -177,7 +178,9 @@ class RateChange:
 
     @property
     def significant(self) -> bool:
-        return self.max_p is None or (self.p_value is not None and self.p_value < self.max_p)
+        """With ``max_p``, whether the paired test calls the change significant; a change no
+        test applies to (no paired outcomes: a mean score) is gated on its drop alone."""
+        return self.max_p is None or self.p_value is None or self.p_value < self.max_p
 
     @property
     def regressed(self) -> bool:
@@ -369,16 +372,28 @@ def _slice_changes(
 
 def _slice_test(current: StoredRun, previous: StoredRun) -> SliceTest:
     """The exact McNemar test of one slice: the questions the current run has in it, paired
-    with the earlier run by id; None where a rate has no paired outcome (a mean score) or the
-    kind cannot say which questions a slice holds."""
+    with the earlier run by id (counted once per rate and kind of slice, for every slice of
+    it).  A slice whose paired questions lost no more than they gained shows no drop (p = 1):
+    its rate can fall by composition alone where membership depends on the run (an answer
+    run's retrieval hit or miss).  None where no test applies: a rate without paired outcomes
+    (a mean score), or a kind that cannot say which questions a slice holds."""
+    details = current.details
+    counted: dict[tuple[str, str], dict[str, tuple[int, int]] | None] = {}
+
+    def counts(kind: str, column: str) -> dict[str, tuple[int, int]] | None:
+        if (kind, column) not in counted:
+            before, now = previous.paired_outcomes(column), current.paired_outcomes(column)
+            labels = details.slice_of(kind) if isinstance(details, SlicedDetails) else None
+            ready = before is not None and now is not None and labels is not None
+            counted[kind, column] = discordant_by(before, now, labels) if ready else None  # type: ignore[arg-type]
+        return counted[kind, column]
 
     def p_value(kind: str, value: str, column: str) -> float | None:
-        before, now = previous.paired_outcomes(column), current.paired_outcomes(column)
-        members = current.details.slice_members(kind, value)
-        if before is None or now is None or members is None:
+        by_value = counts(kind, column)
+        if by_value is None or value not in by_value:
             return None
-        counts = discordant_within(before, now, members)
-        return None if counts is None else mcnemar_exact(*counts)
+        lost, gained = by_value[value]
+        return mcnemar_exact(lost, gained) if lost > gained else 1.0
 
     return p_value
 

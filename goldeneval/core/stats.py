@@ -13,7 +13,7 @@ and can be noise.  For a comparable pair of runs, per rate (top-1, top-3):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -23,7 +23,7 @@ __all__ = [
     "PairedComparison",
     "Verdicts",
     "bootstrap_interval",
-    "discordant_within",
+    "discordant_by",
     "mcnemar_exact",
     "paired_comparison",
 ]
@@ -105,19 +105,20 @@ class Verdicts(NamedTuple):
         return cls(list(outcomes), np.fromiter(outcomes.values(), dtype=np.bool_, count=len(outcomes)))
 
 
-def discordant_within(previous: Verdicts, current: Verdicts, members: Collection[str]) -> tuple[int, int] | None:
-    """Of the questions in ``members`` that both runs scored, how many the current run lost
-    (passed before, not now) and gained: a slice's McNemar counts.  None when they share none."""
+def discordant_by(previous: Verdicts, current: Verdicts, labels: Mapping[str, str]) -> dict[str, tuple[int, int]]:
+    """Per label (a slice's value), of the questions both runs scored, how many the current run
+    lost (passed before, not now) and gained: each slice's McNemar counts, in one pass.  A
+    label none of whose questions both runs scored is absent."""
     earlier = dict(zip(previous.ids, previous.hits.tolist(), strict=True))
-    lost = gained = shared = 0
+    counts: dict[str, list[int]] = {}
     for question, hit in zip(current.ids, current.hits.tolist(), strict=True):
-        was = earlier.get(question)
-        if was is None or question not in members:
+        was, label = earlier.get(question), labels.get(question)
+        if was is None or label is None:
             continue
-        shared += 1
-        lost += was and not hit
-        gained += hit and not was
-    return (lost, gained) if shared else None
+        tally = counts.setdefault(label, [0, 0])
+        tally[0] += was and not hit
+        tally[1] += hit and not was
+    return {label: (lost, gained) for label, (lost, gained) in counts.items()}
 
 
 def paired_comparison(

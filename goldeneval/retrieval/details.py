@@ -778,17 +778,15 @@ class RetrievalDetails(_Record):
         """Both stored rates are shares of binary verdicts: top-1 and top-3 hits."""
         return Verdicts(*self.verdicts(_HIT_COLUMNS[rate]))
 
-    def slice_members(self, kind: str, value: str) -> frozenset[str] | None:
-        """The ids of the questions in the slice ``kind``/``value``, grouped as the run's
-        slices are (``form``; ``hard_class``, with :data:`NO_HARD_CLASS` for none)."""
+    def slice_of(self, kind: str) -> Mapping[str, str] | None:
+        """Each question's form (``form``) or hard class (``hard_class``, :data:`NO_HARD_CLASS`
+        for none), as the run's slices group them."""
         columns = self.columns
         if kind == "form":
-            labels: Sequence[str | None] = columns.form
-        elif kind == "hard_class":
-            labels = [label or NO_HARD_CLASS for label in columns.hard_class]
-        else:
-            return None
-        return frozenset(qid for qid, label in zip(columns.id, labels, strict=True) if label == value)
+            return dict(zip(columns.id, columns.form, strict=True))
+        if kind == "hard_class":
+            return {qid: label or NO_HARD_CLASS for qid, label in zip(columns.id, columns.hard_class, strict=True)}
+        return None
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
