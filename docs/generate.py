@@ -689,8 +689,7 @@ JSON_FIELDS: dict[str, str] = {
     "verdict.label_coverage.newly_failing_unjudged": "Newly failing questions (top-3) whose top-3 hold "
     "documents nobody judged (empty in `metadata_only`).",
     "verdict.label_coverage.newly_failing_unjudged.<question id>": "Those documents' ids.",
-    "verdict.label_coverage.hint": "How to judge what the new retriever found (null when nothing is newly "
-    "unjudged).",
+    "verdict.label_coverage.hint": "How to judge what the new retriever found (null when nothing is newly unjudged).",
     "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
     "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
 }
