@@ -36,7 +36,8 @@ def _folder_with_a_team_module(root: Path, module: str = "myretrievers", helpers
     (root / f"{module}.py").write_text(MY_RETRIEVERS.format(helpers=helpers))
     (root / f"{helpers}.py").write_text('def first_ids():\n    return ["fares/child-fares"]\n')
     # a file named like a package goldeneval needs never hides it: the folder comes after them
-    (root / "yaml.py").write_text('raise SystemExit("the folder\'s yaml.py was imported")\n')
+    # (scipy: imported only once runs are compared, after the plug-in's folder is searched)
+    (root / "scipy.py").write_text('raise SystemExit("the folder\'s scipy.py was imported")\n')
     return root
 
 
@@ -44,15 +45,21 @@ def _folder_with_a_team_module(root: Path, module: str = "myretrievers", helpers
 def test_the_console_script_imports_a_retriever_from_the_folder_it_runs_in(tmp_path: Path) -> None:
     folder = _folder_with_a_team_module(tmp_path)
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run(
-        [str(GOLDENEVAL), "retrieval", "--set", "transit-sample", "--retriever", "myretrievers:build",
-         "--store", str(folder / "s.duckdb"), "--format", "json", "--no-progress"],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    run = json.loads(result.stdout)["run"]
+    for answer in ("fares/child-fares", "fares/day-ticket"):  # the second run differs from the first
+        # and is compared with it: scipy's exact McNemar test is imported then, after the plug-in
+        (folder / "helpers.py").write_text(f"def first_ids():\n    return [{answer!r}]\n")
+        result = subprocess.run(
+            [str(GOLDENEVAL), "retrieval", "--set", "transit-sample", "--retriever", "myretrievers:build",
+             "--store", str(folder / "s.duckdb"), "--provenance", "corpus_revision=site-1", "--format", "json",
+             "--no-progress"],
+            cwd=folder, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    run = document["run"]
     assert (run["retriever_id"], run["status"], run["errors"]) == ("myretrievers:build", "complete", 0)
-    assert "yaml.py was imported" not in result.stderr
+    assert any(paired["newly_passing"] for paired in document["verdict"]["paired"]), document["verdict"]
+    assert "scipy.py was imported" not in result.stderr
 
 
 def test_the_working_directory_is_searched_after_the_installed_packages(
@@ -67,7 +74,7 @@ def test_the_working_directory_is_searched_after_the_installed_packages(
         module = import_named_module(module_name)
         assert module.build(None).retrieve("q", 5) == ["fares/child-fares"]
         assert sys.path[-1] == str(folder)  # last: an installed package of the same name wins
-        assert import_named_module("yaml").__file__ != str(folder / "yaml.py")
+        assert import_named_module("scipy").__file__ != str(folder / "scipy.py")
         import_named_module(helpers_name)
         assert sys.path.count(str(folder)) == 1  # added once, not at every import
     finally:

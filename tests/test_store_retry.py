@@ -93,7 +93,8 @@ def test_the_retry_command_says_where_the_hidden_password_goes(tmp_path: Path, m
     assert "s3cret" not in failed.output
     assert failed.stderr.rstrip().endswith(
         "store it with: goldeneval store retry --store "
-        "'postgresql://u:***@127.0.0.1:1/goldeneval?connect_timeout=2' (with the store's password where *** stands)"
+        "'postgresql://u:***@127.0.0.1:1/goldeneval?connect_timeout=2' (with the store's password where *** stands, "
+        "or that part left out and the password in PGPASSWORD)"
     )
     assert StoreLocation.parse(url).shown_without_secrets
     assert not StoreLocation.parse("postgresql://u@127.0.0.1:1/goldeneval").shown_without_secrets

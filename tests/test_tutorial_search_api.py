@@ -160,4 +160,12 @@ def test_every_dialect_row_of_step_6_finds_what_the_default_contract_finds(tmp_p
         default = documents(tmp_path / "default.duckdb", [f"url={server.url()}"])
         for name, options in dialect_rows().items():
             written = [re.sub(r"127\.0\.0\.1:\d+", address, option) for option in options]
+            asked = len(server.requests)
             assert documents(tmp_path / "dialect.duckdb", written) == default, name
+            sent = server.requests[asked]  # the stand-in answers the default contract too: see what was sent
+            if "body=" in " ".join(options):  # Elasticsearch's own query, with the limit as its size
+                assert sent.method == "POST" and set(sent.body) == {"query", "size"}, sent
+            elif "method=GET" in options:  # Solr: the question in q, the limit in rows
+                assert sent.method == "GET" and {"q", "rows"} <= set(sent.query), sent
+            else:
+                assert sent.method == "POST" and set(sent.body) == {"question", "limit"}, sent

@@ -30,11 +30,12 @@ P = TypeVar("P")
 
 def import_named_module(module_name: str) -> ModuleType:
     """The module of an import path a user wrote (``package.module:name``: a plug-in, a
-    framework retriever's ``factory``, a code assertion), found as ``python -m`` finds it: on
-    ``sys.path``, and in the working directory.  So a module in the folder a command runs from
-    is found without ``PYTHONPATH``, by ``goldeneval`` as by ``python -m goldeneval.cli``, and
-    so are the modules it imports beside it.  The working directory comes after the installed
-    packages: a file there (``yaml.py``, ``numpy.py``) never hides one goldeneval needs."""
+    framework retriever's ``factory``, a code assertion): on ``sys.path``, then in the working
+    directory.  So a module in the folder a command runs from is found without ``PYTHONPATH``,
+    by ``goldeneval`` as by ``python -m goldeneval.cli``, and so are the modules it imports
+    beside it.  Unlike ``python -m``, which puts that folder first, it comes after the
+    installed packages: a file there (``yaml.py``, ``scipy.py``) never hides one goldeneval
+    needs.  The folder stays on the path for the rest of the process."""
     try:
         here = os.getcwd()
     except OSError:  # the working directory was deleted: nothing there to find

@@ -235,7 +235,7 @@ def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[
         # only for a set with judged negatives: every other table keeps its identity as it was
         **({"judged_cutoffs": list(run.judged_cutoffs)} if run.judged_cutoffs else {}),
         **({"average_over": run.average_over} if run.average_over != DEFAULT_AVERAGE_OVER else {}),
-        **({"chunk_separator": run.chunk_separator} if run.chunk_separator != DEFAULT_CHUNK_SEPARATOR else {}),
+        **({"chunk_separator": run.chunk_separator or ""} if run.chunk_separator != DEFAULT_CHUNK_SEPARATOR else {}),
     }
 
 
