@@ -108,7 +108,9 @@ def _record_or_keep(
             raise StoreError(f"{exc}; the run could not be kept in the spool either: {spool_error}") from None
         retry = f"goldeneval store retry --store {shlex.quote(str(location))}"
         if location.shown_without_secrets:
-            retry += " (with the store's password where *** stands, or that part left out and the password in PGPASSWORD)"
+            retry += (
+                " (with the store's password where *** stands, or that part left out and the password in PGPASSWORD)"
+            )
         raise StoreError(f"{exc}; the run was kept in {kept}; store it with: {retry}") from None
 
 
