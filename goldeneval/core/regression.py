@@ -384,8 +384,10 @@ def _slice_test(current: StoredRun, previous: StoredRun) -> SliceTest:
         if (kind, column) not in counted:
             before, now = previous.paired_outcomes(column), current.paired_outcomes(column)
             labels = details.slice_of(kind) if isinstance(details, SlicedDetails) else None
-            ready = before is not None and now is not None and labels is not None
-            counted[kind, column] = discordant_by(before, now, labels) if ready else None  # type: ignore[arg-type]
+            if before is None or now is None or labels is None:
+                counted[kind, column] = None
+            else:
+                counted[kind, column] = discordant_by(before, now, labels)
         return counted[kind, column]
 
     def p_value(kind: str, value: str, column: str) -> float | None:
