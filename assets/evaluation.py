@@ -33,7 +33,6 @@ from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
-from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.scoring import RateSummary
 from goldeneval.retrieval.tables import (
     golden_set_table,
@@ -114,7 +113,7 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
     run = pipeline.evaluate(spec)
     for warning in run.warnings:
         context.log.warning(warning)
-    rankings = rankings_table(run, spec.privacy, document_id_mapper(spec.chunk_separator), context.run.run_id)
+    rankings = rankings_table(run, spec.privacy, context.run.run_id)
     counted = {"question_count": len(run.results)}
     yield table_output(rankings, "retriever_rankings", spec.privacy, counted)
     hits = hits_table(run, spec.privacy, context.run.run_id)

@@ -500,7 +500,6 @@ def parquet_reference() -> str:
 
     from goldeneval.core.privacy import PrivacyMode
     from goldeneval.retrieval.pipeline import load_golden_set
-    from goldeneval.retrieval.retrievers.base import document_id_mapper
     from goldeneval.retrieval.spec import RunSpec
     from goldeneval.retrieval.tables import golden_set_table, hits_table, rankings_table
 
@@ -512,7 +511,7 @@ def parquet_reference() -> str:
     def tables(privacy: PrivacyMode) -> dict[str, Any]:
         return {
             "golden_question_sets": golden_set_table(golden, privacy, "RUN", started),
-            "retriever_rankings": rankings_table(run, privacy, document_id_mapper("#"), "RUN").to_table(),
+            "retriever_rankings": rankings_table(run, privacy, "RUN").to_table(),
             "question_hits": hits_table(run, privacy, "RUN"),
         }
 

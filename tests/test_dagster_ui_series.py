@@ -16,10 +16,15 @@ from typing import Any
 
 import dagster as dg
 import pytest
+from click.testing import CliRunner
 
 from assets.series import PROMPT_SERIES, SERIES_GROUP, nightly_key, series_key
+from goldeneval.cli import main
+from goldeneval.store import ResultStore
 from tests.dagster_support import (
+    FIXED_PROVENANCE,
     GOOD,
+    PLUGIN_MODULE,
     SETS,
     WORSE_ALPHA,
     definitions,
@@ -94,6 +99,21 @@ def test_each_series_is_one_key_with_one_point_per_stored_run_and_each_night_lis
     )
     assert result.success
     assert len(_values(instance, series_key(SET, "fixed"))) == 2
+
+    # docs/guide/dagster.md: a CLI run of the series is compared with the nightly runs, but
+    # Dagster sees only what its own runs do: no point for it
+    provenance = [arg for name, value in FIXED_PROVENANCE.items() for arg in ("--provenance", f"{name}={value}")]
+    cli = CliRunner().invoke(
+        main,
+        ["retrieval", "--set", str(project.root / "sets" / f"{SET}.yaml"), "--retriever", f"{PLUGIN_MODULE}:build",
+         "--option", f"rankings={project.rankings}", "--name", "fixed", "--store", str(project.store), *provenance,
+         "--no-progress", "--format", "json"],
+    )  # fmt: skip
+    assert cli.exit_code == 0, cli.output
+    verdict = json.loads(cli.stdout)["verdict"]
+    assert (verdict["state"], verdict["previous_run_id"]) == ("comparable", fixed[-1]["stored_run_id"])
+    assert len(_values(instance, series_key(SET, "fixed"))) == 2
+    assert len([run for run in ResultStore(project.store).list_runs() if run.model == "fixed"]) == 3
 
 
 def test_a_prompt_series_is_plotted_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -80,10 +80,22 @@ def _random_run(seed: int) -> RetrievalRun:
 def test_the_columnar_table_is_the_row_by_row_definition(seed: int, privacy: PrivacyMode, block: int) -> None:
     run = _random_run(seed)
     with mock.patch.object(tables, "_ROW_BLOCK", block):
-        table = rankings_table(run, privacy, document_id_mapper("#"), "run-1").to_table()
+        table = rankings_table(run, privacy, "run-1").to_table()
     expected = _definition(run, privacy, "#")
     assert {name: table.column(name).to_pylist() for name in expected} == expected
     assert [name for name in table.column_names if name in expected] == list(expected)
+
+
+@pytest.mark.parametrize("separator", ["::", ""])
+def test_the_table_maps_returned_ids_as_the_run_did(separator: str) -> None:
+    """The Dagster job hands over the run alone: its documents are cut where the run's were
+    (``--chunk-separator``), never at a default the table would decide again."""
+    questions = (GoldenQuestion(id="q1", text="t1", form=QuestionForm.MATCH, expected=frozenset({"a"})),)
+    golden = GoldenQuestionSet(id="s", questions=questions)
+    run = evaluate_retrieval(golden, _Scripted({"t1": ["a::1", "b#2::3", "a::2"]}), "s", chunk_separator=separator)
+    table = rankings_table(run, PrivacyMode.FULL, "run-1").to_table()
+    assert table.column("document_id").to_pylist() == _definition(run, PrivacyMode.FULL, separator)["document_id"]
+    assert table.column("is_target").to_pylist() == ([True, False, True] if separator else [False, False, False])
 
 
 @pytest.mark.parametrize("privacy", list(PrivacyMode))
@@ -92,7 +104,7 @@ def test_the_table_written_a_batch_at_a_time_reads_back_whole(tmp_path: Path, pr
     same rows and schema as the table made whole."""
     run = _random_run(3)
     with mock.patch.object(tables, "_ROW_BLOCK", 7):
-        batched = rankings_table(run, privacy, document_id_mapper("#"), "run-1")
+        batched = rankings_table(run, privacy, "run-1")
         path = write_partition_file(tmp_path, "retriever_rankings", {"set": "r"}, batched, "run-1", run.started_at)
         whole = batched.to_table()
     assert batched.num_rows == whole.num_rows == sum(len(r.returned_ids) for r in run.results)
@@ -108,7 +120,7 @@ def test_a_table_that_fails_while_being_written_leaves_no_file(tmp_path: Path) -
         raise RuntimeError("cannot map")
 
     calls: list[int] = []
-    whole = rankings_table(run, PrivacyMode.FULL, document_id_mapper("#"), "run-1")
+    whole = rankings_table(run, PrivacyMode.FULL, "run-1")
 
     def batches() -> Iterator[pa.RecordBatch]:
         for batch in whole.to_batches():
@@ -121,7 +133,7 @@ def test_a_table_that_fails_while_being_written_leaves_no_file(tmp_path: Path) -
         write_partition_file(tmp_path, "retriever_rankings", {"set": "r"}, failing, "run-1", run.started_at)
     assert calls and not list(tmp_path.rglob("*.parquet")) and not list(tmp_path.rglob(".writing-*"))
     with pytest.raises(RuntimeError, match="cannot map"):
-        rankings_table(run, PrivacyMode.FULL, broken, "run-1")
+        rankings_table(run, PrivacyMode.FULL, "run-1", to_document=broken)
 
 
 @pytest.mark.parametrize("declared_more", [True, False])
@@ -131,7 +143,7 @@ def test_a_table_whose_batches_hold_other_than_its_declared_rows_is_not_written(
     """The declared row count is what the asset's metadata reports: batches that disagree with
     it (a block lost or made twice) are an error, and no file is left behind."""
     run = _random_run(3)
-    whole = rankings_table(run, PrivacyMode.FULL, document_id_mapper("#"), "run-1")
+    whole = rankings_table(run, PrivacyMode.FULL, "run-1")
     declared = whole.num_rows + (1 if declared_more else -1)
     wrong = TableInBatches(whole.schema, declared, whole.evaluated_at, whole.make_batches)
     match = f"made {whole.num_rows:,} rows, not the {declared:,} it declared"

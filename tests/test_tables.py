@@ -13,7 +13,6 @@ from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 from goldeneval.retrieval.tables import (
     golden_set_table,
@@ -98,7 +97,7 @@ def test_metadata_only_hits_rebuild_the_same_rates_without_documents(run: Retrie
     ids=["full", "metadata_only"],
 )
 def test_rankings_drop_ids_in_metadata_only(run: RetrievalRun, mode: PrivacyMode, absent: set[str]) -> None:
-    table = rankings_table(run, mode, document_id_mapper(), "r1").to_table()
+    table = rankings_table(run, mode, "r1").to_table()
     base = {
         "question_id",
         "rank",

@@ -34,7 +34,7 @@ from goldeneval.retrieval import columnar
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, document_id_mapper
 from goldeneval.retrieval.scoring import TOP_K, QuestionResult, QuestionStatus, RawRankings, ScoredAnswers, aggregate
 from goldeneval.store.parquet import (
     STAMP_FIELDS,
@@ -95,14 +95,17 @@ def golden_set_table(
 def rankings_table(
     run: RetrievalRun,
     privacy: PrivacyMode,
-    to_document: Callable[[str], str],
     run_id: str,
+    *,
+    to_document: Callable[[str], str] | None = None,
 ) -> TableInBatches:
     """The raw overfetched ranking of every question, one row per returned id, made
     :data:`_ROW_BLOCK` rows at a time (a 100,000-question run at depth 100 is ten million
     rows: whole, 800 MB of fresh memory, and a third of the Dagster job's time at that size).
 
-    Built column by column, not row by row: ``to_document`` is called once per distinct
+    Each returned id maps to its document as the run's own were (``run.chunk_separator``),
+    unless ``to_document`` says otherwise.  Built column by column, not row by row: the
+    mapping is called once per distinct
     returned id, each distinct id and document is converted to Arrow once and taken by code,
     and whether a row's document is expected is a binary search of its (question, document)
     code among the expected ones (``np.isin`` sorted all ten million: 1.3 s)."""
@@ -111,6 +114,7 @@ def rankings_table(
     total = int(lengths.sum())
     starts: np.ndarray = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=starts[1:])
+    to_document = to_document or document_id_mapper(run.chunk_separator)
     mapped = [to_document(returned_id) for returned_id in distinct]
     document_code: dict[str, int] = {}
     mapped_codes = np.fromiter(
