@@ -253,7 +253,8 @@ class SuiteConfig(RetrievalSettings):
     )
     baseline: Annotated[str, Flag()] = Field(
         default="previous",
-        description="Compare with: previous (latest earlier complete run), best (best comparable run) or run:<id>.",
+        description="Compare with: previous (latest earlier complete run), best (best comparable run), run:<id> "
+        "or series:<name> (the latest complete run of another series).",
     )
     prompt_sets: list[str] = Field(default_factory=list, description="Golden prompt set ids or files (ADR-060).")
     models: dict[str, ModelConfig] = Field(

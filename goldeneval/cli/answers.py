@@ -218,7 +218,7 @@ def answers(
             timeout_s=run.timeout_s,
             workers=grading.settings.workers,
             privacy=run.privacy,
-            baseline=baseline if baseline.kind != "run" else Baseline(),
+            baseline=baseline if not baseline.pinned else Baseline(),
         )
         spec = validated(
             lambda: AnswerRunSpec(

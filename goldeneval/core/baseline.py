@@ -1,6 +1,8 @@
 """Which earlier run a new run is compared with, as a run specification names it: ``previous``
 (the latest earlier complete run of the series), ``best`` (the best earlier comparable run;
-the previous one when none is comparable) or ``run:<id>`` (a pinned run).  The choice itself,
+the previous one when none is comparable), ``run:<id>`` (a pinned run) or ``series:<name>``
+(the latest complete run of another series of the same set and grader: a pull request's run
+compared with main's latest without joining main's series).  The choice itself,
 against the stored history, is :func:`goldeneval.history.comparison.compare_with_history`'s;
 this is only the value a flag, a suite file and a specification carry.
 """
@@ -16,19 +18,36 @@ __all__ = ["PREVIOUS", "Baseline"]
 
 @dataclass(frozen=True)
 class Baseline:
-    """How the earlier run is chosen: ``previous``, ``best`` or ``run:<id>``."""
+    """How the earlier run is chosen: ``previous``, ``best``, ``run:<id>`` or ``series:<name>``."""
 
     kind: str = "previous"
     run_id: str | None = None
+    series: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> Baseline:
         if text in ("previous", "best"):
             return cls(text)
-        kind, sep, run_id = text.partition(":")
-        if kind == "run" and sep and run_id:
-            return cls("run", run_id)
-        raise InputError(f"baseline {text!r}: expected 'previous', 'best' or 'run:<id>'")
+        kind, sep, value = text.partition(":")
+        if kind == "run" and sep and value:
+            return cls("run", value)
+        if kind == "series" and sep and value:
+            return cls("series", series=value)
+        raise InputError(f"baseline {text!r}: expected 'previous', 'best', 'run:<id>' or 'series:<name>'")
+
+    @property
+    def pinned(self) -> bool:
+        """Named by the specification (a run, or another series' latest run), not found by
+        walking back the run's own series: it is resolved, and refused, before anything is
+        stored, and a run compared with it is never its series' baseline."""
+        return self.kind in ("run", "series")
+
+    def __str__(self) -> str:
+        if self.kind == "run":
+            return f"run:{self.run_id}"
+        if self.kind == "series":
+            return f"series:{self.series}"
+        return self.kind
 
 
 PREVIOUS = Baseline()

@@ -43,7 +43,13 @@ from goldeneval.core.regression import (
 )
 from goldeneval.store import Store, StoredRun
 
-__all__ = ["compare_with_history", "resolve_pinned_baseline", "treatment_change"]
+__all__ = [
+    "benchmark_difference",
+    "compare_pair",
+    "compare_with_history",
+    "resolve_pinned_baseline",
+    "treatment_change",
+]
 
 _VARIANT_FIELDS = ("model_revision", "chunking_identity", "pipeline_identity")
 
@@ -54,7 +60,7 @@ def _short(value: str | None) -> str:
     return value if len(value) <= 40 else value[:37] + "..."
 
 
-def _benchmark_difference(current: StoredRun, earlier: StoredRun) -> str:
+def benchmark_difference(current: StoredRun, earlier: StoredRun) -> str:
     parts = []
     if current.provenance.get("corpus_revision") != earlier.provenance.get("corpus_revision"):
         parts.append(
@@ -88,15 +94,32 @@ def _why_unknown(run: StoredRun, who: str) -> str:
     return f"{who} has an unknown benchmark fingerprint: its retriever declares no corpus_revision (provenance missing)"
 
 
+def _unknown_current(current: StoredRun, earlier_id: str | None) -> RegressionVerdict | None:
+    """The ``unknown`` verdict of a run that cannot be compared with anything, whichever run
+    is the earlier: an incomplete run, or one whose benchmark is unknown; None otherwise."""
+    if not current.complete:
+        return RegressionVerdict(
+            ComparisonState.UNKNOWN,
+            earlier_id,
+            f"this run is incomplete ({current.error_count} of {current.question_count} {current.details.unit} "
+            "errored); incomplete runs get no numeric verdict",
+        )
+    if current.benchmark_fingerprint is None:
+        return RegressionVerdict(ComparisonState.UNKNOWN, earlier_id, _why_unknown(current, "this run"))
+    return None
+
+
 def resolve_pinned_baseline(
     store: Store, baseline: Baseline, set_id: str, grader: str, *, judged: str | None = None
 ) -> StoredRun | None:
-    """The run ``run:<id>`` names (full id or unique prefix), checked before anything is stored.
+    """The run ``run:<id>`` names (full id or unique prefix), or the latest complete run of the
+    series ``series:<name>`` names, checked before anything is stored.
 
     Raises :class:`InputError` when no complete run of this set and grader other than the
-    ``judged`` one has that id, so a pinned baseline that cannot be used stores nothing and
-    a run is never compared with itself.
-    """
+    ``judged`` one fits, so a pinned baseline that cannot be used stores nothing and a run
+    is never compared with itself."""
+    if baseline.kind == "series" and baseline.series is not None:
+        return _latest_of_series(store, baseline.series, set_id, grader, judged)
     if baseline.kind != "run" or baseline.run_id is None:
         return None
     try:
@@ -115,8 +138,21 @@ def resolve_pinned_baseline(
     return pinned
 
 
+def _latest_of_series(store: Store, series: str, set_id: str, grader: str, judged: str | None) -> StoredRun:
+    """The latest complete run of ``series`` on this set and grader (``--baseline series:<name>``)."""
+    for run in store.list_runs(set_id=set_id, model=series):
+        if run.grader == grader and run.complete and run.id != judged:
+            found = store.get_run(run.id)
+            if found is not None:
+                return found
+    raise InputError(
+        f"baseline series {series!r}: it has no complete run of set {set_id!r} and grader {grader!r} "
+        "in this store; run that series first (or compare with --baseline previous)"
+    )
+
+
 def _earlier_run(store: Store, current: StoredRun, baseline: Baseline, pinned: StoredRun | None) -> StoredRun | None:
-    if baseline.kind == "run":
+    if baseline.pinned:
         return (
             pinned
             if pinned is not None
@@ -146,20 +182,14 @@ def compare_with_history(
     False makes it the baseline whatever was stored since, True makes sure it is not;
     None judges from the history as it is now.
     """
-    if not current.complete:
-        return RegressionVerdict(
-            ComparisonState.UNKNOWN,
-            None,
-            f"this run is incomplete ({current.error_count} of {current.question_count} {current.details.unit} "
-            "errored); incomplete runs get no numeric verdict",
-        )
-    if current.benchmark_fingerprint is None:
-        return RegressionVerdict(ComparisonState.UNKNOWN, None, _why_unknown(current, "this run"))
-    if baseline.kind != "run" and preceded is False:
+    unknown = _unknown_current(current, None)
+    if unknown is not None:
+        return unknown
+    if not baseline.pinned and preceded is False:
         earlier = None  # the series' first complete run when it was stored
     else:
         earlier = _earlier_run(store, current, baseline, pinned)
-        if earlier is None and preceded and baseline.kind != "run":
+        if earlier is None and preceded and not baseline.pinned:
             earlier = store.next_complete_run(current)  # measured after it, stored before it
     if earlier is None:
         return RegressionVerdict(
@@ -167,7 +197,29 @@ def compare_with_history(
             None,
             f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline",
         )
-    who = f"pinned run {earlier.id}" if baseline.kind == "run" else f"the previous run {earlier.id}"
+    who = {"run": f"pinned run {earlier.id}", "series": f"run {earlier.id} of series {baseline.series!r}"}.get(
+        baseline.kind, f"the previous run {earlier.id}"
+    )
+    return compare_pair(store, current, earlier, thresholds, who=who, seed=seed)
+
+
+def compare_pair(
+    store: Store,
+    current: StoredRun,
+    earlier: StoredRun,
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    *,
+    who: str | None = None,
+    seed: int = 42,
+) -> RegressionVerdict:
+    """The comparison state and verdict of ``current`` against ``earlier``, chosen already:
+    the rule the gate applies once :func:`compare_with_history` has found the earlier run, and
+    what ``goldeneval compare`` applies to any two stored runs.  ``who`` names the earlier
+    run in the reason (default ``run <id>``)."""
+    who = who or f"run {earlier.id}"
+    unknown = _unknown_current(current, earlier.id)
+    if unknown is not None:
+        return unknown
     if not earlier.complete:
         return RegressionVerdict(ComparisonState.UNKNOWN, earlier.id, f"{who} is incomplete; no numeric verdict")
     if earlier.benchmark_fingerprint is None:
@@ -180,7 +232,7 @@ def compare_with_history(
         return RegressionVerdict(
             ComparisonState.MISMATCH,
             earlier.id,
-            f"benchmark differs from {who}: {_benchmark_difference(current, earlier)}; no numeric verdict",
+            f"benchmark differs from {who}: {benchmark_difference(current, earlier)}; no numeric verdict",
         )
     verdict = detect_regression(
         current,

@@ -133,17 +133,18 @@ def judge(
 def pinned_baseline(
     location: StoreLocation | Path | Store, spec: JudgedSpec, set_id: str, grader: str
 ) -> StoredRun | None:
-    """The run ``spec.baseline`` pins (``run:<id>``), or None.  Both doors call it before they
-    evaluate, so a pinned baseline that cannot be used stores nothing, and (from a location)
-    asking never creates a store."""
-    if spec.baseline.kind != "run":
+    """The run ``spec.baseline`` pins (``run:<id>``, or ``series:<name>``'s latest), or None.
+    Both doors call it before they evaluate, so a pinned baseline that cannot be used stores
+    nothing, and (from a location) asking never creates a store."""
+    if not spec.baseline.pinned:
         return None
     if isinstance(location, Store):
         store = location
     else:
         where = StoreLocation.parse(location)
         if not store_exists(where):
-            raise InputError(f"baseline run {spec.baseline.run_id!r}: the store {where} does not exist")
+            named = f"run {spec.baseline.run_id!r}" if spec.baseline.kind == "run" else f"series {spec.baseline.series!r}"
+            raise InputError(f"baseline {named}: the store {where} does not exist")
         store = open_store(where)
     return resolve_pinned_baseline(store, spec.baseline, set_id, grader)
 

@@ -238,7 +238,7 @@ def run_answers(
     choice = grading_choice(spec)
     build_spec_model(spec, None, context_supplied=True)  # refuse a bad model before anything is stored
     pinned_retrieval = pinned_answers = None
-    if spec.retrieval.baseline.kind == "run" or spec.baseline.kind == "run":
+    if spec.retrieval.baseline.pinned or spec.baseline.pinned:
         if not store_exists(location):
             raise InputError(f"baseline run: the store {location} does not exist")
         existing = open_store(location)

@@ -1,0 +1,484 @@
+"""The self-contained HTML report of a comparison: one file that opens offline.
+
+:func:`write_report` renders a :class:`~goldeneval.report.comparison.RunComparison` into one
+HTML file: the verdict and why, every measure with its change, the paired tests (McNemar p and
+the bootstrap interval of each binary rate), the slices of both runs, the series' trend, and a
+table of every question with both rankings side by side.  Nothing leaves the page: the styles,
+the scripts (the table's own and Bokeh's, inline), the charts (Bokeh documents) and the data are
+in the file, so a CI artifact or an e-mailed report shows what the terminal shows.  Like every
+renderer it decides nothing: what it shows is the comparison's.
+
+The questions are embedded once, as columns (:func:`question_columns`): one array per field,
+document ids, titles and snippets in one dictionary that the rankings index into, so 100,000
+questions stay a few megabytes.  The page's script shows them a page at a time; it never builds
+a row per question.  Every piece of user data is escaped: the template autoescapes, and the JSON
+in ``<script type="application/json">`` escapes ``<``, ``>`` and ``&`` (:func:`script_json`).
+Under ``metadata_only`` the comparison holds no text, no document and no answer, and the page
+says what it cannot show instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.report.comparison import Flip, QuestionRow, RunComparison, Side, SliceRow, TrendPoint
+from goldeneval.report.text import run_label
+
+__all__ = [
+    "CHART_SLICES",
+    "REPORT_FORMAT_VERSION",
+    "question_columns",
+    "render_report",
+    "script_json",
+    "write_report",
+]
+
+REPORT_FORMAT_VERSION = 1
+"""The version of the page's embedded question columns (:func:`question_columns`)."""
+CHART_SLICES = 40
+"""At most this many slices are drawn in the slice chart (the table lists every one)."""
+_FLIPS = tuple(flip.value for flip in Flip)
+_SIDES = ("earlier", "current")
+_TEMPLATES = "templates"
+
+
+# --------------------------------------------------------------------------- escaping
+
+
+_SCRIPT_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON that is safe inside ``<script type="application/json">``: no ``</``,
+    no ``<!--``, no ``&`` left for the HTML parser to read (each as a JSON ``\\u`` escape, which
+    ``JSON.parse`` reads back unchanged)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.translate(_SCRIPT_ESCAPES)
+
+
+_TEX_DELIMITERS = (("$$", "$\u200b$"), ("\\[", "\\\u200b["), ("\\(", "\\\u200b("))
+
+
+def _plain_label(text: str) -> str:
+    """A label Bokeh draws as text, never as TeX: Bokeh would fetch MathJax from a CDN for a
+    label between TeX delimiters, and the page makes no request."""
+    for delimiter, broken in _TEX_DELIMITERS:
+        text = text.replace(delimiter, broken)
+    return text
+
+
+# --------------------------------------------------------------------------- the questions
+
+
+class _Dictionary:
+    """Strings as indexes into one list, each string stored once."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def code(self, value: str | None) -> int:
+        if value is None:
+            return -1
+        found = self._index.get(value)
+        if found is None:
+            found = self._index[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+
+def _outcome(value: bool | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _ranks_mask(ranks: Iterable[int] | None) -> int | None:
+    """Ranks (1-based) as a bit mask: rank r is bit r - 1."""
+    if ranks is None:
+        return None
+    mask = 0
+    for rank in ranks:
+        mask |= 1 << (rank - 1)
+    return mask
+
+
+def _sparse(values: list[Any]) -> list[Any] | None:
+    """The column, or None where every value is None (a column the page then leaves out)."""
+    return values if any(value is not None for value in values) else None
+
+
+def _side_columns(
+    rows: Sequence[QuestionRow],
+    pick: Callable[[QuestionRow], Side | None],
+    rates: int,
+    documents: _Dictionary,
+    statuses: _Dictionary,
+) -> dict[str, Any]:
+    status: list[int] = []
+    outcomes: list[list[int | None]] = [[] for _ in range(rates)]
+    docs: list[list[int] | None] = []
+    first: list[int | None] = []
+    depth: list[int | None] = []
+    unjudged: list[int | None] = []
+    answer: list[str | None] = []
+    score: list[float | None] = []
+    reason: list[str | None] = []
+    error: list[str | None] = []
+    for row in rows:
+        side = pick(row)
+        if side is None:
+            status.append(-1)
+            for column in outcomes:
+                column.append(None)
+            for values in (docs, first, depth, unjudged, answer, score, reason, error):
+                values.append(None)
+            continue
+        status.append(statuses.code(side.status))
+        for column, value in zip(outcomes, side.outcomes, strict=True):
+            column.append(_outcome(value))
+        docs.append(None if side.documents is None else [documents.code(d) for d in side.documents])
+        first.append(side.first_relevant)
+        depth.append(side.depth)
+        unjudged.append(_ranks_mask(side.unjudged))
+        answer.append(side.answer)
+        score.append(None if side.score is None or not math.isfinite(side.score) else side.score)
+        reason.append(side.reason)
+        error.append(side.error)
+    return {
+        "status": status,
+        "outcomes": outcomes,
+        "documents": _sparse(docs),
+        "first_relevant": _sparse(first),
+        "depth": _sparse(depth),
+        "unjudged": _sparse(unjudged),
+        "answer": _sparse(answer),
+        "score": _sparse(score),
+        "reason": _sparse(reason),
+        "error": _sparse(error),
+    }
+
+
+def question_columns(comparison: RunComparison) -> dict[str, Any]:
+    """Every question of the comparison as the page reads it: one array per field, aligned
+    with ``id``; forms, hard classes, flips, statuses and documents as indexes into their
+    dictionaries (-1: none); a rank set as a bit mask (rank r is bit r - 1); a column whose
+    every value is None as null.  Titles and snippets are aligned with ``document_ids``."""
+    c = comparison
+    rows = c.questions
+    forms, hard_classes, documents, statuses = _Dictionary(), _Dictionary(), _Dictionary(), _Dictionary()
+    rate_bits = {name: 1 << i for i, name in enumerate(c.rates)}
+    columns: dict[str, Any] = {
+        "version": REPORT_FORMAT_VERSION,
+        "rates": list(c.rates),
+        "flips": list(_FLIPS),
+        "id": [row.id for row in rows],
+        "text": _sparse([row.text for row in rows]),
+        "form": [forms.code(row.form) for row in rows],
+        "hard_class": [hard_classes.code(row.hard_class) for row in rows],
+        "flip": [_FLIPS.index(row.flip.value) for row in rows],
+        "flipped": [sum(rate_bits.get(rate, 0) for rate in row.flipped) for row in rows],
+        "rank_change": [row.rank_change for row in rows],
+        "earlier": _side_columns(rows, lambda row: row.earlier, len(c.rates), documents, statuses),
+        "current": _side_columns(rows, lambda row: row.current, len(c.rates), documents, statuses),
+    }
+    infos = [c.documents.get(document) for document in documents.values]
+    columns.update(
+        forms=forms.values,
+        hard_classes=hard_classes.values,
+        statuses=statuses.values,
+        document_ids=documents.values,
+        titles=[None if info is None else info.title for info in infos],
+        snippets=[None if info is None else info.snippet for info in infos],
+    )
+    return columns
+
+
+# --------------------------------------------------------------------------- the charts
+
+
+def _ms(point: TrendPoint) -> float:
+    return point.created_at.timestamp() * 1000.0
+
+
+def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
+    """The series' runs over time, one line per rate, broken where the benchmark changed."""
+    from bokeh.embed import json_item
+    from bokeh.models import ColumnDataSource, HoverTool, Span
+    from bokeh.palettes import Category10_10
+    from bokeh.plotting import figure
+
+    points = comparison.trend
+    if not points:
+        return None
+    chart = figure(
+        title=_plain_label(f"{comparison.current.model} on {comparison.current.set_id}: every stored run"),
+        x_axis_type="datetime",
+        x_axis_label="night (run created)",
+        y_axis_label="rate",
+        height=320,
+        sizing_mode="stretch_width",
+        tools="pan,box_zoom,reset,save",
+        toolbar_location="right",
+    )
+    chart.y_range.start = 0
+    markers = []
+    for i, column in enumerate(("pass_rate", "mean_score")):
+        name = _plain_label(comparison.rate_names.get(column, column))
+        colour = Category10_10[i]
+        xs: list[float] = []
+        ys: list[float] = []
+        for point in points:
+            value: float | None = getattr(point, column)
+            if point.break_before and xs:
+                xs.append(_ms(point))
+                ys.append(math.nan)  # Bokeh breaks a line at NaN
+            xs.append(_ms(point))
+            ys.append(math.nan if value is None else value)
+        if all(math.isnan(y) for y in ys):
+            continue
+        chart.line(xs, ys, line_width=2, color=colour, legend_label=name)
+        source = ColumnDataSource(
+            {
+                "x": [_ms(p) for p in points],
+                "y": [math.nan if getattr(p, column) is None else getattr(p, column) for p in points],
+                "run": [p.run_id[:12] for p in points],
+                "status": [p.status for p in points],
+                "current": ["this run" if p.run_id == comparison.current.id else "" for p in points],
+            }
+        )
+        markers.append(chart.scatter("x", "y", source=source, size=8, color=colour, legend_label=name))
+    for point in points:
+        if point.break_before:
+            chart.add_layout(Span(location=_ms(point), dimension="height", line_dash="dashed", line_color="#888"))
+    chart.add_tools(
+        HoverTool(
+            renderers=markers,
+            tooltips=[("run", "@run"), ("rate", "@y{0.000}"), ("status", "@status"), ("", "@current")],
+            formatters={"@x": "datetime"},
+        )
+    )
+    chart.legend.location = "bottom_left"
+    item: dict[str, Any] = json_item(chart)  # type: ignore[assignment]
+    return item
+
+
+def _slice_label(row: SliceRow) -> str:
+    return _plain_label(f"{row.kind} {row.value}")
+
+
+def _slice_chart(comparison: RunComparison) -> dict[str, Any] | None:
+    """Both runs' rates of each slice as grouped bars."""
+    from bokeh.embed import json_item
+    from bokeh.models import ColumnDataSource, FactorRange, HoverTool
+    from bokeh.plotting import figure
+    from bokeh.transform import dodge
+
+    rows = [row for row in comparison.slices if row.current is not None or row.earlier is not None][:CHART_SLICES]
+    if not rows:
+        return None
+    factors: list[tuple[str, str]] = []
+    before: list[float] = []
+    now: list[float] = []
+    for row in rows:
+        for column in ("pass_rate", "mean_score"):
+            name = _plain_label(comparison.rate_names.get(column, column))
+            then_value = None if row.earlier is None else getattr(row.earlier, column)
+            now_value = None if row.current is None else getattr(row.current, column)
+            if then_value is None and now_value is None:
+                continue
+            factors.append((_slice_label(row), name))
+            before.append(math.nan if then_value is None else then_value)
+            now.append(math.nan if now_value is None else now_value)
+    if not factors:
+        return None
+    source = ColumnDataSource({"factor": factors, "before": before, "now": now})
+    chart = figure(
+        y_range=FactorRange(*reversed(factors)),
+        x_range=(0, 1.05),
+        height=min(60 + 26 * len(factors), 2400),
+        sizing_mode="stretch_width",
+        title="Rates by slice",
+        x_axis_label="rate",
+        tools="save",
+        toolbar_location="right",
+    )
+    bars = []
+    if comparison.earlier is not None:
+        bars.append(
+            chart.hbar(
+                y=dodge("factor", 0.18, range=chart.y_range),
+                right="before",
+                height=0.34,
+                source=source,
+                color="#9ecae1",
+                legend_label="before",
+            )
+        )
+    bars.append(
+        chart.hbar(
+            y=dodge("factor", -0.18 if comparison.earlier is not None else 0.0, range=chart.y_range),
+            right="now",
+            height=0.34,
+            source=source,
+            color="#3182bd",
+            legend_label="now",
+        )
+    )
+    chart.add_tools(HoverTool(renderers=bars, tooltips=[("before", "@before{0.000}"), ("now", "@now{0.000}")]))
+    chart.legend.location = "bottom_right"
+    item: dict[str, Any] = json_item(chart)  # type: ignore[assignment]
+    return item
+
+
+# --------------------------------------------------------------------------- the page
+
+
+@cache
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("goldeneval.report", _TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+@cache
+def _asset(name: str) -> str:
+    text = (files("goldeneval.report") / _TEMPLATES / name).read_text(encoding="utf-8")
+    if "</script" in text.lower() or "</style" in text.lower():
+        raise ValueError(f"{name} must not close its own element")
+    return text
+
+
+@cache
+def _bokeh_js() -> str:
+    """Bokeh's core library, inline (``<script>`` elements): no request for it leaves the page."""
+    from bokeh.resources import Resources
+
+    rendered: str = Resources(mode="inline", components=["bokeh"]).render_js()
+    return rendered
+
+
+def _number(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _slice_rows(comparison: RunComparison) -> list[dict[str, Any]]:
+    rows = []
+    for row in comparison.slices:
+        cells: dict[str, Any] = {"kind": row.kind, "value": row.value, "rates": []}
+        for column in ("pass_rate", "mean_score"):
+            then_value = None if row.earlier is None else getattr(row.earlier, column)
+            now_value = None if row.current is None else getattr(row.current, column)
+            change = None if then_value is None or now_value is None else now_value - then_value
+            cells["rates"].append((_number(then_value), _number(now_value), _number(change, signed=True)))
+        cells["scored"] = "–" if row.current is None else f"{row.current.scored} of {row.current.questions}"
+        cells["scored_before"] = "–" if row.earlier is None else f"{row.earlier.scored} of {row.earlier.questions}"
+        rows.append(cells)
+    return rows
+
+
+def _page_context(comparison: RunComparison) -> dict[str, Any]:
+    c = comparison
+    verdict = c.verdict
+    withheld = c.privacy is PrivacyMode.METADATA_ONLY
+    coverage = None
+    if verdict.coverage is not None:
+        note = verdict.coverage
+        coverage = {
+            "before": _number(note.baseline),
+            "now": _number(note.candidate),
+            "newly_unjudged": note.newly_unjudged,
+            "hint": note.hint if note.newly_unjudged else None,
+        }
+    charts = {"trend": _trend_chart(c), "slices": _slice_chart(c)}
+    return {
+        "c": c,
+        "title": f"goldeneval report: {c.current.set_id}",
+        "earlier_label": None if c.earlier is None else run_label(c.earlier),
+        "current_label": run_label(c.current),
+        "verdict": verdict,
+        "status": verdict.status.value,
+        "regressed_slices": [change.describe() for change in verdict.slice_changes if change.regressed],
+        "coverage": coverage,
+        "withheld": withheld,
+        "measures": [
+            {
+                "name": m.name,
+                "before": _number(m.earlier),
+                "now": _number(m.current),
+                "change": _number(m.change, signed=True),
+                "gated": m.gated,
+            }
+            for m in c.measures
+        ],
+        "paired": [
+            {
+                "rate": p.rate,
+                "questions": p.questions,
+                "failing": len(p.newly_failing),
+                "passing": len(p.newly_passing),
+                "p": f"{p.p_value:.3g}",
+                "low": f"{p.interval[0]:+.3f}",
+                "high": f"{p.interval[1]:+.3f}",
+            }
+            for p in c.paired
+        ],
+        "rate_names": (c.rate_names.get("pass_rate", "pass_rate"), c.rate_names.get("mean_score", "mean_score")),
+        "slices": _slice_rows(c),
+        "trend_count": len(c.trend),
+        "trend_breaks": sum(point.break_before for point in c.trend),
+        "counts": {flip.value: len(c.flipped(flip)) for flip in Flip},
+        "question_count": len(c.questions),
+        "css": _asset("report.css"),
+        "report_js": _asset("report.js"),
+        "bokeh_js": _bokeh_js() if any(charts.values()) else "",
+        "charts_json": script_json(charts),
+        "data_json": script_json(question_columns(c)),
+        "meta_json": script_json(
+            {
+                "withheld": withheld,
+                "informational": c.informational,
+                "has_earlier": c.earlier is not None,
+                "kind": c.kind,
+            }
+        ),
+    }
+
+
+def render_report(comparison: RunComparison) -> str:
+    """The report's HTML (:func:`write_report` writes it)."""
+    from markupsafe import Markup
+
+    context = _page_context(comparison)
+    for key in ("css", "report_js", "bokeh_js", "charts_json", "data_json", "meta_json"):
+        context[key] = Markup(context[key])  # our own files, and JSON escaped by script_json
+    html: str = _environment().get_template("report.html.j2").render(context)
+    return html
+
+
+def write_report(comparison: RunComparison, out: Path) -> Path:
+    """Write the comparison's self-contained HTML report to ``out`` (its folder is created);
+    returns ``out``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_report(comparison), encoding="utf-8")
+    return out
+
