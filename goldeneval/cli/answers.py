@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -29,6 +29,7 @@ from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli.app import run_guarded
 from goldeneval.cli.declared import Decorator, declared_options
 from goldeneval.cli.options import RunOptions, bundled_options, run_options, validated
+from goldeneval.cli.outputs import CiOutputs, ci_output_options
 from goldeneval.cli.params import (
     corpus_option,
     format_option,
@@ -39,11 +40,17 @@ from goldeneval.cli.params import (
 from goldeneval.cli.retrieval import RetrievalTarget, target_options
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import printable
+from goldeneval.core.records import StoredRun
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.settings import flagged_fields, settings_of
 from goldeneval.rag.answers import DEFAULT_CONTEXT_DEPTH, AnswerRunSpec, AnswersOutcome, run_answers
 from goldeneval.rag.report import answers_json, render_answers
+from goldeneval.report.runs import SourceRefs
 from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
+
+if TYPE_CHECKING:
+    from goldeneval.report.comparison import RunComparison
 
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 
@@ -123,7 +130,7 @@ def _grading_options(workers_help: str | None = None) -> Callable[[Callable[...,
             "prompt is an error.",
             persisted="no prompt text, no answer text and no document id",
             owner="model",
-        )(bundled_options(options, names, _grading_flags, "grading")(command))
+        )(ci_output_options(bundled_options(options, names, _grading_flags, "grading")(command)))
 
     return decorate
 
@@ -152,6 +159,7 @@ def prompts(
     sets_dirs: tuple[Path, ...],
     grading: GradingFlags,
     run: RunOptions,
+    outputs: CiOutputs,
 ) -> None:
     """Run a golden prompt set against a model, grade, print and store the run, report the verdict."""
     resolved_store = run.store
@@ -176,6 +184,10 @@ def prompts(
         lambda: render_prompt_outcome(outcome, resolved_store),
         lambda: prompt_outcome_json(outcome, resolved_store),
         notices=outcome.run.notices,
+        outputs=outputs,
+        comparison=lambda: _comparison(
+            outcome.stored, outcome.verdict, resolved_store, run, SourceRefs(set_ref, sets_dirs, corpus_path)
+        ),
     )
 
 
@@ -204,6 +216,7 @@ def answers(
     context_depth: int,
     grading: GradingFlags,
     run: RunOptions,
+    outputs: CiOutputs,
 ) -> None:
     """Retrieve, answer from the top documents and grade against each question's answer_gist;
     store the retrieval run and the answer run beside it, split answer quality by retrieval hit."""
@@ -239,7 +252,25 @@ def answers(
         lambda: answers_json(outcome, resolved_store),
         warnings=outcome.retrieval.run.warnings,
         notices=outcome.answers.run.notices,
+        outputs=outputs,
+        comparison=lambda: _comparison(
+            outcome.answers.stored,
+            outcome.answers.verdict,
+            resolved_store,
+            run,
+            SourceRefs(target.set_ref, target.sets_dirs, target.corpus_path, target.beir_split),
+        ),
     )
+
+
+def _comparison(
+    stored: StoredRun, verdict: RegressionVerdict, location: StoreLocation, run: RunOptions, refs: SourceRefs
+) -> RunComparison:
+    """The comparison ``--summary-md`` and ``--junit`` show: the answer (or prompt) run against
+    the run its verdict names."""
+    from goldeneval.report.runs import comparison_for
+
+    return comparison_for(open_store(location), stored, verdict=verdict, privacy=run.privacy, refs=refs, trend=False)
 
 
 @click.command("prompt-sets")

@@ -95,6 +95,12 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "Retrieve, answer from the top documents and grade against each question's answer_gist; "
         "store the retrieval run and the answer run beside it, split answer quality by retrieval hit.",
     ),
+    "compare": LazyCommand(
+        "goldeneval.cli.compare:compare",
+        "Compare two stored runs: the gate's verdict, every rate and rank metric with its change, the "
+        "paired test and bootstrap interval, the slices, and per question both runs' outcomes and top "
+        "documents, newly failing and newly passing.",
+    ),
     "export-qrels": LazyCommand(
         "goldeneval.cli.retrieval:export_qrels",
         "Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).",
@@ -138,6 +144,12 @@ COMMANDS: Mapping[str, LazyCommand] = {
     "quality": LazyCommand(
         "goldeneval.cli.answers:quality",
         "Re-rank candidate models (series names) by their stored quality score, best first.",
+    ),
+    "report": LazyCommand(
+        "goldeneval.cli.compare:report",
+        "Write a self-contained HTML report of a stored run against an earlier one: the verdict and why, "
+        "rates with intervals by form and hard class, the series' trend, and every question with both "
+        "rankings side by side.",
     ),
     "retrieval": LazyCommand(
         "goldeneval.cli.retrieval:retrieval",

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from pydantic import BaseModel, ValidationError
@@ -44,6 +44,10 @@ from goldeneval.core.storage import CACHE
 from goldeneval.core.thresholds import RateNames, SliceThresholds
 from goldeneval.store import StoreLocation
 from goldeneval.suite_storage import SuiteStorage, load_storage
+
+if TYPE_CHECKING:  # the CI outputs and the report are imported only when a file is asked for
+    from goldeneval.cli.outputs import CiOutputs
+    from goldeneval.report.comparison import RunComparison
 
 __all__ = [
     "GATE_EXIT_CODES",
@@ -160,10 +164,13 @@ class RunOptions:
         *,
         warnings: Iterable[str] = (),
         notices: Iterable[str] = (),
+        outputs: CiOutputs | None = None,
+        comparison: Callable[[], RunComparison] | None = None,
     ) -> None:
-        """Print the run's warnings and notices on stderr and the outcome as text or JSON, then
-        apply the gate: with ``--fail-on-regression`` exit with its code; without, say on stderr
-        why a run was not compared."""
+        """Print the run's warnings and notices on stderr and the outcome as text or JSON, write
+        the files ``outputs`` asks for from ``comparison`` (the run against the earlier run its
+        verdict names), then apply the gate: with ``--fail-on-regression`` exit with its code;
+        without, say on stderr why a run was not compared."""
         for word, lines in (("warning", warnings), ("notice", notices)):
             for line in lines:
                 click.echo(f"goldeneval: {word}: {printable(line)}", err=True)
@@ -171,6 +178,9 @@ class RunOptions:
             write_json(document(), lambda chunk: click.echo(chunk, nl=False))
         else:
             click.echo(text())
+        if outputs is not None and comparison is not None:
+            for line in run_guarded(lambda: outputs.write(comparison)):
+                click.echo(f"goldeneval: {line}", err=True)
         if self.fail_on_regression:
             sys.exit(int(GATE_EXIT_CODES[gate]))
         if not verdict.passes_gate and verdict.status is not VerdictStatus.REGRESSION:

@@ -6,13 +6,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from goldeneval.cli.app import run_guarded
 from goldeneval.cli.declared import Decorator
 from goldeneval.cli.options import RunOptions, bundled_options, declared_bundle, run_options, validated
+from goldeneval.cli.outputs import CiOutputs, ci_output_options
 from goldeneval.cli.params import (
     corpus_option,
     key_value_option,
@@ -22,6 +23,8 @@ from goldeneval.cli.params import (
     store_option,
 )
 from goldeneval.core.errors import InputError, printable
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.settings import settings_of
 from goldeneval.core.thresholds import SliceThresholds
 from goldeneval.retrieval import pipeline
@@ -31,8 +34,11 @@ from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
-from goldeneval.store import StoreLocation, open_store, store_exists
+from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
+
+if TYPE_CHECKING:
+    from goldeneval.report.comparison import RunComparison
 
 beir_split_option = click.option(
     "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
@@ -67,6 +73,16 @@ class RetrievalTarget:
                 **fields,
             )
         )
+
+    def comparison(
+        self, stored: StoredRun, verdict: RegressionVerdict, location: StoreLocation, privacy: PrivacyMode
+    ) -> RunComparison:
+        """The comparison a run's ``--summary-md`` and ``--junit`` show: the stored run against the
+        run its verdict names, with the text of this target's set and the titles of its corpus."""
+        from goldeneval.report.runs import SourceRefs, comparison_for
+
+        refs = SourceRefs(self.set_ref, self.sets_dirs, self.corpus_path, self.beir_split)
+        return comparison_for(open_store(location), stored, verdict=verdict, privacy=privacy, refs=refs, trend=False)
 
 
 def target_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -105,12 +121,14 @@ def target_options(command: Callable[..., None]) -> Callable[..., None]:
     persisted="no question text and no document id",
     owner="retriever",
 )
+@ci_output_options
 def retrieval(
     target: RetrievalTarget,
     series: str | None,
     slices: SliceThresholds,
     settings: RetrievalSettings,
     run: RunOptions,
+    outputs: CiOutputs,
 ) -> None:
     """Run a golden set against a retriever, print and store the run, report the verdict."""
     parse_options(target.options)  # a malformed --option is a usage error before anything runs
@@ -130,6 +148,8 @@ def retrieval(
             outcome.stored, outcome.verdict, resolved_store, warnings=outcome.run.warnings, streamed=True
         ),
         warnings=outcome.run.warnings,
+        outputs=outputs,
+        comparison=lambda: target.comparison(outcome.stored, outcome.verdict, resolved_store, run.privacy),
     )
 
 

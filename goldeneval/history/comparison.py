@@ -147,7 +147,7 @@ def _latest_of_series(store: Store, series: str, set_id: str, grader: str, judge
                 return found
     raise InputError(
         f"baseline series {series!r}: it has no complete run of set {set_id!r} and grader {grader!r} "
-        "in this store; run that series first (or compare with --baseline previous)"
+        "in this store: run that series first"
     )
 
 
