@@ -861,6 +861,134 @@ ANSWER_JSON_FIELDS: dict[str, str] = {
 }
 
 
+COMPARE_RUN_FIELDS: dict[str, str] = {
+    "": "A run of the comparison (`earlier`: null when the run has no earlier one).",
+    "id": "The stored run id.",
+    "created_at": "Start time, ISO 8601, UTC.",
+    "set_id": "The golden set (or prompt set).",
+    "series": "The series name (stored as `runs.model`).",
+    "retriever_id": "The retriever behind the series (null for prompt runs).",
+    "grader": "`retrieval_hit_rate`, or a prompt or answer grader.",
+    "status": "`complete` or `incomplete`.",
+    "pass_rate": "Retrieval: the top-1 hit rate; prompts and answers: the pass rate.",
+    "mean_score": "Retrieval: the top-3 hit rate; prompts and answers: the mean score.",
+    "questions": "Questions (prompts) in the run.",
+    "benchmark_fingerprint": "What decides comparability (null = unknown).",
+    "variant_fingerprint": "f(model, chunking, pipeline) (null = unknown).",
+    "privacy": "`full` or `metadata_only`: the comparison shows no more than the stricter run kept.",
+}
+COMPARE_SIDE_FIELDS: dict[str, str] = {
+    "": "The question in that run; null when the run did not have it.",
+    "status": "`ok`, `error` (then an `error` key says why; its class only in `metadata_only`), or (answers) "
+    "`unstable`.",
+    "outcomes": "Per binary rate (`rates`): the question's outcome, null for an error.",
+    "outcomes.<rate>": "Hit (retrieval) or passed (answers).",
+    "documents": "Its first 5 documents, best first; null when withheld (`metadata_only`).",
+    "first_relevant_rank": "Rank of the first expected document among every stored document; null when none "
+    "was found or the set is not at hand.",
+    "depth": "Distinct documents the ranking reached (retrieval).",
+    "unjudged_ranks": "Ranks of the top-3 documents nobody judged (sets with judged negatives); else null.",
+    "answer": "Answer runs: the model's answer (absent for retrieval).",
+    "score": "Answer runs: the grade in [0, 1].",
+    "reason": "Answer runs: how the answer was graded (the judge's reason, the reference grading).",
+}
+COMPARE_SLICE_FIELDS: dict[str, str] = {
+    "": "The slice in that run; null when the run had no question in it.",
+    "questions": "Questions in the slice.",
+    "scored": "Questions of the slice that were scored.",
+    "pass_rate": "The slice's top-1 hit rate (pass rate).",
+    "mean_score": "The slice's top-3 hit rate (mean score).",
+}
+COMPARE_JSON_FIELDS: dict[str, str] = {
+    "format_version": "1; bumped on any incompatible change of this document.",
+    "kind": "`retrieval`, `prompts` or `answers`.",
+    **{
+        f"{who}{'.' + key if key else ''}": text
+        for who in ("earlier", "current")
+        for key, text in COMPARE_RUN_FIELDS.items()
+    },
+    "verdict": "The gate's verdict of the pair, as in a `goldeneval retrieval` document: `goldeneval compare "
+    "RUN_A RUN_B` judges RUN_B against RUN_A; with one run, the run its `--against` chooses.",
+    "informational": "True when there is no numeric verdict (`mismatch`, `unknown`) but the questions are "
+    "compared all the same, for information.",
+    "privacy": "What the comparison shows: the strictest of `--privacy` and both runs' modes.",
+    "notes": "What is not shown, and why (no set at hand, `metadata_only`, labels changed since).",
+    "rates": "The binary rates each question's `outcomes` hold, in order.",
+    "measures": "Every rate and rank metric of both runs.",
+    "measures[].name": "The rate or metric (`top-1 hit rate`, `ndcg@10`, `pass rate`, ...).",
+    "measures[].earlier": "Its value in the earlier run (null when absent).",
+    "measures[].current": "Its value in the current run.",
+    "measures[].change": "current - earlier (null when either is absent).",
+    "measures[].gated": "Whether the gate reads it (the two stored rates).",
+    "paired": "Per binary rate, the paired comparison: the verdict's own, or, without a numeric verdict, the "
+    "same computed for information.",
+    "paired[].rate": "The rate.",
+    "paired[].questions": "Questions both runs scored.",
+    "paired[].newly_failing": "Ids that passed before and fail now.",
+    "paired[].newly_passing": "Ids that failed before and pass now.",
+    "paired[].mcnemar_p": "Exact McNemar p-value of the change.",
+    "paired[].bootstrap_95": "Paired bootstrap 95% interval of the change in rate.",
+    "slices": "Every slice (form, hard class; answers: retrieval hit or miss) of either run.",
+    "slices[].kind": "`form`, `hard_class` or `retrieval`.",
+    "slices[].value": "The form, the hard class, `hit` or `miss`.",
+    **{
+        f"slices[].{who}{'.' + key if key else ''}": text
+        for who in ("earlier", "current")
+        for key, text in COMPARE_SLICE_FIELDS.items()
+    },
+    "questions": "One entry per question of the current run, in its order, then the earlier run's others.",
+    "questions[].id": "The question's id (kept in every privacy mode).",
+    "questions[].text": "Its text, from the set at hand; null when the set is not at hand or in `metadata_only`.",
+    "questions[].form": "MATCH or GAP (answers: null for prompt runs).",
+    "questions[].hard_class": "Its hard class, or null.",
+    "questions[].flip": "`newly_failing`, `newly_passing`, `unchanged`, `only_in_current` or `only_in_earlier`.",
+    "questions[].flipped_rates": "The rates whose outcome flipped.",
+    "questions[].informational": "Compared without a numeric verdict (see `informational`).",
+    "questions[].rank_change": "The first relevant document's rank now minus before (negative: it moved up); "
+    "null when neither run found one.",
+    **{
+        f"questions[].{who}{'.' + key if key else ''}": text
+        for who in ("earlier", "current")
+        for key, text in COMPARE_SIDE_FIELDS.items()
+    },
+    "documents": "Title and snippet of every document shown, where the corpus is at hand.",
+    "documents.<document id>": "One document.",
+    "documents.<document id>.title": "Its title.",
+    "documents.<document id>.snippet": "The start of its text.",
+    "trend": "Every stored run of the current run's series, oldest first.",
+    "trend[].run_id": "The run.",
+    "trend[].created_at": "When it started.",
+    "trend[].status": "`complete` or `incomplete`.",
+    "trend[].pass_rate": "Its stored pass rate (top-1 hit rate).",
+    "trend[].mean_score": "Its stored mean score (top-3 hit rate).",
+    "trend[].benchmark_fingerprint": "Its benchmark fingerprint.",
+    "trend[].break_before": "The benchmark changed since the run before (or is unknown): a trend line breaks here.",
+}
+COMPARE_JSON_MAPS = {
+    "documents": "<document id>",
+    "questions[].earlier.outcomes": "<rate>",
+    "questions[].current.outcomes": "<rate>",
+}
+
+
+def _compare_section(documents: Mapping[str, tuple[list[Any], list[Any]]]) -> str:
+    full, private = documents["compare"]
+    found = _key_paths(full, COMPARE_JSON_MAPS)
+    borrowed = {path: text for path, text in JSON_FIELDS.items() if path.startswith("verdict.") and path in found}
+    described = {**borrowed, **{path: text for path, text in COMPARE_JSON_FIELDS.items() if path in found}}
+    unused = sorted(set(COMPARE_JSON_FIELDS) - set(found))
+    if unused:
+        raise UndocumentedError(f"goldeneval compare --format json: described but never printed: {unused}")
+    return "".join(
+        [
+            "\n## `goldeneval compare --format json`\n\n",
+            "One JSON object: the comparison of two stored runs (from retrieval, prompt and answer runs of the "
+            "bundled sets); the `verdict` keys are those of a retrieval document.\n\n",
+            _key_table(full, private, described, COMPARE_JSON_MAPS),
+        ]
+    )
+
+
 def _types(kinds: set[str]) -> str:
     """``array of string, null``; a bare ``array`` (an empty list) only when no run filled it."""
     if any(kind.startswith("array of ") for kind in kinds):
@@ -900,6 +1028,18 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
         documents.setdefault("answers", ([], []))[mode != "full"].append(_cli_json([*answers, *privacy[:2]]))
     runs = json.loads(_cli(["runs", "--store", str(folder / "results.duckdb"), "--format", "json"]))
     documents["runs"] = ([runs], [])
+    compared: tuple[list[Any], list[Any]] = ([], [])
+    for mode in ("full", "metadata_only"):
+        for document in (documents["retrieval"][mode != "full"][1], documents["prompts"][mode != "full"][0]):
+            compare = ["compare", document["run"]["id"], "--store", str(folder / "results.duckdb")]
+            compared[mode != "full"].append(json.loads(_cli([*compare, "--format", "json"])))
+    answer_runs = [entry["id"] for entry in runs if entry["grader"] == "answer_deterministic"]
+    compared[0].append(
+        json.loads(
+            _cli(["compare", *answer_runs[1::-1], "--store", str(folder / "results.duckdb"), "--format", "json"])
+        )
+    )
+    documents["compare"] = compared
     return documents
 
 
@@ -985,6 +1125,7 @@ def json_output_reference() -> str:
         _key_table(full, private, {**borrowed, **PROMPT_JSON_FIELDS}, PROMPT_JSON_MAPS),
     ]
     out += ["\n## `goldeneval answers --format json`\n\n", _answers_section(documents)]
+    out.append(_compare_section(documents))
     return "".join(out)
 
 
