@@ -38,6 +38,10 @@ and peak RSS (the largest process of its tree, from ``wait4``) measured from out
 ``memory``
     ``goldeneval retrieval`` at 100k and 1M generated questions, string ids in and a stored run out,
     against the set's own size in memory (``benchmarks/memory.py``).
+``report_html``
+    ``goldeneval.report.html.write_report`` on synthetic comparisons of 10k / 100k questions against
+    ``comparison_json`` + ``json.dumps`` of the same comparison (time, file size), and the report's
+    first paint in headless Chromium against a blank page (``benchmarks/report_html.py``).
 ``dagster``
     The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
     then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
@@ -86,11 +90,12 @@ from benchmarks.measure import (
     yes,
 )
 from benchmarks.memory import memory_targets, render_memory, section_memory
+from benchmarks.report_html import render_report_html, section_report_html
 from benchmarks.startup import render_startup, section_startup, startup_targets
 
 BENCHMARKS = REPO / "benchmarks"
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
-SECTIONS = ("startup", "engine", "overhead", "scifact", "dense", "dagster", "paths", "memory", "http")
+SECTIONS = ("startup", "engine", "overhead", "scifact", "dense", "dagster", "paths", "memory", "http", "report_html")
 QUICK_SECTIONS = ("engine", "overhead")
 THREAD_ENV = (
     "OMP_NUM_THREADS",
@@ -948,6 +953,7 @@ SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] =
     "dagster": section_dagster,
     "paths": section_paths,
     "http": section_http,
+    "report_html": section_report_html,
 }
 
 
@@ -1654,6 +1660,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("paths", "The paths a user takes: both plug-in shapes and --format json", render_paths),
         ("memory", "Memory: a run against its set, and 1,000,000 questions through the real path", render_memory),
         ("http", "goldeneval.http against an in-process plug-in", render_http),
+        ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
     )
     for name, title, renderer in renderers:
         section = sections.get(name)
@@ -1736,6 +1743,8 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "dagster_questions": args.dagster_questions or ([100] if quick else [10_000, 100_000]),
         "paths_questions": args.paths_questions or (5_000 if quick else 50_000),
         "memory_questions": args.memory_questions or ([20_000] if quick else [100_000, 1_000_000]),
+        "report_sizes": [1_000] if quick else [10_000, 100_000],
+        "report_rounds": 1 if quick else 3,
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
         "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),

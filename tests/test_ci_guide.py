@@ -174,7 +174,7 @@ def test_the_workflow_runs_as_written_for_main_then_a_pull_request(tmp_path: Pat
     suite = ET.parse(tmp_path / "goldeneval-junit.xml").getroot()
     cases = suite.findall(".//testcase")
     assert len(cases) == 81 + 1  # one per question of transit-sample, and the gate
-    failed = {case.get("name") for case in cases if case.find("failure") is not None}
+    failed = {str(case.get("name")) for case in cases if case.find("failure") is not None}
     assert "gate" in failed and len(failed) > 1
     newly_failing = sorted(failed - {"gate"})
     assert newly_failing[0] in summary  # ... and the summary names what newly fails

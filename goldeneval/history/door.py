@@ -143,7 +143,8 @@ def pinned_baseline(
     else:
         where = StoreLocation.parse(location)
         if not store_exists(where):
-            named = f"run {spec.baseline.run_id!r}" if spec.baseline.kind == "run" else f"series {spec.baseline.series!r}"
+            baseline = spec.baseline
+            named = f"run {baseline.run_id!r}" if baseline.kind == "run" else f"series {baseline.series!r}"
             raise InputError(f"baseline {named}: the store {where} does not exist")
         store = open_store(where)
     return resolve_pinned_baseline(store, spec.baseline, set_id, grader)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from importlib.resources import files
@@ -52,13 +53,7 @@ _TEMPLATES = "templates"
 # --------------------------------------------------------------------------- escaping
 
 
-_SCRIPT_ESCAPES = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+_SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
 def script_json(value: object) -> str:
@@ -66,7 +61,10 @@ def script_json(value: object) -> str:
     no ``<!--``, no ``&`` left for the HTML parser to read (each as a JSON ``\\u`` escape, which
     ``JSON.parse`` reads back unchanged)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.translate(_SCRIPT_ESCAPES)
+    for character, escaped in _SCRIPT_ESCAPES:
+        if character in text:
+            text = text.replace(character, escaped)
+    return text
 
 
 _TEX_DELIMITERS = (("$$", "$\u200b$"), ("\\[", "\\\u200b["), ("\\(", "\\\u200b("))
@@ -87,17 +85,21 @@ class _Dictionary:
     """Strings as indexes into one list, each string stored once."""
 
     def __init__(self) -> None:
-        self.values: list[str] = []
         self._index: dict[str, int] = {}
+
+    @property
+    def values(self) -> list[str]:
+        return list(self._index)  # in the order the codes were given
 
     def code(self, value: str | None) -> int:
         if value is None:
             return -1
-        found = self._index.get(value)
-        if found is None:
-            found = self._index[value] = len(self.values)
-            self.values.append(value)
-        return found
+        index = self._index
+        return index.setdefault(value, len(index))
+
+    def codes(self, values: Iterable[str]) -> list[int]:
+        index = self._index
+        return [index.setdefault(value, len(index)) for value in values]
 
 
 def _outcome(value: bool | None) -> int | None:
@@ -148,7 +150,7 @@ def _side_columns(
         status.append(statuses.code(side.status))
         for column, value in zip(outcomes, side.outcomes, strict=True):
             column.append(_outcome(value))
-        docs.append(None if side.documents is None else [documents.code(d) for d in side.documents])
+        docs.append(None if side.documents is None else documents.codes(side.documents))
         first.append(side.first_relevant)
         depth.append(side.depth)
         unjudged.append(_ranks_mask(side.unjudged))
@@ -193,12 +195,13 @@ def question_columns(comparison: RunComparison) -> dict[str, Any]:
         "earlier": _side_columns(rows, lambda row: row.earlier, len(c.rates), documents, statuses),
         "current": _side_columns(rows, lambda row: row.current, len(c.rates), documents, statuses),
     }
-    infos = [c.documents.get(document) for document in documents.values]
+    document_ids = documents.values
+    infos = [c.documents.get(document) for document in document_ids]
     columns.update(
         forms=forms.values,
         hard_classes=hard_classes.values,
         statuses=statuses.values,
-        document_ids=documents.values,
+        document_ids=document_ids,
         titles=[None if info is None else info.title for info in infos],
         snippets=[None if info is None else info.snippet for info in infos],
     )
@@ -215,7 +218,7 @@ def _ms(point: TrendPoint) -> float:
 def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
     """The series' runs over time, one line per rate, broken where the benchmark changed."""
     from bokeh.embed import json_item
-    from bokeh.models import ColumnDataSource, HoverTool, Span
+    from bokeh.models import ColumnDataSource, DataRange1d, HoverTool
     from bokeh.palettes import Category10_10
     from bokeh.plotting import figure
 
@@ -225,6 +228,7 @@ def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
     chart = figure(
         title=_plain_label(f"{comparison.current.model} on {comparison.current.set_id}: every stored run"),
         x_axis_type="datetime",
+        y_range=DataRange1d(start=0),
         x_axis_label="night (run created)",
         y_axis_label="rate",
         height=320,
@@ -232,8 +236,7 @@ def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
         tools="pan,box_zoom,reset,save",
         toolbar_location="right",
     )
-    chart.y_range.start = 0
-    markers = []
+    markers: list[Any] = []
     for i, column in enumerate(("pass_rate", "mean_score")):
         name = _plain_label(comparison.rate_names.get(column, column))
         colour = Category10_10[i]
@@ -259,9 +262,9 @@ def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
             }
         )
         markers.append(chart.scatter("x", "y", source=source, size=8, color=colour, legend_label=name))
-    for point in points:
-        if point.break_before:
-            chart.add_layout(Span(location=_ms(point), dimension="height", line_dash="dashed", line_color="#888"))
+    breaks = [_ms(point) for point in points if point.break_before]
+    if breaks:
+        chart.vspan(x=breaks, line_dash="dashed", line_color="#888", line_width=1)
     chart.add_tools(
         HoverTool(
             renderers=markers,
@@ -270,6 +273,7 @@ def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
         )
     )
     chart.legend.location = "bottom_left"
+    chart.toolbar.logo = None
     item: dict[str, Any] = json_item(chart)  # type: ignore[assignment]
     return item
 
@@ -281,14 +285,14 @@ def _slice_label(row: SliceRow) -> str:
 def _slice_chart(comparison: RunComparison) -> dict[str, Any] | None:
     """Both runs' rates of each slice as grouped bars."""
     from bokeh.embed import json_item
-    from bokeh.models import ColumnDataSource, FactorRange, HoverTool
+    from bokeh.models import ColumnDataSource, FactorRange, HoverTool, Range1d
     from bokeh.plotting import figure
     from bokeh.transform import dodge
 
     rows = [row for row in comparison.slices if row.current is not None or row.earlier is not None][:CHART_SLICES]
     if not rows:
         return None
-    factors: list[tuple[str, str]] = []
+    factors: list[str] = []
     before: list[float] = []
     now: list[float] = []
     for row in rows:
@@ -298,23 +302,23 @@ def _slice_chart(comparison: RunComparison) -> dict[str, Any] | None:
             now_value = None if row.current is None else getattr(row.current, column)
             if then_value is None and now_value is None:
                 continue
-            factors.append((_slice_label(row), name))
+            factors.append(f"{_slice_label(row)} · {name}")
             before.append(math.nan if then_value is None else then_value)
             now.append(math.nan if now_value is None else now_value)
     if not factors:
         return None
     source = ColumnDataSource({"factor": factors, "before": before, "now": now})
     chart = figure(
-        y_range=FactorRange(*reversed(factors)),
-        x_range=(0, 1.05),
-        height=min(60 + 26 * len(factors), 2400),
+        y_range=FactorRange(factors=list(reversed(factors))),
+        x_range=Range1d(start=0, end=1.05),
+        height=min(80 + 22 * len(factors), 2400),
         sizing_mode="stretch_width",
         title="Rates by slice",
         x_axis_label="rate",
         tools="save",
         toolbar_location="right",
     )
-    bars = []
+    bars: list[Any] = []
     if comparison.earlier is not None:
         bars.append(
             chart.hbar(
@@ -338,6 +342,7 @@ def _slice_chart(comparison: RunComparison) -> dict[str, Any] | None:
     )
     chart.add_tools(HoverTool(renderers=bars, tooltips=[("before", "@before{0.000}"), ("now", "@now{0.000}")]))
     chart.legend.location = "bottom_right"
+    chart.toolbar.logo = None
     item: dict[str, Any] = json_item(chart)  # type: ignore[assignment]
     return item
 
@@ -366,18 +371,23 @@ def _asset(name: str) -> str:
     return text
 
 
+_CDN_ADDRESS = re.compile(r"https?://cdn\.jsdelivr\.net/[^\"'`\s]*")
+"""Where Bokeh's library would fetch what the report never uses (MathJax for TeX labels, an
+icon font): emptied, so that not even a code path of the page names an address to fetch."""
+
+
 @cache
 def _bokeh_js() -> str:
     """Bokeh's core library, inline (``<script>`` elements): no request for it leaves the page."""
     from bokeh.resources import Resources
 
     rendered: str = Resources(mode="inline", components=["bokeh"]).render_js()
-    return rendered
+    return _CDN_ADDRESS.sub("data:,", rendered)
 
 
 def _number(value: float | None, signed: bool = False) -> str:
     if value is None:
-        return "–"
+        return "-"
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
@@ -390,8 +400,8 @@ def _slice_rows(comparison: RunComparison) -> list[dict[str, Any]]:
             now_value = None if row.current is None else getattr(row.current, column)
             change = None if then_value is None or now_value is None else now_value - then_value
             cells["rates"].append((_number(then_value), _number(now_value), _number(change, signed=True)))
-        cells["scored"] = "–" if row.current is None else f"{row.current.scored} of {row.current.questions}"
-        cells["scored_before"] = "–" if row.earlier is None else f"{row.earlier.scored} of {row.earlier.questions}"
+        cells["scored"] = "-" if row.current is None else f"{row.current.scored} of {row.current.questions}"
+        cells["scored_before"] = "-" if row.earlier is None else f"{row.earlier.scored} of {row.earlier.questions}"
         rows.append(cells)
     return rows
 
@@ -481,4 +491,3 @@ def write_report(comparison: RunComparison, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_report(comparison), encoding="utf-8")
     return out
-

@@ -207,8 +207,9 @@ def _properties(suite: ET.Element, comparison: RunComparison) -> None:
         _add(properties, "property", name=name, value=value)
 
 
-def junit_xml(comparison: RunComparison, *, suite_name: str | None = None) -> str:
-    """The comparison as a JUnit XML document (with its XML declaration): one test suite, a
+def junit_xml(comparison: RunComparison, *, suite_name: str | None = None) -> bytes:
+    """The comparison as a JUnit XML document in UTF-8 bytes, with its XML declaration (bytes,
+    since a parser such as lxml refuses a str that declares an encoding): one test suite, a
     test case per question and one for the gate (see the module's description)."""
     c = comparison
     created = c.current.created_at
@@ -238,10 +239,10 @@ def junit_xml(comparison: RunComparison, *, suite_name: str | None = None) -> st
         element.set("skipped", str(counts.skipped))
     root.set("time", "0")
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode").encode() + b"\n"
 
 
 def write_junit(comparison: RunComparison, path: Path | str, *, suite_name: str | None = None) -> Path:
     """Write :func:`junit_xml` to ``path`` atomically (a failed write leaves the file as it
     was); returns the path."""
-    return write_atomically(Path(path), junit_xml(comparison, suite_name=suite_name).encode("utf-8"))
+    return write_atomically(Path(path), junit_xml(comparison, suite_name=suite_name))

@@ -29,7 +29,7 @@ from goldeneval.core.errors import printable
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
 from goldeneval.core.stats import PairedComparison
-from goldeneval.report.comparison import Flip, MeasureChange, QuestionRow, RunComparison, Side
+from goldeneval.report.comparison import MeasureChange, QuestionRow, RunComparison, Side
 from goldeneval.report.text import document_label, run_label
 
 __all__ = [
@@ -59,15 +59,22 @@ _MARKUP = re.compile(r"([\\`*_{}\[\]<>&|~!$#])")
 table cells, strikethrough, math (GitHub renders ``$...$``)."""
 
 
+_MENTION = re.compile(r"(?<!\w)@(?=\w)")
+"""An ``@`` where GitHub would read a mention (not inside a word: ``hit@10`` is no mention)."""
+
+
 def escape_markdown(text: str, limit: int = MAX_CELL_CHARS) -> str:
     """``text`` as inline Markdown that renders as exactly that text, on one line: whitespace
     runs (newlines included) become one space, control characters are shown escaped, at most
     ``limit`` characters are kept (``…`` marks a cut), and every character that could start
-    markup is backslash-escaped, ``|`` included, so it is safe inside a table cell."""
-    line = printable(" ".join(text.split()))
-    if len(line) > limit:
+    markup is backslash-escaped, ``|`` included, so it is safe inside a table cell; an ``@``
+    that starts a mention is followed by a word joiner (U+2060), so a comment pings nobody."""
+    raw = text[: limit * 8]  # bounded work for a huge text (a long whitespace run may hide its tail)
+    line = printable(" ".join(raw.split()))
+    if len(line) > limit or len(raw) < len(text):
         line = line[: limit - 1].rstrip() + "…"
-    return _MARKUP.sub(r"\\\1", line)
+    # a word joiner after each @ keeps GitHub from mentioning a person or a team a question names
+    return _MENTION.sub("@\u2060", _MARKUP.sub(r"\\\1", line))
 
 
 def write_atomically(path: Path, data: bytes) -> Path:
@@ -91,7 +98,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
 
 def _number(value: float | None, signed: bool = False) -> str:
     if value is None:
-        return "–"
+        return "-"
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
@@ -116,7 +123,9 @@ def _header(comparison: RunComparison) -> list[str]:
         "",
     ]
     if c.earlier is not None:
-        lines.append(f"- compared: {escape_markdown(run_label(c.current))} against {escape_markdown(run_label(c.earlier))}")
+        lines.append(
+            f"- compared: {escape_markdown(run_label(c.current))} against {escape_markdown(run_label(c.earlier))}"
+        )
         lines.append(f"- comparison state: {verdict.state.value}")
     else:
         lines.append(f"- run: {escape_markdown(run_label(c.current))} (no earlier run to compare with)")
@@ -138,7 +147,8 @@ def _measure_table(comparison: RunComparison) -> list[str]:
     lines = [
         "### Rates",
         "",
-        "| measure | before | now | change | newly failing / passing | McNemar p | 95% bootstrap interval of the change |",
+        "| measure | before | now | change | newly failing / passing | McNemar p "
+        "| 95% bootstrap interval of the change |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for measure in comparison.measures:
@@ -166,7 +176,7 @@ def _measure_row(measure: MeasureChange, paired: PairedComparison | None) -> str
 
 
 def _outcomes(comparison: RunComparison, side: Side) -> str:
-    marks = ("–" if value is None else ("hit" if value else "miss") for value in side.outcomes)
+    marks = ("-" if value is None else ("hit" if value else "miss") for value in side.outcomes)
     return ", ".join(f"{escape_markdown(name)} {mark}" for name, mark in zip(comparison.rates, marks, strict=True))
 
 
@@ -206,7 +216,7 @@ def _question_table(comparison: RunComparison, rows: Sequence[QuestionRow], budg
     for row in rows:
         cells = [escape_markdown(row.id)]
         if text:
-            cells.append("–" if row.text is None else escape_markdown(row.text))
+            cells.append("-" if row.text is None else escape_markdown(row.text))
         cells += [
             escape_markdown(", ".join(row.flipped)),
             _side_cell(comparison, row.earlier),
@@ -258,11 +268,11 @@ def summary_markdown(comparison: RunComparison, *, limit: int = DEFAULT_LIMIT) -
     than :data:`MAX_SUMMARY_BYTES` UTF-8 bytes."""
     c = comparison
     limit = max(limit, 0)
-    top = _header(c) + [""] + _measure_table(c) + [""]
+    top = [*_header(c), "", *_measure_table(c), ""]
     head = "\n".join(top) + "\n"
     budget = MAX_SUMMARY_BYTES - len(head.encode()) - _TRAILER_RESERVE
     body = _questions(c, limit, budget)
-    return head + "\n".join(body) + "\n"
+    return (head + "\n".join(body)).rstrip("\n") + "\n"
 
 
 def write_summary_md(comparison: RunComparison, path: Path | str, limit: int = DEFAULT_LIMIT) -> Path:

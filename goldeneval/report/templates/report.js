@@ -228,4 +228,5 @@
   });
   compute();
   render();
+  if (window.performance && performance.mark) { performance.mark("goldeneval-table-ready"); }
 })();
