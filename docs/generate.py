@@ -888,6 +888,7 @@ COMPARE_SIDE_FIELDS: dict[str, str] = {
     "was found or the set is not at hand.",
     "depth": "Distinct documents the ranking reached (retrieval).",
     "unjudged_ranks": "Ranks of the top-3 documents nobody judged (sets with judged negatives); else null.",
+    "relevant_ranks": "Ranks of the shown documents that are expected; null when the set is not at hand.",
     "answer": "Answer runs: the model's answer (absent for retrieval).",
     "score": "Answer runs: the grade in [0, 1].",
     "reason": "Answer runs: how the answer was graded (the judge's reason, the reference grading).",

@@ -46,7 +46,7 @@ def test_compare_lists_the_flipped_question_with_its_text_and_both_rankings(cli_
     assert "q2 [GAP, prose-free] (top-1 hit rate, top-3 hit rate)" in block
     assert "    beta" in block  # the question's text, from the set
     assert "before: top-1 hit rate hit, top-3 hit rate hit; first relevant at rank 1" in block
-    assert "top: b | x" in block and "top: c | x" in block  # what came back instead
+    assert "top: b [relevant] | x" in block and "top: c | x" in block  # what came back instead
     assert "now: top-1 hit rate miss, top-3 hit rate miss" in block
 
 
@@ -64,6 +64,7 @@ def test_the_json_holds_every_question_and_the_verdict_the_gate_made(cli_workspa
     assert q2["earlier"]["documents"] == ["b", "x"] and q2["current"]["documents"] == ["c", "x"]
     assert q2["earlier"]["outcomes"] == {"top-1 hit rate": True, "top-3 hit rate": True}
     assert (q2["earlier"]["first_relevant_rank"], q2["current"]["first_relevant_rank"]) == (1, None)
+    assert (q2["earlier"]["relevant_ranks"], q2["current"]["relevant_ranks"]) == ([1], [])
     assert rows["q1"]["flip"] == "unchanged" and not q2["informational"]
     paired = {p["rate"]: p for p in document["paired"]}
     assert paired["top-1 hit rate"]["newly_failing"] == ["q2"]

@@ -79,6 +79,9 @@ class Side:
     """How many distinct documents the ranking reached."""
     unjudged: tuple[int, ...] | None = None
     """Ranks of the top-3 documents nobody judged; None where the run did not measure it."""
+    relevant: tuple[int, ...] | None = None
+    """Ranks of the shown documents that are expected; None when the expected documents are
+    not at hand (no set, ``metadata_only``)."""
     answer: str | None = None
     score: float | None = None
     reason: str | None = None
@@ -235,6 +238,18 @@ def _first_relevant(
     return found
 
 
+def _relevant_shown(
+    ids: Sequence[str], tops: Sequence[Sequence[str]] | None, expected: Mapping[str, frozenset[str]]
+) -> list[tuple[int, ...] | None]:
+    """Per question, the ranks of its shown documents that are expected (None: not at hand)."""
+    if tops is None or not expected:
+        return [None] * len(ids)
+    return [
+        tuple(rank for rank, document in enumerate(top, 1) if document in expected.get(question, ()))
+        for question, top in zip(ids, tops, strict=True)
+    ]
+
+
 def _retrieval_items(run: StoredRun, sources: Sources) -> _Items:
     from goldeneval.retrieval.details import RetrievalDetails
 
@@ -243,6 +258,7 @@ def _retrieval_items(run: StoredRun, sources: Sources) -> _Items:
     lists = columns.document_lists() if sources.expected else None
     tops = columns.top_documents(SHOWN_DOCUMENTS)
     first = _first_relevant(columns.id, lists, sources.expected)
+    relevant = _relevant_shown(columns.id, tops, sources.expected)
     unjudged = columns.unjudged_ranks
     sides = [
         Side(
@@ -252,6 +268,7 @@ def _retrieval_items(run: StoredRun, sources: Sources) -> _Items:
             first_relevant=first[i],
             depth=columns.depth[i],
             unjudged=None if unjudged is None else tuple(unjudged[i]),
+            relevant=relevant[i],
             error=columns.error[i],
         )
         for i in range(len(columns))

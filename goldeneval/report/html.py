@@ -134,6 +134,7 @@ def _side_columns(
     first: list[int | None] = []
     depth: list[int | None] = []
     unjudged: list[int | None] = []
+    relevant: list[int | None] = []
     answer: list[str | None] = []
     score: list[float | None] = []
     reason: list[str | None] = []
@@ -144,7 +145,7 @@ def _side_columns(
             status.append(-1)
             for column in outcomes:
                 column.append(None)
-            for values in (docs, first, depth, unjudged, answer, score, reason, error):
+            for values in (docs, first, depth, unjudged, relevant, answer, score, reason, error):
                 values.append(None)
             continue
         status.append(statuses.code(side.status))
@@ -154,6 +155,7 @@ def _side_columns(
         first.append(side.first_relevant)
         depth.append(side.depth)
         unjudged.append(_ranks_mask(side.unjudged))
+        relevant.append(_ranks_mask(side.relevant))
         answer.append(side.answer)
         score.append(None if side.score is None or not math.isfinite(side.score) else side.score)
         reason.append(side.reason)
@@ -165,6 +167,7 @@ def _side_columns(
         "first_relevant": _sparse(first),
         "depth": _sparse(depth),
         "unjudged": _sparse(unjudged),
+        "relevant": _sparse(relevant),
         "answer": _sparse(answer),
         "score": _sparse(score),
         "reason": _sparse(reason),

@@ -70,7 +70,11 @@ def _side_line(comparison: RunComparison, side: Side | None, who: str) -> str:
         parts.append(f"score {side.score:.3f}")
     line = f"    {who}: " + "; ".join(parts)
     if side.documents is not None:
-        shown = [document_label(comparison, d) for d in side.documents[:3]]
+        relevant = side.relevant or ()
+        shown = [
+            document_label(comparison, d) + (" [relevant]" if rank in relevant else "")
+            for rank, d in enumerate(side.documents[:3], 1)
+        ]
         line += "\n      top: " + (" | ".join(shown) if shown else "(nothing returned)")
     if side.answer is not None:
         line += f"\n      answer: {side.answer}"
@@ -159,6 +163,7 @@ def side_json(side: Side | None, rates: Sequence[str]) -> dict[str, Any] | None:
         "first_relevant_rank": side.first_relevant,
         "depth": side.depth,
         "unjudged_ranks": None if side.unjudged is None else list(side.unjudged),
+        "relevant_ranks": None if side.relevant is None else list(side.relevant),
     }
     if side.answer is not None or side.score is not None or side.reason is not None:
         document.update({"answer": side.answer, "score": side.score, "reason": side.reason})

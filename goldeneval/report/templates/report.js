@@ -89,10 +89,12 @@
     var li = el("li");
     var first = at(side, "first_relevant", i);
     var unjudged = at(side, "unjudged", i);
+    var relevant = at(side, "relevant", i);
     var head = el("div", null, "doc-head");
     head.appendChild(el("span", "#" + (k + 1), "rank"));
     head.appendChild(el("code", d.document_ids[docIndex]));
     if (first === k + 1) { head.appendChild(el("span", "relevant (first)", "badge relevant")); }
+    else if (relevant !== null && (relevant & (1 << k))) { head.appendChild(el("span", "relevant", "badge relevant")); }
     if (unjudged !== null && k < SHOWN_TOP) {
       if (unjudged & (1 << k)) { head.appendChild(el("span", "unjudged", "badge unjudged")); }
       else { head.appendChild(el("span", "judged", "badge judged")); }
