@@ -17,13 +17,13 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.handoff import RunHandOff
-from assets.metadata import float_rates, table_metadata
+from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
 from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import observe
 from assets.summary import observed_run, record_summary, summary_result
-from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
+from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
@@ -58,22 +58,24 @@ EVALUATED_RUNS: RunHandOff[RetrievalRun] = RunHandOff()
 """The evaluated runs waiting for their summary in this process (:mod:`assets.handoff`)."""
 
 
-def rates(summary: RateSummary, prefix: str = "") -> dict[str, Any]:
-    """A retrieval summary's top-1 and top-3 hit rates."""
-    return float_rates({f"{prefix}top1_hit_rate": summary.top1_rate, f"{prefix}top3_hit_rate": summary.top3_rate})
+def rates(summary: RateSummary, prefix: str = "") -> dict[str, float | None]:
+    """A retrieval summary's top-1 and top-3 hit rates, by name: shown as text on the
+    partitioned assets (:func:`assets.metadata.shown_rates`), plotted as floats on the
+    per-series keys (:func:`assets.metadata.float_rates`)."""
+    return {f"{prefix}top1_hit_rate": summary.top1_rate, f"{prefix}top3_hit_rate": summary.top3_rate}
+
+
+def rank_metric_values(measured: Mapping[str, Any]) -> dict[str, float | None]:
+    """Each reported rank metric by name (``metric/ndcg@10``)."""
+    return {f"metric/{metric['name']}": metric["value"] for metric in measured["metrics"]}
 
 
 def rank_metrics(measured: Mapping[str, Any]) -> dict[str, Any]:
-    """Each reported rank metric as a float (``metric/ndcg@10``, plotted over time by the UI)
-    and the whole measurement (definitions from the registry, depth, relevance level, the
-    questions left out) as JSON: :func:`goldeneval.retrieval.report.measurement`."""
-    values: dict[str, Any] = {
-        f"metric/{metric['name']}": dg.MetadataValue.float(metric["value"])
-        for metric in measured["metrics"]
-        if metric["value"] is not None
-    }
-    values["measurement"] = dg.MetadataValue.json(dict(measured))
-    return values
+    """Each reported rank metric as text (``metric/ndcg@10``: plotted per series, on
+    ``series/<set>/<retriever>``, not here across partitions) and the whole measurement
+    (definitions from the registry, depth, relevance level, the questions left out) as JSON:
+    :func:`goldeneval.retrieval.report.measurement`."""
+    return {**shown_rates(rank_metric_values(measured)), "measurement": dg.MetadataValue.json(dict(measured))}
 
 
 def _counts(values: list[str]) -> dict[str, int]:
@@ -97,7 +99,7 @@ def _set_output(
     return dg.Output(
         table,
         metadata={
-            "question_count": len(questions),
+            **shown_counts({"question_count": len(questions)}),
             "count_by_form": dg.MetadataValue.json(_counts([q.form.value for q in questions])),
             "count_by_hard_class": dg.MetadataValue.json(_counts([q.hard_class or NO_HARD_CLASS for q in questions])),
             "label_digest": digest,
@@ -114,13 +116,19 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
     for warning in run.warnings:
         context.log.warning(warning)
     rankings = rankings_table(run, spec.privacy, context.run.run_id)
-    counted = {"question_count": len(run.results)}
+    counted = shown_counts({"question_count": len(run.results)})
     yield table_output(rankings, "retriever_rankings", spec.privacy, counted)
     hits = hits_table(run, spec.privacy, context.run.run_id)
     EVALUATED_RUNS.keep(context.run.run_id, context.partition_key, run)
     overall = run.aggregates.overall
-    rated = {**rates(overall), "errors": overall.errors, "warnings": dg.MetadataValue.json(list(run.warnings))}
-    yield table_output(hits, "question_hits", spec.privacy, rated, preview=HITS_PREVIEW_COLUMNS)
+    rated = {
+        **shown_rates(rates(overall)),
+        **shown_counts({"errors": overall.errors}),
+        "warnings": dg.MetadataValue.json(list(run.warnings)),
+    }
+    where = cell(context.partition_key)
+    full = full_table(goldeneval.suite().tables_root, "question_hits", where, context.run.run_id)
+    yield table_output(hits, "question_hits", spec.privacy, rated, preview=HITS_PREVIEW_COLUMNS, full=full)
 
 
 def evaluation_summary(
@@ -143,17 +151,19 @@ def evaluation_summary(
     )
     stored = recorded.stored
     aggregates = run.aggregates
-    by_slice: dict[str, Any] = {}
+    by_slice: dict[str, float | None] = {}
     for kind, groups in (("form", aggregates.by_form), ("hard_class", aggregates.by_hard_class)):
         for value, summary in groups.items():
             by_slice.update(rates(summary, prefix=f"{kind}={value}/"))
     overall = aggregates.overall
-    identity = {"set": where["set"], "retriever": where["retriever"], **rates(overall)}
+    identity = {"set": where["set"], "retriever": where["retriever"], **shown_rates(rates(overall))}
+    details = retrieval_details(stored)
+    measured = measurement(details)
     metadata = {
-        **by_slice,
-        "question_count": overall.questions,
-        "scored_count": overall.scored,
-        "error_count": overall.errors,
+        **shown_rates(by_slice),
+        **shown_counts(
+            {"question_count": overall.questions, "scored_count": overall.scored, "error_count": overall.errors}
+        ),
         "status": stored.status,
         "rates_by_slice": dg.MetadataValue.json(
             {
@@ -161,30 +171,23 @@ def evaluation_summary(
                 "by_hard_class": {k: v.to_dict() for k, v in aggregates.by_hard_class.items()},
             }
         ),
-        **rank_metrics(measurement(retrieval_details(stored))),
-        **_judged_metadata(retrieval_details(stored)),
+        **rank_metrics(measured),
+        **_judged_metadata(details),
+        **full_table(goldeneval.suite().tables_root, "question_hits", where, tables_run_id),
     }
-    plotted = {
-        k: v
-        for k, v in metadata.items()
-        if k.startswith(("metric/", "judged/")) and isinstance(v, dg.FloatMetadataValue)
-    }
-    observe(
-        context,
-        where,
-        goldeneval.suite().retrieval_cells.series,
-        observed_run(recorded, {**rates(overall), **plotted}),
-    )
+    # The floats the UI plots: on the series' own key, one point per night (assets.series).
+    plotted = {**rates(overall), **by_slice, **rank_metric_values(measured), **judged_values(details)}
+    observe(context, where, goldeneval.suite().retrieval_cells.series, observed_run(recorded, float_rates(plotted)))
     return summary_result(recorded, identity, metadata, QUESTIONS_COMPLETION.of(overall.errors, overall.questions))
 
 
 def _judged_metadata(details: RetrievalDetails) -> dict[str, Any]:
-    """judged@k (sets with judged negatives only): ``judged/judged@3`` and by form as floats
-    the UI plots, and the whole measurement as JSON; nothing for every other run."""
+    """judged@k (sets with judged negatives only): ``judged/judged@3`` and by form as text
+    (plotted per series), and the whole measurement as JSON; nothing for every other run."""
     judged = judged_measurement(details)
     if judged is None:
         return {}
-    return {**float_rates(judged_values(details)), "judged": dg.MetadataValue.json(judged)}
+    return {**shown_rates(judged_values(details)), "judged": dg.MetadataValue.json(judged)}
 
 
 RETRIEVAL_KIND = EvaluatedKind(

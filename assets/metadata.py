@@ -1,6 +1,15 @@
-"""Materialisation metadata helpers every kind uses: rates as floats, Arrow schemas as Dagster
-TableSchemas, a verdict's comparison as Markdown tables.  (A kind's own metadata, such as
-retrieval's hit rates and rank metrics, lives with its assets.)"""
+"""Materialisation metadata helpers every kind uses: numbers as text on partitioned assets and
+checks and as floats on the per-series keys, Arrow schemas as Dagster TableSchemas, a verdict's
+comparison as Markdown tables.  (A kind's own metadata, such as retrieval's hit rates and rank
+metrics, lives with its assets.)
+
+Dagster's UI plots every float and int metadata entry of an asset key over that key's events
+(its Plots tab), and every float and int of an asset check over the check's executions.  On a
+key partitioned by (set x retriever) that line runs across the partitions: lexical, then dense,
+then a changed corpus, in materialisation order.  So the partitioned assets and their checks
+carry their numbers as text (:func:`shown_rates`, :func:`shown_counts`: shown, never plotted),
+and only the per-series keys of ``assets.series`` carry floats (:func:`float_rates`), whose
+plots run over the nights.  A reader of such a text reads it back with :func:`metadata_number`."""
 
 from __future__ import annotations
 
@@ -22,13 +31,42 @@ def table_schema(schema: pa.Schema) -> dg.TableSchema:
 
 
 def table_metadata(table: WrittenTable) -> dict[str, Any]:
-    """A table's row count and column schema, as the UI shows them."""
-    return {"dagster/row_count": table.num_rows, "dagster/column_schema": table_schema(table.schema)}
+    """A partitioned table's row count (as text: ``dagster/row_count``, an int, would be plotted
+    across the partitions) and its column schema."""
+    return {**shown_counts({"row_count": table.num_rows}), "dagster/column_schema": table_schema(table.schema)}
 
 
 def float_rates(values: Mapping[str, float | None]) -> dict[str, Any]:
-    """Rates as floats (the UI plots float metadata over time); absent when nothing was scored."""
+    """Rates as floats, for the per-series keys only (``assets.series``: the UI plots them over
+    the nights); absent when nothing was scored.  A partitioned asset or check shows its rates
+    with :func:`shown_rates` instead."""
     return {name: dg.MetadataValue.float(value) for name, value in values.items() if value is not None}
+
+
+def shown_rates(values: Mapping[str, float | None]) -> dict[str, Any]:
+    """Rates of a partitioned asset or check as text to three places (``"0.654"``): shown on its
+    page, never plotted across its partitions; absent when nothing was scored.  The exact values
+    are in the store, and as floats on the per-series keys (:func:`float_rates`)."""
+    return {name: dg.MetadataValue.text(f"{value:.3f}") for name, value in values.items() if value is not None}
+
+
+def shown_counts(values: Mapping[str, int]) -> dict[str, Any]:
+    """Counts of a partitioned asset or check as text (``"81"``): shown, never plotted."""
+    return {name: dg.MetadataValue.text(str(int(value))) for name, value in values.items()}
+
+
+def metadata_number(entry: object) -> float | None:
+    """A rate or count read back from metadata: a float or int value, or the text
+    :func:`shown_rates` and :func:`shown_counts` write; None when absent or not a number."""
+    value = entry.value if isinstance(entry, dg.MetadataValue) else entry
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
 
 
 def text_or_unknown(value: str | None) -> dg.MetadataValue:

@@ -18,12 +18,12 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
-from assets.metadata import float_rates, table_metadata
+from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
 from assets.partitions import PROMPT_FOLDERS, prompt_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import PROMPT_SERIES, build_series_specs, observe
 from assets.summary import observed_run, record_summary, summary_result
-from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
+from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.answers import pipeline as prompt_pipeline
 from goldeneval.answers.details import PROMPTS_COMPLETION, PromptRate
 from goldeneval.answers.golden import prompt_set_digest
@@ -45,9 +45,10 @@ GRADINGS_PREVIEW_COLUMNS = ("prompt_id", "status", "passed", "score", "unstable"
 __all__ = ["PROMPT_ASSETS", "PROMPT_GROUP", "PROMPT_SUMMARY_KEY", "build_prompt_assets"]
 
 
-def prompt_rates(rate: PromptRate) -> dict[str, Any]:
-    """A prompt summary's pass rate and mean score."""
-    return float_rates({"pass_rate": rate.pass_rate, "mean_score": rate.mean_score})
+def prompt_rates(rate: PromptRate) -> dict[str, float | None]:
+    """A prompt summary's pass rate and mean score, by name: shown as text on the partitioned
+    assets, plotted as floats on the per-series keys (``assets.metadata``)."""
+    return {"pass_rate": rate.pass_rate, "mean_score": rate.mean_score}
 
 
 def golden_prompt_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> dg.Output[pa.Table]:
@@ -61,7 +62,7 @@ def golden_prompt_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEval
         return dg.Output(
             table,
             metadata={
-                "prompt_count": len(prompt_set.prompts),
+                **shown_counts({"prompt_count": len(prompt_set.prompts)}),
                 "assertions_by_type": dg.MetadataValue.json(dict(sorted(types.items()))),
                 "label_digest": digest,
                 "privacy": spec.privacy.value,
@@ -81,18 +82,21 @@ def prompt_evaluation(
     for notice in run.notices:
         context.log.warning(notice)
     responses = responses_table(run, spec.privacy, context.run.run_id)
-    counted = {"prompt_count": len(run.results), "model_errors": sum(1 for r in run.results if r.stage == "model")}
+    counted = shown_counts(
+        {"prompt_count": len(run.results), "model_errors": sum(1 for r in run.results if r.stage == "model")}
+    )
     yield table_output(responses, "model_responses", spec.privacy, counted)
     gradings = gradings_table(run, spec.privacy, context.run.run_id)
     overall = run.aggregates.overall
     rated = {
-        **prompt_rates(overall),
-        "errors": overall.errors,
-        "unstable": run.aggregates.unstable,
+        **shown_rates(prompt_rates(overall)),
+        **shown_counts({"errors": overall.errors, "unstable": run.aggregates.unstable}),
         "grader": run.grader,
         "notices": dg.MetadataValue.json(list(run.notices)),
     }
-    yield table_output(gradings, "prompt_gradings", spec.privacy, rated, preview=GRADINGS_PREVIEW_COLUMNS)
+    where = prompt_cell(context.partition_key)
+    full = full_table(goldeneval.suite().tables_root, "prompt_gradings", where, context.run.run_id)
+    yield table_output(gradings, "prompt_gradings", spec.privacy, rated, preview=GRADINGS_PREVIEW_COLUMNS, full=full)
 
 
 def prompt_summary(
@@ -115,21 +119,26 @@ def prompt_summary(
         "set": where["prompt_set"],
         "retriever": where["model"],
         "model": where["model"],
-        **prompt_rates(overall),
+        **shown_rates(prompt_rates(overall)),
     }
     metadata = {
-        "prompt_count": overall.prompts,
-        "graded_count": overall.graded,
-        "error_count": overall.errors,
-        "unstable_count": run.aggregates.unstable,
+        **shown_counts(
+            {
+                "prompt_count": overall.prompts,
+                "graded_count": overall.graded,
+                "error_count": overall.errors,
+                "unstable_count": run.aggregates.unstable,
+            }
+        ),
         "status": stored.status,
         "grader": stored.grader,
+        **full_table(goldeneval.suite().tables_root, "prompt_gradings", where, recorded.tables_run_id),
     }
     observe(
         context,
         where,
         goldeneval.suite().prompt_cells.series,
-        observed_run(recorded, prompt_rates(overall)),
+        observed_run(recorded, float_rates(prompt_rates(overall))),  # plotted per series, over the nights
         PROMPT_SERIES,
     )
     return summary_result(recorded, identity, metadata, PROMPTS_COMPLETION.of(overall.errors, overall.prompts))

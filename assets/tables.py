@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -23,9 +24,13 @@ from assets.metadata import table_metadata
 from assets.names import TABLES_IO_MANAGER
 from assets.summary import build_summary_asset
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.store.parquet import TableInBatches, WrittenTable, markdown_preview
+from goldeneval.store.parquet import TableInBatches, WrittenTable, markdown_preview, partition_folder, run_files
 
-__all__ = ["EvaluatedKind", "Table", "build_kind_assets", "table_output"]
+__all__ = ["PREVIEW_ROWS", "EvaluatedKind", "Table", "build_kind_assets", "full_table", "table_output"]
+
+PREVIEW_ROWS = 10
+"""Rows of a table's Markdown preview (``markdown_preview``'s limit); the whole table is one
+DuckDB line away (:func:`full_table`)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,28 @@ def build_kind_assets(
     return [sets_asset, step_asset, summary_asset]
 
 
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def full_table(tables_root: Path, table_name: str, partition: Mapping[str, str], run_id: str) -> dict[str, Any]:
+    """Where one run's whole table of a partition lies, and the DuckDB line that reads it:
+    ``full_table`` (the Parquet file, ``<tables>/<table>/<dim>=<value>/.../<time>_<run
+    id>.parquet``: the IO manager's layout) and ``full_table_sql``
+    (``SELECT * FROM read_parquet('...')``).  ``partition`` is in hive folder order.
+
+    Before the file is written (on the table's own materialisation: the IO manager writes it
+    after the step yields it, and records its path as ``path``) only ``full_table_sql`` is
+    given, reading ``*_<run id>.parquet`` in the partition's folder: that one file.  Neither
+    names a question or a document, in any privacy mode (the folders are the partition's
+    keys); the file holds what its privacy mode lets it hold."""
+    folder = partition_folder(tables_root, table_name, partition)
+    files = run_files(folder, {run_id})
+    location = str(files[0]) if len(files) == 1 else str(folder / f"*_{run_id}.parquet")
+    sql = {"full_table_sql": dg.MetadataValue.text(f"SELECT * FROM read_parquet({_sql_string(location)})")}
+    return {"full_table": dg.MetadataValue.path(location), **sql} if len(files) == 1 else sql
+
+
 def table_output(
     table: WrittenTable,
     output_name: str,
@@ -112,15 +139,26 @@ def table_output(
     metadata: Mapping[str, Any],
     *,
     preview: Sequence[str] = (),
+    full: Mapping[str, Any] | None = None,
 ) -> dg.Output[WrittenTable]:
     """One output of a kind's step: the kind's ``metadata``, then what every table shows (the
-    privacy mode it obeys, its rows and schema) and, for the table a person reads first, a
-    Markdown preview of the ``preview`` columns of its first rows."""
-    if preview and isinstance(table, TableInBatches):  # its first batch holds the first rows
-        table = pa.Table.from_batches(list(itertools.islice(table.to_batches(), 1)), schema=table.schema)
-    shown = {"preview": dg.MetadataValue.md(markdown_preview(table, columns=preview))} if preview else {}
+    privacy mode it obeys, its rows and schema; where the whole table lies and the DuckDB line
+    that reads it, ``full``: :func:`full_table`) and, for the table a person reads first, a
+    Markdown preview of the ``preview`` columns of its first :data:`PREVIEW_ROWS` rows, under a
+    label that says so, ending with that DuckDB line."""
+    shown: dict[str, Any] = {}
+    if preview:
+        head = table
+        if isinstance(head, TableInBatches):  # its first batch holds the first rows
+            head = pa.Table.from_batches(list(itertools.islice(head.to_batches(), 1)), schema=head.schema)
+        markdown = markdown_preview(head, limit=PREVIEW_ROWS, columns=preview)
+        if full is not None:
+            sql = full["full_table_sql"]
+            sql = sql.value if isinstance(sql, dg.MetadataValue) else sql
+            markdown += f"\n\nAll {table.num_rows} rows, in DuckDB:\n\n```sql\n{sql}\n```\n"
+        shown = {f"preview (first {PREVIEW_ROWS} rows)": dg.MetadataValue.md(markdown)}
     return dg.Output(
         table,
         output_name=output_name,
-        metadata={**metadata, "privacy": privacy.value, **table_metadata(table), **shown},
+        metadata={**metadata, "privacy": privacy.value, **table_metadata(table), **dict(full or {}), **shown},
     )

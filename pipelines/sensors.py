@@ -20,6 +20,7 @@ from typing import Any
 import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE
+from assets.metadata import metadata_number
 from goldeneval.core.alerts import Alert, AlertDeliveryError
 from goldeneval.core.regression import GateDecision
 from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
@@ -150,8 +151,8 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
         asset=evaluation.asset_key.to_user_string(),
         set_id=str(_value(metadata, "set")),
         retriever=str(_value(metadata, "retriever")),
-        top1_hit_rate=_value(metadata, "top1_hit_rate"),
-        top3_hit_rate=_value(metadata, "top3_hit_rate"),
+        top1_hit_rate=metadata_number(metadata.get("top1_hit_rate")),
+        top3_hit_rate=metadata_number(metadata.get("top3_hit_rate")),
         verdict=str(_value(metadata, "verdict")),
         state=_value(metadata, "state"),
         reason=str(_value(metadata, "reason")),
@@ -160,7 +161,8 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
         stored_run_id=_value(metadata, "stored_run_id"),
         extra={
             "partition": record.partition,
-            **{k: _value(metadata, k) for k in ("model", "pass_rate", "mean_score") if k in metadata},
+            **{k: _value(metadata, k) for k in ("model",) if k in metadata},
+            **{k: metadata_number(metadata.get(k)) for k in ("pass_rate", "mean_score") if k in metadata},
         },
     )
 

@@ -106,7 +106,8 @@ query($ids: [String!]) { runsOrError(filter: {runIds: $ids}) { ... on Runs { res
 MATERIALISATIONS = """
 query($path: [String!]!) { assetOrError(assetKey: {path: $path}) { ... on Asset {
   assetMaterializations(limit: 100) { partition runId
-    metadataEntries { label __typename ... on FloatMetadataEntry { floatValue } } } } } }
+    metadataEntries { label __typename
+      ... on FloatMetadataEntry { floatValue } ... on TextMetadataEntry { text } } } } } }
 """
 CHECKS = """
 query($path: [String!]!, $check: String!) {
@@ -231,15 +232,16 @@ def test_every_asset_partition_is_materialised(services: Services, asset: str) -
     assert _materialised_partitions(services, asset) == set(KEYS)
 
 
-def test_hit_rates_read_back_as_floats(services: Services) -> None:
+def test_hit_rates_read_back_as_text_on_the_partitioned_summary(services: Services) -> None:
+    """Text, never a float: the UI plots a partitioned asset's floats as one line across partitions."""
     found = services.graphql(MATERIALISATIONS, {"path": ["evaluation_summary"]})["assetOrError"]
     by_partition = {
         m["partition"]: {e["label"]: e for e in m["metadataEntries"]} for m in found["assetMaterializations"]
     }
     fixed = by_partition["fixed|alpha-set"]
-    assert fixed["top1_hit_rate"]["__typename"] == "FloatMetadataEntry"
-    assert fixed["top1_hit_rate"]["floatValue"] == 1.0  # a2 errored: 2 scored, both hits
-    assert by_partition["lexical|alpha-set"]["top3_hit_rate"]["__typename"] == "FloatMetadataEntry"
+    assert fixed["top1_hit_rate"]["__typename"] == "TextMetadataEntry"
+    assert fixed["top1_hit_rate"]["text"] == "1.000"  # a2 errored: 2 scored, both hits
+    assert by_partition["lexical|alpha-set"]["top3_hit_rate"]["__typename"] == "TextMetadataEntry"
 
 
 def test_check_evaluations_read_back_through_graphql(services: Services) -> None:

@@ -209,7 +209,7 @@ def test_trec_run_replays_a_run_file_under_dagster(
     [result] = run_nightly(definitions(project), instance, ["replay|alpha-set"])
     assert result.success
     metadata = latest_metadata(instance, "evaluation_summary", "replay|alpha-set")
-    assert (metadata["top1_hit_rate"].value, metadata["error_count"].value) == (0.5, 0)
+    assert (metadata["top1_hit_rate"].value, metadata["error_count"].value) == ("0.500", "0")
 
 
 def _cli(project: Project, *extra: str) -> dict[str, Any]:

@@ -13,6 +13,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from assets.metadata import metadata_number
+from assets.series import series_key
+from assets.tables import PREVIEW_ROWS
 from goldeneval.retrieval.details import retrieval_details
 from goldeneval.retrieval.metrics import METRIC_KINDS
 from goldeneval.store import ResultStore, StoredRun
@@ -76,11 +79,14 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Graph]:
             yield Graph(project, defs, instance, webhook, first, second)
 
 
-def _float(metadata: dict[str, Any], key: str) -> float:
+def _rate(metadata: dict[str, Any], key: str) -> float:
+    """A rate of a partitioned asset: text to three places, never a float the UI would plot
+    across the partitions (tests/test_dagster_plots_over_nights.py)."""
     value = metadata[key]
-    assert isinstance(value, dg.FloatMetadataValue), f"{key} is {type(value).__name__}, not a float"
-    assert value.value is not None
-    return value.value
+    assert isinstance(value, dg.TextMetadataValue), f"{key} is {type(value).__name__}, not text"
+    number = metadata_number(value)
+    assert number is not None and value.value == f"{number:.3f}"
+    return number
 
 
 def test_partitions_are_every_set_times_every_retriever(graph: Graph) -> None:
@@ -141,19 +147,25 @@ def test_each_summary_stores_exactly_one_run(graph: Graph) -> None:
     ]
 
 
-def test_hit_rates_are_float_metadata_on_hits_and_summary(graph: Graph) -> None:
+def test_hit_rates_are_text_on_hits_and_summary(graph: Graph) -> None:
     for asset in ("question_hits", "evaluation_summary"):
         metadata = latest_metadata(graph.instance, asset, "fixed|beta-set")
-        assert _float(metadata, "top1_hit_rate") == 1.0
-        assert _float(metadata, "top3_hit_rate") == 1.0
+        assert _rate(metadata, "top1_hit_rate") == 1.0
+        assert _rate(metadata, "top3_hit_rate") == 1.0
 
 
 def test_the_seeded_regression_lowers_the_rates(graph: Graph) -> None:
     metadata = latest_metadata(graph.instance, "evaluation_summary", REGRESSED)
     # WORSE_ALPHA: a1 top-3 miss (apples 4th), a2 top-3 miss, a3 still a hit.
-    assert _float(metadata, "top1_hit_rate") == pytest.approx(1 / 3)
-    assert _float(metadata, "top3_hit_rate") == pytest.approx(1 / 3)
-    assert _float(metadata, "form=GAP/top1_hit_rate") == pytest.approx(1 / 2)
+    assert _rate(metadata, "top1_hit_rate") == 0.333
+    assert _rate(metadata, "top3_hit_rate") == 0.333
+    assert _rate(metadata, "form=GAP/top1_hit_rate") == 0.5
+    # exact, as floats, on the series' own key (plotted over the nights)
+    [latest] = graph.instance.fetch_observations(series_key("alpha-set", "fixed"), limit=1).records
+    assert latest.asset_observation is not None
+    observed = latest.asset_observation.metadata
+    assert observed["top1_hit_rate"] == dg.MetadataValue.float(1 / 3)
+    assert observed["form=GAP/top1_hit_rate"] == dg.MetadataValue.float(1 / 2)
 
 
 def test_summary_metadata_names_the_stored_run_and_its_fingerprints(graph: Graph) -> None:
@@ -171,7 +183,13 @@ def test_summary_metadata_reports_every_rank_metric_the_registry_declares(graph:
     stored = ResultStore(graph.project.store).get_run(str(metadata["stored_run_id"].value))
     assert stored is not None
     aggregates = retrieval_details(stored).aggregates.metrics
-    assert {name: _float(metadata, f"metric/{name}") for name in aggregates} == aggregates
+    assert {name: metadata[f"metric/{name}"].value for name in aggregates} == {
+        name: f"{value:.3f}" for name, value in aggregates.items() if value is not None
+    }
+    [latest] = graph.instance.fetch_observations(series_key("alpha-set", "lexical"), limit=1).records
+    assert latest.asset_observation is not None
+    observed = latest.asset_observation.metadata
+    assert {name: observed[f"metric/{name}"].value for name in aggregates} == aggregates  # exact, plotted
     measured = metadata["measurement"].value
     assert [m["name"] for m in measured["metrics"]] == retrieval_details(stored).metrics
     assert {m["definition"] for m in measured["metrics"]} <= {k.definition for k in METRIC_KINDS.values()}
@@ -187,10 +205,10 @@ def test_provenance_declared_in_the_suite_file_gives_known_fingerprints(graph: G
 
 def test_golden_set_metadata_counts_forms_and_hard_classes(graph: Graph) -> None:
     metadata = latest_metadata(graph.instance, "golden_question_sets", "lexical|alpha-set")
-    assert metadata["question_count"].value == 3
+    assert metadata["question_count"].value == "3"
     assert metadata["count_by_form"].value == {"GAP": 2, "MATCH": 1}
     assert metadata["count_by_hard_class"].value == {"(none)": 1, "normal": 1, "prose-free": 1}
-    assert metadata["dagster/row_count"].value == 3
+    assert metadata["row_count"].value == "3"
 
 
 def test_golden_set_data_version_is_its_label_digest(graph: Graph) -> None:
@@ -206,11 +224,11 @@ def test_golden_set_data_version_is_its_label_digest(graph: Graph) -> None:
 
 def test_question_hits_metadata_has_row_count_schema_and_preview(graph: Graph) -> None:
     metadata = latest_metadata(graph.instance, "question_hits", "fixed|alpha-set")
-    assert metadata["dagster/row_count"].value == 3
+    assert metadata["row_count"].value == "3"
     schema = metadata["dagster/column_schema"].value
     assert isinstance(schema, dg.TableSchema)
     assert {"question_id", "top1_hit", "top3_hit", "top_documents"} <= {c.name for c in schema.columns}
-    preview = str(metadata["preview"].value)
+    preview = str(metadata[f"preview (first {PREVIEW_ROWS} rows)"].value)
     assert preview.startswith("| question_id | form | hard_class | status | top1_hit | top3_hit |")
     assert "| a2 | GAP | prose-free | ok | False | False |" in preview
 
@@ -242,7 +260,8 @@ def test_the_seeded_regression_produces_exactly_one_alert(graph: Graph) -> None:
     assert len(graph.webhook.received) == 1
     alert = graph.webhook.received[0]
     assert (alert["check"], alert["set"], alert["retriever"]) == ("no_regression", "alpha-set", "fixed")
-    assert alert["rates"] == {"top1_hit_rate": pytest.approx(1 / 3), "top3_hit_rate": pytest.approx(1 / 3)}
+    # the check shows its rates as text to three places: the alert carries them as numbers
+    assert alert["rates"] == {"top1_hit_rate": 0.333, "top3_hit_rate": 0.333}
     assert alert["verdict"]["status"] == "regression"
     assert alert["run_url"] == f"http://ui.test:3000/runs/{alert['run_id']}"
     assert graph.instance.get_run_by_id(alert["run_id"]) is not None

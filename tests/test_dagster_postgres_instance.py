@@ -159,7 +159,7 @@ def test_the_nightly_job_and_the_daemon_on_the_postgres_instance(
                 limit=1,
             ).records[0]
             assert summary.asset_materialization is not None
-            assert isinstance(summary.asset_materialization.metadata["top1_hit_rate"].value, float)
+            assert summary.asset_materialization.metadata["top1_hit_rate"].value == "1.000"
 
             # 2. the daemon on the same instance: sensors tick, regression runs are queued and launched
             env = {

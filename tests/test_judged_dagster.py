@@ -12,6 +12,7 @@ import dagster as dg
 import pytest
 import yaml
 
+from assets.series import series_key
 from goldeneval.retrieval.details import retrieval_details
 from goldeneval.store import ResultStore
 from tests.dagster_support import (
@@ -109,6 +110,12 @@ def test_min_judged_in_the_suite_fails_the_nightly_check_naming_labels_incomplet
         )
         if event.asset_materialization is not None
     ]
-    assert summary.metadata["judged/judged@3"].value == pytest.approx(1 / 3)  # plotted over the nights
+    assert summary.metadata["judged/judged@3"].value == "0.333"  # text here; plotted on the series' key
+    [point] = [
+        record.asset_observation.metadata
+        for record in instance.fetch_observations(series_key("alpha-set", "fixed"), limit=1).records
+        if record.asset_observation is not None
+    ]
+    assert point["judged/judged@3"] == dg.MetadataValue.float(1 / 3)
     judged = summary.metadata["judged"].value
     assert isinstance(judged, dict) and judged["overall"]["judged@3"] == pytest.approx(1 / 3)
