@@ -9,22 +9,36 @@ the regression sensor once per stored run (the sensor passes the stored run id i
 config); materialised by hand, it judges the partition's latest summary.  The verdict is
 :func:`goldeneval.history.door.judge`, and ``no_regression`` passes exactly when the gate of
 ``--fail-on-regression`` would: only a baseline and a passing comparable run.
+
+Beside the verdict the check shows what changed, from the comparison built around that verdict
+(:func:`goldeneval.report.runs.comparison_for`, never judged again): its description names the
+newly failing questions with their text and what came back instead
+(:func:`goldeneval.report.check.check_description`, privacy permitting), and the run's HTML
+report (:func:`goldeneval.report.html.write_report`) is written beside the Parquet tables, at
+``<tables>/reports/<stored run id>.html``, its path the ``report`` metadata of the check and
+of the materialisation.
 """
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
 from assets.checks import partitioned_check
-from assets.metadata import comparison_markdown, float_rates
+from assets.metadata import comparison_markdown, shown_rates
 from assets.names import NO_REGRESSION, STORE_POOL
-from goldeneval.core.errors import StoreError
+from goldeneval.core.errors import GoldenEvalError, StoreError
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
-from goldeneval.core.regression import GateDecision
+from goldeneval.core.regression import GateDecision, RegressionVerdict
 from goldeneval.history import door
+from goldeneval.report.check import check_description
+from goldeneval.report.html import write_report
+from goldeneval.report.runs import SourceRefs, comparison_for
+from goldeneval.store import Store
+from goldeneval.store.parquet import report_file
 from resources.goldeneval import GoldenEvalResource
 
 
@@ -71,6 +85,47 @@ def stored_privacy(spec_privacy: PrivacyMode, stored: StoredRun) -> PrivacyMode:
     return strictest(spec_privacy, *recorded)
 
 
+def source_refs(spec: object) -> SourceRefs:
+    """Where a comparison reads the question text and the documents' titles from: the run
+    specification's set, sets folders and corpus (a retrieval ``RunSpec``, a prompt run's
+    spec); a kind whose spec names none gets the run's registered set and its corpus."""
+    set_ref = getattr(spec, "set_ref", None)
+    corpus = getattr(spec, "corpus", None)
+    return SourceRefs(
+        set_ref=str(set_ref) if set_ref else None,
+        sets_dirs=tuple(Path(d) for d in getattr(spec, "sets_dirs", None) or ()),
+        corpus_path=Path(corpus) if corpus else None,
+        beir_split=str(getattr(spec, "beir_split", None) or "test"),
+    )
+
+
+def describe_verdict(
+    context: dg.AssetExecutionContext,
+    store: Store,
+    stored: StoredRun,
+    verdict: RegressionVerdict,
+    privacy: PrivacyMode,
+    refs: SourceRefs,
+    tables_root: Path,
+) -> tuple[str, Path | None]:
+    """The check's description and the HTML report's path, from the comparison around the
+    verdict just made.  The verdict is what the check reports: a comparison that cannot be
+    built or a report that cannot be written is said in the description, never a failed step."""
+    try:
+        comparison = comparison_for(store, stored, verdict=verdict, privacy=privacy, refs=refs, trend=False)
+    except GoldenEvalError as exc:
+        why = str(exc) if privacy is PrivacyMode.FULL else type(exc).__name__  # metadata_only: no message
+        context.log.warning(f"no comparison for run {stored.id}: {why}")
+        return f"{verdict.summary}\n\nComparison not shown: {why}", None
+    path: Path | None = None
+    try:
+        path = write_report(comparison, report_file(tables_root, stored.id))
+    except (GoldenEvalError, OSError) as exc:
+        context.log.warning(f"no HTML report for run {stored.id}: {exc}")
+    description = check_description(comparison, report_path=None if path is None else str(path))
+    return description, path
+
+
 def judge_partition(
     kind: CheckedKind, context: dg.AssetExecutionContext, config: RegressionCheckConfig, goldeneval: GoldenEvalResource
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
@@ -89,13 +144,20 @@ def judge_partition(
         "gate": gate.value,
         "previous_run_id": verdict.previous_run_id or "none",
     }
-    identity.update(float_rates(dict(zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True))))
-    comparison = dg.MetadataValue.md(comparison_markdown(verdict, stored_privacy(spec.privacy, stored)))
+    identity.update(shown_rates(dict(zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True))))
+    privacy = stored_privacy(spec.privacy, stored)
+    comparison = dg.MetadataValue.md(comparison_markdown(verdict, privacy))
+    description, report = describe_verdict(
+        context, store, stored, verdict, privacy, source_refs(spec), goldeneval.suite().tables_root
+    )
+    shown: dict[str, Any] = {"comparison": comparison}
+    if report is not None:
+        shown["report"] = dg.MetadataValue.path(str(report))
     return dg.MaterializeResult(
         metadata={
             **identity,
             "regressed": verdict.regressed,
-            "comparison": comparison,
+            **shown,
             "verdict_details": dg.MetadataValue.json(verdict.to_dict()),
         },
         check_results=[
@@ -103,8 +165,8 @@ def judge_partition(
                 check_name=NO_REGRESSION,
                 passed=gate is GateDecision.PASS,
                 severity=dg.AssetCheckSeverity.ERROR,
-                description=verdict.summary,
-                metadata={**identity, "comparison": comparison},
+                description=description,
+                metadata={**identity, **shown},
             )
         ],
     )
@@ -135,4 +197,5 @@ __all__ = [
     "RegressionCheckConfig",
     "build_regression_check",
     "latest_summary_run_id",
+    "source_refs",
 ]

@@ -114,3 +114,24 @@ def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[str, Path, dict[
     assert output.splitlines()[0] == "Would delete 3 run(s) and 4 Parquet table file(s)."
     assert len(open_store(store_path).list_runs()) == 5
     assert len(list(parquet.rglob("*.parquet"))) == 8
+
+
+def test_purge_deletes_the_html_reports_of_the_runs_it_deletes(
+    populated: tuple[str, Path, dict[str, str]],
+) -> None:
+    """A run's HTML report shows its questions and documents: it goes with the run."""
+    from goldeneval.store.parquet import report_file
+
+    store_path, parquet, ids = populated
+    reports = {name: report_file(parquet, run_id) for name, run_id in ids.items()}
+    for path in reports.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("<html></html>")
+    assert purge(store_path, parquet, "--dry-run").splitlines()[0] == (
+        "Would delete 3 run(s) and 4 Parquet table file(s) and 3 HTML report(s)."
+    )
+    assert all(path.is_file() for path in reports.values())
+    assert purge(store_path, parquet).splitlines()[0] == (
+        "Deleted 3 run(s) and 4 Parquet table file(s) and 3 HTML report(s)."
+    )
+    assert sorted(name for name, path in reports.items() if path.is_file()) == ["new-a", "new-c"]

@@ -149,7 +149,7 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "goldeneval.cli.compare:report",
         "Write a self-contained HTML report of a stored run against an earlier one: the verdict and why, "
         "rates with intervals by form and hard class, the series' trend, and every question with both "
-        "rankings side by side.",
+        "rankings side by side. Nothing is stored.",
     ),
     "retrieval": LazyCommand(
         "goldeneval.cli.retrieval:retrieval",

@@ -101,7 +101,8 @@ def purge(
 
     report = run_guarded(run)
     verb = "Would delete" if report.dry_run else "Deleted"
-    click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.table_files)} Parquet table file(s).")
+    reports = f" and {len(report.report_files)} HTML report(s)" if report.report_files else ""
+    click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.table_files)} Parquet table file(s){reports}.")
     for stored in report.runs:
         click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
 

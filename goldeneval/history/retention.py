@@ -1,7 +1,8 @@
 """Retention (ADR-215 decision 5): delete whole runs older than a duration.
 
-A run is the store row, its slices and the Parquet table files it was built from (the
-Dagster assets record the Dagster run that wrote them, ``tables_run_id``); all go together.
+A run is the store row, its slices, the Parquet table files it was built from (the Dagster
+assets record the Dagster run that wrote them, ``tables_run_id``) and its HTML report (the
+regression check writes it below the tables); all go together.
 A table file still used by a run that stays is kept.  Both questions are SQL queries in the
 store: the history is never loaded into Python.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 from goldeneval.core.errors import InputError
 from goldeneval.core.records import StoredRun
 from goldeneval.store.base import Store
-from goldeneval.store.parquet import run_files
+from goldeneval.store.parquet import report_files, run_files
 
 __all__ = ["PurgeReport", "parse_duration", "purge_runs"]
 
@@ -41,6 +42,8 @@ class PurgeReport:
     runs: tuple[StoredRun, ...]
     table_files: tuple[Path, ...]
     dry_run: bool
+    report_files: tuple[Path, ...] = ()
+    """The purged runs' HTML reports (they show the runs' questions and documents)."""
 
 
 def purge_runs(
@@ -57,7 +60,8 @@ def purge_runs(
     tables_runs = sorted({run.tables_run_id for run in runs if run.tables_run_id})
     still_used = store.tables_runs_in_use(tables_runs, excluding=[run.id for run in runs])
     files = run_files(tables_root, set(tables_runs) - still_used) if tables_root else []
+    reports = report_files(tables_root, {run.id for run in runs}) if tables_root else []
     if not dry_run:
-        for path in files:
+        for path in (*files, *reports):
             path.unlink(missing_ok=True)
-    return PurgeReport(tuple(runs), tuple(files), dry_run)
+    return PurgeReport(tuple(runs), tuple(files), dry_run, tuple(reports))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -166,6 +167,22 @@ def file_evaluated_at(path: Path) -> datetime:
     """When the run that wrote a partition file was evaluated, from its name (a table of no
     rows has no ``evaluated_at`` value to read)."""
     return datetime.strptime(path.stem.partition("_")[0], _FILE_TIME).replace(tzinfo=UTC)
+
+
+REPORTS_FOLDER = "reports"
+"""The folder below the tables root that holds each judged run's HTML report (the Dagster
+``no_regression`` check writes it); retention deletes a purged run's report with its tables."""
+
+
+def report_file(root: Path, stored_run_id: str) -> Path:
+    """Where the HTML report of a stored run lies: ``<tables>/reports/<run id>.html`` (stable:
+    judging the run again replaces it)."""
+    return root / REPORTS_FOLDER / f"{re.sub(r'[^A-Za-z0-9._-]', '_', stored_run_id)}.html"
+
+
+def report_files(root: Path, stored_run_ids: set[str]) -> list[Path]:
+    """The HTML reports below ``root`` of ``stored_run_ids`` that exist."""
+    return sorted(path for path in (report_file(root, run_id) for run_id in stored_run_ids) if path.is_file())
 
 
 def run_files(root: Path, run_ids: set[str]) -> list[Path]:
