@@ -197,3 +197,15 @@ def test_answer_runs_show_both_answers_their_grades_and_reasons(answer_runs: tup
     table = CliRunner().invoke(main, ["compare", first, second, "--store", str(root / "s.duckdb")]).stdout
     if any(row["flip"] != "unchanged" for row in rows):
         assert "answer: " in table
+
+
+def test_a_label_change_says_the_questions_are_compared_as_they_are(cli_workspace: CliWorkspace) -> None:
+    from tests.conftest import FIXED_QUESTIONS
+
+    first = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json"))
+    cli_workspace.write_set([{**FIXED_QUESTIONS[0], "expected": ["a", "c"]}, *FIXED_QUESTIONS[1:]])
+    second = _run_id(cli_workspace.evaluate(ONE_MISS, "--format", "json"))
+    document = json.loads(_compare(cli_workspace, first, second, "--format", "json").stdout)
+    assert document["verdict"]["state"] == "mismatch" and "labels changed" in document["verdict"]["reason"]
+    assert document["notes"][1].startswith("the labels changed between the runs")
+    assert {row["id"] for row in document["questions"] if row["flip"] == "newly_failing"} == {"q2"}

@@ -510,6 +510,12 @@ def build_comparison(
             0,
             f"no numeric verdict ({verdict.state.value}): the questions are compared for information only",
         )
+        if earlier is not None and earlier.label_digest != current.label_digest:
+            notes.insert(
+                1,
+                "the labels changed between the runs; a run records its labels' digest, not each question's, "
+                "so every question both runs have is compared as it is (its outcome may have moved with its labels)",
+            )
     return RunComparison(
         current=current,
         earlier=earlier,
