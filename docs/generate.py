@@ -937,6 +937,14 @@ COMPARE_JSON_FIELDS: dict[str, str] = {
         for who in ("earlier", "current")
         for key, text in COMPARE_SLICE_FIELDS.items()
     },
+    "slices[].paired": "Per binary rate, the paired comparison of the slice's questions (the current run's "
+    "members), with the keys of `paired[]`: the slice's McNemar p and bootstrap interval.",
+    "slices[].paired[].rate": "The rate.",
+    "slices[].paired[].questions": "Questions of the slice both runs scored.",
+    "slices[].paired[].newly_failing": "Ids of the slice's questions that newly fail.",
+    "slices[].paired[].newly_passing": "Ids of the slice's questions that newly pass.",
+    "slices[].paired[].mcnemar_p": "Exact McNemar p-value of the slice's change.",
+    "slices[].paired[].bootstrap_95": "Paired bootstrap 95% interval of the slice's change in rate.",
     "questions": "One entry per question of the current run, in its order, then the earlier run's others.",
     "questions[].id": "The question's id (kept in every privacy mode).",
     "questions[].text": "Its text, from the set at hand; null when the set is not at hand or in `metadata_only`.",

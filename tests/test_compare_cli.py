@@ -209,3 +209,90 @@ def test_a_label_change_says_the_questions_are_compared_as_they_are(cli_workspac
     assert document["verdict"]["state"] == "mismatch" and "labels changed" in document["verdict"]["reason"]
     assert document["notes"][1].startswith("the labels changed between the runs")
     assert {row["id"] for row in document["questions"] if row["flip"] == "newly_failing"} == {"q2"}
+
+
+def test_the_same_run_twice_says_so(cli_workspace: CliWorkspace) -> None:
+    run = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json"))
+    result = _compare(cli_workspace, run[:6], run)
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert f"name the same run, {run}: nothing to compare" in result.stderr
+
+
+def test_runs_of_different_sets_are_not_compared(cli_workspace: CliWorkspace) -> None:
+    from tests.conftest import FIXED_QUESTIONS
+
+    first = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json"))
+    cli_workspace.write_set(FIXED_QUESTIONS, set_id="other")
+    second = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json"))
+    result = _compare(cli_workspace, first, second)
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "measured set 'tiny'" in result.stderr and "runs of different sets are not compared" in result.stderr
+
+
+def test_an_incomplete_run_is_compared_with_the_last_complete_one_for_information(
+    cli_workspace: CliWorkspace,
+) -> None:
+    first = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json"))
+    broken = cli_workspace.evaluate({**ONE_MISS, "alpha": "raise"}, "--format", "json")
+    second = json.loads(broken.stdout)["run"]["id"]
+    document = json.loads(_compare(cli_workspace, second, "--format", "json").stdout)
+    assert document["verdict"]["state"] == "unknown" and document["earlier"]["id"] == first
+    rows = {row["id"]: row for row in document["questions"]}
+    assert rows["q1"]["flip"] == "only_in_earlier" and rows["q1"]["current"]["status"] == "error"
+    assert rows["q2"]["flip"] == "newly_failing" and rows["q2"]["informational"]
+
+
+def test_the_slices_carry_their_own_paired_test(cli_workspace: CliWorkspace) -> None:
+    first, second, _ = _two_runs(cli_workspace)
+    document = json.loads(_compare(cli_workspace, first, second, "--format", "json").stdout)
+    gap = next(s for s in document["slices"] if (s["kind"], s["value"]) == ("form", "GAP"))
+    top1 = next(p for p in gap["paired"] if p["rate"] == "top-1 hit rate")
+    assert (top1["questions"], top1["newly_failing"]) == (2, ["q2"])
+    assert top1["bootstrap_95"][0] < 0
+
+
+def test_compare_says_with_which_thresholds_it_judged(cli_workspace: CliWorkspace) -> None:
+    first, second, _ = _two_runs(cli_workspace, TWO_MISS)
+    args = (first, second, "--max-drop", "0.9", "--slice-drop", "form:GAP=0.2", "--min-slice-questions", "1")
+    args += ("--format", "json")
+    document = json.loads(_compare(cli_workspace, *args).stdout)
+    assert document["notes"][-1].startswith(
+        "judged here with the thresholds of this command (--max-drop 0.9, --slice-drop form:GAP=0.2)"
+    )
+    assert document["verdict"]["status"] == "regression"  # the slice fell by more than 0.2
+
+
+def test_an_output_path_no_file_can_take_is_bad_usage_before_anything_is_stored(
+    cli_workspace: CliWorkspace,
+) -> None:
+    (cli_workspace.root / "file.txt").write_text("a file")
+    result = cli_workspace.evaluate(ALL_HIT, "--summary-md", str(cli_workspace.root / "file.txt" / "x.md"))
+    assert result.exit_code == ExitCode.USAGE
+    assert "Invalid value for --summary-md: " in result.stderr and "file.txt is not a folder" in result.stderr
+    assert not cli_workspace.store.exists()
+
+
+def test_an_output_file_that_cannot_be_written_at_the_end_is_exit_3_with_the_run_stored(
+    cli_workspace: CliWorkspace,
+) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    junit = cli_workspace.root / "out" / "junit.xml"
+    result = cli_workspace.evaluate(ALL_HIT, "--summary-md", "/dev/full", "--junit", str(junit))
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    assert "goldeneval: error: --summary-md: cannot write /dev/full: No space left on device" in result.stderr
+    assert junit.is_file()  # the other file is still written
+    assert len(ResultStore(cli_workspace.store).list_runs()) == 1
+    assert Path("/dev/full").is_char_device()
+
+
+def test_a_failed_assertion_is_the_reason_an_answer_shows() -> None:
+    from goldeneval.answers.details import AssertionOutcome
+    from goldeneval.report.comparison import _failed_assertions
+
+    outcomes = [
+        AssertionOutcome(type="contains", passed=False, weight=1.0, message="'Paris' not found"),
+        AssertionOutcome(type="regex", passed=True, weight=1.0, message="matched"),
+    ]
+    assert _failed_assertions(outcomes) == "contains: 'Paris' not found"
+    assert _failed_assertions([AssertionOutcome(type="contains", passed=False, weight=1.0)]) is None

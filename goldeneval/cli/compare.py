@@ -7,6 +7,7 @@ comparison: ``compare`` as a table or JSON (and the CI files of :mod:`goldeneval
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from goldeneval.cli.app import run_guarded
-from goldeneval.cli.options import GATE_EXIT_CODES
+from goldeneval.cli.app import ExitCode, run_guarded
+from goldeneval.cli.options import GATE_EXIT_CODES, declared_bundle
 from goldeneval.cli.outputs import CiOutputs, ci_output_options
 from goldeneval.cli.params import format_option, sets_dir_option, store_option
 from goldeneval.core.baseline import Baseline
@@ -23,6 +24,8 @@ from goldeneval.core.errors import InputError, printable
 from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
+from goldeneval.core.settings import settings_of
+from goldeneval.core.thresholds import SliceThresholds
 from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
@@ -87,10 +90,35 @@ def _source_options(command: Callable[..., None]) -> Callable[..., None]:
         ]
     ):
         command = option(command)
-    return command
+    return declared_bundle(SliceThresholds, "slices")(command)
+
+
+JUDGED_AGAIN = (
+    "judged here with the thresholds of this command (--max-drop {max_drop:g}{max_p}{slices}); a run "
+    "records its verdict's outcome, not the thresholds it was gated with: pass the same ones to see its verdict"
+)
+"""The note of every comparison ``compare`` and ``report`` judge themselves."""
 
 
 def _comparison(
+    store_path: StoreLocation | None,
+    first: str,
+    second: str | None,
+    against: str | None,
+    options: dict[str, Any],
+) -> RunComparison:
+    """The comparison the arguments name, with the note that says how it was judged."""
+    comparison = _compared(store_path, first, second, against, options)
+    slices = options["slices"].slice_max_drop
+    note = JUDGED_AGAIN.format(
+        max_drop=options["max_drop"],
+        max_p="" if options["max_p"] is None else f", --max-p {options['max_p']:g}",
+        slices="".join(f", --slice-drop {key}={value:g}" for key, value in slices.items()),
+    )
+    return dataclasses.replace(comparison, notes=(*comparison.notes, note))
+
+
+def _compared(
     store_path: StoreLocation | None,
     first: str,
     second: str | None,
@@ -105,7 +133,10 @@ def _comparison(
         raise InputError(f"run {first!r} not found: the store {location} does not exist")
     store = open_store(location)
     thresholds = RegressionThresholds(
-        max_pass_rate_drop=options["max_drop"], max_mean_score_drop=options["max_drop"], max_p=options["max_p"]
+        max_pass_rate_drop=options["max_drop"],
+        max_mean_score_drop=options["max_drop"],
+        max_p=options["max_p"],
+        **settings_of(options["slices"], SliceThresholds),
     )
     refs = SourceRefs(options["set_ref"], options["sets_dirs"], options["corpus_path"], options["beir_split"])
     privacy = resolve_privacy(options["privacy_mode"])
@@ -174,11 +205,14 @@ def compare(
         from goldeneval.report.text import render_comparison
 
         click.echo(render_comparison(comparison, limit=limit))
-    for line in run_guarded(lambda: outputs.write(lambda: comparison)):
-        click.echo(f"goldeneval: {line}", err=True)
+    written = run_guarded(lambda: outputs.write(lambda: comparison))
+    written.echo()
     gate = comparison.verdict.gate(comparison.current.complete)
-    if fail_on_regression:
-        sys.exit(int(GATE_EXIT_CODES[gate]))
+    code = GATE_EXIT_CODES[gate] if fail_on_regression else ExitCode.OK
+    if written.failed and code is ExitCode.OK:
+        code = ExitCode.INVALID_INPUT
+    if code is not ExitCode.OK:
+        sys.exit(int(code))
 
 
 @click.command()
@@ -201,12 +235,21 @@ def report(run_id: str, against: str | None, out: Path, store_path: StoreLocatio
     both rankings side by side.  Nothing is stored.
 
     RUN is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
+    from goldeneval.report.files import OutputFileError, check_output_path
+
+    try:
+        check_output_path(out)
+    except OutputFileError as exc:
+        raise click.BadParameter(str(exc), param_hint="--out") from None
     comparison = run_guarded(lambda: _comparison(store_path, run_id, None, against, options))
 
     def written() -> Path:
         from goldeneval.report.html import write_report
 
-        return write_report(comparison, out)
+        try:
+            return write_report(comparison, out)
+        except OutputFileError as exc:
+            raise InputError(str(exc)) from None
 
     path = run_guarded(written)
     click.echo(f"wrote {path} ({printable(comparison.verdict.summary)})")

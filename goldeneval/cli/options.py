@@ -178,11 +178,16 @@ class RunOptions:
             write_json(document(), lambda chunk: click.echo(chunk, nl=False))
         else:
             click.echo(text())
+        failed = False
         if outputs is not None and comparison is not None:
-            for line in run_guarded(lambda: outputs.write(comparison)):
-                click.echo(f"goldeneval: {line}", err=True)
-        if self.fail_on_regression:
-            sys.exit(int(GATE_EXIT_CODES[gate]))
+            written = run_guarded(lambda: outputs.write(comparison))
+            written.echo()
+            failed = bool(written.failed)
+        code = GATE_EXIT_CODES[gate] if self.fail_on_regression else ExitCode.OK
+        if failed and code is ExitCode.OK:
+            code = ExitCode.INVALID_INPUT  # an output file is missing: the run is stored, CI must notice
+        if self.fail_on_regression or failed:
+            sys.exit(int(code))
         if not verdict.passes_gate and verdict.status is not VerdictStatus.REGRESSION:
             click.echo(f"Not compared ({verdict.status.value}): {printable(verdict.reason)}", err=True)
 

@@ -3,14 +3,18 @@
 
 Each file is rendered from one :class:`~goldeneval.report.comparison.RunComparison`, built
 around the verdict the command has just made (never a second decision), and written whole
-or not at all.  The report modules are imported only when a file is asked for, so a run
-without these flags costs nothing more.
+or not at all (:mod:`goldeneval.report.files`).  Paths are checked before anything is
+evaluated (a folder, or a path below a file, is bad usage: exit 2); a file that still cannot be
+written at the end (a full disk) is one error line, the others are written all the same, and
+the command exits 3 unless the gate already chose another failing code: the run is stored.
+The report modules are imported only when a file is asked for, so a run without these flags
+costs nothing more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,12 +22,11 @@ import click
 
 from goldeneval.cli.declared import Decorator
 from goldeneval.cli.options import bundled_options
-from goldeneval.core.errors import InputError
 
 if TYPE_CHECKING:
     from goldeneval.report.comparison import RunComparison
 
-__all__ = ["DEFAULT_SUMMARY_LIMIT", "CiOutputs", "ci_output_options"]
+__all__ = ["DEFAULT_SUMMARY_LIMIT", "CiOutputs", "Written", "ci_output_options"]
 
 DEFAULT_SUMMARY_LIMIT = 20
 """Newly failing questions a Markdown summary lists by default."""
@@ -42,35 +45,65 @@ class CiOutputs:
     def wanted(self) -> bool:
         return any(path is not None for path in (self.summary_md, self.junit, self.report))
 
-    def write(self, comparison: Callable[[], RunComparison]) -> list[str]:
+    def paths(self) -> list[tuple[str, Path]]:
+        return [
+            (flag, path)
+            for flag, path in (("--summary-md", self.summary_md), ("--junit", self.junit), ("--report", self.report))
+            if path is not None
+        ]
+
+    def check(self) -> None:
+        """Refuse, before anything is evaluated or stored, an output path no file can be
+        written to (a folder, a path below a file, an unwritable folder): bad usage, exit 2."""
+        from goldeneval.report.files import OutputFileError, check_output_path
+
+        for flag, path in self.paths():
+            try:
+                check_output_path(path)
+            except OutputFileError as exc:
+                raise click.BadParameter(str(exc), param_hint=flag) from None
+
+    def write(self, comparison: Callable[[], RunComparison]) -> Written:
         """Write each file asked for from the comparison (built once, only when one is asked
-        for); returns one line per file written, for stderr."""
+        for).  A file that cannot be written does not stop the others: each is one line of
+        :class:`Written`."""
         if not self.wanted:
-            return []
+            return Written()
         compared = comparison()
-        try:
-            return self._written(compared)
-        except OSError as exc:
-            raise InputError(f"cannot write {exc.filename or 'an output file'}: {exc.strerror or exc}") from None
+        from goldeneval.report.files import OutputFileError
+        from goldeneval.report.html import write_report
+        from goldeneval.report.junit import write_junit
+        from goldeneval.report.markdown import write_summary_md
 
-    def _written(self, compared: RunComparison) -> list[str]:
-        written = []
-        if self.summary_md is not None:
-            from goldeneval.report.markdown import write_summary_md
+        writers: dict[str, tuple[str, Callable[[Path], object]]] = {
+            "--summary-md": ("the Markdown summary", lambda p: write_summary_md(compared, p, self.summary_limit)),
+            "--junit": ("JUnit XML", lambda p: write_junit(compared, p)),
+            "--report": ("the HTML report", lambda p: write_report(compared, p)),
+        }
+        done = Written()
+        for flag, path in self.paths():
+            what, write = writers[flag]
+            try:
+                write(path)
+            except OutputFileError as exc:
+                done.failed.append(f"{flag}: {exc}")
+            else:
+                done.written.append(f"wrote {what} to {path}")
+        return done
 
-            write_summary_md(compared, self.summary_md, self.summary_limit)
-            written.append(f"wrote the Markdown summary to {self.summary_md}")
-        if self.junit is not None:
-            from goldeneval.report.junit import write_junit
 
-            write_junit(compared, self.junit)
-            written.append(f"wrote JUnit XML to {self.junit}")
-        if self.report is not None:
-            from goldeneval.report.html import write_report
+@dataclass
+class Written:
+    """What :meth:`CiOutputs.write` wrote, and what it could not (one line each)."""
 
-            write_report(compared, self.report)
-            written.append(f"wrote the HTML report to {self.report}")
-        return written
+    written: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def echo(self) -> None:
+        for line in self.written:
+            click.echo(f"goldeneval: {line}", err=True)
+        for line in self.failed:
+            click.echo(f"goldeneval: error: {line}", err=True)
 
 
 _FILE = click.Path(dir_okay=False, writable=True, path_type=Path)
@@ -109,4 +142,11 @@ def ci_output_options(command: Callable[..., None]) -> Callable[..., None]:
         ),
     ]
     names = [field.name for field in fields(CiOutputs)]
-    return bundled_options(options, names, CiOutputs, "outputs")(command)
+    return bundled_options(options, names, _checked, "outputs")(command)
+
+
+def _checked(**values: object) -> CiOutputs:
+    """The outputs asked for, their paths checked before the command does anything."""
+    outputs = CiOutputs(**values)  # type: ignore[arg-type]
+    outputs.check()
+    return outputs

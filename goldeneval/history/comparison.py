@@ -145,8 +145,9 @@ def _latest_of_series(store: Store, series: str, set_id: str, grader: str, judge
             found = store.get_run(run.id)
             if found is not None:
                 return found
+    other = " other than the run judged" if judged is not None else ""
     raise InputError(
-        f"baseline series {series!r}: it has no complete run of set {set_id!r} and grader {grader!r} "
+        f"baseline series {series!r}: it has no complete run{other} of set {set_id!r} and grader {grader!r} "
         "in this store: run that series first"
     )
 

@@ -21,12 +21,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
+
+import numpy as np
 
 from goldeneval.core.errors import InputError
+from goldeneval.core.kinds import SlicedDetails
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import SliceRates, StoredRun
 from goldeneval.core.regression import ComparisonState, RegressionVerdict
-from goldeneval.core.stats import PairedComparison, paired_comparison
+from goldeneval.core.stats import PairedComparison, Verdicts, paired_comparison
 from goldeneval.report.sources import DocumentInfo, Sources
 from goldeneval.store import Store
 
@@ -143,6 +147,10 @@ class SliceRow:
     value: str
     earlier: SliceRates | None
     current: SliceRates | None
+    paired: tuple[PairedComparison, ...] = ()
+    """Per binary rate, the paired comparison of the slice's questions (the current run's
+    members): McNemar's p and the bootstrap interval of the slice's change; empty where the
+    runs share none or the kind cannot say which questions a slice holds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +304,7 @@ def _prompt_items(run: StoredRun) -> _Items:
             documents=None if p.documents is None else tuple(p.documents[:SHOWN_DOCUMENTS]),
             answer=p.answer,
             score=p.score,
-            reason=p.reason,
+            reason=p.reason or _failed_assertions(p.assertions),
             error=p.error,
         )
         for p in details.prompts
@@ -310,6 +318,13 @@ def _prompt_items(run: StoredRun) -> _Items:
         ("pass_rate",),
         {},
     )
+
+
+def _failed_assertions(assertions: Sequence[Any]) -> str | None:
+    """Why assertions graded an answer down, where no judge or reference gave a reason: each
+    failed assertion's message (None under ``metadata_only``, which keeps no message)."""
+    failed = [f"{a.type}: {a.message}" for a in assertions if not a.passed and a.message]
+    return "; ".join(failed) or None
 
 
 def _items(run: StoredRun, sources: Sources) -> tuple[str, _Items]:
@@ -372,11 +387,50 @@ def _measures(current: StoredRun, earlier: StoredRun | None, now: _Items, then: 
     return measures
 
 
-def _slices(store: Store, current: StoredRun, earlier: StoredRun | None) -> list[SliceRow]:
+def _slices(store: Store, current: StoredRun, earlier: StoredRun | None, items: _Items) -> list[SliceRow]:
     now = {(s.kind, s.value): s for s in store.slices(current.id)}
     then = {(s.kind, s.value): s for s in store.slices(earlier.id)} if earlier is not None else {}
     keys = list(now) + [key for key in then if key not in now]
-    return [SliceRow(kind, value, then.get((kind, value)), now.get((kind, value))) for kind, value in keys]
+    paired = _slice_paired(current, earlier, items, {kind for kind, _ in keys})
+    return [
+        SliceRow(kind, value, then.get((kind, value)), now.get((kind, value)), paired.get((kind, value), ()))
+        for kind, value in keys
+    ]
+
+
+def _slice_paired(
+    current: StoredRun, earlier: StoredRun | None, items: _Items, kinds: set[str]
+) -> dict[tuple[str, str], tuple[PairedComparison, ...]]:
+    """Each slice's paired comparison per binary rate, as the gate tests a slice under
+    ``--max-p`` (:func:`goldeneval.core.regression.detect_regression`): the questions the current
+    run has in the slice, paired with the earlier run by id."""
+    details = current.details
+    if earlier is None or not isinstance(details, SlicedDetails):
+        return {}
+    found: dict[tuple[str, str], list[PairedComparison]] = {}
+    for name, column in zip(items.rates, items.rate_columns, strict=True):
+        before, now = earlier.paired_outcomes(column), current.paired_outcomes(column)
+        if before is None or now is None:
+            continue
+        for kind in sorted(kinds):
+            labels = details.slice_of(kind)
+            if labels is None:
+                continue
+            earlier_labels = np.asarray([labels.get(q) for q in before.ids], dtype=object)
+            current_labels = np.asarray([labels.get(q) for q in now.ids], dtype=object)
+            for value in sorted({label for label in labels.values() if label is not None}):
+                picked_before, picked_now = earlier_labels == value, current_labels == value
+                comparison = paired_comparison(
+                    name,
+                    Verdicts(
+                        [q for q, keep in zip(before.ids, picked_before, strict=True) if keep],
+                        before.hits[picked_before],
+                    ),
+                    Verdicts([q for q, keep in zip(now.ids, picked_now, strict=True) if keep], now.hits[picked_now]),
+                )
+                if comparison is not None:
+                    found.setdefault((kind, value), []).append(comparison)
+    return {key: tuple(value) for key, value in found.items()}
 
 
 def _trend(store: Store, current: StoredRun) -> list[TrendPoint]:
@@ -494,6 +548,11 @@ def build_comparison(
             f"run {earlier.id[:12]} is graded by {earlier.grader!r} and run {current.id[:12]} by "
             f"{current.grader!r}: runs of different kinds or graders are not compared"
         )
+    if earlier is not None and earlier.set_id != current.set_id:
+        raise InputError(
+            f"run {earlier.id[:12]} measured set {earlier.set_id!r} and run {current.id[:12]} set "
+            f"{current.set_id!r}: runs of different sets are not compared"
+        )
     shown = comparison_privacy(privacy, current, earlier)
     if shown is PrivacyMode.METADATA_ONLY and (sources.texts or sources.corpus is not None):
         sources = Sources(notes=("metadata_only: question text, document ids, titles and answers are not shown",))
@@ -525,7 +584,7 @@ def build_comparison(
         rate_names=current.details.rate_names,
         paired=tuple(paired),
         measures=tuple(_measures(current, earlier, now, then)),
-        slices=tuple(_slices(store, current, earlier)),
+        slices=tuple(_slices(store, current, earlier, now)),
         questions=tuple(rows),
         documents=_shown_documents(rows, sources) if shown is PrivacyMode.FULL else {},
         trend=tuple(_trend(store, current)) if trend else (),

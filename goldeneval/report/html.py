@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.stats import PairedComparison
 from goldeneval.report.comparison import Flip, QuestionRow, RunComparison, Side, SliceRow, TrendPoint
+from goldeneval.report.files import write_whole
 from goldeneval.report.text import run_label
 
 __all__ = [
@@ -394,15 +396,24 @@ def _number(value: float | None, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
+def _interval(paired: PairedComparison) -> str:
+    """A slice's 95% bootstrap interval of the change and McNemar's p, as one cell shows them."""
+    low, high = paired.interval
+    return f"[{low:+.3f}, {high:+.3f}] p={paired.p_value:.3g}"
+
+
 def _slice_rows(comparison: RunComparison) -> list[dict[str, Any]]:
     rows = []
     for row in comparison.slices:
         cells: dict[str, Any] = {"kind": row.kind, "value": row.value, "rates": []}
+        tested = {paired.rate: paired for paired in row.paired}
         for column in ("pass_rate", "mean_score"):
             then_value = None if row.earlier is None else getattr(row.earlier, column)
             now_value = None if row.current is None else getattr(row.current, column)
             change = None if then_value is None or now_value is None else now_value - then_value
-            cells["rates"].append((_number(then_value), _number(now_value), _number(change, signed=True)))
+            paired = tested.get(comparison.rate_names[column])
+            interval = "" if paired is None else _interval(paired)
+            cells["rates"].append((_number(then_value), _number(now_value), _number(change, signed=True), interval))
         cells["scored"] = "-" if row.current is None else f"{row.current.scored} of {row.current.questions}"
         cells["scored_before"] = "-" if row.earlier is None else f"{row.earlier.scored} of {row.earlier.questions}"
         rows.append(cells)
@@ -489,8 +500,6 @@ def render_report(comparison: RunComparison) -> str:
 
 
 def write_report(comparison: RunComparison, out: Path) -> Path:
-    """Write the comparison's self-contained HTML report to ``out`` (its folder is created);
-    returns ``out``."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_report(comparison), encoding="utf-8")
-    return out
+    """Write the comparison's self-contained HTML report to ``out`` whole or not at all (its
+    folder is created: :func:`goldeneval.report.files.write_whole`); returns ``out``."""
+    return write_whole(out, render_report(comparison).encode("utf-8"))

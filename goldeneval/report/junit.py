@@ -4,14 +4,15 @@ It reads a :class:`~goldeneval.report.comparison.RunComparison` and decides noth
 questions fail and whether the gate fails are the comparison's.  One ``<testsuite>`` (inside a
 ``<testsuites>`` root) holds:
 
-- one ``<testcase>`` per question of the comparison, ``classname`` ``goldeneval.<set>.<series>``
-  (each part reduced to letters, digits, ``_`` and ``-``) and ``name`` the question's id, so
-  a question keeps its name from run to run.  A question newly failing against the earlier run
-  (:attr:`~goldeneval.report.comparison.Flip.NEWLY_FAILING`) has a ``<failure
+- one ``<testcase>`` per question of the comparison, ``classname`` ``goldeneval.<kind>.<set>``
+  (``retrieval``, ``answers`` or ``prompts``; each part reduced to letters, digits, ``_`` and
+  ``-``) and ``name`` the question's id, so a question keeps its name from run to run and from
+  series to series (a pull request's as main's); the suite's name holds the series.  A question
+  newly failing against the earlier run (:attr:`~goldeneval.report.comparison.Flip.NEWLY_FAILING`) has a ``<failure
   type="newly_failing">`` whose body gives its text and both runs' top documents (privacy
   permitting); a question that errored in the current run has an ``<error>``; a question only
   the earlier run has is ``<skipped>``; every other question passes.
-- one ``<testcase name="gate">`` (``classname`` ``goldeneval.<set>.<series>.regression``, so no
+- one ``<testcase name="gate">`` (``classname`` ``goldeneval.<kind>.<set>.regression``, so no
   question id can take its name) for the regression gate:
   ``verdict.gate(current.complete)``; it fails unless the gate passes, with the verdict's
   summary as the message and the gate's decision as the type.
@@ -41,7 +42,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
 from goldeneval.core.report import verdict_lines
 from goldeneval.report.comparison import Flip, QuestionRow, RunComparison, Side
-from goldeneval.report.markdown import write_atomically
+from goldeneval.report.files import write_whole
 from goldeneval.report.text import document_label, run_label
 
 __all__ = ["GATE_CASE", "junit_xml", "write_junit"]
@@ -67,7 +68,9 @@ def _name_part(text: str) -> str:
 
 
 def _classname(comparison: RunComparison) -> str:
-    return f"goldeneval.{_name_part(comparison.current.set_id)}.{_name_part(comparison.current.model)}"
+    """``goldeneval.<kind>.<set>``: the same for every series of the set (a pull request's
+    ``pr-<n>`` as main's), so a CI's test history follows a question from run to run."""
+    return f"goldeneval.{_name_part(comparison.kind)}.{_name_part(comparison.current.set_id)}"
 
 
 def _number(value: float | None) -> str:
@@ -243,6 +246,6 @@ def junit_xml(comparison: RunComparison, *, suite_name: str | None = None) -> by
 
 
 def write_junit(comparison: RunComparison, path: Path | str, *, suite_name: str | None = None) -> Path:
-    """Write :func:`junit_xml` to ``path`` atomically (a failed write leaves the file as it
-    was); returns the path."""
-    return write_atomically(Path(path), junit_xml(comparison, suite_name=suite_name))
+    """Write :func:`junit_xml` to ``path`` whole or not at all
+    (:func:`goldeneval.report.files.write_whole`); returns the path."""
+    return write_whole(Path(path), junit_xml(comparison, suite_name=suite_name))

@@ -18,10 +18,7 @@ is shown, only question ids (ADR-215 allows them) and counts; the notes say what
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +27,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
 from goldeneval.core.stats import PairedComparison
 from goldeneval.report.comparison import MeasureChange, QuestionRow, RunComparison, Side
+from goldeneval.report.files import write_whole
 from goldeneval.report.text import document_label, run_label
 
 __all__ = [
@@ -39,7 +37,6 @@ __all__ = [
     "TOP_DOCUMENTS",
     "escape_markdown",
     "summary_markdown",
-    "write_atomically",
     "write_summary_md",
 ]
 
@@ -75,25 +72,6 @@ def escape_markdown(text: str, limit: int = MAX_CELL_CHARS) -> str:
         line = line[: limit - 1].rstrip() + "…"
     # a word joiner after each @ keeps GitHub from mentioning a person or a team a question names
     return _MENTION.sub("@\u2060", _MARKUP.sub(r"\\\1", line))
-
-
-def write_atomically(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file beside it and :func:`os.replace`: a
-    reader sees the old file or the whole new one, and a failed write leaves no half file (nor
-    its temporary).  The file gets the usual permissions (0666 less the umask)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
-    return path
 
 
 def _number(value: float | None, signed: bool = False) -> str:
@@ -232,10 +210,19 @@ def _question_table(comparison: RunComparison, rows: Sequence[QuestionRow], budg
     return (lines if shown else []), shown
 
 
+def _errored(comparison: RunComparison, limit: int) -> list[str]:
+    errored = [row for row in comparison.questions if row.current is not None and row.current.status == "error"]
+    if not errored:
+        return []
+    ids = ", ".join(escape_markdown(row.id, limit=200) for row in errored[:limit])
+    more = f" and {len(errored) - limit} more" if len(errored) > limit else ""
+    return ["", f"Errored in this run: {len(errored)}: {ids}{more}"]
+
+
 def _questions(comparison: RunComparison, limit: int, budget: int) -> list[str]:
     c = comparison
     if c.earlier is None:
-        return []
+        return _errored(c, limit)
     failing = c.newly_failing
     title = f"### Newly failing questions: {len(failing)}"
     if c.informational:
@@ -254,12 +241,7 @@ def _questions(comparison: RunComparison, limit: int, budget: int) -> list[str]:
     passing = len(c.newly_passing)
     if passing:
         lines += ["", f"Newly passing: {passing} question{'s' if passing != 1 else ''}."]
-    errored = [row for row in c.questions if row.current is not None and row.current.status == "error"]
-    if errored:
-        ids = ", ".join(escape_markdown(row.id, limit=200) for row in errored[:limit])
-        more = f" and {len(errored) - limit} more" if len(errored) > limit else ""
-        lines += ["", f"Errored in this run: {len(errored)}: {ids}{more}"]
-    return lines
+    return lines + _errored(c, limit)
 
 
 def summary_markdown(comparison: RunComparison, *, limit: int = DEFAULT_LIMIT) -> str:
@@ -279,4 +261,4 @@ def write_summary_md(comparison: RunComparison, path: Path | str, limit: int = D
     """Write :func:`summary_markdown` to ``path`` atomically (a failed write leaves the file as
     it was); returns the path.  GitHub's ``$GITHUB_STEP_SUMMARY`` is appended to by convention:
     a caller that must keep earlier content there appends the text itself."""
-    return write_atomically(Path(path), summary_markdown(comparison, limit=limit).encode())
+    return write_whole(Path(path), summary_markdown(comparison, limit=limit).encode())

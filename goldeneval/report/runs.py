@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
+from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds, RegressionVerdict
@@ -72,7 +73,13 @@ def comparison_for(
     verdict yet) with the run ``against`` chooses, judged as the gate judges it."""
     if verdict is None:
         verdict = compare_with_history(store, current, thresholds, against)
-    earlier = store.get_run(verdict.previous_run_id) if verdict.previous_run_id else None
+    if verdict.previous_run_id:
+        earlier = store.get_run(verdict.previous_run_id)
+    elif not current.complete:  # no verdict for an incomplete run; its questions are still compared, for information
+        earlier = store.previous_complete_run(current)
+        earlier = None if earlier is None else store.get_run(earlier.id)
+    else:
+        earlier = None
     return _built(store, current, earlier, verdict, privacy, refs, trend)
 
 
@@ -88,6 +95,8 @@ def compare_named(
 ) -> RunComparison:
     """Two runs named by id or unique prefix: ``current_ref`` judged against ``earlier_ref``."""
     current = store.find_run(current_ref)
-    earlier = store.find_run(earlier_ref, excluding=current.id)
+    earlier = store.find_run(earlier_ref)
+    if earlier.id == current.id:
+        raise InputError(f"{earlier_ref!r} and {current_ref!r} name the same run, {current.id}: nothing to compare")
     verdict = compare_pair(store, current, earlier, thresholds)
     return _built(store, current, earlier, verdict, privacy, refs, trend)

@@ -225,6 +225,7 @@ def comparison_json(comparison: RunComparison) -> dict[str, Any]:
                     }
                     for who, rates in (("earlier", s.earlier), ("current", s.current))
                 },
+                "paired": [p.to_dict() for p in s.paired],
             }
             for s in c.slices
         ],
