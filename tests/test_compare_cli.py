@@ -253,8 +253,8 @@ def test_the_slices_carry_their_own_paired_test(cli_workspace: CliWorkspace) -> 
 
 def test_compare_says_with_which_thresholds_it_judged(cli_workspace: CliWorkspace) -> None:
     first, second, _ = _two_runs(cli_workspace, TWO_MISS)
-    args = (first, second, "--max-drop", "0.9", "--slice-drop", "form:GAP=0.2", "--min-slice-questions", "1")
-    args += ("--format", "json")
+    args = [first, second, "--max-drop", "0.9", "--slice-drop", "form:GAP=0.2", "--min-slice-questions", "1"]
+    args += ["--format", "json"]
     document = json.loads(_compare(cli_workspace, *args).stdout)
     assert document["notes"][-1].startswith(
         "judged here with the thresholds of this command (--max-drop 0.9, --slice-drop form:GAP=0.2)"
