@@ -955,6 +955,8 @@ COMPARE_JSON_FIELDS: dict[str, str] = {
     "questions[].informational": "Compared without a numeric verdict (see `informational`).",
     "questions[].rank_change": "The first relevant document's rank now minus before (negative: it moved up); "
     "null when neither run found one.",
+    "questions[].expected": "What should have come back: its expected documents in the set at hand (titles in "
+    "`documents`); null when the set is not at hand or in `metadata_only`.",
     **{
         f"questions[].{who}{'.' + key if key else ''}": text
         for who in ("earlier", "current")

@@ -7,8 +7,15 @@ from goldeneval.core.regression import RegressionVerdict
 __all__ = ["verdict_lines"]
 
 
-def verdict_lines(verdict: RegressionVerdict) -> list[str]:
-    """The verdict's details under its one-line summary, for every kind of run."""
+def _ids(ids: tuple[str, ...], limit: int | None) -> str:
+    if limit is None or len(ids) <= limit:
+        return ", ".join(ids)
+    return ", ".join(ids[:limit]) + f", ... ({len(ids) - limit} more)"
+
+
+def verdict_lines(verdict: RegressionVerdict, *, limit: int | None = None) -> list[str]:
+    """The verdict's details under its one-line summary, for every kind of run; ``limit`` caps
+    the ids listed per flip (every id when None)."""
     lines = []
     if verdict.previous_run_id:
         lines.append(f"  compared with run {verdict.previous_run_id} ({verdict.state.value})")
@@ -22,9 +29,9 @@ def verdict_lines(verdict: RegressionVerdict) -> list[str]:
             f"95% bootstrap interval of the change [{low:+.3f}, {high:+.3f}]"
         )
         if paired.newly_failing:
-            lines.append(f"    newly failing: {', '.join(paired.newly_failing)}")
+            lines.append(f"    newly failing: {_ids(paired.newly_failing, limit)}")
         if paired.newly_passing:
-            lines.append(f"    newly passing: {', '.join(paired.newly_passing)}")
+            lines.append(f"    newly passing: {_ids(paired.newly_passing, limit)}")
     lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
     if verdict.coverage is not None:
         lines += verdict.coverage.lines()

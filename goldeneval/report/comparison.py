@@ -107,6 +107,9 @@ class QuestionRow:
     """The rates (their names) whose outcome flipped."""
     informational: bool
     """Compared without a numeric verdict (state ``mismatch`` or ``unknown``)."""
+    expected: tuple[str, ...] | None = None
+    """What should have come back: the question's expected documents in the set at hand
+    (None when the set is not at hand, or under ``metadata_only``)."""
 
     @property
     def rank_change(self) -> int | None:
@@ -495,6 +498,7 @@ def _question_rows(
                 flip,
                 flipped,
                 informational,
+                _expected(sources, question),
             )
         )
     if then is not None:
@@ -510,9 +514,15 @@ def _question_rows(
                     Flip.ONLY_EARLIER,
                     (),
                     informational,
+                    _expected(sources, question),
                 )
             )
     return rows
+
+
+def _expected(sources: Sources, question: str) -> tuple[str, ...] | None:
+    found = sources.expected.get(question) if sources.expected else None
+    return None if found is None else tuple(sorted(found))
 
 
 def _shown_documents(rows: Sequence[QuestionRow], sources: Sources) -> dict[str, DocumentInfo]:
@@ -520,12 +530,14 @@ def _shown_documents(rows: Sequence[QuestionRow], sources: Sources) -> dict[str,
     if sources.corpus is None:
         return shown
     for row in rows:
+        documents = [*(row.expected or ())]
         for side in (row.earlier, row.current):
-            for document in (side.documents or ()) if side is not None else ():
-                if document not in shown:
-                    info = sources.document(document)
-                    if info is not None:
-                        shown[document] = info
+            documents += (side.documents or ()) if side is not None else ()
+        for document in documents:
+            if document not in shown:
+                info = sources.document(document)
+                if info is not None:
+                    shown[document] = info
     return shown
 
 

@@ -197,6 +197,7 @@ def question_columns(comparison: RunComparison) -> dict[str, Any]:
         "flip": [_FLIPS.index(row.flip.value) for row in rows],
         "flipped": [sum(rate_bits.get(rate, 0) for rate in row.flipped) for row in rows],
         "rank_change": [row.rank_change for row in rows],
+        "expected": _sparse([None if row.expected is None else documents.codes(row.expected) for row in rows]),
         "earlier": _side_columns(rows, lambda row: row.earlier, len(c.rates), documents, statuses),
         "current": _side_columns(rows, lambda row: row.current, len(c.rates), documents, statuses),
     }
@@ -223,7 +224,7 @@ def _ms(point: TrendPoint) -> float:
 def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
     """The series' runs over time, one line per rate, broken where the benchmark changed."""
     from bokeh.embed import json_item
-    from bokeh.models import ColumnDataSource, DataRange1d, HoverTool
+    from bokeh.models import ColumnDataSource, DataRange1d, DatetimeTickFormatter, HoverTool
     from bokeh.palettes import Category10_10
     from bokeh.plotting import figure
 
@@ -233,6 +234,7 @@ def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
     chart = figure(
         title=_plain_label(f"{comparison.current.model} on {comparison.current.set_id}: every stored run"),
         x_axis_type="datetime",
+        x_axis_location="below",
         y_range=DataRange1d(start=0),
         x_axis_label="night (run created)",
         y_axis_label="rate",
@@ -277,6 +279,10 @@ def _trend_chart(comparison: RunComparison) -> dict[str, Any] | None:
             formatters={"@x": "datetime"},
         )
     )
+    chart.xaxis.formatter = DatetimeTickFormatter(
+        microseconds="%H:%M:%S", milliseconds="%H:%M:%S", seconds="%H:%M:%S", minsec="%H:%M:%S",
+        minutes="%H:%M", hourmin="%d %b %H:%M", hours="%d %b %H:%M", days="%d %b", months="%b %Y", years="%Y",
+    )  # fmt: skip
     chart.legend.location = "bottom_left"
     chart.toolbar.logo = None
     item: dict[str, Any] = json_item(chart)  # type: ignore[assignment]

@@ -91,6 +91,8 @@ def _question_block(comparison: RunComparison, row: QuestionRow) -> list[str]:
     lines = [head]
     if row.text is not None:
         lines.append(f"    {row.text}")
+    if row.expected:
+        lines.append("    expected: " + " | ".join(document_label(comparison, d) for d in row.expected))
     lines.append(_side_line(comparison, row.earlier, "before"))
     lines.append(_side_line(comparison, row.current, "now"))
     return [printable(line) if not line.isprintable() and "\n" not in line else line for line in lines]
@@ -118,7 +120,7 @@ def render_comparison(comparison: RunComparison, *, limit: int = DEFAULT_LISTED)
     if c.earlier is not None:
         lines.append(f"  before: {run_label(c.earlier)}")
     lines.append(f"  now:    {run_label(c.current)}")
-    lines += ["", f"Verdict: {verdict.summary}", *verdict_lines(verdict)]
+    lines += ["", f"Verdict: {verdict.summary}", *verdict_lines(verdict, limit=limit)]
     lines += [f"Note: {note}" for note in c.notes]
     lines += ["", "Measures:", *_measure_rows(c.measures)]
     moved = [
@@ -239,6 +241,7 @@ def comparison_json(comparison: RunComparison) -> dict[str, Any]:
                 "flipped_rates": list(row.flipped),
                 "informational": row.informational,
                 "rank_change": row.rank_change,
+                "expected": None if row.expected is None else list(row.expected),
                 "earlier": side_json(row.earlier, c.rates),
                 "current": side_json(row.current, c.rates),
             }

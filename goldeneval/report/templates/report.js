@@ -148,6 +148,16 @@
     var td = el("td"); td.colSpan = 8;
     if (d.text && d.text[i]) { td.appendChild(el("p", d.text[i], "question-text")); }
     else if (meta.withheld) { td.appendChild(el("p", "Question text withheld (metadata_only): not shown.", "withheld")); }
+    var expected = d.expected ? d.expected[i] : null;
+    if (expected && expected.length) {
+      var wanted = el("p", "expected: ", "note");
+      expected.forEach(function (docIndex, k) {
+        if (k) { wanted.appendChild(document.createTextNode(" | ")); }
+        wanted.appendChild(el("code", d.document_ids[docIndex]));
+        if (d.titles[docIndex]) { wanted.appendChild(document.createTextNode(" " + d.titles[docIndex])); }
+      });
+      td.appendChild(wanted);
+    }
     var flipped = [];
     d.rates.forEach(function (name, r) { if (d.flipped[i] & (1 << r)) { flipped.push(name); } });
     if (flipped.length) { td.appendChild(el("p", "flipped: " + flipped.join(", "), "note")); }
