@@ -37,6 +37,9 @@ class Page:
     def __init__(self, socket: ClientConnection) -> None:
         self._socket = socket
         self._ids = itertools.count(1)
+        self.events: list[dict[str, Any]] = []
+        """The DevTools events read while waiting for replies (``Network.enable`` makes them
+        hold every request the page made)."""
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         message_id = next(self._ids)
@@ -48,6 +51,8 @@ class Page:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 result: dict[str, Any] = reply.get("result", {})
                 return result
+            if "method" in reply:
+                self.events.append(reply)
 
     def open(self, url: str) -> None:
         self.call("Page.navigate", url=url)

@@ -5,7 +5,6 @@ of the content under ``metadata_only``."""
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import time
@@ -188,25 +187,13 @@ def sample_comparison(store: Path, privacy: PrivacyMode = PrivacyMode.FULL) -> R
 
 
 class RecordingPage(Page):
-    """A tab that keeps the DevTools events it reads (the shared helper drops them)."""
+    """A tab that evaluates, waits for and lists what the page requested (the shared helper's
+    DevTools events)."""
 
     def __init__(self, page: Page) -> None:
         super().__init__(page._socket)
-        self.events: list[dict[str, Any]] = []
-        self._next_id = itertools.count(1_000_000)  # past the ids the shared helper used
-
-    def call(self, method: str, **params: Any) -> dict[str, Any]:
-        message_id = next(self._next_id)
-        self._socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
-        while True:
-            reply = json.loads(self._socket.recv(timeout=60))
-            if reply.get("id") == message_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                result: dict[str, Any] = reply.get("result", {})
-                return result
-            if "method" in reply:
-                self.events.append(reply)
+        self._ids = page._ids  # the same tab: its message ids go on
+        self.events = page.events
 
     def evaluate(self, expression: str) -> Any:
         return self.call("Runtime.evaluate", expression=expression, returnByValue=True).get("result", {}).get("value")

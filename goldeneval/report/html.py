@@ -32,7 +32,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.stats import PairedComparison
 from goldeneval.report.comparison import Flip, QuestionRow, RunComparison, Side, SliceRow, TrendPoint
 from goldeneval.report.files import write_whole
-from goldeneval.report.text import run_label
+from goldeneval.report.text import number_text, run_label
 
 __all__ = [
     "CHART_SLICES",
@@ -396,12 +396,6 @@ def _bokeh_js() -> str:
     return _CDN_ADDRESS.sub("data:,", rendered)
 
 
-def _number(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
 def _interval(paired: PairedComparison) -> str:
     """A slice's 95% bootstrap interval of the change and McNemar's p, as one cell shows them."""
     low, high = paired.interval
@@ -419,7 +413,9 @@ def _slice_rows(comparison: RunComparison) -> list[dict[str, Any]]:
             change = None if then_value is None or now_value is None else now_value - then_value
             paired = tested.get(comparison.rate_names[column])
             interval = "" if paired is None else _interval(paired)
-            cells["rates"].append((_number(then_value), _number(now_value), _number(change, signed=True), interval))
+            cells["rates"].append(
+                (number_text(then_value), number_text(now_value), number_text(change, signed=True), interval)
+            )
         cells["scored"] = "-" if row.current is None else f"{row.current.scored} of {row.current.questions}"
         cells["scored_before"] = "-" if row.earlier is None else f"{row.earlier.scored} of {row.earlier.questions}"
         rows.append(cells)
@@ -434,8 +430,8 @@ def _page_context(comparison: RunComparison) -> dict[str, Any]:
     if verdict.coverage is not None:
         note = verdict.coverage
         coverage = {
-            "before": _number(note.baseline),
-            "now": _number(note.candidate),
+            "before": number_text(note.baseline),
+            "now": number_text(note.candidate),
             "newly_unjudged": note.newly_unjudged,
             "hint": note.hint if note.newly_unjudged else None,
         }
@@ -453,9 +449,9 @@ def _page_context(comparison: RunComparison) -> dict[str, Any]:
         "measures": [
             {
                 "name": m.name,
-                "before": _number(m.earlier),
-                "now": _number(m.current),
-                "change": _number(m.change, signed=True),
+                "before": number_text(m.earlier),
+                "now": number_text(m.current),
+                "change": number_text(m.change, signed=True),
                 "gated": m.gated,
             }
             for m in c.measures

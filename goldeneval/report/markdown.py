@@ -28,7 +28,7 @@ from goldeneval.core.regression import GateDecision
 from goldeneval.core.stats import PairedComparison
 from goldeneval.report.comparison import MeasureChange, QuestionRow, RunComparison, Side
 from goldeneval.report.files import write_whole
-from goldeneval.report.text import document_label, run_label
+from goldeneval.report.text import document_label, number_text, run_label
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -72,12 +72,6 @@ def escape_markdown(text: str, limit: int = MAX_CELL_CHARS) -> str:
         line = line[: limit - 1].rstrip() + "…"
     # a word joiner after each @ keeps GitHub from mentioning a person or a team a question names
     return _MENTION.sub("@\u2060", _MARKUP.sub(r"\\\1", line))
-
-
-def _number(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
 def _p_value(value: float) -> str:
@@ -140,7 +134,7 @@ def _measure_table(comparison: RunComparison) -> list[str]:
 
 def _measure_row(measure: MeasureChange, paired: PairedComparison | None) -> str:
     name = escape_markdown(measure.name) + (" **(gated)**" if measure.gated else "")
-    cells = [name, _number(measure.earlier), _number(measure.current), _number(measure.change, signed=True)]
+    cells = [name, number_text(measure.earlier), number_text(measure.current), number_text(measure.change, signed=True)]
     if paired is None:
         cells += ["", "", ""]
     else:

@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_LISTED",
     "comparison_json",
     "document_label",
+    "number_text",
     "render_comparison",
     "run_label",
     "side_json",
@@ -34,7 +35,8 @@ DEFAULT_LISTED = 50
 """Flipped questions the text lists in full (the JSON lists every question)."""
 
 
-def _number(value: float | None, signed: bool = False) -> str:
+def number_text(value: float | None, signed: bool = False) -> str:
+    """A rate or its change as every renderer shows it: three places, ``-`` when absent."""
     if value is None:
         return "-"
     return f"{value:+.3f}" if signed else f"{value:.3f}"
@@ -104,8 +106,8 @@ def _measure_rows(measures: Sequence[MeasureChange]) -> list[str]:
     for m in measures:
         gated = "  (gated)" if m.gated else ""
         lines.append(
-            f"  {m.name.ljust(width)}  {_number(m.earlier):>7}  {_number(m.current):>7}  "
-            f"{_number(m.change, signed=True):>7}{gated}"
+            f"  {m.name.ljust(width)}  {number_text(m.earlier):>7}  {number_text(m.current):>7}  "
+            f"{number_text(m.change, signed=True):>7}{gated}"
         )
     return lines
 
@@ -136,8 +138,8 @@ def render_comparison(comparison: RunComparison, *, limit: int = DEFAULT_LISTED)
         for s in moved:
             assert s.earlier is not None and s.current is not None
             lines.append(
-                f"  {s.kind} {s.value}: {_number(s.earlier.pass_rate)} -> {_number(s.current.pass_rate)}, "
-                f"{_number(s.earlier.mean_score)} -> {_number(s.current.mean_score)} "
+                f"  {s.kind} {s.value}: {number_text(s.earlier.pass_rate)} -> {number_text(s.current.pass_rate)}, "
+                f"{number_text(s.earlier.mean_score)} -> {number_text(s.current.mean_score)} "
                 f"({s.current.scored} scored)"
             )
     if c.earlier is not None:
