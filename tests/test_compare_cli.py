@@ -183,6 +183,7 @@ def answer_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[st
     return root, ids
 
 
+@pytest.mark.slow  # two answer runs of the bundled set: over 3 s
 def test_answer_runs_show_both_answers_their_grades_and_reasons(answer_runs: tuple[Path, list[str]]) -> None:
     root, (first, second) = answer_runs
     result = CliRunner().invoke(main, ["compare", first, second, "--store", str(root / "s.duckdb"), "--format", "json"])
