@@ -40,6 +40,7 @@ import dagster as dg
 from assets import NO_REGRESSION, RUN_COMPLETE, cell
 from assets.partitions import prompt_cell
 from goldeneval.core.collector import fewer_collections
+from goldeneval.store.parquet import REPORTS_FOLDER
 from goldeneval.suite import Suite, load_suite
 from pipelines.build import definitions_for
 from pipelines.config import PROJECT_DIR, suite_path
@@ -217,6 +218,7 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path, suit
         "",
         f"Result store:    {suite.store_location}",
         f"Parquet tables:  {suite.tables_root}  (read all history with DuckDB: docs/guide/dagster.md)",
+        f"HTML reports:    {suite.tables_root / REPORTS_FOLDER}  (one per judged run; also: goldeneval report RUN)",
         f"Index cache:     {suite.cache_dir}",
         f"Dagster home:    {home}",
         f"Privacy mode:    {suite.privacy.value}",

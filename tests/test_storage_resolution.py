@@ -356,6 +356,7 @@ def test_pipelines_main_honours_the_storage_variables(main_with_environment: Mai
     assert f"Result store:    {run.env / 'results.duckdb'}" in lines
     assert any(line.startswith(f"Parquet tables:  {run.env / 'tables'}  ") for line in lines)
     assert f"Index cache:     {run.env / 'cache'}" in lines
+    assert any(line.startswith(f"HTML reports:    {run.env / 'tables' / 'reports'}  ") for line in lines)
 
 
 @pytest.mark.slow
