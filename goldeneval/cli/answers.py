@@ -50,7 +50,7 @@ from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
 if TYPE_CHECKING:
-    from goldeneval.report.comparison import RunComparison
+    from goldeneval.report.model import RunComparison
 
 __all__ = ["answers", "models", "prompt_schema", "prompt_sets", "prompts", "quality"]
 

@@ -30,7 +30,7 @@ from goldeneval.store import StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
 if TYPE_CHECKING:  # the report is imported when a command runs, not at start-up
-    from goldeneval.report.comparison import RunComparison
+    from goldeneval.report.model import RunComparison
 
 BASELINE_WORDS = ("previous", "best")
 """``--against`` values that name how a baseline is chosen rather than a run."""

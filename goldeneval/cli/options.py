@@ -47,7 +47,7 @@ from goldeneval.suite_storage import SuiteStorage, load_storage
 
 if TYPE_CHECKING:  # the CI outputs and the report are imported only when a file is asked for
     from goldeneval.cli.outputs import CiOutputs
-    from goldeneval.report.comparison import RunComparison
+    from goldeneval.report.model import RunComparison
 
 __all__ = [
     "GATE_EXIT_CODES",

@@ -1,7 +1,7 @@
 """What a reviewer gets besides the exit code: ``--summary-md FILE``, ``--junit FILE`` and
 ``--report FILE``, declared once for ``retrieval``, ``answers``, ``prompts`` and ``compare``.
 
-Each file is rendered from one :class:`~goldeneval.report.comparison.RunComparison`, built
+Each file is rendered from one :class:`~goldeneval.report.model.RunComparison`, built
 around the verdict the command has just made (never a second decision), and written whole
 or not at all (:mod:`goldeneval.report.files`).  Paths are checked before anything is
 evaluated (a folder, or a path below a file, is bad usage: exit 2); a file that still cannot be
@@ -24,7 +24,7 @@ from goldeneval.cli.declared import Decorator
 from goldeneval.cli.options import bundled_options
 
 if TYPE_CHECKING:
-    from goldeneval.report.comparison import RunComparison
+    from goldeneval.report.model import RunComparison
 
 __all__ = ["DEFAULT_SUMMARY_LIMIT", "CiOutputs", "Written", "ci_output_options"]
 

@@ -38,7 +38,7 @@ from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
 if TYPE_CHECKING:
-    from goldeneval.report.comparison import RunComparison
+    from goldeneval.report.model import RunComparison
 
 beir_split_option = click.option(
     "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."

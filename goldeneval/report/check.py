@@ -5,7 +5,7 @@ its execution history render it as Markdown, with "show more" past a few lines),
 short: the verdict in one line, then at most ``limit`` newly failing questions, each with its
 text and what came back instead (both runs' top documents with their titles, or an answer),
 then ``... and N more`` and where the HTML report of the run is.  It reads a
-:class:`~goldeneval.report.comparison.RunComparison` and decides nothing.
+:class:`~goldeneval.report.model.RunComparison` and decides nothing.
 
 Question text, titles, document ids and answers are user data: each is escaped and flattened
 to one line (:func:`goldeneval.report.markdown.escape_markdown`), so it renders as text.  Under
@@ -16,8 +16,8 @@ allows them), the rates that flipped and ranks, and the description says what is
 from __future__ import annotations
 
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.report.comparison import QuestionRow, RunComparison, Side
 from goldeneval.report.markdown import escape_markdown
+from goldeneval.report.model import QuestionRow, RunComparison, Side
 
 __all__ = ["CHECK_LIMIT", "CHECK_TOP_DOCUMENTS", "WITHHELD", "check_description"]
 

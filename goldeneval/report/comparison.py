@@ -18,19 +18,28 @@ there is none: the shared questions are still compared with the same function an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from enum import StrEnum
-from typing import Any
 
 import numpy as np
 
 from goldeneval.core.errors import InputError
 from goldeneval.core.kinds import SlicedDetails
-from goldeneval.core.privacy import PrivacyMode, strictest
-from goldeneval.core.records import SliceRates, StoredRun
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import ComparisonState, RegressionVerdict
 from goldeneval.core.stats import PairedComparison, Verdicts, paired_comparison
+from goldeneval.report.items import Items, items_of, withheld
+from goldeneval.report.model import (
+    COMPARISON_FORMAT_VERSION,
+    SHOWN_DOCUMENTS,
+    Flip,
+    MeasureChange,
+    QuestionRow,
+    RunComparison,
+    Side,
+    SliceRow,
+    TrendPoint,
+    comparison_privacy,
+)
 from goldeneval.report.sources import DocumentInfo, Sources
 from goldeneval.store import Store
 
@@ -48,318 +57,12 @@ __all__ = [
     "comparison_privacy",
 ]
 
-COMPARISON_FORMAT_VERSION = 1
-SHOWN_DOCUMENTS = 5
-"""Top documents of each run shown per question."""
-
-
-class Flip(StrEnum):
-    """How a question's outcome moved from the earlier run to the current one."""
-
-    NEWLY_FAILING = "newly_failing"
-    NEWLY_PASSING = "newly_passing"
-    UNCHANGED = "unchanged"
-    ONLY_CURRENT = "only_in_current"
-    """Not scored by the earlier run (new, or an error there)."""
-    ONLY_EARLIER = "only_in_earlier"
-    """Not scored by the current run (removed, or an error now)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Side:
-    """One run's view of one question."""
-
-    status: str
-    """``ok``, ``error`` or (answer runs) ``unstable``."""
-    outcomes: tuple[bool | None, ...]
-    """Per binary rate of the kind (:attr:`RunComparison.rates`): retrieval hit at 1 and at 3,
-    an answer's pass; None for an error."""
-    documents: tuple[str, ...] | None
-    """The first :data:`SHOWN_DOCUMENTS` documents, best first; None when withheld."""
-    first_relevant: int | None = None
-    """Rank of the first expected document among every stored document; None when none was
-    found or the expected documents are not at hand."""
-    depth: int | None = None
-    """How many distinct documents the ranking reached."""
-    unjudged: tuple[int, ...] | None = None
-    """Ranks of the top-3 documents nobody judged; None where the run did not measure it."""
-    relevant: tuple[int, ...] | None = None
-    """Ranks of the shown documents that are expected; None when the expected documents are
-    not at hand (no set, ``metadata_only``)."""
-    answer: str | None = None
-    score: float | None = None
-    reason: str | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionRow:
-    """One question of the comparison."""
-
-    id: str
-    text: str | None
-    form: str | None
-    hard_class: str | None
-    earlier: Side | None
-    current: Side | None
-    flip: Flip
-    flipped: tuple[str, ...]
-    """The rates (their names) whose outcome flipped."""
-    informational: bool
-    """Compared without a numeric verdict (state ``mismatch`` or ``unknown``)."""
-    expected: tuple[str, ...] | None = None
-    """What should have come back: the question's expected documents in the set at hand
-    (None when the set is not at hand, or under ``metadata_only``)."""
-
-    @property
-    def rank_change(self) -> int | None:
-        """The first relevant document's rank now minus before (negative: it moved up); a
-        document found by one run only counts as one rank past the other's depth."""
-        if self.earlier is None or self.current is None:
-            return None
-        before, now = self.earlier.first_relevant, self.current.first_relevant
-        if before is None and now is None:
-            return None
-        if before is None:
-            before = (self.earlier.depth or 0) + 1
-        if now is None:
-            now = (self.current.depth or 0) + 1
-        return now - before
-
-
-@dataclass(frozen=True, slots=True)
-class MeasureChange:
-    """A rate or rank metric of both runs."""
-
-    name: str
-    earlier: float | None
-    current: float | None
-    gated: bool
-    """One of the two rates the gate reads (``pass_rate``, ``mean_score``)."""
-
-    @property
-    def change(self) -> float | None:
-        return None if self.earlier is None or self.current is None else self.current - self.earlier
-
-
-@dataclass(frozen=True, slots=True)
-class SliceRow:
-    """One slice (a form, a hard class, a retrieval hit or miss) of both runs."""
-
-    kind: str
-    value: str
-    earlier: SliceRates | None
-    current: SliceRates | None
-    paired: tuple[PairedComparison, ...] = ()
-    """Per binary rate, the paired comparison of the slice's questions (the current run's
-    members): McNemar's p and the bootstrap interval of the slice's change; empty where the
-    runs share none or the kind cannot say which questions a slice holds."""
-
-
-@dataclass(frozen=True, slots=True)
-class TrendPoint:
-    """A stored run of the current run's series, for the trend over time."""
-
-    run_id: str
-    created_at: datetime
-    status: str
-    pass_rate: float | None
-    mean_score: float | None
-    benchmark_fingerprint: str | None
-    break_before: bool
-    """The benchmark changed since the point before (or is unknown): the line breaks here."""
-
-
-@dataclass(frozen=True)
-class RunComparison:
-    """Everything a renderer shows of two runs (or of one run without an earlier one)."""
-
-    current: StoredRun
-    earlier: StoredRun | None
-    verdict: RegressionVerdict
-    kind: str
-    """``retrieval``, ``prompts`` or ``answers``."""
-    rates: tuple[str, ...]
-    """The names of the binary rates of :attr:`Side.outcomes`, in order."""
-    rate_names: Mapping[str, str]
-    """What the stored ``pass_rate`` and ``mean_score`` mean for this kind."""
-    paired: tuple[PairedComparison, ...]
-    """Per binary rate: the verdict's paired comparison, or the same computed for information."""
-    measures: tuple[MeasureChange, ...]
-    slices: tuple[SliceRow, ...]
-    questions: tuple[QuestionRow, ...]
-    documents: Mapping[str, DocumentInfo]
-    """Title and snippet of every document shown, where the corpus is at hand."""
-    trend: tuple[TrendPoint, ...]
-    privacy: PrivacyMode
-    """What may be shown: the strictest of the request and both runs' own modes."""
-    notes: tuple[str, ...]
-    """What is not shown, and why."""
-
-    @property
-    def informational(self) -> bool:
-        """The questions are compared, but there is no numeric verdict to back it."""
-        return self.earlier is not None and self.verdict.state is not ComparisonState.COMPARABLE
-
-    def flipped(self, flip: Flip) -> list[QuestionRow]:
-        return [row for row in self.questions if row.flip is flip]
-
-    @property
-    def newly_failing(self) -> list[QuestionRow]:
-        return self.flipped(Flip.NEWLY_FAILING)
-
-    @property
-    def newly_passing(self) -> list[QuestionRow]:
-        return self.flipped(Flip.NEWLY_PASSING)
-
-
-def comparison_privacy(requested: PrivacyMode, *runs: StoredRun | None) -> PrivacyMode:
-    """The strictest of ``requested`` and the modes the runs were stored under: a comparison
-    shows no more than the stricter run kept."""
-    recorded = [PrivacyMode(r.privacy) for r in runs if r is not None and r.privacy in {m.value for m in PrivacyMode}]
-    return strictest(requested, *recorded)
-
-
-# --------------------------------------------------------------------------- per kind
-
-
-@dataclass(frozen=True)
-class _Items:
-    """A run's questions as the comparison reads them, whatever its kind."""
-
-    ids: list[str]
-    forms: list[str | None]
-    hard_classes: list[str | None]
-    sides: list[Side]
-    rates: tuple[str, ...]
-    rate_columns: tuple[str, ...]
-    metrics: Mapping[str, float]
-
-
-def _first_relevant(
-    ids: Sequence[str], lists: Sequence[Sequence[str]] | None, expected: Mapping[str, frozenset[str]]
-) -> list[int | None]:
-    if lists is None or not expected:
-        return [None] * len(ids)
-    found: list[int | None] = []
-    for question, documents in zip(ids, lists, strict=True):
-        relevant = expected.get(question)
-        rank = next((i + 1 for i, d in enumerate(documents) if relevant and d in relevant), None)
-        found.append(rank)
-    return found
-
-
-def _relevant_shown(
-    ids: Sequence[str], tops: Sequence[Sequence[str]] | None, expected: Mapping[str, frozenset[str]]
-) -> list[tuple[int, ...] | None]:
-    """Per question, the ranks of its shown documents that are expected (None: not at hand)."""
-    if tops is None or not expected:
-        return [None] * len(ids)
-    return [
-        tuple(rank for rank, document in enumerate(top, 1) if document in expected.get(question, ()))
-        for question, top in zip(ids, tops, strict=True)
-    ]
-
-
-def _retrieval_items(run: StoredRun, sources: Sources) -> _Items:
-    from goldeneval.retrieval.details import RetrievalDetails
-
-    details = run.details_as(RetrievalDetails)
-    columns = details.columns
-    lists = columns.document_lists() if sources.expected else None
-    tops = columns.top_documents(SHOWN_DOCUMENTS)
-    first = _first_relevant(columns.id, lists, sources.expected)
-    relevant = _relevant_shown(columns.id, tops, sources.expected)
-    unjudged = columns.unjudged_ranks
-    sides = [
-        Side(
-            status=columns.status[i],
-            outcomes=(columns.top1_hit[i], columns.top3_hit[i]),
-            documents=None if tops is None else tuple(tops[i]),
-            first_relevant=first[i],
-            depth=columns.depth[i],
-            unjudged=None if unjudged is None else tuple(unjudged[i]),
-            relevant=relevant[i],
-            error=columns.error[i],
-        )
-        for i in range(len(columns))
-    ]
-    names = details.rate_names
-    return _Items(
-        list(columns.id),
-        list(columns.form),
-        list(columns.hard_class),
-        sides,
-        (names["pass_rate"], names["mean_score"]),
-        ("pass_rate", "mean_score"),
-        dict(details.aggregates.metrics),
-    )
-
-
-def _prompt_items(run: StoredRun) -> _Items:
-    from goldeneval.answers.details import PromptDetails
-
-    details = run.details_as(PromptDetails)
-    sides = [
-        Side(
-            status=p.status,
-            outcomes=(p.passed,),
-            documents=None if p.documents is None else tuple(p.documents[:SHOWN_DOCUMENTS]),
-            answer=p.answer,
-            score=p.score,
-            reason=p.reason or _failed_assertions(p.assertions),
-            error=p.error,
-        )
-        for p in details.prompts
-    ]
-    return _Items(
-        [p.id for p in details.prompts],
-        [p.form for p in details.prompts],
-        [p.hard_class for p in details.prompts],
-        sides,
-        (details.rate_names["pass_rate"],),
-        ("pass_rate",),
-        {},
-    )
-
-
-def _failed_assertions(assertions: Sequence[Any]) -> str | None:
-    """Why assertions graded an answer down, where no judge or reference gave a reason: each
-    failed assertion's message (None under ``metadata_only``, which keeps no message)."""
-    failed = [f"{a.type}: {a.message}" for a in assertions if not a.passed and a.message]
-    return "; ".join(failed) or None
-
-
-def _items(run: StoredRun, sources: Sources) -> tuple[str, _Items]:
-    kind = getattr(run.details, "kind", None) or "retrieval"
-    if kind == "retrieval":
-        return kind, _retrieval_items(run, sources)
-    return kind, _prompt_items(run)
-
-
-def _withheld(items: _Items) -> _Items:
-    """The items without content (``metadata_only``): ids, outcomes, ranks and scores only."""
-    sides = [
-        Side(
-            side.status,
-            side.outcomes,
-            None,
-            side.first_relevant,
-            side.depth,
-            side.unjudged,
-            score=side.score,
-            error=None if side.error is None else "error (message withheld: metadata_only)",
-        )
-        for side in items.sides
-    ]
-    return _Items(items.ids, items.forms, items.hard_classes, sides, items.rates, items.rate_columns, items.metrics)
-
 
 # --------------------------------------------------------------------------- building
 
 
 def _paired(
-    verdict: RegressionVerdict, current: StoredRun, earlier: StoredRun | None, items: _Items
+    verdict: RegressionVerdict, current: StoredRun, earlier: StoredRun | None, items: Items
 ) -> list[PairedComparison]:
     """The verdict's paired comparisons, or (no numeric verdict) the same computed for information."""
     if verdict.paired or earlier is None:
@@ -374,7 +77,7 @@ def _paired(
     return computed
 
 
-def _measures(current: StoredRun, earlier: StoredRun | None, now: _Items, then: _Items | None) -> list[MeasureChange]:
+def _measures(current: StoredRun, earlier: StoredRun | None, now: Items, then: Items | None) -> list[MeasureChange]:
     names = current.details.rate_names
     measures = [
         MeasureChange(
@@ -390,7 +93,7 @@ def _measures(current: StoredRun, earlier: StoredRun | None, now: _Items, then: 
     return measures
 
 
-def _slices(store: Store, current: StoredRun, earlier: StoredRun | None, items: _Items) -> list[SliceRow]:
+def _slices(store: Store, current: StoredRun, earlier: StoredRun | None, items: Items) -> list[SliceRow]:
     now = {(s.kind, s.value): s for s in store.slices(current.id)}
     then = {(s.kind, s.value): s for s in store.slices(earlier.id)} if earlier is not None else {}
     keys = list(now) + [key for key in then if key not in now]
@@ -402,7 +105,7 @@ def _slices(store: Store, current: StoredRun, earlier: StoredRun | None, items: 
 
 
 def _slice_paired(
-    current: StoredRun, earlier: StoredRun | None, items: _Items, kinds: set[str]
+    current: StoredRun, earlier: StoredRun | None, items: Items, kinds: set[str]
 ) -> dict[tuple[str, str], tuple[PairedComparison, ...]]:
     """Each slice's paired comparison per binary rate, as the gate tests a slice under
     ``--max-p`` (:func:`goldeneval.core.regression.detect_regression`): the questions the current
@@ -463,7 +166,7 @@ def _flip(
 
 
 def _question_rows(
-    now: _Items, then: _Items | None, paired: Sequence[PairedComparison], sources: Sources, informational: bool
+    now: Items, then: Items | None, paired: Sequence[PairedComparison], sources: Sources, informational: bool
 ) -> list[QuestionRow]:
     failing: dict[str, list[str]] = {}
     passing: dict[str, list[str]] = {}
@@ -568,10 +271,10 @@ def build_comparison(
     shown = comparison_privacy(privacy, current, earlier)
     if shown is PrivacyMode.METADATA_ONLY and (sources.texts or sources.corpus is not None):
         sources = Sources(notes=("metadata_only: question text, document ids, titles and answers are not shown",))
-    kind, now = _items(current, sources)
-    then = _items(earlier, sources)[1] if earlier is not None else None
+    kind, now = items_of(current, sources)
+    then = items_of(earlier, sources)[1] if earlier is not None else None
     if shown is PrivacyMode.METADATA_ONLY:
-        now, then = _withheld(now), None if then is None else _withheld(then)
+        now, then = withheld(now), None if then is None else withheld(then)
     informational = earlier is not None and verdict.state is not ComparisonState.COMPARABLE
     paired = _paired(verdict, current, earlier, now)
     rows = _question_rows(now, then, paired, sources, informational)

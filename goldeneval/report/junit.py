@@ -1,6 +1,6 @@
 """A comparison as JUnit XML, the test report CI systems read (GitHub, GitLab, Jenkins, Azure).
 
-It reads a :class:`~goldeneval.report.comparison.RunComparison` and decides nothing: which
+It reads a :class:`~goldeneval.report.model.RunComparison` and decides nothing: which
 questions fail and whether the gate fails are the comparison's.  One ``<testsuite>`` (inside a
 ``<testsuites>`` root) holds:
 
@@ -8,7 +8,7 @@ questions fail and whether the gate fails are the comparison's.  One ``<testsuit
   (``retrieval``, ``answers`` or ``prompts``; each part reduced to letters, digits, ``_`` and
   ``-``) and ``name`` the question's id, so a question keeps its name from run to run and from
   series to series (a pull request's as main's); the suite's name holds the series.  A question
-  newly failing against the earlier run (:attr:`~goldeneval.report.comparison.Flip.NEWLY_FAILING`) has a ``<failure
+  newly failing against the earlier run (:attr:`~goldeneval.report.model.Flip.NEWLY_FAILING`) has a ``<failure
   type="newly_failing">`` whose body gives its text and both runs' top documents (privacy
   permitting); a question that errored in the current run has an ``<error>``; a question only
   the earlier run has is ``<skipped>``; every other question passes.
@@ -18,7 +18,7 @@ questions fail and whether the gate fails are the comparison's.  One ``<testsuit
   summary as the message and the gate's decision as the type.
 
 A comparison without a numeric verdict (state ``mismatch`` or ``unknown``,
-:attr:`~goldeneval.report.comparison.RunComparison.informational`) fails no question case:
+:attr:`~goldeneval.report.model.RunComparison.informational`) fails no question case:
 every question case that would otherwise pass or fail is ``<skipped message="no numeric
 verdict (<state>): ...">`` (a newly failing one says so, and its details are in its
 ``<system-out>``), since without a verdict neither a pass nor a failure is claimed; the gate
@@ -41,8 +41,8 @@ from pathlib import Path
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
 from goldeneval.core.report import verdict_lines
-from goldeneval.report.comparison import Flip, QuestionRow, RunComparison, Side
 from goldeneval.report.files import write_whole
+from goldeneval.report.model import Flip, QuestionRow, RunComparison, Side
 from goldeneval.report.text import document_label, run_label
 
 __all__ = ["GATE_CASE", "junit_xml", "write_junit"]

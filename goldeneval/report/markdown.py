@@ -1,6 +1,6 @@
 """A comparison as Markdown: a GitHub job summary (``$GITHUB_STEP_SUMMARY``) or a pull-request comment.
 
-It reads a :class:`~goldeneval.report.comparison.RunComparison` and decides nothing: the
+It reads a :class:`~goldeneval.report.model.RunComparison` and decides nothing: the
 verdict, the gate's decision, the p-values, the intervals and the newly failing questions are
 the comparison's.  It shows the verdict in one line and which runs were compared, every rate
 and rank metric with its change (the gated ones marked, the paired test of each binary rate
@@ -26,8 +26,8 @@ from goldeneval.core.errors import printable
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
 from goldeneval.core.stats import PairedComparison
-from goldeneval.report.comparison import MeasureChange, QuestionRow, RunComparison, Side
 from goldeneval.report.files import write_whole
+from goldeneval.report.model import MeasureChange, QuestionRow, RunComparison, Side
 from goldeneval.report.text import document_label, number_text, run_label
 
 __all__ = [

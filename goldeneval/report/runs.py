@@ -19,7 +19,8 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds, RegressionVerdict
 from goldeneval.history.comparison import compare_pair, compare_with_history
-from goldeneval.report.comparison import RunComparison, build_comparison, comparison_privacy
+from goldeneval.report.comparison import build_comparison
+from goldeneval.report.model import RunComparison, comparison_privacy
 from goldeneval.report.sources import load_sources
 from goldeneval.store import Store
 

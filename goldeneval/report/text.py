@@ -1,6 +1,6 @@
 """A comparison for terminals (a text table) and for machines (``--format json``).
 
-Both read a :class:`~goldeneval.report.comparison.RunComparison` and decide nothing: the
+Both read a :class:`~goldeneval.report.model.RunComparison` and decide nothing: the
 verdict, the intervals and the flipped questions are the comparison's.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 from goldeneval.core.errors import printable
 from goldeneval.core.records import StoredRun
 from goldeneval.core.report import verdict_lines
-from goldeneval.report.comparison import (
+from goldeneval.report.model import (
     COMPARISON_FORMAT_VERSION,
     Flip,
     MeasureChange,
