@@ -90,7 +90,7 @@ def _base_comparison(work: Path) -> Any:
 def synthetic_comparison(base: Any, n: int, seed: int = 7) -> Any:
     """``base`` with ``n`` generated questions, their documents and a 90-night trend."""
     from goldeneval.core.stats import PairedComparison
-    from goldeneval.report.comparison import Flip, QuestionRow, Side, TrendPoint
+    from goldeneval.report.model import Flip, QuestionRow, Side, TrendPoint
     from goldeneval.report.sources import DocumentInfo
 
     rng = random.Random(seed)

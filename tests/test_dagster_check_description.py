@@ -24,7 +24,7 @@ import yaml
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import ComparisonState, RegressionVerdict
 from goldeneval.report.check import WITHHELD, check_description
-from goldeneval.report.comparison import Flip, QuestionRow, RunComparison, Side
+from goldeneval.report.model import Flip, QuestionRow, RunComparison, Side
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.store.parquet import REPORTS_FOLDER
 from pipelines.build import build_definitions

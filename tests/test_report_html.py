@@ -20,8 +20,8 @@ from markupsafe import escape
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.report.comparison import Flip, RunComparison
 from goldeneval.report.html import question_columns, script_json, write_report
+from goldeneval.report.model import Flip, RunComparison
 from goldeneval.report.runs import SourceRefs, compare_named
 from goldeneval.report.sources import DocumentInfo
 from goldeneval.retrieval.sets import resolve_golden_set

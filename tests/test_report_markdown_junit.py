@@ -19,9 +19,9 @@ from markdown_it.token import Token
 from goldeneval.cli import ExitCode
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
-from goldeneval.report.comparison import Flip, QuestionRow, RunComparison
 from goldeneval.report.junit import GATE_CASE, junit_xml, write_junit
 from goldeneval.report.markdown import MAX_SUMMARY_BYTES, summary_markdown, write_summary_md
+from goldeneval.report.model import Flip, QuestionRow, RunComparison
 from goldeneval.report.runs import SourceRefs, compare_named
 from goldeneval.store import ResultStore
 from tests.conftest import FIXED_RANKINGS_PLUGIN, GOLDENEVAL_ENV_PREFIX, CliWorkspace

@@ -29,13 +29,10 @@ from goldeneval.core.regression import ComparisonState, RegressionVerdict
 from goldeneval.core.stats import PairedComparison, Verdicts, paired_comparison
 from goldeneval.report.items import Items, items_of, withheld
 from goldeneval.report.model import (
-    COMPARISON_FORMAT_VERSION,
-    SHOWN_DOCUMENTS,
     Flip,
     MeasureChange,
     QuestionRow,
     RunComparison,
-    Side,
     SliceRow,
     TrendPoint,
     comparison_privacy,
@@ -43,19 +40,7 @@ from goldeneval.report.model import (
 from goldeneval.report.sources import DocumentInfo, Sources
 from goldeneval.store import Store
 
-__all__ = [
-    "COMPARISON_FORMAT_VERSION",
-    "SHOWN_DOCUMENTS",
-    "Flip",
-    "MeasureChange",
-    "QuestionRow",
-    "RunComparison",
-    "Side",
-    "SliceRow",
-    "TrendPoint",
-    "build_comparison",
-    "comparison_privacy",
-]
+__all__ = ["build_comparison"]
 
 
 # --------------------------------------------------------------------------- building
