@@ -900,14 +900,17 @@ COMPARE_SLICE_FIELDS: dict[str, str] = {
     "pass_rate": "The slice's top-1 hit rate (pass rate).",
     "mean_score": "The slice's top-3 hit rate (mean score).",
 }
+
+
+def _under(prefixes: Sequence[str], fields: Mapping[str, str]) -> dict[str, str]:
+    """``fields`` described under each prefix (``""`` for the prefix's own object)."""
+    return {f"{prefix}{'.' + key if key else ''}": text for prefix in prefixes for key, text in fields.items()}
+
+
 COMPARE_JSON_FIELDS: dict[str, str] = {
     "format_version": "1; bumped on any incompatible change of this document.",
     "kind": "`retrieval`, `prompts` or `answers`.",
-    **{
-        f"{who}{'.' + key if key else ''}": text
-        for who in ("earlier", "current")
-        for key, text in COMPARE_RUN_FIELDS.items()
-    },
+    **_under(("earlier", "current"), COMPARE_RUN_FIELDS),
     "verdict": "The gate's verdict of the pair, as in a `goldeneval retrieval` document: `goldeneval compare "
     "RUN_A RUN_B` judges RUN_B against RUN_A; with one run, the run its `--against` chooses.",
     "informational": "True when there is no numeric verdict (`mismatch`, `unknown`) but the questions are "
@@ -932,11 +935,7 @@ COMPARE_JSON_FIELDS: dict[str, str] = {
     "slices": "Every slice (form, hard class; answers: retrieval hit or miss) of either run.",
     "slices[].kind": "`form`, `hard_class` or `retrieval`.",
     "slices[].value": "The form, the hard class, `hit` or `miss`.",
-    **{
-        f"slices[].{who}{'.' + key if key else ''}": text
-        for who in ("earlier", "current")
-        for key, text in COMPARE_SLICE_FIELDS.items()
-    },
+    **_under(("slices[].earlier", "slices[].current"), COMPARE_SLICE_FIELDS),
     "slices[].paired": "Per binary rate, the paired comparison of the slice's questions (the current run's "
     "members), with the keys of `paired[]`: the slice's McNemar p and bootstrap interval.",
     "slices[].paired[].rate": "The rate.",
@@ -957,11 +956,7 @@ COMPARE_JSON_FIELDS: dict[str, str] = {
     "null when neither run found one.",
     "questions[].expected": "What should have come back: its expected documents in the set at hand (titles in "
     "`documents`); null when the set is not at hand or in `metadata_only`.",
-    **{
-        f"questions[].{who}{'.' + key if key else ''}": text
-        for who in ("earlier", "current")
-        for key, text in COMPARE_SIDE_FIELDS.items()
-    },
+    **_under(("questions[].earlier", "questions[].current"), COMPARE_SIDE_FIELDS),
     "documents": "Title and snippet of every document shown, where the corpus is at hand.",
     "documents.<document id>": "One document.",
     "documents.<document id>.title": "Its title.",

@@ -22,9 +22,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.sync.client import ClientConnection, connect
 
 CHROMIUM = "/usr/bin/chromium"
+
+
+def require_chromium() -> None:
+    """Skip the calling test when Chromium is missing; under CI (``CI=true``) fail instead:
+    ``.ci/run`` installs it, so a missing browser there is a broken set-up, not a skip."""
+    if chromium_path() is None:
+        reason = "chromium not installed (.ci/run installs Debian's chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
 
 
 def chromium_path() -> str | None:

@@ -29,7 +29,7 @@ import pytest
 
 from pipelines.config import PROJECT_DIR
 from pipelines.main import INSTANCE_TEMPLATE
-from tests.chromium import Page, chromium_path, headless_chromium
+from tests.chromium import Page, headless_chromium, require_chromium
 from tests.dagster_support import ASSETS, GOOD, SETS, Webhook, webhook_server, write_project
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -273,11 +273,7 @@ def test_the_failed_check_reaches_the_webhook_exactly_once(services: Services) -
 
 @pytest.fixture(scope="module")
 def browser(services: Services) -> Iterator[Page]:
-    if chromium_path() is None:
-        reason = "chromium not installed (.ci/run installs Debian's chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_chromium()
     with headless_chromium(services.tmp / "chromium") as page:
         yield page
 

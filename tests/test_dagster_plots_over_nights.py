@@ -34,7 +34,7 @@ from assets.metadata import metadata_number
 from assets.series import PROMPT_SERIES, nightly_key, series_key
 from assets.tables import PREVIEW_ROWS
 from pipelines.main import INSTANCE_TEMPLATE
-from tests.chromium import Page, chromium_path, headless_chromium
+from tests.chromium import Page, headless_chromium, require_chromium
 from tests.dagster_support import (
     SETS,
     WORSE_ALPHA,
@@ -309,11 +309,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def browser(served: Served) -> Iterator[Page]:
-    if chromium_path() is None:
-        reason = "chromium not installed (.ci/run installs Debian's chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_chromium()
     with headless_chromium(served.tmp / "chromium") as page:
         yield page
 

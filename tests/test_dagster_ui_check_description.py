@@ -30,7 +30,7 @@ import pytest
 
 from pipelines.config import PROJECT_DIR
 from pipelines.main import INSTANCE_TEMPLATE
-from tests.chromium import Page, chromium_path, headless_chromium
+from tests.chromium import Page, headless_chromium, require_chromium
 from tests.test_dagster_check_description import (
     FIRST_TEXT,
     NOW_TOP,
@@ -79,11 +79,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @pytest.fixture(scope="module")
 def webserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The UI's address, serving an instance that holds two nights of the sample."""
-    if chromium_path() is None:
-        reason = "chromium not installed (.ci/run installs Debian's chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_chromium()
     tmp = tmp_path_factory.mktemp("ui-check")
     good, worse, _ = sample_rankings()
     project = write_sample_project(tmp / "project", "full", good)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from goldeneval.core.corpus import load_corpus
 from goldeneval.judgments.judgments import JudgmentLine, Suggestion, append_lines, read_judgments
 from goldeneval.judgments.page import highlighted, judging_app
 from goldeneval.sample import SAMPLE_DIR
-from tests.chromium import Page, chromium_path, headless_chromium
+from tests.chromium import Page, headless_chromium, require_chromium
 
 CORPUS = SAMPLE_DIR / "corpus"
 POOL = [
@@ -181,11 +180,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Page]:
-    if chromium_path() is None:
-        reason = "chromium not installed (.ci/run installs Debian's chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_chromium()
     with headless_chromium(tmp_path / "chromium", width=1200, height=900) as page:
         yield page
 

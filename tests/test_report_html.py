@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -26,7 +25,7 @@ from goldeneval.report.runs import SourceRefs, compare_named
 from goldeneval.report.sources import DocumentInfo
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.store import ResultStore
-from tests.chromium import Page, chromium_path, headless_chromium
+from tests.chromium import Page, headless_chromium, require_chromium
 from tests.conftest import CliWorkspace
 
 ALL_HIT = {"alpha": ["a", "x"], "beta": ["b", "y"], "gamma": []}
@@ -213,11 +212,7 @@ class RecordingPage(Page):
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[RecordingPage]:
-    if chromium_path() is None:
-        reason = "chromium not installed (.ci/run installs Debian's chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_chromium()
     with headless_chromium(tmp_path / "chromium") as page:
         recording = RecordingPage(page)
         recording.call("Network.enable")

@@ -100,15 +100,8 @@ JUDGED_AGAIN = (
 """The note of every comparison ``compare`` and ``report`` judge themselves."""
 
 
-def _comparison(
-    store_path: StoreLocation | None,
-    first: str,
-    second: str | None,
-    against: str | None,
-    options: dict[str, Any],
-) -> RunComparison:
-    """The comparison the arguments name, with the note that says how it was judged."""
-    comparison = _compared(store_path, first, second, against, options)
+def _judged_here(comparison: RunComparison, options: dict[str, Any]) -> RunComparison:
+    """The comparison with the note that says with which thresholds this command judged it."""
     slices = options["slices"].slice_max_drop
     note = JUDGED_AGAIN.format(
         max_drop=options["max_drop"],
@@ -118,14 +111,15 @@ def _comparison(
     return dataclasses.replace(comparison, notes=(*comparison.notes, note))
 
 
-def _compared(
+def _comparison(
     store_path: StoreLocation | None,
     first: str,
     second: str | None,
     against: str | None,
     options: dict[str, Any],
 ) -> RunComparison:
-    """The comparison the arguments name: two runs, or one run against its baseline or a run."""
+    """The comparison the arguments name: two runs, or one run against its baseline or a run,
+    with the note that says how it was judged."""
     from goldeneval.report.runs import SourceRefs, compare_named, comparison_for
 
     location = load_storage().store(store_path)
@@ -140,14 +134,15 @@ def _compared(
     )
     refs = SourceRefs(options["set_ref"], options["sets_dirs"], options["corpus_path"], options["beir_split"])
     privacy = resolve_privacy(options["privacy_mode"])
-    if second is not None:
-        return compare_named(store, first, second, thresholds=thresholds, privacy=privacy, refs=refs)
-    baseline, run_id = _against(against or "previous")
-    if run_id is not None:
-        return compare_named(store, run_id, first, thresholds=thresholds, privacy=privacy, refs=refs)
-    current = store.find_run(first)
-    assert baseline is not None
-    return comparison_for(store, current, against=baseline, thresholds=thresholds, privacy=privacy, refs=refs)
+    baseline, run_id = _against(against or "previous") if second is None else (None, second)
+    if run_id is not None:  # two runs: the first named is the earlier (with --against RUN, that run)
+        earlier, later = (first, run_id) if second is not None else (run_id, first)
+        compared = compare_named(store, earlier, later, thresholds=thresholds, privacy=privacy, refs=refs)
+    else:
+        assert baseline is not None
+        current = store.find_run(first)
+        compared = comparison_for(store, current, against=baseline, thresholds=thresholds, privacy=privacy, refs=refs)
+    return _judged_here(compared, options)
 
 
 @click.command()
