@@ -158,7 +158,7 @@ def test_a_setting_in_the_suite_file_reaches_the_cells_specification(tmp_path: P
     ("field", "value", "flag", "message"),
     [
         ("hit_cutoffs", "1,x", "--hit-k", "expected comma-separated integers, got '1,x'"),
-        ("metrics", "ndcg@10,bpref", "--metrics", "unknown metric 'bpref'"),
+        ("metrics", "ndcg@10,gmap", "--metrics", "unknown metric 'gmap'"),
         ("average_over", "some", "--average-over", None),
     ],
 )

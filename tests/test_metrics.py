@@ -83,7 +83,7 @@ def test_metric_names_are_canonical(text: str, name: str) -> None:
         ("recall@0", "from 1 to 1000"),
         (f"recall@{MAX_CUTOFF + 1}", "from 1 to 1000"),
         ("recall@ten", "from 1 to 1000"),
-        ("bpref", "unknown metric 'bpref'"),
+        ("gmap", "unknown metric 'gmap'"),
         (" , ", "at least one metric"),
     ],
 )

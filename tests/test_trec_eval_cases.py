@@ -160,7 +160,7 @@ def test_expected_ids_holding_the_chunk_separator_fail_with_one_line(tmp_path: P
     result = evaluate(tmp_path, MSMARCO, FIXTURES / "msmarco.run")
     assert result.exit_code == ExitCode.INVALID_INPUT
     assert result.stderr == (
-        f"goldeneval: error: 2 expected document ids of set {load_beir_set(MSMARCO).id!r} contain the chunk "
+        f"goldeneval: error: 2 judged document ids of set {load_beir_set(MSMARCO).id!r} contain the chunk "
         "separator '#' (e.g. 'D100#1'), so returned ids cut at it can never match them: pass "
         "--chunk-separator '' to keep ids whole, or another separator\n"
     )

@@ -258,7 +258,7 @@ def answers(
             outcome.answers.verdict,
             resolved_store,
             run,
-            SourceRefs(target.set_ref, target.sets_dirs, target.corpus_path, target.beir_split),
+            target.source_refs(),
         ),
     )
 

@@ -39,9 +39,22 @@ from goldeneval.suite_storage import load_storage
 
 if TYPE_CHECKING:
     from goldeneval.report.model import RunComparison
+    from goldeneval.report.runs import SourceRefs
 
 beir_split_option = click.option(
     "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
+)
+
+topics_option = click.option(
+    "--topics",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Topics of a TREC qrels --set: a TREC topic file, XML topics, JSONL or TSV (needs --corpus).",
+)
+topic_field_option = click.option(
+    "--topic-field",
+    default=None,
+    help="The topics' field asked as the question (default: title; text or query where the file has no title).",
 )
 
 
@@ -55,6 +68,8 @@ class RetrievalTarget:
     options: tuple[str, ...]
     corpus_path: Path | None
     beir_split: str
+    topics: Path | None
+    topic_field: str | None
     sets_dirs: tuple[Path, ...]
 
     def spec(self, series: str | None, **fields: Any) -> RunSpec:
@@ -66,6 +81,8 @@ class RetrievalTarget:
                 set_ref=self.set_ref,
                 sets_dirs=self.sets_dirs,
                 beir_split=self.beir_split,
+                topics=self.topics,
+                topic_field=self.topic_field,
                 retriever_id=self.retriever_id,
                 options=options,
                 corpus=self.corpus_path,
@@ -79,16 +96,29 @@ class RetrievalTarget:
     ) -> RunComparison:
         """The comparison a run's ``--summary-md`` and ``--junit`` show: the stored run against the
         run its verdict names, with the text of this target's set and the titles of its corpus."""
-        from goldeneval.report.runs import SourceRefs, comparison_for
+        from goldeneval.report.runs import comparison_for
 
-        refs = SourceRefs(self.set_ref, self.sets_dirs, self.corpus_path, self.beir_split)
+        refs = self.source_refs()
         return comparison_for(open_store(location), stored, verdict=verdict, privacy=privacy, refs=refs, trend=False)
+
+    def source_refs(self) -> SourceRefs:
+        """Where a comparison of this target's runs reads the question text and the titles."""
+        from goldeneval.report.runs import SourceRefs
+
+        return SourceRefs(
+            self.set_ref, self.sets_dirs, self.corpus_path, self.beir_split, self.topics, self.topic_field
+        )
 
 
 def target_options(command: Callable[..., None]) -> Callable[..., None]:
     """Add the options of a :class:`RetrievalTarget`, received as ``target``."""
     options: list[Decorator] = [
-        click.option("--set", "set_ref", required=True, help="Golden set id (registered), set file, or BEIR folder."),
+        click.option(
+            "--set",
+            "set_ref",
+            required=True,
+            help="Golden set id (registered), set file, BEIR folder, or TREC qrels file (with --topics).",
+        ),
         click.option(
             "--retriever",
             "retriever_id",
@@ -100,6 +130,8 @@ def target_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option(
             "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
         ),
+        topics_option,
+        topic_field_option,
         sets_dir_option,
     ]
     names = [field.name for field in fields(RetrievalTarget)]

@@ -30,12 +30,14 @@ __all__ = ["SourceRefs", "compare_named", "comparison_for"]
 @dataclass(frozen=True)
 class SourceRefs:
     """Where the question text and the documents' titles are read from (``--set``,
-    ``--sets-dir``, ``--corpus``); empty: the run's registered set and that set's corpus."""
+    ``--sets-dir``, ``--corpus``, ``--topics``); empty: the run's registered set and that set's corpus."""
 
     set_ref: str | None = None
     sets_dirs: tuple[Path, ...] = ()
     corpus_path: Path | None = None
     beir_split: str = "test"
+    topics: Path | None = None
+    topic_field: str | None = None
 
 
 def _built(
@@ -55,6 +57,8 @@ def _built(
         sets_dirs=refs.sets_dirs,
         corpus_path=refs.corpus_path,
         beir_split=refs.beir_split,
+        topics=refs.topics,
+        topic_field=refs.topic_field,
     )
     return build_comparison(store, current, earlier, verdict, sources, privacy=shown, trend=trend)
 

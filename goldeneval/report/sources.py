@@ -79,6 +79,8 @@ def load_sources(
     sets_dirs: tuple[Path, ...] = (),
     corpus_path: Path | None = None,
     beir_split: str = "test",
+    topics: Path | None = None,
+    topic_field: str | None = None,
 ) -> Sources:
     """The text and documents for a comparison whose newer run is ``run``.
 
@@ -93,7 +95,14 @@ def load_sources(
             from goldeneval.retrieval.labels import label_digest
             from goldeneval.retrieval.sets import resolve_golden_set
 
-            golden = resolve_golden_set(reference, sets_dirs, beir_split=beir_split)
+            golden = resolve_golden_set(
+                reference,
+                sets_dirs,
+                beir_split=beir_split,
+                topics=topics,
+                topic_field=topic_field,
+                corpus=corpus_path,
+            )
             texts = {q.id: q.text for q in golden.questions}
             expected = {q.id: q.expected for q in golden.questions}
             judged = {q.id: q.expected | q.not_relevant for q in golden.questions}

@@ -2,88 +2,28 @@
 
 A query's targets are the corpus ids it is judged with a score above 0, and the score is
 the target's grade (graded nDCG's gain).  A query judged only with score 0 is not a
-question of the set; the set lists it as ``unjudged`` and every run reports it.  BEIR carries no
-question forms, so the form is derived, and marked as derived (``form_derived``):
-
-    overlap = |T(q) & T(targets)| / |T(q)|
-
-where T is the shared analyser's content terms (lower-case, English stop words removed,
-Snowball-stemmed; :mod:`goldeneval.core.text`) and T(targets) the union over the title and text of
-every target document.  ``MATCH`` when overlap >= ``FORM_OVERLAP_THRESHOLD`` (0.5: at least
-half of the question's content terms appear in a target), else ``GAP``.  A question without
-content terms is ``GAP``.  The rule is deterministic: the same files give the same set.
+question of the set; the set lists it as ``unjudged`` and every run reports it.  The rows
+follow the one rule of :mod:`goldeneval.retrieval.qrels` (a pair judged twice with two scores
+is refused).  BEIR carries no question forms, so the form is derived by the rule of
+:mod:`goldeneval.retrieval.forms`, and marked as derived (``form_derived``).
 """
 
 from __future__ import annotations
 
-import csv
-from collections import defaultdict
-from collections.abc import Iterable
 from pathlib import Path
 
 from goldeneval.core.corpus import Corpus, load_beir_corpus
 from goldeneval.core.errors import GoldenSetError
 from goldeneval.core.jsonl import iter_jsonl
-from goldeneval.core.text import content_terms
-from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.forms import FORM_OVERLAP_THRESHOLD, derive_form, vocabulary_overlap
+from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.qrels import judged_set, read_beir_qrels
 
 __all__ = ["FORM_OVERLAP_THRESHOLD", "derive_form", "is_beir_folder", "load_beir_set", "vocabulary_overlap"]
-
-FORM_OVERLAP_THRESHOLD = 0.5
 
 
 def is_beir_folder(path: Path) -> bool:
     return path.is_dir() and (path / "queries.jsonl").is_file() and (path / "qrels").is_dir()
-
-
-def vocabulary_overlap(question: str, target_texts: list[str]) -> float:
-    return _overlap(content_terms(question), [content_terms(text) for text in target_texts])
-
-
-def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
-    return _form(vocabulary_overlap(question, target_texts))
-
-
-def _overlap(terms: set[str], target_terms: Iterable[set[str]]) -> float:
-    """The share of ``terms`` found in the union of ``target_terms`` (0 without terms)."""
-    if not terms:
-        return 0.0
-    return len(terms & set().union(*target_terms)) / len(terms)
-
-
-def _form(overlap: float) -> QuestionForm:
-    return QuestionForm.MATCH if overlap >= FORM_OVERLAP_THRESHOLD else QuestionForm.GAP
-
-
-def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], list[str]]:
-    """Relevant corpus ids and their grades per query, and the queries judged only with
-    score 0.  Those have no target and are left out of the set (an empty target set would
-    declare "no document answers it", which a BEIR judgement does not say); the set names
-    them as ``unjudged`` so that every run reports them."""
-    if not path.is_file():
-        raise GoldenSetError(path, "qrels file not found")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise GoldenSetError(path, f"not valid UTF-8 (byte offset {exc.start})") from None
-    judged: dict[str, dict[str, int]] = defaultdict(dict)
-    seen: set[str] = set()
-    for lineno, row in enumerate(csv.reader(lines, delimiter="\t"), start=1):
-        if not row or (lineno == 1 and row[:1] == ["query-id"]):
-            continue
-        if len(row) != 3:
-            raise GoldenSetError(path, f"line {lineno}: expected 3 tab-separated columns, found {len(row)}")
-        query_id, corpus_id, score = row
-        try:
-            grade = int(score)
-        except ValueError:
-            raise GoldenSetError(path, f"line {lineno}: score {score!r} is not an integer") from None
-        seen.add(query_id)
-        if grade > 0:
-            judged[query_id][corpus_id] = grade
-    if not judged:
-        raise GoldenSetError(path, "no relevant judgements (score > 0) in this split")
-    return judged, sorted(seen - judged.keys())
 
 
 def _read_queries(path: Path) -> dict[str, str]:
@@ -105,50 +45,18 @@ def _read_queries(path: Path) -> dict[str, str]:
 def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None = None) -> GoldenQuestionSet:
     """The judged queries of one split as a golden set, with derived forms."""
     folder = Path(folder)
-    qrels_path = folder / "qrels" / f"{split}.tsv"
-    judged, unjudged = _read_qrels(qrels_path)
+    rows = read_beir_qrels(folder / "qrels" / f"{split}.tsv")
     queries = _read_queries(folder / "queries.jsonl")
     corpus = corpus or load_beir_corpus(folder / "corpus.jsonl")
-    documents = {doc.id: doc for doc in corpus}
-    target_terms: dict[str, set[str]] = {}  # a document judged for several queries is analysed once
-
-    def terms_of(doc_id: str) -> set[str]:
-        if doc_id not in target_terms:
-            doc = documents[doc_id]
-            target_terms[doc_id] = content_terms(f"{doc.title}\n{doc.text}")
-        return target_terms[doc_id]
-
-    questions = []
-    for position, (query_id, targets) in enumerate(sorted(judged.items()), start=1):
-        if query_id not in queries:
-            raise GoldenSetError(
-                qrels_path, "query id not found in queries.jsonl", position=position, question_id=query_id
-            )
-        # Not ``targets.keys() - documents.keys()``: that walks every key of the corpus, query by query.
-        missing = sorted(doc_id for doc_id in targets if doc_id not in documents)
-        if missing:
-            raise GoldenSetError(
-                qrels_path,
-                f"document ids not in the corpus: {', '.join(missing[:5])}",
-                position=position,
-                question_id=query_id,
-                field="expected",
-            )
-        text = queries[query_id]
-        questions.append(
-            GoldenQuestion(
-                id=query_id,
-                text=text,
-                form=_form(_overlap(content_terms(text), map(terms_of, targets))),
-                expected=frozenset(targets),
-                grades=targets,
-                form_derived=True,
-            )
-        )
-    return GoldenQuestionSet(
-        id=f"beir-{folder.name}-{split}",
-        description=f"BEIR {folder.name}, split {split!r}: {len(questions)} judged queries, forms derived",
-        corpus=str(folder.resolve()),
-        questions=tuple(questions),
-        unjudged=tuple(unjudged),
+    golden = judged_set(
+        rows,
+        queries,
+        corpus,
+        set_id=f"beir-{folder.name}-{split}",
+        description="",
+        corpus_ref=str(folder.resolve()),
+        queries_name="queries.jsonl",
+        keep_negatives=False,
     )
+    description = f"BEIR {folder.name}, split {split!r}: {len(golden.questions)} judged queries, forms derived"
+    return golden.model_copy(update={"description": description})

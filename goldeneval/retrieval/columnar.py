@@ -986,6 +986,11 @@ def score(
     if defined not in ("relevant", "judged"):
         raise ValueError(f"defined must be 'relevant' or 'judged' (found {defined!r})")
     wanted = [m if isinstance(m, Metric) else parse_metric(m) for m in metrics]
+    elsewhere = [m.name for m in wanted if m.kind.key not in _KERNELS]
+    if elsewhere:
+        raise ValueError(
+            f"{', '.join(elsewhere)}: read judged non-relevant documents; goldeneval.retrieval.incomplete computes them"
+        )
     mask = np.ones(n, dtype=np.bool_) if ok is None else np.asarray(ok, dtype=np.bool_)
     if mask.shape != (n,):
         raise ValueError(f"ok must hold one flag per question ({n}), found shape {mask.shape}")

@@ -27,8 +27,9 @@ Format versions:
   (every other run is still written as format 4): ``judged`` (:class:`JudgedDetail`, the
   means overall and by form) and per question ``judged_at`` (the shares) and
   ``unjudged_ranks`` (which of the top-3 documents carry no judgment: ranks, never ids).
-  Any format may also hold ``average_over: all-judged`` (trec_eval's averaging); the
-  default is absent, so a run that does not ask for it is stored as before.
+  Any format may also hold ``average_over: all-judged`` (trec_eval's averaging) and
+  ``judged_only: true`` (condensed lists, trec_eval -J); the defaults are absent, so a run
+  that does not ask for them is stored as before.
 """
 
 from __future__ import annotations
@@ -692,6 +693,8 @@ class RetrievalDetails(_Record):
     average_over: Literal["all-judged"] | None = Field(default=None, exclude_if=_absent)
     """``all-judged`` when the metrics' means follow trec_eval (every query of the qrels, the
     set's ``unjudged`` counting 0); absent for the default (``with-relevant``)."""
+    judged_only: Literal[True] | None = Field(default=None, exclude_if=_absent)
+    """True when the rank metrics were computed on condensed lists (trec_eval -J); absent otherwise."""
 
     @model_validator(mode="after")
     def _questions_in_the_format_shape(self) -> Self:

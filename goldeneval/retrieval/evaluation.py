@@ -107,6 +107,8 @@ class RetrievalRun:
     """Which questions each metric's mean is over (:data:`goldeneval.retrieval.metrics.AVERAGE_OVER`)."""
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR
     """Where returned ids were cut to document ids (``''`` or None: kept whole); part of the protocol."""
+    judged_only: bool = False
+    """Whether the rank metrics were computed on condensed lists (trec_eval -J); part of the protocol."""
     errors_reduced: bool = False
     """Whether the results' errors hold only their class already (read back from a
     ``metadata_only`` hits table): reduced again for the store, ``KeyError`` would become
@@ -138,7 +140,7 @@ class RetrievalRun:
     def benchmark_fingerprint(self) -> str | None:
         if self.label_digest is None:
             return None
-        protocol = scoring_protocol(self.relevance_level, self.average_over, self.chunk_separator)
+        protocol = scoring_protocol(self.relevance_level, self.average_over, self.chunk_separator, self.judged_only)
         return benchmark_fingerprint(self.provenance.corpus_revision, self.label_digest, protocol)
 
     @property
@@ -191,7 +193,7 @@ class RetrievalRun:
         return RetrievalDetails(
             # format 5 only where judged@k is held: every other run keeps format 4's shape
             format_version=COLUMNAR_FORMAT_VERSION if judged is None else COVERAGE_FORMAT_VERSION,
-            protocol=scoring_protocol(self.relevance_level, self.average_over, self.chunk_separator),
+            protocol=scoring_protocol(self.relevance_level, self.average_over, self.chunk_separator, self.judged_only),
             top_k=TOP_K,
             overfetch_multiplier=OVERFETCH_MULTIPLIER,
             hit_cutoffs=list(self.hit_cutoffs),
@@ -205,6 +207,7 @@ class RetrievalRun:
             tables_run_id=tables_run_id,
             judged=None if judged is None else JudgedDetail.model_validate(judged.to_dict()),
             average_over=None if self.average_over == DEFAULT_AVERAGE_OVER else self.average_over,
+            judged_only=True if self.judged_only else None,
         )
 
     def to_record(self, privacy: PrivacyMode = PrivacyMode.FULL, *, tables_run_id: str | None = None) -> RunRecord:
@@ -352,6 +355,7 @@ def evaluate_retrieval(
     metrics: Sequence[Metric] = DEFAULT_METRICS,
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     average_over: AverageOver = DEFAULT_AVERAGE_OVER,
+    judged_only: bool = False,
     provenance: Provenance | None = None,
     progress: Progress | None = None,
     workers: int = 1,
@@ -364,7 +368,8 @@ def evaluate_retrieval(
     separator other than the default); ``to_document``, a mapping of the caller's own, replaces it.
     ``metrics`` are reported beside ``hit@k`` for each of ``hit_cutoffs``; the deepest of
     them is the measurement depth (see :func:`ask_to_depth`); ``average_over`` says which
-    questions their means are over (trec_eval's ``all-judged`` counts the set's ``unjudged``).
+    questions their means are over (trec_eval's ``all-judged`` counts the set's ``unjudged``);
+    ``judged_only`` computes them on condensed lists (trec_eval -J), never the hits.
     ``provenance`` defaults to what the retriever declares (unknown when it cannot say).
     ``workers`` calls run at once and ``batch_size`` questions go to one ``retrieve_batch``
     call when the retriever has one (:mod:`goldeneval.retrieval.asking`); neither changes a result.
@@ -398,6 +403,7 @@ def evaluate_retrieval(
         coded=coded,
         average_over=average_over,
         left_out=len(golden_set.unjudged),
+        judged_only=judged_only,
     ).with_packed_documents()  # the run's codes become the packed documents: ``coded`` is not read again
     del answers, coded
     return RetrievalRun(
@@ -416,6 +422,7 @@ def evaluate_retrieval(
         judged_cutoffs=scored.judged_cutoffs,
         average_over=average_over,
         chunk_separator=chunk_separator,
+        judged_only=judged_only,
     )
 
 

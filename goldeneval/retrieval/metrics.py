@@ -2,7 +2,8 @@
 table and the Dagster metadata all read.
 
 Beyond ADR-072 (reported, never gated): hit@k, MRR@k, Recall@k, Precision@k, nDCG@k,
-MAP@k and R-precision, at any cutoff from 1 to :data:`MAX_CUTOFF`.  Each is trec_eval's
+MAP@k and R-precision, at any cutoff from 1 to :data:`MAX_CUTOFF`, and the measures made for
+incomplete judgments, bpref and infAP (:mod:`goldeneval.retrieval.incomplete`).  Each is trec_eval's
 measure of the same name, computed on one question's *distinct-document* ranking (chunk ids
 collapsed to their document's first occurrence), and ``tests/test_metrics_crosscheck.py``
 holds every one equal to pytrec-eval-terrier per question to 1e-9, on SciFact and on a
@@ -139,11 +140,31 @@ METRIC_KINDS: dict[str, MetricKind] = {
             "Rprec",
             "trec_eval `Rprec` (Buckley & Voorhees, TREC 2005)",
         ),
+        MetricKind(
+            "bpref",
+            "bpref",
+            False,
+            False,
+            "for each retrieved relevant document, 1 - (judged non-relevant documents above it, at most R) / "
+            "min(R, judged non-relevant documents), summed and divided by R; unjudged documents are passed over",
+            "bpref",
+            "Buckley & Voorhees, Retrieval evaluation with incomplete information, SIGIR 2004",
+        ),
+        MetricKind(
+            "infap",
+            "infAP",
+            False,
+            False,
+            "average precision estimated from the judged documents: at each retrieved relevant document, "
+            "the precision above it inferred from the judged share, summed and divided by R",
+            "infAP",
+            "Yilmaz & Aslam, Estimating average precision with incomplete and imperfect judgments, CIKM 2006",
+        ),
     )
 }
 """Every metric family goldeneval computes, in the order reports list them."""
 
-_ALIASES = {"p": "precision", "r-precision": "rprec", "r_precision": "rprec", "success": "hit"}
+_ALIASES = {"p": "precision", "r-precision": "rprec", "r_precision": "rprec", "success": "hit", "inf_ap": "infap"}
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from goldeneval.core.workers import usable_workers
 from goldeneval.history import door
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
-from goldeneval.retrieval.retrievers.base import RetrieverContext, check_expected_ids
+from goldeneval.retrieval.retrievers.base import RetrieverContext, check_judged_ids
 from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.retrieval.scoring import GRADER_ID
 from goldeneval.retrieval.sets import resolve_golden_set
@@ -49,7 +49,14 @@ def load_golden_set(spec: RunSpec) -> GoldenQuestionSet:
     """The set as it is now (files are read again, so a label change is seen; a YAML file's
     text read before is parsed from the cache, as :func:`remembered_parses` allows)."""
     with remembered_parses(spec.cache_dir, spec.privacy) as keep:
-        golden_set = resolve_golden_set(spec.set_ref, spec.sets_dirs, beir_split=spec.beir_split)
+        golden_set = resolve_golden_set(
+            spec.set_ref,
+            spec.sets_dirs,
+            beir_split=spec.beir_split,
+            topics=spec.topics,
+            topic_field=spec.topic_field,
+            corpus=spec.corpus,
+        )
         keep(golden_set.id)  # only the evaluated set's file, not every set the registry read
     return expect_set_id(golden_set, spec.set_ref, spec.expected_set_id)
 
@@ -67,12 +74,12 @@ def evaluate(
     The retriever's context carries the set (replaying retrievers key rankings by question
     id) and ``retriever_progress`` (whether it may show bars of its own, such as dense
     encoding); the spec's declared provenance overrides the retriever's own, field by field.
-    Expected ids holding the chunk separator are refused first, whatever the retriever.
+    Judged ids holding the chunk separator are refused first, whatever the retriever.
     """
     with shared_corpora():  # a BEIR folder's corpus.jsonl is read once, not for the set and again here
         golden_set = golden_set or load_golden_set(spec)
-        expected = (doc for question in golden_set.questions for doc in question.expected)
-        check_expected_ids(expected, spec.chunk_separator, golden_set.id)
+        judged = (doc for question in golden_set.questions for doc in question.judged)
+        check_judged_ids(judged, spec.chunk_separator, golden_set.id)
         corpus = corpus_for(spec.corpus, golden_set.corpus)
     warnings = labels_outside_corpus(golden_set, corpus, spec)
     context = RetrieverContext(
@@ -99,6 +106,7 @@ def evaluate(
         metrics=spec.parsed_metrics,
         relevance_level=spec.relevance_level,
         average_over=spec.average_over,
+        judged_only=spec.judged_only,
         provenance=provenance,
         progress=progress,
     )

@@ -221,6 +221,8 @@ def measurement(details: RetrievalDetails) -> dict[str, Any]:
     if details.average_over is not None:  # trec_eval's rule: the source's grade-0-only queries count 0
         averaged += len(details.unjudged)
         rule = {"average_over": details.average_over}
+    if details.judged_only:  # trec_eval -J: every rank metric on the rankings without their unjudged documents
+        rule["judged_only"] = True
     return {
         "metrics": metrics,
         "depth": depth,
@@ -251,7 +253,9 @@ def _measurement_lines(details: RetrievalDetails) -> list[str]:
         "",
         f"Rank metrics (reported, not gated) over {over}"
         + (f", depth {depth}" if depth is not None else "")
-        + f", relevance level {summary['relevance_level']}:",
+        + f", relevance level {summary['relevance_level']}"
+        + (", on condensed lists (judged documents only, as trec_eval -J)" if summary.get("judged_only") else "")
+        + ":",
     ]
     rows = [
         [m["name"], "n/a" if m["value"] is None else f"{m['value']:.4f}", m["definition"]] for m in summary["metrics"]

@@ -47,6 +47,7 @@ from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.details import DocumentColumns
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
+from goldeneval.retrieval.incomplete import INCOMPLETE_KINDS, condensed, judgment_metrics
 from goldeneval.retrieval.metrics import (
     DEFAULT_AVERAGE_OVER,
     DEFAULT_METRICS,
@@ -104,12 +105,14 @@ def scoring_protocol(
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     average_over: AverageOver = DEFAULT_AVERAGE_OVER,
     chunk_separator: str | None = DEFAULT_CHUNK_SEPARATOR,
+    judged_only: bool = False,
 ) -> str:
     """The protocol a run was scored under: the revision, and the relevance level, the
-    averaging rule and the chunk separator when they are not the default (rank metrics at
-    levels 1 and 2, averaged over other questions, or of returned ids cut at another
-    separator, measure different things, so such runs are never one comparable series; runs
-    at the defaults keep their identity).  No separator (``''`` or None) keeps ids whole."""
+    averaging rule, the chunk separator and condensed lists (``judged_only``, trec_eval -J)
+    when they are not the default (rank metrics at levels 1 and 2, averaged over other
+    questions, of returned ids cut at another separator or of condensed lists, measure
+    different things, so such runs are never one comparable series; runs at the defaults
+    keep their identity).  No separator (``''`` or None) keeps ids whole."""
     settings = []
     if relevance_level != DEFAULT_RELEVANCE_LEVEL:
         settings.append(f"relevance_level={relevance_level}")
@@ -117,6 +120,8 @@ def scoring_protocol(
         settings.append(f"average_over={average_over}")
     if (chunk_separator or "") != DEFAULT_CHUNK_SEPARATOR:
         settings.append(f"chunk_separator={json.dumps(chunk_separator or '')}")
+    if judged_only:
+        settings.append("judged_only=true")
     return f"{SCORING_PROTOCOL_REVISION}({','.join(settings)})" if settings else SCORING_PROTOCOL_REVISION
 
 
@@ -598,6 +603,7 @@ def score_answers(
     coded: CodedRun | None = None,
     average_over: AverageOver = DEFAULT_AVERAGE_OVER,
     left_out: int = 0,
+    judged_only: bool = False,
 ) -> ScoredAnswers:
     """Score a whole run: question ``i`` returned the raw ranking ``returned[i]`` in
     ``latency_ms[i]``, or failed with ``errors[i]`` (an error, never a miss).
@@ -610,6 +616,9 @@ def score_answers(
     of the qrels: a scored question judged only with grade 0 (no expected document, judged
     negatives) scores 0 on every metric, and ``left_out`` more queries (the set's source
     judged them only with grade 0, so the set left them out) add a 0 each.
+    bpref and infAP read the judged negatives (:mod:`goldeneval.retrieval.incomplete`);
+    ``judged_only`` computes every rank metric on the condensed lists (trec_eval ``-J``),
+    never the hits.
     """
     metrics = run_metrics() if metrics is None else metrics
     n = len(questions)
@@ -617,22 +626,25 @@ def score_answers(
         raise ValueError("questions, returned, errors and latency_ms must have one entry per question")
     coded = coded or code_run(questions, returned, to_document)
     ok = np.fromiter((error is None for error in errors), dtype=np.bool_, count=n)
+    ranked = [metric for metric in metrics if metric.kind.key not in INCOMPLETE_KINDS]
     scores = columnar.score(
         coded.rankings,
         coded.judgements,
-        metrics,
+        ranked,
         rel_level=relevance_level,
         ok=ok,
         depth_limit=depth,
         protocol_head=raw_limit(),
         defined="judged",
     )
+    values: Mapping[str, np.ndarray] = _judgment_measures(
+        coded, metrics, ranked, scores.metrics, relevance_level, ok, depth, judged_only
+    )
     kept = coded.kept(depth)
     if not ok.all():  # an error keeps no documents, whatever it returned before failing
         kept = _without(kept, ~ok)
     forms = [_FORM_VALUES[form] for form in map(operator.attrgetter("form"), questions)]
     hard_classes = list(map(operator.attrgetter("hard_class"), questions))
-    values = scores.metrics
     extra_zeros = 0
     if average_over == "all-judged":
         values = _judged_only_negatives_zero(values, questions, ok)
@@ -666,6 +678,33 @@ def score_answers(
         judged_at=shares,
         unjudged=unjudged,
     )
+
+
+def _judgment_measures(
+    coded: CodedRun,
+    metrics: Sequence[Metric],
+    ranked: Sequence[Metric],
+    values: Mapping[str, np.ndarray],
+    relevance_level: int,
+    ok: np.ndarray,
+    depth: int | None,
+    judged_only: bool,
+) -> dict[str, np.ndarray]:
+    """Every metric's values, in the order asked: the rank metrics as :func:`columnar.score`
+    gave them, bpref and infAP from the judged documents of every distinct document kept; with
+    ``judged_only``, all of them on the condensed lists (as trec_eval -J reads every measure)."""
+    incomplete = {metric.name: metric.kind.key for metric in metrics if metric.kind.key in INCOMPLETE_KINDS}
+    if not incomplete and not judged_only:
+        return dict(values)
+    lists = coded.kept(None)
+    if judged_only:
+        lists = condensed(lists, coded.judgements, coded.judged)
+        if ranked:
+            values = columnar.score(
+                lists, coded.judgements, ranked, rel_level=relevance_level, ok=ok, depth_limit=depth, defined="judged"
+            ).metrics
+    extra = judgment_metrics(lists, coded.judgements, coded.judged, incomplete, rel_level=relevance_level, ok=ok)
+    return {metric.name: values[metric.name] if metric.name in values else extra[metric.name] for metric in metrics}
 
 
 def _judged_only_negatives_zero(

@@ -106,7 +106,8 @@ class RetrievalSettings(BaseModel):
     metrics: Annotated[tuple[str, ...], Flag(separated=True), BeforeValidator(check_metric_names)] = Field(
         default=tuple(metric.name for metric in DEFAULT_METRICS),
         description="Rank metrics reported beside hit@k: ndcg@k, recall@k, mrr@k, precision@k (p@k), map@k, hit@k, "
-        "rprec; k from 1 to 1000. The deepest cutoff is the measurement depth (docs/reference/metrics.md).",
+        "rprec, bpref, infap; k from 1 to 1000. The deepest cutoff is the measurement depth "
+        "(docs/reference/metrics.md).",
     )
     relevance_level: Annotated[int, Flag()] = Field(
         default=DEFAULT_RELEVANCE_LEVEL,
@@ -118,6 +119,11 @@ class RetrievalSettings(BaseModel):
         description="Questions each rank metric's mean is over: with-relevant (those with an expected document) or "
         "all-judged (trec_eval's rule: every query of the qrels, one judged only with grade 0 counting 0). "
         "Part of the benchmark: runs under different rules are never compared.",
+    )
+    judged_only: Annotated[bool, Flag()] = Field(
+        default=False,
+        description="Compute every rank metric on condensed lists, each ranking without its unjudged documents "
+        "(trec_eval -J); the top-1/top-3 hits are never condensed. Part of the benchmark.",
     )
     strict: Annotated[bool, Flag()] = Field(
         default=False, description="Fail (exit 3) instead of warning when expected document ids are not in the corpus."

@@ -33,6 +33,8 @@ class RunSpec(SpecBase, RetrievalSettings):
     )
     sets_dirs: tuple[Path, ...] = ()
     beir_split: str = "test"
+    topics: Path | None = Field(default=None, description="Topics file when set_ref is TREC qrels.")
+    topic_field: str | None = Field(default=None, description="The topics file's field to ask (default: title/text).")
     retriever_id: str = Field(min_length=1, description="Registered retriever id or package.module:factory.")
     options: dict[str, str] = Field(default_factory=dict)
     corpus: Path | None = Field(default=None, description="Corpus path; None: the set's own.")

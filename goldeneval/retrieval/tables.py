@@ -240,6 +240,7 @@ def _run_identity(run: RetrievalRun, privacy: PrivacyMode, run_id: str) -> dict[
         **({"judged_cutoffs": list(run.judged_cutoffs)} if run.judged_cutoffs else {}),
         **({"average_over": run.average_over} if run.average_over != DEFAULT_AVERAGE_OVER else {}),
         **({"chunk_separator": run.chunk_separator or ""} if run.chunk_separator != DEFAULT_CHUNK_SEPARATOR else {}),
+        **({"judged_only": True} if run.judged_only else {}),
     }
 
 
@@ -422,6 +423,7 @@ def _measurement(identity: Mapping[str, Any]) -> dict[str, Any]:
         "judged_cutoffs": tuple(identity.get("judged_cutoffs", ())),
         "average_over": identity.get("average_over", DEFAULT_AVERAGE_OVER),
         "chunk_separator": identity.get("chunk_separator", DEFAULT_CHUNK_SEPARATOR),
+        "judged_only": bool(identity.get("judged_only", False)),
     }
 
 

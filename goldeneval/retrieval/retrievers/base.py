@@ -3,9 +3,11 @@
 Deliberately minimal: a question string and a limit in, ranked ids out, so any retrieval
 pipeline can be measured.  A retriever that indexes chunks returns chunk ids; the adapter
 maps them to document ids by the prefix before a separator (``doc-17#3`` -> ``doc-17``), the
-same identity scheme the golden set's labels use.  Expected ids that themselves hold the
-separator (MS MARCO-style ``D1#2``) could never be matched, so
-:func:`check_expected_ids` refuses them before a run starts.
+same identity scheme the golden set's labels use.  One rule for the separator, everywhere
+(:func:`document_id_mapper`): an id the separator would cut to nothing (``#frag``) is kept
+whole, the document trec_eval sees; judged ids (expected or judged not relevant) that
+themselves hold the separator (MS MARCO-style ``D1#2``) could never be matched, so
+:func:`check_judged_ids` refuses them before a run starts.  No id is silently changed.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ __all__ = [
     "Retriever",
     "RetrieverContext",
     "RetrieverFactory",
-    "check_expected_ids",
+    "check_judged_ids",
     "document_id_mapper",
     "execution_revision",
     "number_option",
@@ -171,25 +173,30 @@ def execution_revision(*packages: str) -> str:
 
 
 def document_id_mapper(separator: str | None = DEFAULT_CHUNK_SEPARATOR) -> Callable[[str], str]:
-    """Map a returned id to its document id: the prefix before the first ``separator``."""
+    """Map a returned id to its document id: the prefix before the first ``separator``; an id
+    that prefix would leave empty (``#frag``) is its own document, kept whole, as trec_eval
+    reads it (cut to ``''``, every such id would become one document)."""
     if not separator:
         return lambda returned_id: returned_id
 
     def to_document(returned_id: str) -> str:
-        return returned_id.split(separator, 1)[0]
+        return returned_id.split(separator, 1)[0] or returned_id
 
     return to_document
 
 
-def check_expected_ids(expected_ids: Iterable[str], separator: str | None, set_id: str) -> None:
-    """Refuse expected ids that hold the chunk separator: every returned id is cut at it, so
-    such an id could never be matched and each question holding one would silently score 0."""
+def check_judged_ids(judged_ids: Iterable[str], separator: str | None, set_id: str) -> None:
+    """Refuse judged ids (expected or judged not relevant) that hold the chunk separator:
+    every returned id is cut at it, so such an id could never be matched, and each question
+    holding one would silently score 0 (an expected id) or count a judged document as
+    unjudged (a judged negative)."""
     if not separator:
         return
-    holding = sorted({doc for doc in expected_ids if separator in doc})
+    to_document = document_id_mapper(separator)
+    holding = sorted({doc for doc in judged_ids if to_document(doc) != doc})
     if holding:
         raise InputError(
-            f"{len(holding)} expected document ids of set {set_id!r} contain the chunk separator "
+            f"{len(holding)} judged document ids of set {set_id!r} contain the chunk separator "
             f"{separator!r} (e.g. {holding[0]!r}), so returned ids cut at it can never match them: "
             "pass --chunk-separator '' to keep ids whole, or another separator"
         )

@@ -8,7 +8,10 @@ default) as trec_eval does, by document id descending, ignoring the rank column;
 are the golden set's question ids; the retriever is asked by question text, so it maps each
 text to its question id through the set being evaluated (``RetrieverContext.golden_set``).
 A question the file has no line for gets an empty ranking, as in trec_eval; a question text
-the set does not hold is an error.
+the set does not hold is an error.  A file none of whose query ids is a query of the set
+(a question, or a query the set lists as unjudged) is refused, as trec_eval refuses it (it
+measures nothing: every question would score 0); query ids the set does not know, beside
+ones it does, are left out with a warning that counts them.
 
 Provenance: the pipeline identity is the SHA-256 of the file (and ``order=as_given`` when
 set), so the variant changes exactly when the rankings do; model and chunking are not
@@ -48,8 +51,22 @@ class TrecRunRetriever:
         self.order = order
         run = read_trec_run_file(path, order)
         self.rankings = run.rankings
-        warning = run.warning()
-        self.warnings: tuple[str, ...] = (f"{path}: {warning}",) if warning else ()
+        warnings = [warning] if (warning := run.warning()) else []
+        known = {question.id for question in golden_set.questions}.union(golden_set.unjudged)
+        foreign = sorted(set(self.rankings) - known)
+        if not self.rankings:
+            raise RetrieverError(f"{path}: holds no ranking lines; a run file measures nothing without them")
+        if len(foreign) == len(self.rankings):
+            raise RetrieverError(
+                f"{path}: none of its {len(foreign)} query ids (e.g. {', '.join(map(repr, foreign[:3]))}) "
+                f"is a query of set {golden_set.id!r}; a run file measures a set only through the set's query ids"
+            )
+        if foreign:
+            warnings.append(
+                f"{len(foreign)} of its {len(self.rankings)} query ids are not queries of set "
+                f"{golden_set.id!r} (e.g. {foreign[0]!r}): left out, as trec_eval leaves them out"
+            )
+        self.warnings: tuple[str, ...] = tuple(f"{path}: {text}" for text in warnings)
         """For the run's warnings (the pipeline reports a retriever's ``warnings``)."""
         self.file_digest = hashlib.sha256(path.read_bytes()).hexdigest()
         self.corpus_revision = corpus_revision
