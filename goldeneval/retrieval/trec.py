@@ -11,7 +11,13 @@ and TREC qrels one line per judgement::
 An exported run lists, per question, every distinct document the stored run kept (to its
 measurement depth, best first), with rank 1, 2, ... and score ``n - rank + 1`` so that every
 tool orders them the same way; errored questions have no lines.  The tag is the retriever
-id.  Qrels give every expected document its grade (1 unless the set grades it) and every
+id.  A chunk-grained run whose first raw ids held fewer than three documents missed
+top-3 where its first three distinct documents may hold an expected one; the replay needs
+to know, so each question whose top-3 was a miss while hit@3 (the first three distinct
+documents, no raw head) was not, gets one comment line before its lines,
+``# goldeneval:top3-miss <query id>``, which trec_eval skips as every ``#`` line and
+``goldeneval.trec_run`` reads (:attr:`TrecRun.top3_misses`).  Qrels give every expected
+document its grade (1 unless the set grades it) and every
 document the set records as judged not relevant (``not_relevant``) grade 0; a question with
 neither has no line (qrels cannot say "nothing answers this").  Both are sorted, so the
 files are deterministic.
@@ -44,6 +50,7 @@ from goldeneval.store import StoredRun
 
 __all__ = [
     "RUN_ORDERS",
+    "TOP3_MISS_MARK",
     "RunOrder",
     "TrecRun",
     "TrecRunError",
@@ -53,6 +60,9 @@ __all__ = [
     "run_lines",
     "write_lines",
 ]
+
+TOP3_MISS_MARK = "# goldeneval:top3-miss "
+"""The comment line that says a question's top-3 was a miss (followed by its query id)."""
 
 RunOrder = Literal["trec_eval", "as_given"]
 RUN_ORDERS: tuple[RunOrder, ...] = ("trec_eval", "as_given")
@@ -83,7 +93,8 @@ def run_lines(stored: StoredRun) -> Iterator[str]:
     and every document id (each distinct id once).  The lines are then made as they are read,
     from the stored codes: a run of 200,000 questions x 100 documents was held as 20,000,000
     lines and records first, 6 GB."""
-    questions = retrieval_details(stored).questions
+    details = retrieval_details(stored)
+    questions = details.questions
     rows = None if isinstance(questions, QuestionColumns) else list(questions)
     if isinstance(questions, QuestionColumns) and questions.documents is not None:
         for _ in questions.documents.code_blocks():  # checked to the last byte, a block at a time
@@ -107,12 +118,20 @@ def run_lines(stored: StoredRun) -> Iterator[str]:
             query_id = _check_token(ids[i], "question id")
             for document in question_documents:
                 _check_token(document, f"question {query_id!r}: document id")
-        return _lines(ids, order, iter(lists), tag)
+        reported = any("hit@3" in q.metrics for q in rows)
+        misses = [_marked(q.top3_hit, q.metrics.get("hit@3"), reported, details.relevance_level) for q in rows]
+        return _lines(ids, order, iter(lists), tag, misses)
     assert isinstance(questions, QuestionColumns)
     ids = questions.id
     order = sorted(range(len(ids)), key=ids.__getitem__)
     _check_ids(ids, order, questions)
-    return _lines(ids, order, questions.document_lists_in(order), tag)
+    at3 = questions.metrics.get("hit@3")
+    level = details.relevance_level
+    values = at3 if at3 is not None else [None] * len(ids)
+    misses = [
+        _marked(hit, value, at3 is not None, level) for hit, value in zip(questions.top3_hit, values, strict=True)
+    ]
+    return _lines(ids, order, questions.document_lists_in(order), tag, misses)
 
 
 def _check_ids(ids: Sequence[str], order: Sequence[int], columns: QuestionColumns) -> None:
@@ -130,11 +149,29 @@ def _check_ids(ids: Sequence[str], order: Sequence[int], columns: QuestionColumn
                 _check_token(vocabulary[code], f"question {query_id!r}: document id")
 
 
-def _lines(ids: Sequence[str], order: Sequence[int], documents: Iterator[list[str]], tag: str) -> Iterator[str]:
-    """Each question's lines: rank 1, 2, ... and score ``n - rank + 1``."""
+def _marked(top3_hit: bool | None, hit_at_3: float | None, reported: bool, relevance_level: int | None) -> bool:
+    """Whether a question's lines need the top-3 miss mark: its top-3 was a miss, and its
+    first three distinct documents may hold an expected one.  Where the run reported hit@3
+    (which reads them without the protocol's raw head), they may when it was above 0, or was
+    defined at a relevance level above 1 (it then passes over expected documents graded
+    below it); None is a question with no expected document, which nothing can make a hit."""
+    if top3_hit is not False:
+        return False
+    if not reported:
+        return True
+    return hit_at_3 is not None and (hit_at_3 > 0 or (relevance_level or 1) > 1)
+
+
+def _lines(
+    ids: Sequence[str], order: Sequence[int], documents: Iterator[list[str]], tag: str, misses: Sequence[bool]
+) -> Iterator[str]:
+    """Each question's lines: rank 1, 2, ... and score ``n - rank + 1``, after the top-3 miss
+    mark where its top-3 was a miss and it has documents to replay."""
     tails: dict[int, list[str]] = {}
     for i, question_documents in zip(order, documents, strict=True):
         count = len(question_documents)
+        if misses[i] and count:
+            yield TOP3_MISS_MARK + ids[i]
         tail = tails.get(count)
         if tail is None:
             tail = tails[count] = [f" {rank} {count - rank + 1} {tag}" for rank in range(1, count + 1)]
@@ -191,6 +228,9 @@ class TrecRun:
     """Lines with more than six columns; the columns after the sixth were ignored."""
     non_integer_ranks: int = 0
     """Lines whose rank column is not an integer (trec_eval does not read it either)."""
+    top3_misses: frozenset[str] = frozenset()
+    """Query ids whose top-3 was a miss when the run was exported (``# goldeneval:top3-miss``
+    lines, which are not counted as comments)."""
 
     def warning(self) -> str | None:
         """One sentence counting what was passed over, or None when nothing was."""
@@ -218,8 +258,12 @@ def read_trec_run_file(path: Path, order: RunOrder = "trec_eval") -> TrecRun:
     text = read_utf8(path, TrecRunError, "TREC run file not found")
     entries: dict[str, dict[str, tuple[float, tuple[int, int], int]]] = {}
     comments = extra = non_integer = 0
+    misses: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
+            continue
+        if line.startswith(TOP3_MISS_MARK) and len(line.split()) == 3:
+            misses.add(line.split()[2])
             continue
         if line.lstrip().startswith("#"):
             comments += 1
@@ -255,4 +299,4 @@ def read_trec_run_file(path: Path, order: RunOrder = "trec_eval") -> TrecRun:
             rankings[query_id] = sorted(by_id, key=lambda doc: -documents[doc][0])
         else:
             rankings[query_id] = sorted(documents, key=lambda doc: (-documents[doc][0], *documents[doc][1:]))
-    return TrecRun(rankings, comments, extra, non_integer)
+    return TrecRun(rankings, comments, extra, non_integer, frozenset(misses))

@@ -13,6 +13,13 @@ the set does not hold is an error.  A file none of whose query ids is a query of
 measures nothing: every question would score 0); query ids the set does not know, beside
 ones it does, are left out with a warning that counts them.
 
+An exported run (``goldeneval export-run``) lists distinct documents; where the stored run's
+top-3 was a miss although one of its first three documents is expected (a chunk-grained run
+whose first raw ids held fewer than three documents), the file says so
+(``# goldeneval:top3-miss``), and the replay repeats the document before the first expected
+one until the protocol's raw head is full: repeats collapse, so every metric is the same, and
+the head holds as few documents as the original's did, so top-3 is the same miss.
+
 Provenance: the pipeline identity is the SHA-256 of the file (and ``order=as_given`` when
 set), so the variant changes exactly when the rankings do; model and chunking are not
 applicable to replayed rankings; the corpus revision is that of the corpus given to the run
@@ -30,6 +37,7 @@ from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrieval.retrievers.options import check_known_options, path_option, str_option
+from goldeneval.retrieval.scoring import TOP_K, raw_limit
 from goldeneval.retrieval.trec import RUN_ORDERS, RunOrder, read_trec_run_file
 
 __all__ = ["TrecRunRetriever", "build"]
@@ -68,6 +76,8 @@ class TrecRunRetriever:
             )
         self.warnings: tuple[str, ...] = tuple(f"{path}: {text}" for text in warnings)
         """For the run's warnings (the pipeline reports a retriever's ``warnings``)."""
+        self.top3_misses = run.top3_misses
+        self._expected = {question.id: question.expected for question in golden_set.questions}
         self.file_digest = hashlib.sha256(path.read_bytes()).hexdigest()
         self.corpus_revision = corpus_revision
         self._query_id: dict[str, str] = {}
@@ -84,7 +94,10 @@ class TrecRunRetriever:
         query_id = self._query_id.get(question)
         if query_id is None:
             raise RetrieverError(f"{self.path}: the golden set has no question with this text")
-        return self.rankings.get(query_id, [])[: max(limit, 0)]
+        ranking = self.rankings.get(query_id, [])
+        if query_id in self.top3_misses:
+            ranking = _as_missed(ranking, self._expected.get(query_id, frozenset()))
+        return ranking[: max(limit, 0)]
 
     def provenance(self) -> Provenance:
         return Provenance(
@@ -96,6 +109,16 @@ class TrecRunRetriever:
             + ")",
             execution_revision=execution_revision(),
         )
+
+
+def _as_missed(ranking: list[str], expected: frozenset[str]) -> list[str]:
+    """``ranking`` with the document before its first expected one among the first three
+    repeated until the protocol's raw head is full, so that the head holds only the documents
+    above the expected one (the top-3 miss the export recorded); unchanged otherwise."""
+    first = next((rank for rank, document in enumerate(ranking[:TOP_K]) if document in expected), None)
+    if not first:  # no expected document in the top 3 (a miss as it is), or the first (a hit whatever the head)
+        return ranking
+    return [*ranking[:first], *[ranking[first - 1]] * (raw_limit() - first), *ranking[first:]]
 
 
 def build(context: RetrieverContext) -> TrecRunRetriever:
