@@ -581,6 +581,8 @@ JSON_FIELDS: dict[str, str] = {
     "measurement.relevance_level": "Grade from which the binary metrics count a document relevant.",
     "measurement.average_over": "`all-judged` when `--average-over all-judged` asked for trec_eval's mean "
     "(absent at the default, `with-relevant`).",
+    "measurement.judged_only": "True when `--judged-only` computed every rank metric on condensed lists "
+    "(trec_eval -J); absent otherwise.",
     "measurement.questions": "Questions in the rank metrics.",
     "measurement.no_answer": "Questions left out of the rank metrics because they expect no document.",
     "measurement.no_answer.count": "How many.",
@@ -601,6 +603,12 @@ JSON_FIELDS: dict[str, str] = {
     "judged.by_form.<form>.<judged@k>": "The share at k.",
     "judged.questions": "Questions averaged over (scored, with a judgment and a non-empty ranking).",
     "judged.definition": "judged@k, in words (ir_measures' Judged@k).",
+    "judged.bounds": "Bounds under unjudged documents, per rank metric (absent on condensed lists).",
+    "judged.bounds.<metric>": "The metric's mean at both ends.",
+    "judged.bounds.<metric>.unjudged_not_relevant": "With every unjudged document of its top k not relevant: "
+    "the metric as reported.",
+    "judged.bounds.<metric>.unjudged_relevant": "With every unjudged document of its top k relevant.",
+    "judged.bounds_definition": "The bounds, in words.",
     "measurement.short_rankings.shortest": "The shortest such ranking, in documents (null when none).",
     "questions": "One entry per question, in the set's order.",
     "questions[].id": "The question's id.",
@@ -618,6 +626,9 @@ JSON_FIELDS: dict[str, str] = {
     "questions[].judged_at": "Its judged@k (sets with judged negatives only).",
     "questions[].judged_at.<judged@k>": "The share of its first k documents that carry a judgment.",
     "questions[].unjudged_ranks": "Which of its top-3 documents nobody judged: ranks, never ids.",
+    "questions[].unjudged_relevant": "Each rank metric with every unjudged document of its top k judged "
+    "relevant: the other end of its bounds (sets with judged negatives only).",
+    "questions[].unjudged_relevant.<metric>": "That value.",
     "aggregates": "The protocol's rates.",
     "aggregates.overall": "Over the whole run.",
     "aggregates.overall.questions": "Questions.",
@@ -689,6 +700,12 @@ JSON_FIELDS: dict[str, str] = {
     "documents nobody judged (empty in `metadata_only`).",
     "verdict.label_coverage.newly_failing_unjudged.<question id>": "Those documents' ids.",
     "verdict.label_coverage.hint": "How to judge what the new retriever found (null when nothing is newly unjudged).",
+    "verdict.label_coverage.overlapping_bounds": "Rank metrics whose means differ but whose bounds under "
+    "unjudged documents overlap: the labels cannot decide them.",
+    "verdict.label_coverage.overlapping_bounds.<metric>": "The metric's bounds in both runs.",
+    "verdict.label_coverage.overlapping_bounds.<metric>.baseline": "[unjudged not relevant, unjudged relevant] "
+    "in the earlier run.",
+    "verdict.label_coverage.overlapping_bounds.<metric>.candidate": "The same in this run.",
     "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
     "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
 }
@@ -701,6 +718,9 @@ JSON_MAPS = {
     "judged.by_form": "<form>",
     "judged.by_form.<form>": "<judged@k>",
     "questions[].judged_at": "<judged@k>",
+    "questions[].unjudged_relevant": "<metric>",
+    "judged.bounds": "<metric>",
+    "verdict.label_coverage.overlapping_bounds": "<metric>",
     "verdict.label_coverage.newly_failing_unjudged": "<question id>",
 }
 """Objects keyed by data (a metric name, a form), not by a fixed field name."""
@@ -1026,8 +1046,11 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
         judged_first = _cli_json([*judged, *privacy, f"judged-{mode}"])
         changed = ["--option", "k1=0.1", "--option", "b=0.1", "--slice-drop", "*=0.2"]  # top-3s nobody judged
         judged_second = _cli_json([*judged, *privacy, f"judged-{mode}", *changed])
+        condensed = _cli_json([*judged, *privacy, f"condensed-{mode}", "--judged-only"])
         # the compared run of the judged set first: it holds every key a retrieval document can
-        documents.setdefault("retrieval", ([], []))[mode != "full"].extend([judged_second, second, first, judged_first])
+        documents.setdefault("retrieval", ([], []))[mode != "full"].extend(
+            [judged_second, second, first, judged_first, condensed]
+        )
         first = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
         second = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
         documents.setdefault("prompts", ([], []))[mode != "full"].extend([second, first])

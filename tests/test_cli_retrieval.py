@@ -270,7 +270,7 @@ def test_a_bad_hit_cutoff_is_a_usage_error(workspace: CliWorkspace, value: str, 
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("--metrics", "ndcg@10,bpref", "unknown metric 'bpref'"),
+        ("--metrics", "ndcg@10,gmap", "unknown metric 'gmap'"),
         ("--metrics", "recall@0", "cutoff of 'recall@0' must be a whole number from 1 to 1000"),
         ("--metrics", "ndcg", "metric 'ndcg' needs a cutoff"),
         ("--relevance-level", "0", "0 is not in the range x>=1"),

@@ -34,7 +34,9 @@ from goldeneval.retrieval.metrics import METRIC_KINDS, parse_metric
 from goldeneval.retrieval.scoring import aggregate, error_result, raw_limit, score_question
 
 CUTOFFS = (1, 3, 10, 100, 1000)
-ALL_METRICS = (*(f"{kind}@{k}" for kind in METRIC_KINDS if kind != "rprec" for k in CUTOFFS), "rprec")
+CUT_KINDS = [kind for kind, family in METRIC_KINDS.items() if family.takes_cutoff]
+"""The families with a cutoff; R-precision has none, and bpref and infAP are not this core's."""
+ALL_METRICS = (*(f"{kind}@{k}" for kind in CUT_KINDS for k in CUTOFFS), "rprec")
 ENGINES: dict[str, dict[str, int]] = {
     "narrow-and-sorted": {"_NARROW_WIDTH": columnar._NARROW_WIDTH},
     "sorted-only": {"_NARROW_WIDTH": 0},
@@ -243,7 +245,9 @@ def test_rankings_of_one_length_read_as_one_slice_equal_trec_eval(engine_name: s
     this test, it never did (``lengths.min(initial=0) > 0`` is always false), so that path had
     never run."""
     rankings, judged = uniform_collection(seed=3, n=150, length=30)
-    names = [f"{kind}@{k}" for kind in METRIC_KINDS if kind != "rprec" for k in (1, 3, 10)] + ["rprec"]
+    names = [f"{kind}@{k}" for kind, family in METRIC_KINDS.items() if family.takes_cutoff for k in (1, 3, 10)] + [
+        "rprec"
+    ]
     encoded = encode_collection(rankings, judged)
     with engine(engine_name), blocks_read() as starts:
         scores = score(encoded.rankings, encoded.judgements, names, depth_limit=depth_limit, defined="relevant")
@@ -329,7 +333,7 @@ def test_random_runs_with_duplicates_equal_trec_eval(
     run: tuple[list[list[str]], list[dict[str, int]]], k: int, rel_level: int, engine_name: str
 ) -> None:
     rankings, judged = run
-    names = [f"{kind}@{k}" for kind in METRIC_KINDS if kind != "rprec"] + ["rprec"]
+    names = [f"{kind}@{k}" for kind in CUT_KINDS] + ["rprec"]
     encoded = encode_collection(rankings, judged)
     with engine(engine_name):
         scores = score(

@@ -246,6 +246,9 @@ class CoverageNote:
     retriever: str
     run_id: str
     """The candidate run (``goldeneval pool --run`` pools exactly what it returned)."""
+    overlapping: Mapping[str, tuple[tuple[float, float], tuple[float, float]]] = field(default_factory=dict)
+    """Rank metrics whose values differ but whose bounds under unjudged documents overlap ->
+    (the earlier run's bounds, the candidate's): judging those documents could reverse them."""
 
     @property
     def hint(self) -> str:
@@ -271,6 +274,15 @@ class CoverageNote:
         if len(failing) > MAX_LISTED_QUESTIONS:
             more = len(failing) - MAX_LISTED_QUESTIONS
             lines.append(f"    ... and {more} more newly failing questions (see the JSON)")
+        if self.overlapping:
+            ranges = "; ".join(
+                f"{name} {then[0]:.3f}..{then[1]:.3f} -> {now[0]:.3f}..{now[1]:.3f}"
+                for name, (then, now) in self.overlapping.items()
+            )
+            lines.append(
+                f"  bounds overlap (unjudged documents not relevant .. relevant): {ranges}; "
+                "the labels cannot decide these metrics' comparison: judge the unjudged documents"
+            )
         return lines
 
     def to_dict(self) -> dict[str, object]:
@@ -280,6 +292,9 @@ class CoverageNote:
             "newly_unjudged_questions": self.newly_unjudged,
             "newly_failing_unjudged": {q: list(d) for q, d in self.failing_unjudged.items()},
             "hint": self.hint if self.newly_unjudged else None,
+            "overlapping_bounds": {
+                name: {"baseline": list(then), "candidate": list(now)} for name, (then, now) in self.overlapping.items()
+            },
         }
 
 
@@ -473,8 +488,42 @@ def coverage_note(current: StoredRun, previous: StoredRun, newly_failing: Sequen
     if now_ids is not None and current.privacy != "metadata_only":
         listed = {q: tuple(now_ids[q]) for q in newly_failing if now_ids.get(q)}
     return CoverageNote(
-        details.judged_share(), before, newly, listed, current.retriever_id or current.model, current.id
+        details.judged_share(),
+        before,
+        newly,
+        listed,
+        current.retriever_id or current.model,
+        current.id,
+        overlapping_bounds(getattr(earlier, "metric_bounds", None), getattr(details, "metric_bounds", None)),
     )
+
+
+Bounds = Mapping[str, tuple[float, float]]
+
+
+def overlapping_bounds(
+    earlier: Callable[[], Bounds | None] | None, current: Callable[[], Bounds | None] | None
+) -> dict[str, tuple[tuple[float, float], tuple[float, float]]]:
+    """The rank metrics whose means differ between two runs but whose bounds under unjudged
+    documents (the mean with every unjudged document not relevant, and relevant) overlap: the
+    labels cannot decide which run is better on them.  Empty when either run has no bounds
+    (a details object without ``metric_bounds``, a set without judged negatives)."""
+    then = earlier() if earlier is not None else None
+    now = current() if current is not None else None
+    if not then or not now:
+        return {}
+    found: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {}
+    for name, (now_low, now_high) in now.items():
+        if name not in then:
+            continue
+        then_low, then_high = then[name]
+        if abs(now_low - then_low) <= _EPSILON:
+            continue  # no difference to decide
+        low_a, high_a = sorted((then_low, then_high))
+        low_b, high_b = sorted((now_low, now_high))
+        if low_a <= high_b + _EPSILON and low_b <= high_a + _EPSILON:
+            found[name] = ((then_low, then_high), (now_low, now_high))
+    return found
 
 
 def labels_incomplete(current: StoredRun, min_judged: float, note: CoverageNote | None) -> str | None:

@@ -125,6 +125,9 @@ class QuestionDetail(_Record):
     """judged@k where defined (format 5, sets with judged negatives only)."""
     unjudged_ranks: list[int] | None = Field(default=None, exclude_if=_absent)
     """Ranks of the top-3 documents that carry no judgment (format 5)."""
+    unjudged_relevant: dict[str, float] | None = Field(default=None, exclude_if=_absent)
+    """Each rank metric with every unjudged document of its top k judged relevant: the other
+    end of its bounds (format 5, sets with judged negatives, not on condensed lists)."""
 
     @property
     def scored(self) -> bool:
@@ -392,6 +395,10 @@ class QuestionColumns(_Record):
     """Format 5: per question, the ranks among its top-3 documents that carry no judgment.
     Ranks, not ids, so it is kept in ``metadata_only`` too; the ids are the documents at
     those ranks, where the documents are kept."""
+    unjudged_relevant: dict[str, list[float | None]] | None = Field(default=None, exclude_if=_absent)
+    """Format 5: each rank metric per question with every unjudged document of its top k
+    judged relevant (None where the metric is undefined); absent without judged negatives
+    and on condensed lists.  Numbers only: kept in ``metadata_only``."""
 
     @model_validator(mode="after")
     def _one_entry_per_question(self) -> Self:
@@ -408,6 +415,7 @@ class QuestionColumns(_Record):
         }
         columns.update({f"metrics.{name}": values for name, values in self.metrics.items()})
         columns.update({f"judged_at.{name}": values for name, values in (self.judged_at or {}).items()})
+        columns.update({f"unjudged_relevant.{name}": values for name, values in (self.unjudged_relevant or {}).items()})
         if self.unjudged_ranks is not None:
             columns["unjudged_ranks"] = self.unjudged_ranks
         for name, values in columns.items():
@@ -539,6 +547,7 @@ class QuestionColumns(_Record):
         metric_rows = zip(*(self.metrics[name] for name in names), strict=True) if names else ([] for _ in self.id)
         shares = self.judged_at
         unjudged = self.unjudged_ranks
+        ends = self.unjudged_relevant
         return [
             QuestionDetail.model_construct(
                 id=self.id[i],
@@ -556,6 +565,9 @@ class QuestionColumns(_Record):
                 if shares is None
                 else {name: share for name, share in ((n, c[i]) for n, c in shares.items()) if share is not None},
                 unjudged_ranks=None if unjudged is None else unjudged[i],
+                unjudged_relevant=None
+                if ends is None
+                else {name: value for name, value in ((n, c[i]) for n, c in ends.items()) if value is not None},
             )
             for i, values in enumerate(metric_rows)
         ]
@@ -568,6 +580,7 @@ class QuestionColumns(_Record):
         metric_columns = [self.metrics[name] for name in names]
         shares = self.judged_at
         unjudged = self.unjudged_ranks
+        ends = self.unjudged_relevant
         for i, question_id in enumerate(self.id):
             row: dict[str, Any] = {"id": question_id, "form": self.form[i], "hard_class": self.hard_class[i]}
             if documents is not None:
@@ -585,6 +598,8 @@ class QuestionColumns(_Record):
                 row["judged_at"] = {name: column[i] for name, column in shares.items() if column[i] is not None}
             if unjudged is not None:
                 row["unjudged_ranks"] = unjudged[i]
+            if ends is not None:
+                row["unjudged_relevant"] = {name: column[i] for name, column in ends.items() if column[i] is not None}
             yield row
 
     @classmethod
@@ -608,10 +623,11 @@ class QuestionColumns(_Record):
             error=[row.error for row in rows],
             metrics={name: [row.metrics.get(name) for row in rows] for name in names},
             documents=documents,
-            judged_at=_judged_columns(rows),
+            judged_at=_named_columns(rows, "judged_at"),
             unjudged_ranks=None
             if all(row.unjudged_ranks is None for row in rows)
             else [row.unjudged_ranks or [] for row in rows],
+            unjudged_relevant=_named_columns(rows, "unjudged_relevant"),
         )
         # Before format 3 the depth was not stored: each record's documents say how many it has.
         made._counts = np.fromiter((len(row.documents or ()) for row in rows), dtype=np.int64, count=len(rows))
@@ -624,11 +640,14 @@ class QuestionColumns(_Record):
         )
 
 
-def _judged_columns(rows: list[QuestionDetail]) -> dict[str, list[float | None]] | None:
-    if all(row.judged_at is None for row in rows):
+def _named_columns(
+    rows: list[QuestionDetail], field: Literal["judged_at", "unjudged_relevant"]
+) -> dict[str, list[float | None]] | None:
+    """A per-question mapping of the records (judged@k, or the metrics' other ends) as columns."""
+    if all(getattr(row, field) is None for row in rows):
         return None
-    names = list(dict.fromkeys(name for row in rows for name in row.judged_at or {}))
-    return {name: [(row.judged_at or {}).get(name) for row in rows] for name in names}
+    names = list(dict.fromkeys(name for row in rows for name in getattr(row, field) or {}))
+    return {name: [(getattr(row, field) or {}).get(name) for row in rows] for name in names}
 
 
 class JudgedDetail(_Record):
@@ -641,6 +660,9 @@ class JudgedDetail(_Record):
     """Questions the overall means are taken over (a judgment and a non-empty ranking)."""
     overall: dict[str, float | None]
     by_form: dict[str, dict[str, float | None]]
+    bounds: dict[str, list[float | None]] | None = Field(default=None, exclude_if=_absent)
+    """Each rank metric's mean with every unjudged document of its top k not relevant (the
+    metric as reported) and with every one relevant: ``[low end, other end]``."""
 
 
 class RateDetail(_Record):
@@ -727,6 +749,17 @@ class RetrievalDetails(_Record):
         """The run's judged@k (mean over the questions where it is defined); None when the
         run did not measure it (a set without judged negatives, a run stored before)."""
         return None if self.judged is None else self.judged.overall.get(f"judged@{k}")
+
+    def metric_bounds(self) -> dict[str, tuple[float, float]] | None:
+        """Each rank metric's mean with every unjudged document of its top k not relevant and
+        relevant, where both are defined; None when the run measured no bounds."""
+        if self.judged is None or not self.judged.bounds:
+            return None
+        return {
+            name: (low, high)
+            for name, (low, high) in self.judged.bounds.items()
+            if low is not None and high is not None
+        }
 
     def unjudged_top(self) -> dict[str, list[str]] | None:
         """Per scored question, the top-3 documents that carry no judgment (only questions that

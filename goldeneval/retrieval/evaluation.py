@@ -10,7 +10,7 @@ exception or a per-question timeout makes that question an ``error`` and the run
 from __future__ import annotations
 
 import array
-from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -153,21 +153,27 @@ class RetrievalRun:
         if not self.judged_cutoffs:
             return None
         names = [judged_name(k) for k in self.judged_cutoffs]
+        extra_zeros = len(self.unjudged) if self.average_over == "all-judged" else 0
         if isinstance(self.results, ScoredAnswers):
             values = dict(self.results.judged_at)
             forms: list[str] = self.results.forms
+            metrics, ends = self.results.metrics, self.results.unjudged_relevant
         else:
             count = len(self.results)
-            values = {
-                name: np.fromiter(
-                    (r.judged_at.get(name, np.nan) if r.scored else np.nan for r in self.results),
+
+            def column(name: str, of: Callable[[QuestionResult], Mapping[str, float]]) -> np.ndarray:
+                return np.fromiter(
+                    (of(r).get(name, np.nan) if r.scored else np.nan for r in self.results),
                     dtype=np.float64,
                     count=count,
                 )
-                for name in names
-            }
+
+            values = {name: column(name, lambda r: r.judged_at) for name in names}
             forms = [r.form for r in self.results]
-        return summarise_judged(self.judged_cutoffs, values, forms)
+            bounded = list(dict.fromkeys(name for r in self.results for name in r.unjudged_relevant))
+            metrics = {name: column(name, lambda r: r.metrics) for name in bounded}
+            ends = {name: column(name, lambda r: r.unjudged_relevant) for name in bounded}
+        return summarise_judged(self.judged_cutoffs, values, forms, metrics=metrics, ends=ends, extra_zeros=extra_zeros)
 
     @property
     def complete(self) -> bool:
@@ -253,8 +259,11 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
     metrics = {name: _shared_floats(values) for name, values in scored.metrics.items()}
     judged_at: dict[str, list[float | None]] | None = None
     unjudged_ranks: list[list[int]] | None = None
+    ends: dict[str, list[float | None]] | None = None
     if scored.judged_at:
         judged_at = {name: _shared_floats(values) for name, values in scored.judged_at.items()}
+    if scored.unjudged_relevant:
+        ends = {name: _shared_floats(values) for name, values in scored.unjudged_relevant.items()}
     if scored.unjudged is not None:
         ranks = scored.unjudged.codes.tolist()
         bounds = scored.unjudged.offsets.tolist()
@@ -273,6 +282,7 @@ def _columns_of_scored(scored: ScoredAnswers) -> QuestionColumns:
         documents=documents,
         judged_at=judged_at,
         unjudged_ranks=unjudged_ranks,
+        unjudged_relevant=ends,
     )
 
 
@@ -333,6 +343,7 @@ def _records(results: Sequence[QuestionResult], depth: int, coverage: bool = Fal
             metrics=dict(r.metrics),
             judged_at=dict(r.judged_at) if coverage else None,
             unjudged_ranks=list(r.unjudged_ranks) if coverage else None,
+            unjudged_relevant=dict(r.unjudged_relevant) if coverage and r.unjudged_relevant else None,
         )
         for r in results
     ]

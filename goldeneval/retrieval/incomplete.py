@@ -24,6 +24,13 @@ measured it (every distinct document it kept, as R-precision reads it), and
     documents (Sakai, SIGIR 2007), as ``trec_eval -J`` does.  Top-1 and top-3 hits, which the
     gate reads, are never condensed.
 
+Bounds under unjudged documents (:func:`if_unjudged_relevant`): every metric is computed
+with each unjudged document counted not relevant; the same metric with each unjudged document
+of its top k counted relevant is the other end of how far judging them could move it.  For
+hit, MRR, precision and recall that end is the largest value any judgment could give; for
+nDCG, MAP, R-precision and infAP (whose ideal or R grows with the relevant documents) it is
+the value of that one case, not a bound of every mix.
+
 As for every rank metric, a question with no document judged above 0 has no value (NaN)
 unless ``average_over`` is ``all-judged``, and one with nothing at the relevance level scores
 0 (trec_eval's value).
@@ -31,13 +38,22 @@ unless ``average_over`` is ``all-judged``, and one with nothing at the relevance
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from goldeneval.retrieval.columnar import BoolArray, FloatArray, Int64Array, Judgements, Rankings
+from goldeneval.retrieval.columnar import BoolArray, FloatArray, Int64Array, Judgements, Rankings, score
+from goldeneval.retrieval.metrics import Metric
 
-__all__ = ["INCOMPLETE_KINDS", "INFAP_EPSILON", "UNJUDGED", "condensed", "grades_in", "judgment_metrics"]
+__all__ = [
+    "INCOMPLETE_KINDS",
+    "INFAP_EPSILON",
+    "UNJUDGED",
+    "condensed",
+    "grades_in",
+    "if_unjudged_relevant",
+    "judgment_metrics",
+]
 
 UNJUDGED = -1
 """The grade :func:`grades_in` gives a ranked document that carries no judgment."""
@@ -168,3 +184,60 @@ def condensed(kept: Rankings, relevant: Judgements, judged: Judgements | None) -
     offsets = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(np.bincount(_rows(kept)[keep], minlength=len(kept)), out=offsets[1:])
     return Rankings(offsets, kept.codes[keep])
+
+
+def _with_relevant(
+    relevant: Judgements, judged: Judgements | None, kept: Rankings, added: BoolArray, grade: int
+) -> tuple[Judgements, Judgements | None]:
+    """``relevant`` and ``judged`` with the documents of ``kept`` where ``added`` judged
+    relevant at ``grade``: merged per question by one stable sort."""
+    n = len(relevant)
+    rows = _rows(kept)[added]
+    codes = kept.codes[added].astype(np.int64)
+
+    def merged(base: Judgements, grades: Int64Array) -> Judgements:
+        base_rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(base.offsets))
+        order = np.argsort(np.concatenate((base_rows, rows)), kind="stable")
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.diff(base.offsets) + np.bincount(rows, minlength=n), out=offsets[1:])
+        all_codes = np.concatenate((base.codes.astype(np.int64), codes))[order]
+        return Judgements(offsets, all_codes, np.concatenate((base.grades, grades))[order])
+
+    extra = np.full(codes.size, grade, dtype=np.int64)
+    return merged(relevant, extra), None if judged is None else merged(judged, extra)
+
+
+def if_unjudged_relevant(
+    kept: Rankings,
+    relevant: Judgements,
+    judged: Judgements | None,
+    metrics: Sequence[Metric],
+    *,
+    rel_level: int,
+    ok: BoolArray,
+    depth: int | None,
+) -> dict[str, FloatArray]:
+    """Each metric of ``metrics`` per question as it would be if every unjudged document in
+    its top k (the whole kept ranking for a metric without a cutoff) were judged relevant, at
+    the relevance level's grade: the other end, beside the metric itself (every unjudged
+    document not relevant), of how far judging them could move it.  R grows by the documents
+    so judged, as it would.  NaN where the metric is."""
+    grades = grades_in(kept, relevant, judged)
+    unjudged = grades == UNJUDGED
+    position = _positions(kept)
+    values: dict[str, FloatArray] = {}
+    by_cutoff: dict[int | None, list[Metric]] = {}
+    for metric in metrics:
+        by_cutoff.setdefault(metric.k, []).append(metric)
+    defined = (np.diff(relevant.offsets) > 0) & ok
+    for k, group in by_cutoff.items():
+        added = unjudged if k is None else unjudged & (position < k)
+        more, more_judged = _with_relevant(relevant, judged, kept, added, rel_level)
+        incomplete = {m.name: m.kind.key for m in group if m.kind.key in INCOMPLETE_KINDS}
+        ranked = [m for m in group if m.kind.key not in INCOMPLETE_KINDS]
+        if ranked:
+            scored = score(kept, more, ranked, rel_level=rel_level, ok=ok, depth_limit=depth, defined="judged")
+            values.update({name: np.where(defined, column, np.nan) for name, column in scored.metrics.items()})
+        if incomplete:
+            values.update(judgment_metrics(kept, more, more_judged, incomplete, rel_level=rel_level, ok=defined))
+    return {metric.name: values[metric.name] for metric in metrics}

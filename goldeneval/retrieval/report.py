@@ -287,6 +287,12 @@ JUDGED_DEFINITION = (
     "questions with a judgment and a non-empty ranking"
 )
 """What judged@k means, stated next to it in the JSON and the table."""
+BOUNDS_DEFINITION = (
+    "each rank metric's mean with every unjudged document of its top k counted not relevant (the "
+    "metric as reported) and with every one counted relevant: how far judging them could move it "
+    "(for every metric but hit, MRR, precision and recall the second is that one case, not a bound of every mix)"
+)
+"""What the bounds under unjudged documents mean, stated next to them in the JSON and the table."""
 
 
 def judged_measurement(details: RetrievalDetails) -> dict[str, Any] | None:
@@ -302,6 +308,17 @@ def judged_measurement(details: RetrievalDetails) -> dict[str, Any] | None:
         "by_form": judged.by_form,
         "questions": judged.measured,
         "definition": JUDGED_DEFINITION,
+        **(
+            {
+                "bounds": {
+                    name: {"unjudged_not_relevant": low, "unjudged_relevant": high}
+                    for name, (low, high) in judged.bounds.items()
+                },
+                "bounds_definition": BOUNDS_DEFINITION,
+            }
+            if judged.bounds
+            else {}
+        ),
     }
 
 
@@ -315,6 +332,9 @@ def judged_values(details: RetrievalDetails) -> dict[str, float | None]:
     values: dict[str, float | None] = {f"judged/{name}": value for name, value in judged.overall.items()}
     for form, shares in judged.by_form.items():
         values.update({f"form={form}/{name}": value for name, value in shares.items()})
+    for name, (low, high) in (judged.bounds or {}).items():
+        values[f"bounds/{name}/unjudged_not_relevant"] = low
+        values[f"bounds/{name}/unjudged_relevant"] = high
     return values
 
 
@@ -328,7 +348,16 @@ def _judged_lines(details: RetrievalDetails) -> list[str]:
     lines = ["", f"Judged (label coverage, reported, not gated) over {judged.measured} questions:"]
     lines += ["  " + line for line in _table(["", *names], rows)]
     lines.append("  judged@k: " + JUDGED_DEFINITION + ".")
+    if judged.bounds:
+        lines.append("  Bounds under unjudged documents (unjudged not relevant .. unjudged relevant):")
+        rows = [[name, _bound(low), _bound(high)] for name, (low, high) in judged.bounds.items()]
+        lines += ["    " + line for line in _table(["metric", "not relevant", "relevant"], rows)]
+        lines.append("  bounds: " + BOUNDS_DEFINITION + ".")
     return lines
+
+
+def _bound(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
 
 
 def _series_label(stored: StoredRun) -> str:

@@ -47,7 +47,7 @@ from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.details import DocumentColumns
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
-from goldeneval.retrieval.incomplete import INCOMPLETE_KINDS, condensed, judgment_metrics
+from goldeneval.retrieval.incomplete import INCOMPLETE_KINDS, condensed, if_unjudged_relevant, judgment_metrics
 from goldeneval.retrieval.metrics import (
     DEFAULT_AVERAGE_OVER,
     DEFAULT_METRICS,
@@ -184,6 +184,9 @@ class QuestionResult:
     where the set records judged negatives and the share is defined (:func:`judged_cutoffs`)."""
     unjudged_ranks: tuple[int, ...] = ()
     """Ranks among the ``TOP_K`` best distinct documents that carry no judgment (the same runs)."""
+    unjudged_relevant: Mapping[str, float] = field(default_factory=dict)
+    """Each rank metric as it would be with every unjudged document of its top k judged
+    relevant (:func:`goldeneval.retrieval.incomplete.if_unjudged_relevant`; the same runs)."""
 
     @property
     def top_documents(self) -> tuple[str, ...]:
@@ -233,6 +236,10 @@ class JudgedSummary:
     """Questions the overall means are taken over."""
     overall: Mapping[str, float | None]
     by_form: Mapping[str, Mapping[str, float | None]]
+    bounds: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    """Each rank metric's mean with every unjudged document of its top k not relevant (the
+    metric as reported) and with every one relevant, over the questions the metric's mean is
+    over; empty on condensed lists."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -240,6 +247,7 @@ class JudgedSummary:
             "measured": self.measured,
             "overall": dict(self.overall),
             "by_form": {form: dict(values) for form, values in self.by_form.items()},
+            **({"bounds": {name: list(ends) for name, ends in self.bounds.items()}} if self.bounds else {}),
         }
 
 
@@ -249,8 +257,30 @@ def _mean(values: np.ndarray) -> float | None:
     return math.fsum(defined.tolist()) / defined.size if defined.size else None
 
 
-def summarise_judged(cutoffs: Sequence[int], values: Mapping[str, np.ndarray], forms: Sequence[str]) -> JudgedSummary:
-    """The :class:`JudgedSummary` of per-question shares (NaN: undefined or errored)."""
+def _mean_with(values: np.ndarray, extra_zeros: int) -> float | None:
+    defined = values[~np.isnan(values)]
+    count = defined.size + extra_zeros
+    return math.fsum(defined.tolist()) / count if count else None
+
+
+def summarise_judged(
+    cutoffs: Sequence[int],
+    values: Mapping[str, np.ndarray],
+    forms: Sequence[str],
+    *,
+    metrics: Mapping[str, np.ndarray] | None = None,
+    ends: Mapping[str, np.ndarray] | None = None,
+    extra_zeros: int = 0,
+) -> JudgedSummary:
+    """The :class:`JudgedSummary` of per-question shares (NaN: undefined or errored), with
+    each metric's bounds from its per-question ``metrics`` and ``ends`` (the values with the
+    unjudged documents relevant), averaged as the metric is (``extra_zeros``: the queries
+    ``all-judged`` counts 0 without a row)."""
+    bounds = {
+        name: (_mean_with(metrics[name], extra_zeros), _mean_with(column, extra_zeros))
+        for name, column in (ends or {}).items()
+        if metrics is not None and name in metrics
+    }
     cutoffs = tuple(cutoffs)
     first = values[judged_name(cutoffs[0])] if cutoffs else np.empty(0)
     form_array = np.asarray(forms, dtype=object)
@@ -262,6 +292,7 @@ def summarise_judged(cutoffs: Sequence[int], values: Mapping[str, np.ndarray], f
             form: {name: _mean(column[form_array == form]) for name, column in values.items()}
             for form in sorted(set(forms))
         },
+        bounds=bounds,
     )
 
 
@@ -487,6 +518,10 @@ class ScoredAnswers(Sequence[QuestionResult]):
     unjudged: columnar.Rankings | None = None
     """Per question, the ranks among the ``TOP_K`` best documents that carry no judgment
     (where :attr:`judged_at` is reported)."""
+    unjudged_relevant: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Each rank metric per question with every unjudged document of its top k judged
+    relevant: the other end of its bounds (where :attr:`judged_at` is reported, not on
+    condensed lists, which hold no unjudged document)."""
 
     def __len__(self) -> int:
         return len(self.question_ids)
@@ -556,6 +591,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
         shares = [(name, values.tolist()) for name, values in self.judged_at.items()]
         unjudged = None if self.unjudged is None else self.unjudged.codes.tolist()
         unjudged_bounds = None if self.unjudged is None else self.unjudged.offsets.tolist()
+        ends = [(name, values.tolist()) for name, values in self.unjudged_relevant.items()]
         results: list[QuestionResult] = []
         for i, (question_id, expected) in enumerate(zip(self.question_ids.tolist(), self.expected, strict=True)):
             form, hard_class = self.forms[i], self.hard_classes[i]
@@ -581,6 +617,7 @@ class ScoredAnswers(Sequence[QuestionResult]):
                     unjudged_ranks=()
                     if unjudged is None or unjudged_bounds is None
                     else tuple(unjudged[unjudged_bounds[i] : unjudged_bounds[i + 1]]),
+                    unjudged_relevant={name: values[i] for name, values in ends if values[i] == values[i]},
                 )
             )
         return tuple(results)
@@ -652,6 +689,7 @@ def score_answers(
     aggregates = aggregate_columns(scores.ok, scores.top1, scores.top3, forms, hard_classes, values, extra_zeros)
     shares: dict[str, np.ndarray] = {}
     unjudged = None
+    ends: Mapping[str, np.ndarray] = {}
     if coded.judged is not None:
         cutoffs = judged_cutoffs(metrics)
         seen = kept if depth is not None and depth >= cutoffs[-1] else coded.kept(None)
@@ -660,6 +698,13 @@ def score_answers(
         mask = columnar.judged_mask(seen, coded.judged)
         shares = {judged_name(k): columnar.judged_at(seen, coded.judged, mask, k, ok) for k in cutoffs}
         unjudged = columnar.unjudged_ranks(seen, mask, TOP_K)
+        if not judged_only:  # condensed lists hold no unjudged document: nothing to bound
+            whole = coded.kept(None)
+            ends = if_unjudged_relevant(
+                whole, coded.judgements, coded.judged, metrics, rel_level=relevance_level, ok=ok, depth=depth
+            )
+            if average_over == "all-judged":
+                ends = _judged_only_negatives_zero(ends, questions, ok)
     return ScoredAnswers(
         question_ids=compact_strings([question.id for question in questions]),
         expected=ExpectedDocuments(coded.judgements.offsets, coded.judgements.codes, coded.documents),
@@ -677,6 +722,7 @@ def score_answers(
         aggregates=aggregates,
         judged_at=shares,
         unjudged=unjudged,
+        unjudged_relevant=ends,
     )
 
 

@@ -9,7 +9,8 @@ Three tables, each obeying the privacy mode (ADR-215, decision 5):
 * ``question_hits`` — one row per question: form, hard class, status, top-1 and top-3 hit,
   latency, rank metrics and the error (in ``metadata_only`` only its class: a message can
   quote a question or an id); with ``full`` also the distinct top-3 and top-10 documents;
-  for a set with judged negatives also ``judged_at`` (judged@k) and ``unjudged_ranks``.
+  for a set with judged negatives also ``judged_at`` (judged@k), ``unjudged_ranks`` and
+  ``unjudged_relevant`` (each metric with the unjudged documents of its top k relevant).
 
 Files are laid out as ``<root>/<table>/set=<id>/retriever=<name>/<time>_<run>.parquet``, so
 ``read_parquet('<root>/<table>/**/*.parquet', hive_partitioning=true)`` reads the whole
@@ -277,6 +278,10 @@ def _result_hits_columns(results: Sequence[QuestionResult], full: bool, *, judge
             [list(r.judged_at.items()) for r in results], pa.map_(pa.string(), pa.float64())
         )
         columns["unjudged_ranks"] = pa.array([list(r.unjudged_ranks) for r in results], pa.list_(pa.int32()))
+        if any(r.unjudged_relevant for r in results):
+            columns["unjudged_relevant"] = pa.array(
+                [list(r.unjudged_relevant.items()) for r in results], pa.map_(pa.string(), pa.float64())
+            )
     if full:
         columns["top_documents"] = pa.array([list(r.top_documents) for r in results], pa.list_(pa.string()))
         columns["documents"] = pa.array([list(r.documents) for r in results], pa.list_(pa.string()))
@@ -306,6 +311,8 @@ def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> 
     if judged:
         columns["judged_at"] = _defined_values(scored.judged_at, ok)
         columns["unjudged_ranks"] = _int_lists(scored.unjudged, ok)
+        if scored.unjudged_relevant:
+            columns["unjudged_relevant"] = _defined_values(scored.unjudged_relevant, ok)
     if full:
         kept = scored.kept
         documents = _strings(scored.documents).take(pa.array(kept.codes))  # each distinct one converted once
@@ -389,6 +396,7 @@ def run_from_hits(table: pa.Table) -> RetrievalRun:
             reached=row.get("depth"),
             judged_at=dict(row.get("judged_at") or []),
             unjudged_ranks=tuple(row.get("unjudged_ranks") or ()),
+            unjudged_relevant=dict(row.get("unjudged_relevant") or []),
         )
         for row in rows
     )
