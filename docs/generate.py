@@ -619,7 +619,8 @@ JSON_FIELDS: dict[str, str] = {
     "questions[].top1_hit": "Top-1 hit; null when errored.",
     "questions[].top3_hit": "Top-3 hit; null when errored.",
     "questions[].latency_ms": "The question's latency (a batched question's share of its batch).",
-    "questions[].status": "`ok` or `error`.",
+    "questions[].status": "`ok`, `error`, or `unjudged` (under `all-judged`: a query its source judged only "
+    "with grade 0, never asked, scoring 0 on every metric).",
     "questions[].error": "Why the question errored (in `metadata_only` only the exception's class); else null.",
     "questions[].metrics": "Every reported metric of the question; empty for a question without targets.",
     "questions[].metrics.<metric>": "The value of that metric for this question.",

@@ -264,3 +264,22 @@ def test_qrels_without_topics_or_corpus_say_what_is_missing(collection: Path, tm
     assert no_corpus.stderr == (
         f"goldeneval: error: {qrels}: TREC qrels with --topics need --corpus: the corpus their document ids name\n"
     )
+
+
+# ---------------------------------------------------------------- all-judged: a row per query
+
+
+def test_under_all_judged_a_query_judged_only_with_zero_has_its_row_scoring_zero(
+    collection: Path, tmp_path: Path
+) -> None:
+    document = run_json(tmp_path, *trec_args(collection), "--average-over", "all-judged")
+    rows = {q["id"]: q for q in document["questions"]}
+    assert rows["q5"]["status"] == "unjudged"
+    assert rows["q5"]["metrics"] == dict.fromkeys(document["aggregates"]["metrics"], 0.0)
+    # the rows' mean of each metric is the run's, as trec_eval's mean over every query of the qrels
+    for name, mean in document["aggregates"]["metrics"].items():
+        values = [q["metrics"][name] for q in document["questions"] if name in q["metrics"]]
+        assert len(values) == 5
+        assert sum(values) / len(values) == pytest.approx(mean), name
+    default = run_json(tmp_path / "default", *trec_args(collection))
+    assert "q5" not in {q["id"] for q in default["questions"]}

@@ -5,7 +5,8 @@ The JSON document is the CLI's ``--format json`` output; README.md documents eac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -429,7 +430,7 @@ def outcome_json(
     plain records, for :func:`goldeneval.core.json_stream.write_json` to write one at a time
     (the CLI); otherwise a list (a document nested in another, as ``answers`` does)."""
     details = retrieval_details(stored)  # not dumped whole: its questions are written one at a time
-    questions = details.question_json()
+    questions: Iterator[dict[str, Any]] = itertools.chain(details.question_json(), unjudged_rows(details))
     return {
         "format_version": JSON_FORMAT_VERSION,
         "store": str(store_path),
@@ -447,6 +448,33 @@ def outcome_json(
         "verdict": verdict.to_dict(),
         "warnings": list(warnings),
     }
+
+
+UNJUDGED_STATUS = "unjudged"
+"""The status of a per-question row of a query the set's source judged only with grade 0."""
+
+
+def unjudged_rows(details: RetrievalDetails) -> Iterator[dict[str, Any]]:
+    """Under ``all-judged``, one row per query the set's source judged only with grade 0 (the
+    set's ``unjudged``): never asked, it scores 0 on every rank metric, as trec_eval scores it
+    and as the means count it; so the rows' mean of each metric is the run's.  Nothing under
+    the default averaging, which leaves these queries out."""
+    if details.average_over != "all-judged":
+        return
+    names = details.metrics or list(details.aggregates.metrics)
+    for query_id in details.unjudged:
+        yield {
+            "id": query_id,
+            "form": None,
+            "hard_class": None,
+            "depth": None,
+            "top1_hit": None,
+            "top3_hit": None,
+            "latency_ms": None,
+            "status": UNJUDGED_STATUS,
+            "error": None,
+            "metrics": dict.fromkeys(names, 0.0),
+        }
 
 
 def _judged_json(details: RetrievalDetails) -> dict[str, Any]:
