@@ -15,8 +15,13 @@ The store, the tables and the cache are resolved as the ``goldeneval`` command r
 (``goldeneval.core.storage``): ``$GOLDENEVAL_STORE``, ``$GOLDENEVAL_TABLES``,
 ``$GOLDENEVAL_CACHE``, else the suite file's ``storage:``, else ``.goldeneval/`` beside it.
 
+``--partition SET|RETRIEVER`` (or ``PROMPT_SET|MODEL``; repeatable) runs only those
+partitions of the nightly jobs; the sensors still tick and the summary shows every partition.
+
 Exit status 0 when every run succeeded (a regression is reported, like ``goldeneval
-retrieval`` without ``--fail-on-regression``), 1 when a run failed.
+retrieval`` without ``--fail-on-regression``), 1 when a run failed, 2 for a ``--partition``
+the suite file does not declare, 3 for a suite file that cannot be read (one line, naming
+the file and the field, as the ``goldeneval`` command prints an input error).
 
 Like the ``goldeneval`` command, a one-shot process: the collector runs less often while it
 works (``goldeneval.core.collector.fewer_collections``), and what it allocated is not scanned
@@ -40,6 +45,7 @@ import dagster as dg
 from assets import NO_REGRESSION, RUN_COMPLETE, cell
 from assets.partitions import prompt_cell
 from goldeneval.core.collector import fewer_collections
+from goldeneval.core.errors import GoldenEvalError, printable
 from goldeneval.store.parquet import REPORTS_FOLDER
 from goldeneval.suite import Suite, load_suite
 from pipelines.build import definitions_for
@@ -54,6 +60,10 @@ INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
 REGRESSION_CURSOR_KEY = "goldeneval/main/regression_check_sensor_cursor"
 PROMPT_REGRESSION_CURSOR_KEY = "goldeneval/main/prompt_regression_check_sensor_cursor"
 QUIET: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+USAGE_ERROR = 2
+"""Exit status for a ``--partition`` the suite file does not declare (the CLI's usage error)."""
+SUITE_ERROR = 3
+"""Exit status for a suite file that cannot be read (the CLI's invalid input)."""
 
 
 def prepare_home() -> Path:
@@ -108,16 +118,50 @@ def released(result: dg.ExecuteInProcessResult) -> FinishedRun:
     return finished
 
 
-def run_nightly(defs: dg.Definitions, instance: dg.DagsterInstance, job_name: str = NIGHTLY_JOB) -> list[FinishedRun]:
-    """Run ``job_name`` once per partition, one after the other, each run's outputs released
-    before the next starts."""
+def run_nightly(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    job_name: str = NIGHTLY_JOB,
+    only: frozenset[str] | None = None,
+) -> list[FinishedRun]:
+    """Run ``job_name`` once per partition (``only`` those keys, when given), one after the
+    other, each run's outputs released before the next starts."""
     job = defs.resolve_job_def(job_name)
     partitions = job.partitions_def
     assert partitions is not None
     return [
         released(job.execute_in_process(partition_key=key, instance=instance, run_config=QUIET, raise_on_error=False))
         for key in partitions.get_partition_keys()
+        if only is None or key in only
     ]
+
+
+class UnknownPartition(ValueError):
+    """A ``--partition`` the suite file does not declare."""
+
+
+def chosen_partitions(defs: dg.Definitions, names: list[str]) -> frozenset[str] | None:
+    """The Dagster partition keys of ``--partition SET|RETRIEVER`` (or ``PROMPT_SET|MODEL``)
+    values, in whichever job declares them; None when none was given (every partition)."""
+    if not names:
+        return None
+    known: dict[str, str] = {}
+    jobs = [(NIGHTLY_JOB, cell, ("set", "retriever"))]
+    if has_prompt_partitions(defs):
+        jobs.append((PROMPT_JOB, prompt_cell, ("prompt_set", "model")))
+    for job_name, of, order in jobs:
+        partitions = defs.resolve_job_def(job_name).partitions_def
+        assert partitions is not None
+        for key in partitions.get_partition_keys():
+            where = of(key)
+            known["|".join(where[name] for name in order)] = key
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UnknownPartition(
+            f"--partition {unknown[0]!r}: the suite file declares no such SET|RETRIEVER or PROMPT_SET|MODEL "
+            f"partition; it declares {', '.join(sorted(known))}"
+        )
+    return frozenset(known[name] for name in names)
 
 
 def run_regression_sensor(
@@ -256,20 +300,36 @@ def main(argv: list[str] | None = None) -> int:
         "then print the summary. The store, tables and cache: $GOLDENEVAL_STORE, $GOLDENEVAL_TABLES, "
         "$GOLDENEVAL_CACHE, else the suite file's storage:, else .goldeneval/ beside it.",
     )
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--partition",
+        action="append",
+        default=[],
+        metavar="SET|RETRIEVER",
+        help="Run only this partition (repeatable; PROMPT_SET|MODEL for a prompt partition).",
+    )
+    args = parser.parse_args(argv)
     home = prepare_home()
     with fewer_collections():  # a one-shot process, as the goldeneval command (goldeneval.core.collector)
-        return _run_everything(home)
+        return _run_everything(home, args.partition)
 
 
-def _run_everything(home: Path) -> int:
-    suite = load_suite(suite_path())
+def _run_everything(home: Path, partitions: list[str] | None = None) -> int:
+    try:
+        suite = load_suite(suite_path())
+    except GoldenEvalError as exc:  # the suite file: one line, as the goldeneval command prints it
+        print(f"goldeneval: error: {printable(' '.join(str(exc).split()))}", file=sys.stderr)
+        return SUITE_ERROR
     defs = definitions_for(suite)
+    try:
+        only = chosen_partitions(defs, partitions or [])
+    except UnknownPartition as exc:
+        print(f"goldeneval: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     with dg.DagsterInstance.get() as instance:
-        runs = run_nightly(defs, instance)
+        runs = run_nightly(defs, instance, only=only)
         runs += run_regression_sensor(defs, instance)
         if has_prompt_partitions(defs):
-            runs += run_nightly(defs, instance, PROMPT_JOB)
+            runs += run_nightly(defs, instance, PROMPT_JOB, only=only)
             runs += run_regression_sensor(
                 defs, instance, PROMPT_REGRESSION_SENSOR, PROMPT_REGRESSION_JOB, PROMPT_REGRESSION_CURSOR_KEY
             )

@@ -31,7 +31,7 @@ def test_main_runs_its_jobs_with_fewer_collections_and_restores_the_thresholds(
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     seen: list[tuple[int, int, int]] = []
 
-    def run_everything(home: Path) -> int:
+    def run_everything(home: Path, partitions: list[str] | None = None) -> int:
         seen.append(gc.get_threshold())
         return 0
 
