@@ -58,7 +58,7 @@ class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     _run_id: str | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        self._run_id = context.run_id
+        self._run_id = context.run.run_id if context.run is not None else None
 
     def suite(self) -> Suite:
         if self._suite is None:

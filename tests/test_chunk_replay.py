@@ -3,7 +3,8 @@
 The protocol takes top-3 from the first 30 raw ids.  A retriever that returns 15 chunks per
 document holds two documents there, so an expected third document is a top-3 miss, though it
 is the third distinct document and hit@3 counts it.  The export lists distinct documents and
-marks the miss; the replay keeps it a miss."""
+its replay notes name the miss; the replay keeps it a miss, and the run file stays plain
+TREC (ranx reads it)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import ranx
 import yaml
 from click.testing import CliRunner
 
 from goldeneval.cli import ExitCode, main
 from goldeneval.retrieval.retrievers.base import RetrieverContext
-from goldeneval.retrieval.trec import TOP3_MISS_MARK
+from goldeneval.retrieval.trec import REPLAY_NOTES_FORMAT, REPLAY_NOTES_SUFFIX
 
 CHUNKS = 15
 DOCUMENTS = {
@@ -76,9 +78,28 @@ def test_a_chunk_grained_run_replays_to_the_same_top3_and_metrics(tmp_path: Path
         ["export-run", original["run"]["id"], "--trec", str(exported), "--store", str(tmp_path / "results.duckdb")],
     )
     assert result.exit_code == ExitCode.OK, result.output
-    marks = [line for line in exported.read_text().splitlines() if line.startswith("#")]
-    assert marks == [TOP3_MISS_MARK + "first"]  # "third" misses in its first three documents as well
+    notes = json.loads((tmp_path / ("chunked.run" + REPLAY_NOTES_SUFFIX)).read_text())
+    assert notes["format"] == REPLAY_NOTES_FORMAT
+    assert notes["top3_misses"] == ["first"]  # "third" misses in its first three documents as well
+    assert not [line for line in exported.read_text().splitlines() if line.startswith("#")]
+    assert len(ranx.Run.from_file(str(exported), kind="trec").to_dict()["first"]) == 4
     replayed = run(tmp_path, set_path, "--retriever", "goldeneval.trec_run", "--option", f"run={exported}")
     assert per_question(replayed) == per_question(original)
     assert replayed["aggregates"] == original["aggregates"]
-    assert replayed["warnings"] == []  # the marks are read, not skipped as comments
+    assert replayed["warnings"] == []
+
+
+def test_notes_judged_under_other_labels_are_not_applied_and_say_so(tmp_path: Path) -> None:
+    set_path = write_set(tmp_path / "set")
+    original = run(tmp_path, set_path, "--retriever", "tests.test_chunk_replay:chunked", "--name", "chunked")
+    exported = tmp_path / "chunked.run"
+    store = str(tmp_path / "results.duckdb")
+    assert CliRunner().invoke(main, ["export-run", original["run"]["id"], "--trec", str(exported), "--store", store])
+    relabelled = yaml.safe_load(set_path.read_text())
+    relabelled["questions"][0]["expected"] = ["D2"]  # "first" is now a top-3 hit, whatever the head held
+    set_path.write_text(yaml.safe_dump(relabelled))
+    replayed = run(tmp_path, set_path, "--retriever", "goldeneval.trec_run", "--option", f"run={exported}")
+    assert per_question(replayed)["first"][2] is True
+    [warning] = replayed["warnings"]
+    assert "were written under other labels than set 'chunks' has" in warning
+    assert "the 1 top-3 misses they record are not applied" in warning

@@ -100,15 +100,9 @@ def test_min_judged_in_the_suite_fails_the_nightly_check_naming_labels_incomplet
     assert details.unjudged_top() == {"a1": ["cherries", "dates"], "a2": ["cherries", "dates"]}
 
     [summary] = [
-        event.asset_materialization
-        for event in instance.get_event_records(
-            dg.EventRecordsFilter(
-                dg.DagsterEventType.ASSET_MATERIALIZATION, asset_key=dg.AssetKey("evaluation_summary")
-            ),
-            ascending=False,
-            limit=1,
-        )
-        if event.asset_materialization is not None
+        record.asset_materialization
+        for record in instance.fetch_materializations(dg.AssetKey("evaluation_summary"), limit=1).records
+        if record.asset_materialization is not None
     ]
     assert summary.metadata["judged/judged@3"].value == "0.333"  # text here; plotted on the series' key
     [point] = [

@@ -108,3 +108,15 @@ def test_an_empty_run_file_is_exit_3(tmp_path: Path) -> None:
     result = replay(tmp_path, set_path, "# nothing\n")
     assert result.exit_code == ExitCode.INVALID_INPUT
     assert "holds no ranking lines" in result.stderr
+
+
+def test_corpus_ids_holding_the_separator_are_warned_about(tmp_path: Path) -> None:
+    set_path = write_set(tmp_path / "set")
+    corpus = tmp_path / "set" / "corpus.jsonl"
+    corpus.write_text(corpus.read_text() + json.dumps({"_id": "C#1", "title": "c one", "text": "chunk"}) + "\n")
+    result = replay(tmp_path, set_path, "q1 Q0 C#1 1 2 t\nq1 Q0 A 2 1 t\n")
+    assert result.exit_code == ExitCode.OK, result.output
+    assert (
+        "1 document ids of the corpus contain the chunk separator '#': a returned id is cut at it, so each is "
+        "read as the id before it; pass --chunk-separator '' to keep ids whole (e.g. 'C#1')"
+    ) in json.loads(result.stdout)["warnings"]

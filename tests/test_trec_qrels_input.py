@@ -283,3 +283,87 @@ def test_under_all_judged_a_query_judged_only_with_zero_has_its_row_scoring_zero
         assert sum(values) / len(values) == pytest.approx(mean), name
     default = run_json(tmp_path / "default", *trec_args(collection))
     assert "q5" not in {q["id"] for q in default["questions"]}
+
+
+def test_topics_with_a_set_that_is_not_a_qrels_file_says_so(collection: Path, tmp_path: Path) -> None:
+    topics = str(collection / "topics.tsv")
+    beir = invoke(tmp_path, "--set", str(collection / "beir"), "--topics", topics)
+    assert beir.exit_code == ExitCode.INVALID_INPUT
+    assert beir.stderr == (
+        f"goldeneval: error: {collection / 'beir'}: --topics goes with a TREC qrels file as --set; "
+        "this is a BEIR folder\n"
+    )
+    registered = invoke(tmp_path, "--set", "transit-sample", "--topics", topics)
+    assert registered.exit_code == ExitCode.INVALID_INPUT
+    assert "transit-sample: --topics goes with a TREC qrels file as --set; this is no file" in registered.stderr
+
+
+def test_classic_topics_with_closing_tags_or_without_an_end_read_each_topic_apart(tmp_path: Path) -> None:
+    closed = tmp_path / "closed.txt"
+    closed.write_text("<top>\n<num>301</num>\n<title> oil spills </title>\n</top>\n")
+    assert read_topics(closed) == {"301": "oil spills"}
+    unended = tmp_path / "unended.txt"
+    unended.write_text(
+        "<top>\n<num> Number: 301\n<title> oil spills\n<narr> Narrative: first\n\n"
+        "<top>\n<num> Number: 302\n<title> ferry fares\n</top>\n"
+    )
+    assert read_topics(unended) == {"301": "oil spills", "302": "ferry fares"}
+    with pytest.raises(GoldenSetError, match=r"topic #2 \('302'\): no <narr> field"):
+        read_topics(unended, "narr")
+    microblog = tmp_path / "mb.txt"
+    microblog.write_text("<top>\n<num> Number: MB01 </num>\n<title> Wiki Leaks </title>\n</top>\n")
+    assert read_topics(microblog) == {"MB01": "Wiki Leaks"}
+
+
+def test_byte_order_marks_and_xml_namespaces_are_read(tmp_path: Path) -> None:
+    jsonl = tmp_path / "topics.jsonl"
+    jsonl.write_bytes(b"\xef\xbb\xbf" + b'{"_id": "1", "text": "night buses"}\n')
+    assert read_topics(jsonl) == {"1": "night buses"}
+    tsv = tmp_path / "topics.tsv"
+    tsv.write_bytes(b"\xef\xbb\xbfqid\ttext\n1\tnight buses\n")
+    assert read_topics(tsv) == {"1": "night buses"}
+    xml = tmp_path / "topics.xml"
+    xml.write_text('<topics xmlns="http://trec.nist.gov/x"><topic number="7"><query>ferries</query></topic></topics>')
+    assert read_topics(xml) == {"7": "ferries"}
+
+
+def test_qrels_with_a_byte_order_mark_and_set_ids_from_the_whole_name(collection: Path, tmp_path: Path) -> None:
+    qrels = tmp_path / "qrels.dl19-passage.txt"
+    qrels.write_bytes(b"\xef\xbb\xbf" + (collection / "qrels.txt").read_bytes())
+    corpus = load_corpus(collection / "beir" / "corpus.jsonl")
+    golden = load_trec_set(qrels, collection / "topics.tsv", corpus, corpus_ref=None)
+    assert {q.id for q in golden.questions} == {"q1", "q2", "q3", "q4"}
+    assert golden.id == "trec-qrels.dl19-passage"
+
+
+def test_a_beir_folder_reads_a_negative_score_as_not_relevant_as_it_did(tmp_path: Path) -> None:
+    folder = write_collection(tmp_path / "c", [*ROWS, ("q1", "d4", -2)])
+    beir = load_beir_set(folder / "beir")
+    assert {q.id: q.judgements for q in beir.questions}["q1"] == {"d1": 2}
+
+
+def test_compare_reads_a_qrels_sets_text_with_topics(collection: Path, tmp_path: Path) -> None:
+    document = run_json(tmp_path, *trec_args(collection))
+    store = str(tmp_path / "results.duckdb")
+    args = ["compare", document["run"]["id"], document["run"]["id"], "--store", store, "--format", "json"]
+    sources = [*trec_args(collection)]
+    result = CliRunner().invoke(main, [*args, *sources])
+    # the same run twice is refused whatever the sources: two runs of the set make the comparison
+    assert result.exit_code == ExitCode.INVALID_INPUT
+    second = run_json(tmp_path, *trec_args(collection))
+    compared = CliRunner().invoke(
+        main, ["compare", second["run"]["id"], "--store", store, "--format", "json", *sources]
+    )
+    assert compared.exit_code == ExitCode.OK, compared.output
+    questions = json.loads(compared.stdout)["questions"]
+    assert {q["id"]: q["text"] for q in questions}["q2"] == QUERIES["q2"]
+
+
+def test_bpref_on_a_set_without_judged_negatives_warns(collection: Path, tmp_path: Path) -> None:
+    document = run_json(tmp_path, "--set", str(collection / "beir"), "--metrics", "bpref", "--judged-only")
+    assert any(
+        "bpref, --judged-only: set 'beir-beir-test' records no judged negatives" in warning
+        for warning in document["warnings"]
+    )
+    with_negatives = run_json(tmp_path / "t", *trec_args(collection), "--metrics", "bpref")
+    assert not any("records no judged negatives" in warning for warning in with_negatives["warnings"])

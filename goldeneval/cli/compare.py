@@ -18,7 +18,7 @@ import click
 from goldeneval.cli.app import ExitCode, run_guarded
 from goldeneval.cli.options import GATE_EXIT_CODES, declared_bundle
 from goldeneval.cli.outputs import CiOutputs, ci_output_options
-from goldeneval.cli.params import format_option, sets_dir_option, store_option
+from goldeneval.cli.params import format_option, sets_dir_option, store_option, topic_field_option, topics_option
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, printable
 from goldeneval.core.json_stream import write_json
@@ -50,7 +50,7 @@ def _source_options(command: Callable[..., None]) -> Callable[..., None]:
                 "--set",
                 "set_ref",
                 default=None,
-                help="Where the question text comes from: a set id, file or BEIR folder. "
+                help="Where the question text comes from: a set id, file, BEIR folder or TREC qrels (with --topics). "
                 "Default: the registered set of the run's set id.",
             ),
             sets_dir_option,
@@ -64,6 +64,8 @@ def _source_options(command: Callable[..., None]) -> Callable[..., None]:
             click.option(
                 "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
             ),
+            topics_option,
+            topic_field_option,
             click.option(
                 "--max-drop",
                 type=click.FloatRange(0.0, 1.0),
@@ -132,7 +134,14 @@ def _comparison(
         max_p=options["max_p"],
         **settings_of(options["slices"], SliceThresholds),
     )
-    refs = SourceRefs(options["set_ref"], options["sets_dirs"], options["corpus_path"], options["beir_split"])
+    refs = SourceRefs(
+        options["set_ref"],
+        options["sets_dirs"],
+        options["corpus_path"],
+        options["beir_split"],
+        options["topics"],
+        options["topic_field"],
+    )
     privacy = resolve_privacy(options["privacy_mode"])
     baseline, run_id = _against(against or "previous") if second is None else (None, second)
     if run_id is not None:  # two runs: the first named is the earlier (with --against RUN, that run)

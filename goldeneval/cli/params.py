@@ -28,6 +28,8 @@ __all__ = [
     "sets_dir_option",
     "storage_default_help",
     "store_option",
+    "topic_field_option",
+    "topics_option",
 ]
 
 T = TypeVar("T")
@@ -152,3 +154,18 @@ def folder_option(flag: str, help_text: str, dest: str | None = None) -> Decorat
     """A folder goldeneval writes below (created when missing), such as ``--cache-dir``."""
     names = (flag, dest) if dest else (flag,)
     return click.option(*names, type=click.Path(file_okay=False, path_type=Path), default=None, help=help_text)
+
+
+# A TREC qrels --set's topics: goldeneval retrieval and answers ask them, compare and report read
+# their text (goldeneval.retrieval.topics).
+topics_option = click.option(
+    "--topics",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Topics of a TREC qrels --set: a TREC topic file, XML topics, JSONL or TSV (needs --corpus).",
+)
+topic_field_option = click.option(
+    "--topic-field",
+    default=None,
+    help="The topics' field asked as the question (default: title; text or query where the file has no title).",
+)

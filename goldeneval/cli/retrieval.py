@@ -21,6 +21,8 @@ from goldeneval.cli.params import (
     series_option,
     sets_dir_option,
     store_option,
+    topic_field_option,
+    topics_option,
 )
 from goldeneval.core.errors import InputError, printable
 from goldeneval.core.privacy import PrivacyMode
@@ -33,7 +35,7 @@ from goldeneval.retrieval.report import outcome_json, render_outcome
 from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
 from goldeneval.retrieval.spec import RunSpec
-from goldeneval.retrieval.trec import qrels_lines, run_lines, write_lines
+from goldeneval.retrieval.trec import REPLAY_NOTES_SUFFIX, qrels_lines, replay_notes, run_lines, write_lines
 from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
@@ -43,18 +45,6 @@ if TYPE_CHECKING:
 
 beir_split_option = click.option(
     "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
-)
-
-topics_option = click.option(
-    "--topics",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="Topics of a TREC qrels --set: a TREC topic file, XML topics, JSONL or TSV (needs --corpus).",
-)
-topic_field_option = click.option(
-    "--topic-field",
-    default=None,
-    help="The topics' field asked as the question (default: title; text or query where the file has no title).",
 )
 
 
@@ -205,10 +195,23 @@ def schema() -> None:
 # --------------------------------------------------------------------------- TREC export
 
 
-def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> int:
+def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> tuple[int, Path | None]:
+    """The run's lines written to ``out``, and its replay notes beside it when it needs them
+    (a stale notes file of an earlier export to ``out`` removed when it does not)."""
     if not store_exists(store_path):
         raise InputError(f"run {run_id!r} not found: the store {store_path} does not exist")
-    return write_lines(run_lines(open_store(store_path).find_run(run_id)), out)
+    stored = open_store(store_path).find_run(run_id)
+    count = write_lines(run_lines(stored), out)
+    notes = replay_notes(stored)
+    beside = out.with_name(out.name + REPLAY_NOTES_SUFFIX)
+    if notes is None:
+        if beside.is_file():
+            beside.unlink()
+        return count, None
+    from goldeneval.report.files import write_whole
+
+    write_whole(beside, (notes.to_json(stored.id) + "\n").encode())
+    return count, beside
 
 
 @click.command("export-run")
@@ -220,8 +223,10 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
 
     RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
     resolved = load_storage().store(store_path)
-    count = run_guarded(lambda: _export_run(resolved, run_id, out))
+    count, notes = run_guarded(lambda: _export_run(resolved, run_id, out))
     click.echo(f"wrote {count} lines to {out}")
+    if notes is not None:
+        click.echo(f"wrote the replay notes to {notes} (keep them beside the file: a replay reads its top-3 misses)")
 
 
 @click.command("export-qrels")

@@ -121,7 +121,7 @@ class RetrievalRun:
     @property
     def depth(self) -> int:
         """The measurement depth: distinct documents kept per question (the deepest cutoff)."""
-        return measurement_depth(self.metrics, TOP_K)
+        return measurement_depth(self.metrics, TOP_K, judged_only=self.judged_only)
 
     @property
     def unmeasured(self) -> tuple[str, ...]:
@@ -388,7 +388,7 @@ def evaluate_retrieval(
     declared = provenance if provenance is not None else retriever_provenance(retriever, retriever_id)
     mapper = to_document or document_id_mapper(chunk_separator)
     reported = run_metrics(hit_cutoffs, metrics)
-    depth = measurement_depth(reported, TOP_K)
+    depth = measurement_depth(reported, TOP_K, judged_only=judged_only)
     started_at = datetime.now(UTC)
     questions = golden_set.questions
     digest = label_digest(golden_set)  # before asking: its encoding of the set comes and goes while little is held

@@ -5,7 +5,8 @@ relevant: an unjudged document counts as not relevant.  These read the judged *n
 ones too (a set's ``not_relevant`` documents, grade 0, and documents graded below the
 relevance level), so that an unjudged document does not count at all.  Each is trec_eval 9.x's
 measure of the same name on one question's distinct-document ranking, as far as the run
-measured it (every distinct document it kept, as R-precision reads it), and
+measured it (to trec_eval's depth, 1000: :func:`goldeneval.retrieval.metrics.measurement_depth`
+asks that deep for these and for condensed lists), and
 ``tests/test_metrics_incomplete.py`` holds them equal to pytrec_eval per question:
 
 ``bpref`` (Buckley & Voorhees, SIGIR 2004; trec_eval ``bpref``)

@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_RELEVANCE_LEVEL",
     "MAX_CUTOFF",
     "METRIC_KINDS",
+    "WHOLE_RANKING_KINDS",
     "AverageOver",
     "Metric",
     "MetricKind",
@@ -220,7 +221,17 @@ DEFAULT_METRICS: tuple[Metric, ...] = parse_metrics("mrr@10,recall@10,ndcg@10,re
 """Reported beside the hit cutoffs unless ``--metrics`` says otherwise."""
 
 
-def measurement_depth(metrics: Iterable[Metric], floor: int = 1) -> int:
-    """How many distinct documents the deepest metric looks at (R-precision looks as deep as
-    the ranking goes, so it does not raise the depth by itself)."""
+WHOLE_RANKING_KINDS = frozenset({"bpref", "infap"})
+"""Metrics trec_eval takes over the whole run (to its default depth, :data:`MAX_CUTOFF`): a run
+that reports one is measured that deep, as is a run on condensed lists (``-J``), where a
+judged document far down the ranking moves up."""
+
+
+def measurement_depth(metrics: Iterable[Metric], floor: int = 1, *, judged_only: bool = False) -> int:
+    """How many distinct documents the deepest metric looks at: its cutoff, or trec_eval's
+    whole run (:data:`MAX_CUTOFF`) for bpref, infAP and condensed lists (R-precision looks as
+    deep as the ranking goes, so it does not raise the depth by itself)."""
+    metrics = list(metrics)
+    if judged_only or any(m.kind.key in WHOLE_RANKING_KINDS for m in metrics):
+        return MAX_CUTOFF
     return max([floor, *(m.k for m in metrics if m.k is not None)])

@@ -25,7 +25,8 @@ from goldeneval.core.workers import usable_workers
 from goldeneval.history import door
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
-from goldeneval.retrieval.retrievers.base import RetrieverContext, check_judged_ids
+from goldeneval.retrieval.metrics import WHOLE_RANKING_KINDS
+from goldeneval.retrieval.retrievers.base import RetrieverContext, check_judged_ids, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
 from goldeneval.retrieval.scoring import GRADER_ID
 from goldeneval.retrieval.sets import resolve_golden_set
@@ -81,7 +82,11 @@ def evaluate(
         judged = (doc for question in golden_set.questions for doc in question.judged)
         check_judged_ids(judged, spec.chunk_separator, golden_set.id)
         corpus = corpus_for(spec.corpus, golden_set.corpus)
-    warnings = labels_outside_corpus(golden_set, corpus, spec)
+    warnings = (
+        *labels_outside_corpus(golden_set, corpus, spec),
+        *negatives_wanted(golden_set, spec),
+        *corpus_ids_cut(corpus, spec),
+    )
     context = RetrieverContext(
         corpus=corpus,
         cache_dir=spec.cache_dir,
@@ -131,6 +136,41 @@ def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, 
         message += ": " + one_line(", ".join(missing), 200)
     if spec.strict:
         raise InputError(f"{message} (--strict)")
+    return (message,)
+
+
+def negatives_wanted(golden_set: GoldenQuestionSet, spec: RunSpec) -> tuple[str, ...]:
+    """A warning when bpref, infAP or condensed lists run on a set that records no judged
+    negatives: every document but the expected ones is then unjudged, so they degenerate."""
+    asked = [m.name for m in spec.parsed_metrics if m.kind.key in WHOLE_RANKING_KINDS]
+    if spec.judged_only:
+        asked.append("--judged-only")
+    if not asked or golden_set.records_negatives:
+        return ()
+    return (
+        f"{', '.join(asked)}: set {golden_set.id!r} records no judged negatives, so every document but the "
+        "expected ones is unjudged and these measures degenerate; judge the pool (goldeneval pool, judge, "
+        "judgments to-set) or read TREC qrels, whose relevance-0 rows are judged negatives",
+    )
+
+
+def corpus_ids_cut(corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:
+    """A warning when corpus document ids hold the chunk separator: a retriever returning such
+    a document's id has it cut to another id (``C#1`` read as ``C``), silently otherwise.  In
+    ``metadata_only`` the ids are counted, never named."""
+    if corpus is None or not spec.chunk_separator:
+        return ()
+    to_document = document_id_mapper(spec.chunk_separator)
+    separator = spec.chunk_separator
+    cut = sorted(doc_id for doc_id in corpus.ids if separator in doc_id and to_document(doc_id) != doc_id)
+    if not cut:
+        return ()
+    message = (
+        f"{len(cut)} document ids of the corpus contain the chunk separator {spec.chunk_separator!r}: a returned "
+        "id is cut at it, so each is read as the id before it; pass --chunk-separator '' to keep ids whole"
+    )
+    if spec.privacy is PrivacyMode.FULL:
+        message += f" (e.g. {cut[0]!r})"
     return (message,)
 
 

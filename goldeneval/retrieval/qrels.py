@@ -57,6 +57,9 @@ class QrelsRows:
     path: Path
     column: str = "relevance"
     """What the file calls the relevance column (BEIR: ``score``), for the errors."""
+    negative_is_zero: bool = False
+    """Read a negative relevance as judged not relevant (BEIR: some collections grade spam
+    -2) instead of refusing it (TREC: trec_eval's -1 means pooled but unjudged)."""
     judged: dict[str, dict[str, int]] = field(default_factory=dict)
     """Query id -> document id -> relevance, in file order."""
     _lines: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -68,6 +71,8 @@ class QrelsRows:
             grade = int(relevance)
         except ValueError:
             raise GoldenSetError(self.path, f"line {lineno}: {self.column} {relevance!r} is not an integer") from None
+        if grade < 0 and self.negative_is_zero:
+            grade = 0
         if grade < 0:
             raise GoldenSetError(
                 self.path,
@@ -106,12 +111,12 @@ class QrelsRows:
 def _lines_of(path: Path, what: str) -> list[str]:
     if not path.is_file():
         raise GoldenSetError(path, f"{what} not found")
-    return read_text(path, GoldenSetError).splitlines()
+    return read_text(path, GoldenSetError).removeprefix("\ufeff").splitlines()  # no byte-order mark
 
 
 def read_beir_qrels(path: Path) -> QrelsRows:
     """A BEIR qrels split: three tab-separated columns, an optional ``query-id`` header."""
-    rows = QrelsRows(path, "score")
+    rows = QrelsRows(path, "score", negative_is_zero=True)
     for lineno, row in enumerate(csv.reader(_lines_of(path, "qrels file"), delimiter="\t"), start=1):
         if not row or (lineno == 1 and row[:1] == BEIR_HEADER[:1]):
             continue
@@ -222,14 +227,14 @@ def load_trec_set(
 ) -> GoldenQuestionSet:
     """A TREC qrels file and its topics file as a golden set, labelled against ``corpus``.
 
-    The set's id is ``trec-<qrels file name without suffixes>``, as a BEIR folder's is
-    ``beir-<folder>-<split>``."""
+    The set's id is ``trec-<qrels file name without its last suffix>`` (``qrels.dl19-passage.txt``:
+    ``trec-qrels.dl19-passage``), as a BEIR folder's is ``beir-<folder>-<split>``."""
     from goldeneval.retrieval.topics import read_topics
 
     qrels_path, topics_path = Path(qrels), Path(topics)
     rows = read_trec_qrels(qrels_path)
     queries = read_topics(topics_path, field)
-    stem = qrels_path.name.split(".")[0] or "qrels"
+    stem = qrels_path.stem or "qrels"
     return judged_set(
         rows,
         queries,

@@ -699,7 +699,7 @@ def score_answers(
         shares = {judged_name(k): columnar.judged_at(seen, coded.judged, mask, k, ok) for k in cutoffs}
         unjudged = columnar.unjudged_ranks(seen, mask, TOP_K)
         if not judged_only:  # condensed lists hold no unjudged document: nothing to bound
-            whole = coded.kept(None)
+            whole = coded.kept(depth)
             ends = if_unjudged_relevant(
                 whole, coded.judgements, coded.judged, metrics, rel_level=relevance_level, ok=ok, depth=depth
             )
@@ -742,7 +742,7 @@ def _judgment_measures(
     incomplete = {metric.name: metric.kind.key for metric in metrics if metric.kind.key in INCOMPLETE_KINDS}
     if not incomplete and not judged_only:
         return dict(values)
-    lists = coded.kept(None)
+    lists = coded.kept(depth)  # the ranking the run stores and exports: a replay reads the same
     if judged_only:
         lists = condensed(lists, coded.judgements, coded.judged)
         if ranked:

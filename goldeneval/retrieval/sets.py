@@ -59,6 +59,9 @@ def resolve_golden_set(
     its ``topics`` (and ``topic_field``) labelled against ``corpus``, or by registered id."""
     path = Path(reference)
     if topics is not None:
+        if not path.is_file():
+            kind = "a BEIR folder" if is_beir_folder(path) else "no file"
+            raise GoldenSetError(path, f"--topics goes with a TREC qrels file as --set; this is {kind}")
         if corpus is None:
             raise GoldenSetError(path, "TREC qrels with --topics need --corpus: the corpus their document ids name")
         return load_trec_set(path, topics, load_corpus(corpus), corpus_ref=str(corpus), field=topic_field)

@@ -40,15 +40,17 @@ TOPIC_ID_KEYS = ("_id", "id", "qid", "query_id", "query-id", "num", "number")
 """Where a JSONL object or a TSV header names a topic's id."""
 
 _CLASSIC_LABELS = {"num": "Number:", "title": "Topic:", "desc": "Description:", "narr": "Narrative:"}
-_CLASSIC_FIELD = re.compile(r"<(num|title|desc|narr|[a-z]+)>", re.IGNORECASE)
-_TOP = re.compile(r"<top>(.*?)</top>", re.IGNORECASE | re.DOTALL)
+_CLASSIC_FIELD = re.compile(r"<([a-z]+)>", re.IGNORECASE)
+_CLOSING = re.compile(r"</[a-z]+>", re.IGNORECASE)
+"""A closing tag (``</title>``, ``</top>``), which some classic files add and none needs."""
+_TOP = re.compile(r"<top>", re.IGNORECASE)
 
 
 def read_topics(path: Path, field: str | None = None) -> dict[str, str]:
     """Topic id -> text of a topics file (module doc); ``field`` chooses the text."""
     if not path.is_file():
         raise GoldenSetError(path, "topics file not found")
-    text = read_text(path, GoldenSetError)
+    text = read_text(path, GoldenSetError).removeprefix("\ufeff")  # a byte-order mark is not text
     start = text.lstrip()[:4096].lower()
     if "<top>" in start:
         topics = _classic(path, text, field or "title")
@@ -87,8 +89,10 @@ class _Topics(dict[str, str]):
 
 def _classic(path: Path, text: str, field: str) -> dict[str, str]:
     topics = _Topics(path)
-    for number, block in enumerate(_TOP.findall(text), start=1):
-        parts = _CLASSIC_FIELD.split(block)
+    # each topic runs from its <top> to the next (a missing </top> does not join two topics);
+    # closing tags are dropped, so <num>301</num> is the id 301
+    for number, block in enumerate(_TOP.split(text)[1:], start=1):
+        parts = _CLASSIC_FIELD.split(_CLOSING.sub(" ", block))
         fields: dict[str, str] = {}
         for name, value in zip(parts[1::2], parts[2::2], strict=True):
             name = name.lower()
@@ -112,6 +116,8 @@ def _xml(path: Path, text: str, field: str | None) -> dict[str, str]:
     except ElementTree.ParseError as exc:
         raise GoldenSetError(path, f"not a TREC topic file nor well-formed XML: {exc}") from None
     topics = _Topics(path)
+    for element_ in root.iter():  # names without their XML namespace: {uri}topic is a topic
+        element_.tag = element_.tag.rpartition("}")[2] if isinstance(element_.tag, str) else element_.tag
     for number, topic in enumerate(root.iter("topic"), start=1):
         topic_id = topic.get("number") or topic.get("id")
         where = f"topic #{number}"

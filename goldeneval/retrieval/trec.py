@@ -13,11 +13,11 @@ measurement depth, best first), with rank 1, 2, ... and score ``n - rank + 1`` s
 tool orders them the same way; errored questions have no lines.  The tag is the retriever
 id.  A chunk-grained run whose first raw ids held fewer than three documents missed
 top-3 where its first three distinct documents may hold an expected one; the replay needs
-to know, so each question whose top-3 was a miss while hit@3 (the first three distinct
-documents, no raw head) was not, gets one comment line before its lines,
-``# goldeneval:top3-miss <query id>``, which trec_eval skips as every ``#`` line and
-``goldeneval.trec_run`` reads (:attr:`TrecRun.top3_misses`).  Qrels give every expected
-document its grade (1 unless the set grades it) and every
+to know, and the run file has no place for it that every TREC reader passes over, so
+:func:`replay_notes` are written beside the file (``<file>.goldeneval.json``: the questions
+whose top-3 was a miss while hit@3, the first three distinct documents without the raw head,
+was not, and the label digest they were judged under), which ``goldeneval.trec_run`` reads
+when it is there.  Qrels give every expected document its grade (1 unless the set grades it) and every
 document the set records as judged not relevant (``not_relevant``) grade 0; a question with
 neither has no line (qrels cannot say "nothing answers this").  Both are sorted, so the
 files are deterministic.
@@ -35,6 +35,7 @@ errors.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -49,20 +50,25 @@ from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.store import StoredRun
 
 __all__ = [
+    "REPLAY_NOTES_FORMAT",
+    "REPLAY_NOTES_SUFFIX",
     "RUN_ORDERS",
-    "TOP3_MISS_MARK",
+    "ReplayNotes",
     "RunOrder",
     "TrecRun",
     "TrecRunError",
     "qrels_lines",
+    "read_replay_notes",
     "read_trec_run",
     "read_trec_run_file",
+    "replay_notes",
     "run_lines",
     "write_lines",
 ]
 
-TOP3_MISS_MARK = "# goldeneval:top3-miss "
-"""The comment line that says a question's top-3 was a miss (followed by its query id)."""
+REPLAY_NOTES_SUFFIX = ".goldeneval.json"
+"""What :func:`replay_notes` are written as: the run file's name with this added."""
+REPLAY_NOTES_FORMAT = "goldeneval-replay-notes/v1"
 
 RunOrder = Literal["trec_eval", "as_given"]
 RUN_ORDERS: tuple[RunOrder, ...] = ("trec_eval", "as_given")
@@ -80,6 +86,11 @@ r"""Any character ``str.isspace`` calls white space (``re``'s ``\s`` on text is 
 def _check_token(value: str, what: str) -> str:
     if not value or _SPACE.search(value):
         raise TrecRunError(f"{what} {value!r} cannot be written to a TREC file: it is empty or holds whitespace")
+    if what == "question id" and value.startswith("#"):
+        raise TrecRunError(
+            f"{what} {value!r} cannot be written to a TREC file: a line starting with '#' is a comment, "
+            "which trec_eval and goldeneval.trec_run skip"
+        )
     return value
 
 
@@ -118,20 +129,72 @@ def run_lines(stored: StoredRun) -> Iterator[str]:
             query_id = _check_token(ids[i], "question id")
             for document in question_documents:
                 _check_token(document, f"question {query_id!r}: document id")
-        reported = any("hit@3" in q.metrics for q in rows)
-        misses = [_marked(q.top3_hit, q.metrics.get("hit@3"), reported, details.relevance_level) for q in rows]
-        return _lines(ids, order, iter(lists), tag, misses)
+        return _lines(ids, order, iter(lists), tag)
     assert isinstance(questions, QuestionColumns)
     ids = questions.id
     order = sorted(range(len(ids)), key=ids.__getitem__)
     _check_ids(ids, order, questions)
-    at3 = questions.metrics.get("hit@3")
+    return _lines(ids, order, questions.document_lists_in(order), tag)
+
+
+@dataclass(frozen=True)
+class ReplayNotes:
+    """What a replay of an exported run needs beside its lines (:func:`replay_notes`)."""
+
+    top3_misses: frozenset[str]
+    """Questions whose top-3 was a miss although their first three documents may hold an
+    expected one (the first raw ids held fewer than three documents)."""
+    label_digest: str | None
+    """The labels the misses were judged under: a replay under other labels is warned."""
+
+    def to_json(self, run_id: str) -> str:
+        return json.dumps(
+            {
+                "format": REPLAY_NOTES_FORMAT,
+                "run": run_id,
+                "label_digest": self.label_digest,
+                "top3_misses": sorted(self.top3_misses),
+            },
+            indent=1,
+        )
+
+
+def replay_notes(stored: StoredRun) -> ReplayNotes | None:
+    """The notes an export of ``stored`` needs for an exact replay, or None when it needs none
+    (no question's top-3 was a miss its first three documents could make a hit)."""
+    details = retrieval_details(stored)
+    questions = details.questions
     level = details.relevance_level
-    values = at3 if at3 is not None else [None] * len(ids)
-    misses = [
-        _marked(hit, value, at3 is not None, level) for hit, value in zip(questions.top3_hit, values, strict=True)
-    ]
-    return _lines(ids, order, questions.document_lists_in(order), tag, misses)
+    if isinstance(questions, QuestionColumns):
+        at3 = questions.metrics.get("hit@3")
+        values = at3 if at3 is not None else [None] * len(questions.id)
+        rows = zip(questions.id, questions.top3_hit, values, strict=True)
+        misses = {qid for qid, hit, value in rows if _marked(hit, value, at3 is not None, level)}
+    else:
+        reported = any("hit@3" in q.metrics for q in questions)
+        misses = {q.id for q in questions if _marked(q.top3_hit, q.metrics.get("hit@3"), reported, level)}
+    return ReplayNotes(frozenset(misses), stored.label_digest) if misses else None
+
+
+def read_replay_notes(run_file: Path) -> ReplayNotes | None:
+    """The notes beside ``run_file`` (``<file>.goldeneval.json``), or None when there are none."""
+    path = run_file.with_name(run_file.name + REPLAY_NOTES_SUFFIX)
+    if not path.is_file():
+        return None
+    text = read_utf8(path, TrecRunError, "replay notes not found")
+    try:
+        notes = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TrecRunError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(notes, dict) or notes.get("format") != REPLAY_NOTES_FORMAT:
+        raise TrecRunError(f"{path}: not goldeneval replay notes (expected format {REPLAY_NOTES_FORMAT!r})")
+    misses = notes.get("top3_misses")
+    digest = notes.get("label_digest")
+    if not isinstance(misses, list) or not all(isinstance(q, str) for q in misses):
+        raise TrecRunError(f"{path}: field 'top3_misses': expected a list of query ids")
+    if digest is not None and not isinstance(digest, str):
+        raise TrecRunError(f"{path}: field 'label_digest': expected a string or null")
+    return ReplayNotes(frozenset(misses), digest)
 
 
 def _check_ids(ids: Sequence[str], order: Sequence[int], columns: QuestionColumns) -> None:
@@ -139,7 +202,9 @@ def _check_ids(ids: Sequence[str], order: Sequence[int], columns: QuestionColumn
     whose id, or one of whose documents, cannot be written; each distinct document checked once."""
     vocabulary = columns.documents.vocabulary if columns.documents is not None else []
     unwritable = {code for code, document in enumerate(vocabulary) if not document or _SPACE.search(document)}
-    if not unwritable and all(question_id and not _SPACE.search(question_id) for question_id in ids):
+    if not unwritable and all(
+        question_id and not _SPACE.search(question_id) and not question_id.startswith("#") for question_id in ids
+    ):
         return
     codes = columns.document_codes_in(order)
     for i, question_codes in zip(order, codes, strict=True):
@@ -162,16 +227,11 @@ def _marked(top3_hit: bool | None, hit_at_3: float | None, reported: bool, relev
     return hit_at_3 is not None and (hit_at_3 > 0 or (relevance_level or 1) > 1)
 
 
-def _lines(
-    ids: Sequence[str], order: Sequence[int], documents: Iterator[list[str]], tag: str, misses: Sequence[bool]
-) -> Iterator[str]:
-    """Each question's lines: rank 1, 2, ... and score ``n - rank + 1``, after the top-3 miss
-    mark where its top-3 was a miss and it has documents to replay."""
+def _lines(ids: Sequence[str], order: Sequence[int], documents: Iterator[list[str]], tag: str) -> Iterator[str]:
+    """Each question's lines: rank 1, 2, ... and score ``n - rank + 1``."""
     tails: dict[int, list[str]] = {}
     for i, question_documents in zip(order, documents, strict=True):
         count = len(question_documents)
-        if misses[i] and count:
-            yield TOP3_MISS_MARK + ids[i]
         tail = tails.get(count)
         if tail is None:
             tail = tails[count] = [f" {rank} {count - rank + 1} {tag}" for rank in range(1, count + 1)]
@@ -228,9 +288,6 @@ class TrecRun:
     """Lines with more than six columns; the columns after the sixth were ignored."""
     non_integer_ranks: int = 0
     """Lines whose rank column is not an integer (trec_eval does not read it either)."""
-    top3_misses: frozenset[str] = frozenset()
-    """Query ids whose top-3 was a miss when the run was exported (``# goldeneval:top3-miss``
-    lines, which are not counted as comments)."""
 
     def warning(self) -> str | None:
         """One sentence counting what was passed over, or None when nothing was."""
@@ -258,12 +315,8 @@ def read_trec_run_file(path: Path, order: RunOrder = "trec_eval") -> TrecRun:
     text = read_utf8(path, TrecRunError, "TREC run file not found")
     entries: dict[str, dict[str, tuple[float, tuple[int, int], int]]] = {}
     comments = extra = non_integer = 0
-    misses: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
-            continue
-        if line.startswith(TOP3_MISS_MARK) and len(line.split()) == 3:
-            misses.add(line.split()[2])
             continue
         if line.lstrip().startswith("#"):
             comments += 1
@@ -299,4 +352,4 @@ def read_trec_run_file(path: Path, order: RunOrder = "trec_eval") -> TrecRun:
             rankings[query_id] = sorted(by_id, key=lambda doc: -documents[doc][0])
         else:
             rankings[query_id] = sorted(documents, key=lambda doc: (-documents[doc][0], *documents[doc][1:]))
-    return TrecRun(rankings, comments, extra, non_integer, frozenset(misses))
+    return TrecRun(rankings, comments, extra, non_integer)

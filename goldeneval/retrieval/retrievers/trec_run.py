@@ -15,10 +15,12 @@ ones it does, are left out with a warning that counts them.
 
 An exported run (``goldeneval export-run``) lists distinct documents; where the stored run's
 top-3 was a miss although one of its first three documents is expected (a chunk-grained run
-whose first raw ids held fewer than three documents), the file says so
-(``# goldeneval:top3-miss``), and the replay repeats the document before the first expected
-one until the protocol's raw head is full: repeats collapse, so every metric is the same, and
-the head holds as few documents as the original's did, so top-3 is the same miss.
+whose first raw ids held fewer than three documents), the export's replay notes beside the
+file say so (``<file>.goldeneval.json``, :func:`goldeneval.retrieval.trec.read_replay_notes`),
+and the replay repeats the document before the first expected one until the protocol's raw
+head is full: repeats collapse, so every metric is the same, and the head holds as few
+documents as the original's did, so top-3 is the same miss.  Notes judged under other labels
+than the set's are not applied, with a warning: the misses they record need not hold.
 
 Provenance: the pipeline identity is the SHA-256 of the file (and ``order=as_given`` when
 set), so the variant changes exactly when the rankings do; model and chunking are not
@@ -35,10 +37,11 @@ from pathlib import Path
 from goldeneval.core.errors import RetrieverError
 from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
 from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrieval.retrievers.options import check_known_options, path_option, str_option
 from goldeneval.retrieval.scoring import TOP_K, raw_limit
-from goldeneval.retrieval.trec import RUN_ORDERS, RunOrder, read_trec_run_file
+from goldeneval.retrieval.trec import REPLAY_NOTES_SUFFIX, RUN_ORDERS, RunOrder, read_replay_notes, read_trec_run_file
 
 __all__ = ["TrecRunRetriever", "build"]
 
@@ -74,9 +77,22 @@ class TrecRunRetriever:
                 f"{len(foreign)} of its {len(self.rankings)} query ids are not queries of set "
                 f"{golden_set.id!r} (e.g. {foreign[0]!r}): left out, as trec_eval leaves them out"
             )
+        notes = read_replay_notes(path)
+        if notes is not None and notes.label_digest is not None and notes.label_digest != label_digest(golden_set):
+            warnings.append(
+                f"its replay notes ({path.name}{REPLAY_NOTES_SUFFIX}) were written under other labels than set "
+                f"{golden_set.id!r} has: the {len(notes.top3_misses)} top-3 misses they record are not applied, "
+                "so a chunk-grained run's top-3 may differ from the original's"
+            )
+            notes = None
+        self.top3_misses = notes.top3_misses if notes is not None else frozenset()
+        self.notes_digest = (
+            hashlib.sha256(path.with_name(path.name + REPLAY_NOTES_SUFFIX).read_bytes()).hexdigest()
+            if notes is not None
+            else None
+        )
         self.warnings: tuple[str, ...] = tuple(f"{path}: {text}" for text in warnings)
         """For the run's warnings (the pipeline reports a retriever's ``warnings``)."""
-        self.top3_misses = run.top3_misses
         self._expected = {question.id: question.expected for question in golden_set.questions}
         self.file_digest = hashlib.sha256(path.read_bytes()).hexdigest()
         self.corpus_revision = corpus_revision
@@ -106,6 +122,7 @@ class TrecRunRetriever:
             chunking_identity=NOT_APPLICABLE,
             pipeline_identity=f"{RETRIEVER_ID}/file(sha256:{self.file_digest}"
             + ("" if self.order == "trec_eval" else f",order={self.order}")
+            + ("" if self.notes_digest is None else f",notes=sha256:{self.notes_digest}")
             + ")",
             execution_revision=execution_revision(),
         )
