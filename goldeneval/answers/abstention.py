@@ -4,16 +4,19 @@ A RAG system that says it cannot answer a question no document answers is right,
 says so when the documents do answer is wrong in its own way (``over_abstention``), which a
 team fixes differently from a wrong answer.  Detection is deterministic and documented:
 
-* the answer and every phrase are tokenised the same way — English negative contractions are
+* the answer and every phrase are tokenised the same way — English contractions are
   spelled out first (``doesn't`` -> ``does not``, ``can't`` and ``cannot`` -> ``can not``,
-  ``won't`` -> ``will not``), then :func:`~goldeneval.answers.assertions.normalise_answer`
-  (the SQuAD normalisation: lower case, no punctuation, no articles);
+  ``won't`` -> ``will not``, ``I'm`` -> ``i am``, ``there's`` -> ``there is``), then
+  :func:`~goldeneval.answers.assertions.normalise_answer` (the SQuAD normalisation: lower
+  case, no punctuation, no articles); a clause is also read without the :data:`QUALIFIERS`
+  ("provided", "given", "any", ...);
 * an answer abstains when one phrase occurs in it as a run of whole tokens, and the answer
   has at most ``max_words`` tokens: a long answer that happens to contain "not covered by the
   context" is an answer with a caveat (or an echo of the prompt), and is graded as one.
 
 Phrases are plain text, never regular expressions, so no pattern can hang grading.  The
-default list is :data:`DEFAULT_ABSTENTION_PHRASES`; a run may replace it
+default list is :data:`DEFAULT_ABSTENTION_PHRASES`, a phrase model of five families (issue 42,
+:func:`_default_phrases`) that reads every phrasing of :data:`ABSTENTION_EXAMPLES`; a run may replace it
 (:class:`AbstentionRules`), and the rules' identity is part of the grader's identity, so a
 changed list makes the next comparison a ``mismatch``.
 """
@@ -33,6 +36,7 @@ __all__ = [
     "ABSTENTION_RULES_VERSION",
     "DEFAULT_ABSTENTION_PHRASES",
     "DEFAULT_MAX_ABSTENTION_WORDS",
+    "QUALIFIERS",
     "AbstentionRules",
     "abstention_tokens",
 ]
@@ -87,7 +91,13 @@ _SOURCES = (
     "text", "texts", "excerpt", "excerpts", "material", "materials", "information", "snippets", "data",
     "knowledge base", "records", "search results", "results",
 )  # fmt: skip
-_SOURCE_QUALIFIERS = ("", "provided ", "given ", "retrieved ", "supplied ", "available ", "these ", "above ")
+QUALIFIERS = frozenset(
+    {"provided", "given", "retrieved", "supplied", "available", "above", "here", "these", "those", "this", "any",
+     "relevant", "specific", "attached", "shared", "your", "my", "our", "anything", "anywhere", "really"}
+)  # fmt: skip
+"""Words a clause is also read without ("the provided documents do not say" is "documents do not
+say", "I do not have any information" is "i do not have information"): a phrase matches the
+clause's tokens as they are, or with these left out."""
 _SOURCE_VERBS = (
     "say", "mention", "contain", "provide", "cover", "include", "specify", "state", "address", "answer",
     "give", "discuss", "indicate", "tell", "list", "describe", "show", "explain", "offer", "reference",
@@ -111,8 +121,8 @@ def _default_phrases() -> tuple[str, ...]:
     1. not knowing: "i do not know", "i am not sure", "no idea", "i have no information";
     2. inability, first person: "i" or "we" + "can not", "could not", "am unable to", ... +
        "find", "answer", "tell", "determine", ... ("I couldn't find that");
-    3. the source is silent: a source ("context", "documents", "passages", "sources", ...,
-       with "provided", "given", "retrieved", ... before it) + "does not", "do not", "did not" +
+    3. the source is silent: a source ("context", "documents", "passages", "sources", ...)
+       + "does not", "do not", "did not" +
        "say", "mention", "contain", "cover", "specify", ... ("The documents do not say");
        "nothing in" + a source; "not in" + a source; a source + "is silent" or "are silent";
     4. absence: "no information", "no relevant information", "no mention of", "no details",
@@ -123,7 +133,8 @@ def _default_phrases() -> tuple[str, ...]:
        "unclear from", "unknown from", "not possible to answer", "answer is not in".
 
     Contractions are spelled out before matching (``couldn't`` -> ``could not``, ``I'm`` ->
-    ``i am``, ``there's`` -> ``there is``), and articles are dropped."""
+    ``i am``, ``there's`` -> ``there is``), articles are dropped, and a clause also matches
+    without the words of :data:`QUALIFIERS` ("the passages provided do not address")."""
     phrases = [
         "does not answer", "do not answer", "can not answer", "can not be answered", "is not answered",
         "i do not know", "we do not know", "i am not sure", "i am not certain", "no idea", "i have no information",
@@ -142,10 +153,8 @@ def _default_phrases() -> tuple[str, ...]:
     for noun in _SOURCES:
         phrases += [f"{noun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS]
         phrases += [f"{noun} is silent", f"{noun} are silent"]
-        for qualifier in _SOURCE_QUALIFIERS:
-            source = f"{qualifier}{noun}"
-            phrases += [f"nothing in {source}", f"not in {source}", f"not from {source}"]
-            phrases += [f"not {part} {prep} {source}" for part in _PARTICIPLES for prep in ("in", "by", "within")]
+        phrases += [f"nothing in {noun}", f"not in {noun}", f"not from {noun}"]
+        phrases += [f"not {part} {prep} {noun}" for part in _PARTICIPLES for prep in ("in", "by", "within")]
     return tuple(dict.fromkeys(phrases))
 
 
@@ -172,6 +181,17 @@ def abstention_tokens(text: str) -> list[str]:
     for pattern, replacement in _CONTRACTIONS:
         text = pattern.sub(replacement, text)
     return normalise_answer(text).split()
+
+
+def _find(lookup: dict[str, str], lengths: tuple[int, ...], words: list[str]) -> str | None:
+    """The configured phrase of the first run of ``words`` that is a phrase, or None."""
+    for start in range(len(words)):
+        for length in lengths:
+            if start + length <= len(words):
+                hit = lookup.get(" ".join(words[start : start + length]))
+                if hit is not None:
+                    return hit
+    return None
 
 
 @lru_cache(maxsize=32)
@@ -240,15 +260,7 @@ class AbstentionRules:
         found: str | None = None
         for clause in _CLAUSE_BREAK.split(answer):
             words = abstention_tokens(clause)
-            hit = next(
-                (
-                    lookup[" ".join(words[start : start + length])]
-                    for start in range(len(words))
-                    for length in lengths
-                    if start + length <= len(words) and " ".join(words[start : start + length]) in lookup
-                ),
-                None,
-            )
+            hit = _find(lookup, lengths, words) or _find(lookup, lengths, [w for w in words if w not in QUALIFIERS])
             if hit is not None:
                 found = found or hit
             elif len(words) >= MIN_CLAUSE_WORDS:
