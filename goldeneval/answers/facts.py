@@ -8,7 +8,7 @@ same in prose):
 2. **Facts** are read from the reference and from the answer:
 
    * *numbers* with their unit or currency: ``2.40``, ``€2.40``, ``2,40 EUR``, ``2.40 euros``,
-     ``35%``, ``80 cm``, ``8 weeks``, ``eight weeks``, ``a week``, ``half an hour``; values are
+     ``35%``, ``half of`` (50%), ``80 cm``, ``8 weeks``, ``eight weeks``, ``a week``, ``half an hour``; values are
      exact fractions, so ``2.4`` equals ``2.40``; units of one dimension convert (``24 hours``
      equals ``a day``, ``80 cm`` equals ``0.8 m``); a side without a unit or currency accepts
      any (``2.40`` equals ``€2.40``), two different ones never match (``€2.40`` is not
@@ -19,14 +19,16 @@ same in prose):
      ``4-19 April 2026``; an answer without the year matches a reference with one;
    * *yes/no polarity*: a reference that starts with "Yes" or "No";
    * *named entities*: capitalised words that are not merely sentence-initial ("Eastgate",
-     "Dr Helena Marsh", "zone C"), codes (``M2``, ``hmt_stats``, ``WCAG``), weekday names,
-     e-mail addresses; ``P+R`` is read as "Park and Ride".
+     "Dr Helena Marsh", "zone C"), codes (``M2``, ``hmt_stats``, ``WCAG``), weekday names
+     (an answer's "weekdays" names Monday to Friday, "weekends" Saturday and Sunday), e-mail
+     addresses; ``P+R`` is read as "Park and Ride".
 
    A bare year ("the 2026 tariff") qualifies, it is not required and not counted as extra.
 3. **Every fact of the reference must be in the answer, equal**: a wrong or missing number,
    time, date or entity fails the answer whatever its token overlap.  Polarity: an answer that
-   opens with the opposite word ("No, ..." to a "Yes" reference) fails; to a "No" reference an
-   answer without an opening yes/no must negate somewhere ("not", "never", "only", "n't", ...).
+   opens with the opposite word ("No, ..." to a "Yes" reference) fails; an answer without an
+   opening yes or no says no when it negates ("not", "never", "no", "n't", "cannot"), and
+   answers a "No" reference also with a restriction ("only", "without", "except", "unless").
    Extra words, full sentences and a few extra values do not hurt.
 4. **Pasting never pays.** An answer of more than :data:`MAX_ANSWER_WORDS` words, or one that
    states more than ``max(3, the reference's number of values)`` values (numbers, times,
@@ -97,6 +99,12 @@ _WEEKDAYS = {
     "sun": "sunday", "sunday": "sunday",
 }  # fmt: skip
 
+_DAY_GROUPS = {
+    "weekday": ("monday", "tuesday", "wednesday", "thursday", "friday"),
+    "weekend": ("saturday", "sunday"),
+}
+"""An answer's "weekdays" names Monday to Friday, its "weekends" Saturday and Sunday."""
+
 # unit spelling -> (dimension, scale to the dimension's base unit)
 _UNITS: dict[str, tuple[str, Fraction]] = {}
 for _names, _dimension, _scale in (
@@ -137,6 +145,9 @@ _WORD_NUMBER = re.compile(
     r"\b(?P<half>half\s+(?:an?\s+)?)?(?P<word>" + _NUMBER_WORD + r"|a|an|one)\b(?:" + _AFTER + r")?",
     re.IGNORECASE,
 )
+_HALF_HOUR = re.compile(r"\b(?:a\s+)?half[\s-]+(?:an\s+)?hour(?:ly)?\b", re.IGNORECASE)
+_HALF = re.compile(r"\b(?:one\s+)?half\s+(?:of\b|the\s+price|price|fare)", re.IGNORECASE)
+""""half of", "half the price": 50 percent."""
 _AMPM = r"\s*(?P<ap>[ap])\.?\s?m\b\.?"
 _TIMES = (
     re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r")?", re.IGNORECASE),
@@ -167,11 +178,10 @@ _NOT_NAMES = frozenset({"i", "yes", "no", "the", "a", "an", "eur", "gbp", "usd",
 _YES = frozenset({"yes", "yeah", "yep", "correct", "sure", "indeed", "certainly", "absolutely"})
 _NO = frozenset({"no", "nope", "not", "never"})
 _LEAD_FILLER = frozenset({"well", "so", "sorry", "unfortunately", "sadly", "actually", "fortunately", "good", "news"})
-_NEGATION = re.compile(
-    r"\b(?:no|not|never|none|nor|neither|only|cannot|can't|won't|isn't|aren't|doesn't|don't|didn't|"
-    r"mustn't|shouldn't|without)\b|n['\u2019]t\b",
-    re.IGNORECASE,
-)
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot)\b|n['\u2019]t\b", re.IGNORECASE)
+"""Words that negate a statement: an answer without an opening yes or no that has one says no."""
+_RESTRICTION = re.compile(r"\b(?:only|without|except|unless)\b", re.IGNORECASE)
+"""Words that also answer a no ("Only from 09:00 on weekdays"), but do not turn a yes into a no."""
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
@@ -279,6 +289,14 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
         currency = _CURRENCIES[mark.lower()] if mark else None
         fact = _number_fact(match.group(0).strip(), value, groups.get("unit"), currency, groups["num"])
         found.append((match.start(), fact))
+    for match in _HALF_HOUR.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            found.append((match.start(), Fact("number", match.group(0), (Fraction(30), "duration", None))))
+    for match in _HALF.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            found.append((match.start(), Fact("number", match.group(0), (Fraction(50), "percent", None))))
     for match in _WORD_NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
@@ -397,6 +415,7 @@ def _answer_entity_keys(answer: str) -> set[str]:
             keys.add(token)
             continue
         keys.add(_WEEKDAYS.get(lower, _stem(token)))
+        keys.update(_DAY_GROUPS.get(_stem(token), ()))
     return keys
 
 
@@ -507,7 +526,10 @@ def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactG
     for fact in wanted:
         if fact.kind == "polarity":
             said = _answer_polarity(answer)
-            ok = said == fact.key[0] if said is not None else (fact.key[0] == "yes" or bool(_NEGATION.search(answer)))
+            if said is None:
+                negates = _NEGATION.search(answer) is not None
+                said = "no" if negates or (fact.key[0] == "no" and _RESTRICTION.search(answer)) else "yes"
+            ok = said == fact.key[0]
         elif fact.kind == "entity":
             ok = all(key in entity_keys for key in fact.key)
         else:
