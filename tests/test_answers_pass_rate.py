@@ -63,7 +63,7 @@ def test_the_pass_rate_is_passed_over_graded_prompts_through_the_cli(tmp_path: P
 def _detail(pid: str, status: str, passed: bool | None, score: float | None) -> PromptDetail:
     return PromptDetail(
         id=pid,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         stage="model" if status == "error" else None,
         passed=passed,
         score=score,
