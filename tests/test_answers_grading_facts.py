@@ -197,3 +197,32 @@ def test_faithfulness_without_a_judge_lists_the_unsupported_number() -> None:
     )
     assert [f.text for f in supported if f.kind == "number"] == ["2.40", "1.70"]
     assert [f.text for f in unsupported] == ["75 minutes"]
+
+
+def _answers_run(tmp_path: Path, *extra: str) -> dict[str, dict[str, Any]]:
+    def reply(body: dict[str, Any]) -> Reply:
+        if "How many parking spaces does Park and Ride Westfield have?" in last_user_message(body):
+            return answer("Westfield Park and Ride has 420 spaces; 36 of them have chargers.")
+        return answer("The documents do not say.")
+
+    with chat_server(default=reply) as server:
+        args = ["answers", "--set", "transit-sample", "--retriever", "goldeneval.lexical", "--model"]
+        args += ["goldeneval.openai", "--model-option", f"base_url={server.base_url}", "--model-option", "model=m"]
+        args += ["--store", str(tmp_path / "s.duckdb"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
+        result = CliRunner().invoke(main, [*args, "--format", "json", *extra])
+    assert result.exit_code == 0, result.output
+    return {p["id"]: p for p in json.loads(result.stdout)["answers"]["prompts"]}
+
+
+@pytest.mark.slow  # two answers runs over the transit sample
+def test_an_answers_run_lists_the_unsupported_number_per_question(tmp_path: Path) -> None:
+    prompts = _answers_run(tmp_path / "full")
+    westfield = prompts["q-009"]
+    assert westfield["retrieval_hit"] is True
+    assert westfield["passed"] is True  # the gist's fact is there; the extra value does not fail it
+    assert westfield["unsupported_facts"] == ["36"]
+    # 420 and "Westfield Park and Ride" are in the retrieved page, 36 is not
+    assert westfield["supported_share"] == pytest.approx(2 / 3)
+    assert prompts["q-077"]["supported_share"] is None  # an abstention states no fact
+    private = _answers_run(tmp_path / "private", "--privacy", "metadata_only")["q-009"]
+    assert "unsupported_facts" not in private and private["supported_share"] == pytest.approx(2 / 3)
