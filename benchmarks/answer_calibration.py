@@ -494,9 +494,14 @@ def evaluate(cases: Sequence[Case], grader_names: Sequence[str]) -> dict[str, An
             for case_class in CLASSES
             if any(c.case_class == case_class for c in cases)
         }
+        by_source = {
+            source: _scores([(c.correct, v) for c, v in graded if c.source == source])
+            for source in sorted({c.source for c in cases})
+        }
         results[name] = {
             "overall": _scores([(c.correct, v) for c, v in graded]),
             "by_class": by_class,
+            "by_source": by_source,
             "misses": [c.id for c, v in graded if v != c.correct],
         }
     return results
@@ -561,6 +566,19 @@ def render_answer_calibration(section: dict[str, Any]) -> list[str]:
         label = "correct" if case_class in CORRECT_CLASSES else "incorrect"
         cells = " | ".join(_fmt(graders[n]["by_class"][case_class]["accuracy"]) for n in names)
         lines.append(f"| {case_class} | {label} | {count} | {cells} |")
+    sources = sorted({source for g in graders.values() for source in g.get("by_source", {})})
+    if sources:
+        lines += [
+            "",
+            "By source: `issue-42` cases were written with the fact-aware grader; `semantic-transit-v1` (48 pairs "
+            "of issue 24, written before it) shows how the graders fare on answers written independently of them.",
+            "",
+            "| source | cases | " + " | ".join(names) + " |",
+            "| --- | --- | " + " | ".join("---" for _ in names) + " |",
+        ]
+        for source in sources:
+            cells = " | ".join(_fmt(graders[n]["by_source"][source]["accuracy"]) for n in names)
+            lines.append(f"| {source} | {graders[names[0]]['by_source'][source]['cases']} | {cells} |")
     misses = graders.get("deterministic", {}).get("misses", [])
     lines += ["", f"`deterministic` misses ({len(misses)}): " + (", ".join(misses) if misses else "none") + "."]
     return lines
