@@ -65,6 +65,8 @@ __all__ = [
 FACTS_VERSION = "facts/v1"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
+MAX_NUMBER_DIGITS = 30
+"""A longer run of digits is no number (and would be slow to read as one)."""
 MIN_EXTRA_VALUES = 3
 """An answer may state this many values the reference lacks (or as many as the reference has)."""
 
@@ -72,7 +74,7 @@ FactKind = Literal["number", "time", "date", "year", "polarity", "entity"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _PARK_AND_RIDE = re.compile(r"\bP\s*\+\s*R\b", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _URL = re.compile(r"\bhttps?://\S+")
 
 _NUMBER_WORDS = {
@@ -241,16 +243,16 @@ def _time(match: re.Match[str]) -> int | None:
 
 
 class _Claims:
-    """Spans of the text already read as a fact."""
+    """Characters of the text already read as a fact."""
 
-    def __init__(self) -> None:
-        self.spans: list[tuple[int, int]] = []
+    def __init__(self, text: str) -> None:
+        self.taken = bytearray(len(text))
 
     def free(self, start: int, end: int) -> bool:
-        return all(end <= s or start >= e for s, e in self.spans)
+        return not any(self.taken[start:end])
 
     def take(self, start: int, end: int) -> None:
-        self.spans.append((start, end))
+        self.taken[start:end] = b"\x01" * (end - start)
 
 
 def _value_facts(text: str, claims: _Claims) -> list[Fact]:
@@ -279,6 +281,8 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             continue
         claims.take(*match.span())
         groups = match.groupdict()
+        if len(groups["num"]) > MAX_NUMBER_DIGITS or len(groups.get("den") or "") > MAX_NUMBER_DIGITS:
+            continue  # a run of digits that long is an identifier, not a number
         value = _parse_number(groups["num"])
         if groups.get("den"):
             denominator = int(groups["den"])
@@ -360,10 +364,11 @@ def _entity_facts(text: str) -> list[Fact]:
     previous_end = 0
     for position, match in enumerate(tokens):
         token = match.group(0)
-        if run and not re.fullmatch(r"[\s\-\u2013]*", text[previous_end : match.start()]):
+        separator = text[previous_end : match.start()]
+        if run and not re.fullmatch(r"[\s\-\u2013]*", separator):
             close()  # a name does not run over punctuation: "Council, Department"
         previous_end = match.end()
-        initial = position == 0 or _SENTENCE_END.search(text[: match.start()]) is not None
+        initial = position == 0 or _SENTENCE_END.search(separator) is not None
         lower = token.lower()
         if run and lower in _CONNECTORS:
             run.append(token)  # "Department of Mobility", "Park and Ride"
@@ -446,7 +451,7 @@ def extract_facts(text: str, *, notes: bool = False) -> list[Fact]:
     """The facts of ``text``: values (numbers, times, dates, bare years), then polarity, then
     entities.  ``notes=False`` (a reference) drops parenthesised remarks first."""
     text = _prepared(text if notes else _PAREN.sub("", text))
-    facts = _value_facts(text, _Claims())
+    facts = _value_facts(text, _Claims(text))
     polarity = _polarity(text)
     if polarity is not None:
         facts.append(polarity)
@@ -520,7 +525,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactG
             score >= pass_threshold, score, f"no facts in the reference: token F1 {score:.3f} of the best sentence"
         )
     prepared = _prepared(answer)
-    got = _value_facts(prepared, _Claims())
+    got = _value_facts(prepared, _Claims(prepared))
     entity_keys = _answer_entity_keys(prepared)
     missing: list[str] = []
     for fact in wanted:
@@ -562,7 +567,7 @@ def unsupported_facts(answer: str, sources: Iterable[str]) -> tuple[list[Fact], 
     """The answer's values and entities, split into those some source states and those none
     does (faithfulness without a judge): ``(supported, unsupported)``."""
     texts = [_prepared(s) for s in sources]
-    source_values = [f for text in texts for f in _value_facts(text, _Claims())]
+    source_values = [f for text in texts for f in _value_facts(text, _Claims(text))]
     source_keys: set[str] = set().union(*(_answer_entity_keys(t) for t in texts)) if texts else set()
     supported: list[Fact] = []
     unsupported: list[Fact] = []
