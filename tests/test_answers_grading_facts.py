@@ -226,3 +226,14 @@ def test_an_answers_run_lists_the_unsupported_number_per_question(tmp_path: Path
     assert prompts["q-077"]["supported_share"] is None  # an abstention states no fact
     private = _answers_run(tmp_path / "private", "--privacy", "metadata_only")["q-009"]
     assert "unsupported_facts" not in private and private["supported_share"] == pytest.approx(2 / 3)
+
+
+def test_hostile_answers_are_read_without_error_and_in_bounded_time() -> None:
+    import time
+
+    started = time.monotonic()
+    for text in ("1" * 100_000, "x@" * 50_000, "a" * 100_000, "1,5" * 30_000):
+        extract_facts(text, notes=True)
+        unsupported_facts(text, [text[:4000]])
+        assert grade_reference(text, "08:00", 0.5).passed is False
+    assert time.monotonic() - started < 60  # was minutes: a quadratic e-mail pattern, a 100,000-digit int
