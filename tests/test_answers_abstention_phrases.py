@@ -73,6 +73,7 @@ def test_over_and_under_abstention_are_counted_apart() -> None:
     assert grader.grade(answerable, "It costs 7.80.").outcome == "pass"
 
 
+@pytest.mark.slow  # an answers run over the transit sample: over 2 s on a loaded 2-core machine
 def test_through_the_cli_every_phrasing_abstains_on_a_no_answer_question(tmp_path: Path) -> None:
     """An answers run over the transit sample: each unanswerable question is answered with one
     phrasing, each answerable one with another; all unanswerable pass as ``abstained`` and all

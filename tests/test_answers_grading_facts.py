@@ -228,6 +228,7 @@ def test_an_answers_run_lists_the_unsupported_number_per_question(tmp_path: Path
     assert "unsupported_facts" not in private and private["supported_share"] == pytest.approx(2 / 3)
 
 
+@pytest.mark.slow  # 100,000-character answers: over 2 s on a loaded 2-core machine
 def test_hostile_answers_are_read_without_error_and_in_bounded_time() -> None:
     import time
 
