@@ -10,7 +10,9 @@ Case classes (and their label):
 
 * correct: ``concise`` (the gist without its parenthesised note), ``sentence`` (the gist in a
   full sentence, framed as a chat model frames it), ``paraphrase`` (hand-written: the facts
-  in other words), ``abstained`` (a phrasing that abstains, on a question no document answers);
+  in other words), ``chat-style`` (hand-written: as a chat model answers, with a preamble,
+  markdown, citation markers and caveats), ``abstained`` (a phrasing that abstains, on a
+  question no document answers);
 * incorrect: ``wrong-number`` (the gist with its first number, time or date changed),
   ``swapped-entity`` (a place, line, office or person swapped for another of the corpus),
   ``negation`` (hand-written: the gist's yes or no turned round), ``partial`` (hand-written: one of two
@@ -65,7 +67,7 @@ __all__ = [
 CALIBRATION_SET = Path(__file__).resolve().parent / "answer_calibration.yaml"
 TARGET_ACCURACY = 0.95
 TARGET_CLASS_ACCURACY = 0.9
-CORRECT_CLASSES = ("concise", "sentence", "paraphrase", "abstained")
+CORRECT_CLASSES = ("concise", "sentence", "paraphrase", "chat-style", "abstained")
 CLASSES = (
     *CORRECT_CLASSES,
     "wrong-number",
@@ -154,6 +156,47 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
     "q-062": ("Yes, contactless fares are capped at the Day Ticket price for the zones you travel in.",),
 }
 """Correct answers in other words, written for issue 42's calibration set."""
+
+CHAT_STYLE: dict[str, str] = {
+    "q-001": "Based on the provided documents, a Day Ticket for zones A and B costs **€7.80** under the 2026 "
+    "tariff [1]. Note that an older, archived page lists 7.20, but that price is no longer valid.",
+    "q-002": "Yes! Your day ticket remains valid until 04:00 the following morning [1], so a ride home at "
+    "3:30 am is covered.",
+    "q-004": "According to the weekend timetable, the first F1 ferry departs from Harbour Front at 08:00 on "
+    "Saturdays [1].",
+    "q-006": "The resident parking permit for Zone South costs 95.00 per year for the first vehicle.",
+    "q-008": "The last departure of night bus N2 from Central Station is at 04:45 [2].",
+    "q-009": "Park and Ride Westfield offers a total of 420 parking spaces.",
+    "q-011": "If your ferry arrives 30 minutes late, you are entitled to 50% of your single ticket price, "
+    "paid as a travel voucher.",
+    "q-014": "With a single ticket and a metro delay of at least 20 minutes, you get a travel voucher worth 1.50 EUR.",
+    "q-020": "Yes - bikes on the ferry cost 1.50 per crossing. Alternatively, a Bike Day Ticket is also "
+    "valid on the ferry.",
+    "q-021": "Unfortunately, no. The maximum wheelchair width on HMT ferries is 80 cm, and your chair is 85 cm wide.",
+    "q-026": "Students receive a 35% discount on the Monthly Pass.",
+    "q-028": "No. On weekdays, the Senior Pass is only valid from 09:00 onwards.",
+    "q-030": "Travel assistance must be booked at least 24 hours in advance.",
+    "q-033": "You can contact the Harbourside Transport Ombudsman. You must do so within 8 weeks of "
+    "receiving HMT's final answer to your complaint.",
+    "q-036": "Yes, Fishermen's Bay is located in zone C, which is the outermost fare zone.",
+    "q-038": "A 7-Day Ticket covering zones A+B+C costs 41.00.",
+    "q-041": "School bus S3 departs from Hollow Creek at 07:15 in the morning.",
+    "q-042": "On Boxing Day, services run according to the Sunday timetable.",
+    "q-043": "Tram T3 takes approximately 27 minutes from Harbour Front to University Campus.",
+    "q-044": "The Monthly Pass for zones A+B costs 89.00 [1].",
+    "q-045": "The first Airport Express (X1) leaves Central Station at 04:30.",
+    "q-047": "The Managing Director of Harbourside Metropolitan Transit is **Dr Helena Marsh**.",
+    "q-049": "The data protection officer can be reached at dpo@hmt-harbourside.example.",
+    "q-053": "You can call HMT Customer Service at 0800 468 2000.",
+    "q-055": "The penalty fare for travelling without a valid ticket is 60.00.",
+    "q-058": "Yes, you can! Small pets such as kittens travel free of charge, provided they are kept in a "
+    "closed carrier.",
+    "q-065": "The 48-hour Harbourside Visitor Card costs 22.00 [3].",
+    "q-070": "A single ticket on the Airport Express costs 9.50.",
+    "q-073": "No, assistance dogs such as seeing-eye dogs travel free of charge.",
+    "q-075": "Bus drivers stopped accepting cash payments on 1 January 2026.",
+}
+"""Correct answers as a chat model writes them: a preamble, markdown, citation markers, a caveat."""
 
 PARTIALS: dict[str, tuple[str, ...]] = {
     "q-018": ("Lost property from ferries is kept at the Pier 1 Ferry Office.",),
@@ -366,6 +409,8 @@ def build_cases() -> list[Case]:
         add(question, SENTENCE_FRAMES[position % len(SENTENCE_FRAMES)].format(gist=plain.rstrip(".")), True, "sentence")
         for text in PARAPHRASES.get(question["id"], ()):
             add(question, text, True, "paraphrase")
+        if question["id"] in CHAT_STYLE:
+            add(question, CHAT_STYLE[question["id"]], True, "chat-style")
         wrong = _wrong_value(plain)
         if wrong is not None and wrong != plain:
             add(question, wrong, False, "wrong-number")

@@ -23,7 +23,8 @@ same in prose):
      (an answer's "weekdays" names Monday to Friday, "weekends" Saturday and Sunday), e-mail
      addresses; ``P+R`` is read as "Park and Ride".
 
-   A bare year ("the 2026 tariff") qualifies, it is not required and not counted as extra.
+   A bare year ("the 2026 tariff") qualifies, it is not required and not counted as extra;
+   citation markers (``[1]``, ``[2, 3]``) are no facts.
 3. **Every fact of the reference must be in the answer, equal**: a wrong or missing number,
    time, date or entity fails the answer whatever its token overlap.  Polarity: an answer that
    opens with the opposite word ("No, ..." to a "Yes" reference) fails; an answer without an
@@ -74,6 +75,8 @@ FactKind = Literal["number", "time", "date", "year", "polarity", "entity"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _PARK_AND_RIDE = re.compile(r"\bP\s*\+\s*R\b", re.IGNORECASE)
+_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;-]\s*\d{1,3})*\]")
+"""A RAG answer's citation marker: ``[1]``, ``[2, 3]`` (not a fact)."""
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _URL = re.compile(r"\bhttps?://\S+")
 
@@ -135,7 +138,7 @@ _CURRENCIES = {
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _CURRENCY_WORD = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True) if c.isalpha())
 _QUALIFIER = r"(?:(?:working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
-_AFTER = r"\s*(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"))(?![a-z])"
+_AFTER = r"\s*(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
 
 _NUMBER = re.compile(
     r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
@@ -444,7 +447,8 @@ def _answer_polarity(answer: str) -> str | None:
 
 
 def _prepared(text: str) -> str:
-    return _PARK_AND_RIDE.sub("Park and Ride", text)
+    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped."""
+    return _PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text))
 
 
 def extract_facts(text: str, *, notes: bool = False) -> list[Fact]:
