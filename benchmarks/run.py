@@ -42,6 +42,10 @@ and peak RSS (the largest process of its tree, from ``wait4``) measured from out
     ``goldeneval.report.html.write_report`` on synthetic comparisons of 10k / 100k questions against
     ``comparison_json`` + ``json.dumps`` of the same comparison (time, file size), and the report's
     first paint in headless Chromium against a blank page (``benchmarks/report_html.py``).
+``answer_calibration``
+    The answer graders (``deterministic``, the previous default's token F1, and ``semantic``
+    with the ``dense`` extra) against the labelled calibration set of issue 42: accuracy and
+    precision / recall of "correct", per case class (``benchmarks/answer_calibration.py``).
 ``dagster``
     The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
     then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
@@ -74,6 +78,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.answer_calibration import render_answer_calibration, section_answer_calibration
 from benchmarks.measure import (
     REPO,
     SAMPLE_SET,
@@ -95,7 +100,19 @@ from benchmarks.startup import render_startup, section_startup, startup_targets
 
 BENCHMARKS = REPO / "benchmarks"
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
-SECTIONS = ("startup", "engine", "overhead", "scifact", "dense", "dagster", "paths", "memory", "http", "report_html")
+SECTIONS = (
+    "startup",
+    "engine",
+    "overhead",
+    "scifact",
+    "dense",
+    "dagster",
+    "paths",
+    "memory",
+    "http",
+    "report_html",
+    "answer_calibration",
+)
 QUICK_SECTIONS = ("engine", "overhead")
 THREAD_ENV = (
     "OMP_NUM_THREADS",
@@ -954,6 +971,7 @@ SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] =
     "paths": section_paths,
     "http": section_http,
     "report_html": section_report_html,
+    "answer_calibration": section_answer_calibration,
 }
 
 
@@ -1661,6 +1679,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("memory", "Memory: a run against its set, and 1,000,000 questions through the real path", render_memory),
         ("http", "goldeneval.http against an in-process plug-in", render_http),
         ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
+        ("answer_calibration", "Answer graders against a labelled calibration set", render_answer_calibration),
     )
     for name, title, renderer in renderers:
         section = sections.get(name)

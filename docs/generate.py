@@ -815,7 +815,7 @@ PROMPT_JSON_FIELDS: dict[str, str] = {
     "prompts[].tags": "The prompt's tags.",
     "prompts[].answer": "The model's answer.",
     "prompts[].reason": "How the answer was graded, when a judge or the reference graded it: the judge's reason "
-    "(the first sample's) or the reference grading (e.g. the token F1).",
+    "(the first sample's) or the reference grading (the facts missing or wrong, or the token F1).",
     "prompts[].assertions": "One entry per assertion of the prompt.",
     "prompts[].assertions[].type": "`exact`, `contains`, `regex` or `json_schema`.",
     "prompts[].assertions[].passed": "Whether it passed (after `negate`).",
@@ -828,6 +828,9 @@ PROMPT_JSON_FIELDS: dict[str, str] = {
     "prompts[].retrieval_hit": "Answer runs: whether retrieval found an expected document (top-3); else null.",
     "prompts[].form": "Answer runs: the question's form; else null.",
     "prompts[].hard_class": "Answer runs: the question's hard class; else null.",
+    "prompts[].supported_share": "Answer runs: faithfulness without a judge, the share of the answer's facts "
+    "(numbers, times, dates, entities) the retrieved passages state; null when the answer states none, and for "
+    "prompt runs.",
     "aggregates": "Counts and rates.",
     "aggregates.overall": "Over the whole run.",
     "aggregates.overall.prompts": "Prompts.",
@@ -876,6 +879,8 @@ ANSWER_JSON_FIELDS: dict[str, str] = {
     "gate": "The gate decision of `--fail-on-regression`: the answer run's, or the retrieval run's when "
     "the answer run passes.",
     "answers.prompts[].documents": "The context documents the model answered from, best first.",
+    "answers.prompts[].unsupported_facts": "The answer's facts no retrieved passage states (absent in "
+    "`metadata_only`).",
     "answers.aggregates.by_retrieval.<hit or miss>": "Prompts whose question retrieval hit or missed (top-3).",
     "answers.aggregates.by_form.<form>": "Prompts of one question form.",
     "answers.aggregates.by_hard_class.<hard class>": "Prompts of one hard class.",

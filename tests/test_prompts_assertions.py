@@ -61,12 +61,16 @@ def test_the_score_is_the_weighted_share_and_the_prompt_passes_only_when_all_do(
 @pytest.mark.parametrize(
     ("answer", "reference", "score", "passed"),
     [
-        # containing the reference is a signal, not a score: precision counts (SQuAD F1 = 2/8)
-        ("The fare is 7.80 for zones A and B.", "7.80", 0.25, False),
-        ("Buses run every ten minutes", "buses every ten minutes", 8 / 9, True),
+        # issue 42: the reference's facts decide (before, token F1 failed this sentence at 2/8)
+        ("The fare is 7.80 for zones A and B.", "7.80", 1.0, True),
+        ("The fare is 7.20 for zones A and B.", "7.80", 0.0, False),
+        # "ten minutes" is a fact of the reference (before: token F1 8/9)
+        ("Buses run every ten minutes", "buses every ten minutes", 1.0, True),
+        # no facts: token F1 of the best sentence
         ("Trams leave hourly", "buses run at night", 0.0, False),
+        ("Hello there. Buses run at night.", "buses run at night", 1.0, True),
     ],
-    ids=["contains", "f1-full", "f1-none"],
+    ids=["contains", "wrong-number", "fact-in-words", "f1-none", "f1-best-sentence"],
 )
 def test_a_prompt_without_assertions_is_graded_against_its_reference(
     answer: str, reference: str, score: float, passed: bool

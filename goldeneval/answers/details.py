@@ -9,8 +9,10 @@ see :meth:`PromptDetail.without_content`.
 Format versions: 1 — the first; 2 — each prompt's ``outcome`` (``pass``, ``fail``,
 ``abstained``, ``missed_abstention``, ``over_abstention``, ``unstable``), the status
 ``unstable`` (an unstable judge verdict: graded, but neither a pass nor a fail), and per group
-the counts ``failed``, ``over_abstentions`` and ``unstable`` (issue 24).  Version 1 details
-read as they were (no outcome; their failures count as ``failed``).
+the counts ``failed``, ``over_abstentions`` and ``unstable`` (issue 24); 3 — answer runs'
+faithfulness without a judge per question, ``supported_share`` and ``unsupported_facts``
+(issue 42).  Version 1 details read as they were (no outcome; their failures count as
+``failed``); versions 1 and 2 have no faithfulness.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ __all__ = [
     "PromptRate",
 ]
 
-PROMPT_DETAILS_FORMAT_VERSION = 2
+PROMPT_DETAILS_FORMAT_VERSION = 3
 Outcome = Literal["pass", "fail", "abstained", "missed_abstention", "over_abstention", "unstable"]
 """What kind of verdict a graded prompt got: ``pass``/``fail``; on a question no document
 answers, ``abstained`` (a pass) or ``missed_abstention`` (a fail: it answered anyway); on one
@@ -99,6 +101,13 @@ class PromptDetail(_Record):
     hard_class: str | None = None
     documents: list[str] | None = Field(default=None, exclude_if=withheld)
     """Answer runs: the context documents, best first; None in ``metadata_only``."""
+    supported_share: float | None = None
+    """Answer runs (format 3): faithfulness without a judge, the share of the answer's facts
+    (numbers, times, dates, entities: :func:`goldeneval.answers.facts.unsupported_facts`) that
+    the retrieved context states; None when the answer states no fact."""
+    unsupported_facts: list[str] | None = Field(default=None, exclude_if=withheld)
+    """Answer runs (format 3): the answer's facts no retrieved passage states; None in
+    ``metadata_only`` (they quote the answer)."""
 
     @property
     def scored(self) -> bool:
@@ -121,6 +130,7 @@ class PromptDetail(_Record):
                 "answer": None,
                 "reason": None,
                 "documents": None,
+                "unsupported_facts": None,
                 "error": content_free_error(self.error),
                 "assertions": [a.model_copy(update={"message": None}) for a in self.assertions],
             }

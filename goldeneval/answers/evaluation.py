@@ -31,6 +31,7 @@ from goldeneval.answers.details import (
     PromptDetails,
     PromptRate,
 )
+from goldeneval.answers.facts import unsupported_facts
 from goldeneval.answers.golden import GoldenPrompt, GoldenPromptSet
 from goldeneval.answers.graders import Grader, Grading, GradingItem
 from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with_timeout
@@ -231,6 +232,19 @@ def _failure(exc: BaseException) -> str:
     return text if text.startswith("timed out after ") else f"{type(exc).__name__}: {text}"
 
 
+def _faithfulness(task: Task, answer: str) -> dict[str, object]:
+    """Answer runs: the share of the answer's facts the retrieved passages state, and those
+    they do not (:func:`~goldeneval.answers.facts.unsupported_facts`); nothing for prompt runs."""
+    if task.documents is None:
+        return {}
+    supported, unsupported = unsupported_facts(answer, task.item.context)
+    total = len(supported) + len(unsupported)
+    return {
+        "supported_share": len(supported) / total if total else None,
+        "unsupported_facts": [fact.text for fact in unsupported],
+    }
+
+
 def _detail(task: Task, answer: str | None, latency_ms: float, **fields: object) -> PromptDetail:
     return PromptDetail.model_validate(
         {
@@ -291,7 +305,7 @@ class EvaluationService:
         grading = grading.with_outcome()
         status = "unstable" if grading.outcome == "unstable" else "ok"
         return _detail(task, answer, latency_ms, status=status, passed=grading.passed, score=grading.score,
-                       outcome=grading.outcome, **common)  # fmt: skip
+                       outcome=grading.outcome, **common, **_faithfulness(task, answer))  # fmt: skip
 
     @plugin_collections()  # models and graders are plug-in code (goldeneval.core.collector)
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[PromptDetail]:

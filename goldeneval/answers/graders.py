@@ -2,11 +2,11 @@
 
 * :class:`DeterministicGrader` (the default, id ``deterministic``): evaluates the prompt's
   assertions — the score is the weighted share that passed, and the prompt passes when all
-  do.  A prompt without assertions is scored against its reference answer with SQuAD's token
-  F1 on normalised tokens (:func:`~goldeneval.answers.assertions.token_f1`), passing at
-  ``pass_threshold`` (0.5); that the answer contains the reference is one signal in the
-  reason, never a score of 1 by itself (an answer that repeats its whole prompt would win).
-  No model call, no tokens.
+  do.  A prompt without assertions is graded against its reference answer by the facts of
+  the reference (:mod:`goldeneval.answers.facts`, issue 42): every number, time, date,
+  yes/no and named entity of the reference must be in the answer, equal; a reference without
+  such facts is scored with SQuAD's token F1 of the answer's best-matching sentence, passing at
+  ``pass_threshold`` (0.5); an answer that pastes the context fails.  No model call, no tokens.
 * :class:`LlmJudgeGrader` (opt-in, id ``llm_judge``, or ``llm_judge:<rubric>`` with a
   rubric of :mod:`goldeneval.answers.rubrics`): asks a judge model for
   ``{"score": 0..1, "reason": "..."}``, ``samples`` times.  A malformed answer, an
@@ -45,8 +45,9 @@ from statistics import fmean
 from typing import Any, Protocol
 
 from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.assertions import check_assertion, reference_contained, token_f1
+from goldeneval.answers.assertions import check_assertion
 from goldeneval.answers.details import AssertionOutcome, Outcome
+from goldeneval.answers.facts import FACTS_VERSION, MAX_ANSWER_WORDS, grade_reference
 from goldeneval.answers.golden import Assertion
 from goldeneval.answers.grader_plugins import GRADERS, GraderContext, GraderError
 from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with_timeout
@@ -229,18 +230,16 @@ class DeterministicGrader:
     @property
     def identity(self) -> str:
         return (
-            f"deterministic/v2(assertions;reference=squad-token-f1>={self.pass_threshold:g};{self.abstention.identity})"
+            f"deterministic/v3(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
+            f"|best-sentence-token-f1>={self.pass_threshold:g};{self.abstention.identity})"
         )
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
         return grade_assertions_or_reference(self.abstention, item, answer, self._against_reference)
 
     def _against_reference(self, answer: str, reference: str) -> Grading:
-        score = token_f1(answer, reference)
-        reason = f"token F1 {score:.3f} against the reference"
-        if reference_contained(answer, reference):
-            reason += " (contains the reference)"
-        return Grading(passed=score >= self.pass_threshold, score=score, reason=reason)
+        graded = grade_reference(answer, reference, self.pass_threshold)
+        return Grading(passed=graded.passed, score=graded.score, reason=graded.reason)
 
 
 def parse_judge_verdict(text: str) -> tuple[float, str]:

@@ -20,7 +20,11 @@ A request at temperature 0 is deterministic: :meth:`OpenAIChatModel.cache_reques
 response cache the full request as sent (never the API key, never a header).
 
 The series of a run defaults to :func:`series_name`, ``openai:<model>``: two served models
-behind this one factory are two series, each with its own history and quality score.
+behind this one factory are two series, each with its own history and quality score.  The
+``model`` field of each answer (what the server says it served: the snapshot an alias resolved
+to) is recorded (:meth:`OpenAIChatModel.served_models`) and joins the run's model revision
+(``<name> (mutable alias); served=<snapshot>``, issue 42), so an alias that moved to a new
+snapshot is shown as a treatment change.
 
 Nothing is called unless a run names this model.
 """
@@ -53,6 +57,9 @@ DEFAULT_BACKOFF_S = 0.5
 MAX_RETRY_AFTER_S = 30.0
 RETRYABLE = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MUTABLE_ALIAS = " (mutable alias)"
+MAX_SERVED_NAMES = 8
+"""At most this many distinct served names are recorded for a run."""
+MAX_SERVED_NAME = 120
 SERIES_PREFIX = "openai:"
 _OPTIONS = ("base_url", "model", "api_key_env", "timeout_s", "max_retries", "backoff_s", "temperature",
             "max_tokens", "revision", "input_price", "output_price")  # fmt: skip
@@ -95,6 +102,8 @@ class OpenAIChatModel:
         self.attempts = 0
         """HTTP requests sent so far (for reports and tests)."""
         self._attempts_lock = threading.Lock()  # calls may run in parallel (--workers)
+        self._served: dict[str, None] = {}
+        """The ``model`` names the server's answers carried, in the order first seen."""
 
     @property
     def endpoint(self) -> str:
@@ -157,10 +166,21 @@ class OpenAIChatModel:
             raise _Retryable(f"unreachable: {one_line(str(exc.reason), 120)}") from None
         except OSError as exc:
             raise _Retryable(f"connection failed: {one_line(str(exc), 120)}") from None
-        return self._content(raw)
+        content, usage, served = self._content(raw)
+        if served is not None:
+            with self._attempts_lock:
+                if served not in self._served and len(self._served) < MAX_SERVED_NAMES:
+                    self._served[served] = None
+        return content, usage
+
+    def served_models(self) -> tuple[str, ...]:
+        """The model names the server returned so far (its ``model`` field, e.g. the snapshot
+        an alias resolved to), in the order first seen; empty when it returned none."""
+        with self._attempts_lock:
+            return tuple(self._served)
 
     @staticmethod
-    def _content(raw: bytes) -> tuple[str, Usage | None]:
+    def _content(raw: bytes) -> tuple[str, Usage | None, str | None]:
         try:
             document = json.loads(raw)
             content = document["choices"][0]["message"]["content"]
@@ -170,7 +190,9 @@ class OpenAIChatModel:
             ) from None
         if not isinstance(content, str):
             raise ModelError(f"malformed chat-completions response: content is {type(content).__name__}")
-        return content, parse_usage(document.get("usage"))
+        served = document.get("model")
+        name = one_line(served, MAX_SERVED_NAME) if isinstance(served, str) and served.strip() else None
+        return content, parse_usage(document.get("usage")), name
 
     def complete(self, request: ChatRequest) -> str:
         return self.complete_with_usage(request)[0]

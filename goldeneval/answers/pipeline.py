@@ -37,11 +37,12 @@ from goldeneval.answers.golden import GoldenPromptSet, prompt_set_digest
 from goldeneval.answers.graders import Grader, GraderChoice, GradingService, Judge, is_judge
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.openai_chat import MODEL_ID as OPENAI_MODEL_ID
-from goldeneval.answers.openai_chat import series_name
+from goldeneval.answers.openai_chat import MUTABLE_ALIAS, series_name
 from goldeneval.answers.registry import resolve_prompt_set
 from goldeneval.answers.spec import GradingSpec, PromptRunSpec
 from goldeneval.answers.workers import evaluate_tasks
 from goldeneval.core.corpus import Corpus
+from goldeneval.core.errors import one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, retriever_provenance
 from goldeneval.core.secret_scan import remembered_scans
@@ -56,6 +57,7 @@ __all__ = [
     "PromptOutcome",
     "ask_and_grade",
     "build_spec_model",
+    "declared_series",
     "default_series",
     "evaluate",
     "graded_run_fields",
@@ -67,6 +69,8 @@ __all__ = [
     "run",
     "run_call_notices",
     "run_usage",
+    "served_names",
+    "served_provenance",
 ]
 
 
@@ -96,6 +100,53 @@ def default_series(model_id: str, options: Mapping[str, str]) -> str:
     if model_id == OPENAI_MODEL_ID and served:
         return series_name(served)
     return model_id
+
+
+SERVED_SEPARATOR = "; served="
+
+
+def served_names(model: Model) -> tuple[str, ...]:
+    """The model names a server returned in this run (``served_models()``, as
+    :class:`~goldeneval.answers.openai_chat.OpenAIChatModel` records them); empty when none."""
+    served = getattr(model, "served_models", None)
+    names = served() if callable(served) else ()
+    if isinstance(names, tuple) and all(isinstance(n, str) and n for n in names):
+        return names
+    return ()
+
+
+def served_provenance(provenance: Provenance, model: Model) -> Provenance:
+    """The provenance with the served names joined to a mutable alias (issue 42):
+    ``gpt-4o-mini (mutable alias); served=gpt-4o-mini-2024-07-18``.  The variant fingerprint
+    covers the model revision, so a snapshot change behind an alias is a treatment change that
+    the comparison shows.  A declared revision is the operator's word and is kept (its answers
+    may come from the response cache, which sees no server); so is an unknown one, and a value
+    the provenance rules refuse."""
+    names = served_names(model)
+    revision = provenance.model_revision
+    if not names or revision is None or not revision.endswith(MUTABLE_ALIAS):
+        return provenance
+    joined = (revision + SERVED_SEPARATOR + ",".join(names))[:200]
+    try:
+        return provenance.merged_with(Provenance(model_revision=joined))
+    except ValueError:
+        return provenance
+
+
+def declared_series(series: str, model_id: str, options: Mapping[str, str], model: Model) -> str:
+    """The run's series when the model declares what it serves (``served_model``) and the series
+    is the default one: ``<model id>:<served model>`` (so two served models behind one plug-in
+    id are two series), or the answers default ``<retriever>+<model id>:<served model>``."""
+    declared = getattr(model, "served_model", None)
+    default = default_series(model_id, options)
+    if not isinstance(declared, str) or not declared.strip() or default != model_id:
+        return series
+    named = f"{model_id}:{one_line(declared, 80)}"
+    if series == default:
+        return named
+    if series.endswith("+" + default):
+        return series[: -len(default)] + named
+    return series
 
 
 def model_provenance(model: Model, model_id: str) -> Provenance:
@@ -199,7 +250,7 @@ def evaluate(
         label_digest=digest,
         protocol=protocol,
         benchmark_fingerprint=prompt_benchmark_fingerprint(digest, protocol),
-        provenance=provenance,
+        provenance=served_provenance(provenance, model),
         **graded,
     )
 
@@ -236,7 +287,7 @@ def graded_run_fields(
     started_at = datetime.now(UTC)
     results, workers_notice = ask_and_grade(spec, model, grader, tasks, progress)
     return GradedFields(
-        series=spec.series,
+        series=declared_series(spec.series, spec.model_id, spec.model_options, model),
         model_id=spec.model_id,
         grader_identity=grader.identity,
         pass_threshold=grader.pass_threshold,

@@ -2,7 +2,10 @@
 
 :class:`EvaluationQualityScoreProvider` derives a per-model quality score from stored
 runs: for each set, the latest *complete* prompt or answer run of the model (its series
-name) — retrieval runs are not answer quality — and the mean of their mean scores.
+name) by **one grader** (``deterministic`` unless asked otherwise: its prompt runs and its
+answer runs, ``answer_deterministic``) — retrieval runs are not answer quality — and the mean
+of their mean scores.  Scores of different graders are never averaged (issue 42: one judge
+run, scoring on another scale, moved a model from 0.600 to 0.100).
 :class:`QualityAwareModelSelector` re-ranks a given candidate list by that score, best first;
 models without a score keep their relative order after the scored ones.  Nothing routes
 through it unless a caller opts in, and it changes no other selection.
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
+from goldeneval.answers.graders import DETERMINISTIC
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.store import Store, StoredRun
 
@@ -36,16 +40,17 @@ class EvaluationQualityScoreProvider:
     """Per-model quality scores from a result store."""
 
     store: Store
-    graders: frozenset[str] | None = None
-    """Only runs of these graders; None: every prompt and answer grader."""
+    grader: str = DETERMINISTIC
+    """The one grader whose runs count: its prompt runs (grader id ``grader``) and its answer
+    runs (``answer_<grader>``)."""
 
     def _counts(self, run: StoredRun) -> bool:
         if run.grader == RETRIEVAL_GRADER or not run.complete or run.mean_score is None:
             return False
-        return self.graders is None or run.grader in self.graders
+        return run.grader in (self.grader, f"answer_{self.grader}")
 
     def latest_runs(self, model: str) -> list[StoredRun]:
-        """The latest complete prompt/answer run per set of ``model`` (a series name)."""
+        """The latest complete prompt/answer run of the grader per set of ``model`` (a series name)."""
         latest: dict[str, StoredRun] = {}
         for run in self.store.list_runs(model=model):  # newest first, without details
             if self._counts(run) and run.set_id not in latest:

@@ -298,19 +298,27 @@ def models() -> None:
 
 @click.command()
 @click.argument("candidates", nargs=-1, required=True, metavar="MODEL...")
+@click.option(
+    "--grader",
+    "grader_id",
+    default="deterministic",
+    show_default=True,
+    help="The one grader whose runs count (its prompt runs and answer runs); graders are never averaged.",
+)
 @store_option
 @format_option
-def quality(candidates: tuple[str, ...], store_path: StoreLocation | None, output_format: str) -> None:
+def quality(candidates: tuple[str, ...], grader_id: str, store_path: StoreLocation | None, output_format: str) -> None:
     """Re-rank candidate models (series names) by their stored quality score, best first.
 
-    The score is the mean of each model's latest complete prompt or answer run per set;
-    models without one keep their order after the scored ones."""
+    The score is the mean of each model's latest complete prompt or answer run per set by one
+    grader (--grader); models without one keep their order after the scored ones."""
     resolved = load_storage().store(store_path)
 
     def ranked() -> list[tuple[str, float | None]]:
         if not store_exists(resolved):
             return [(model, None) for model in candidates]
-        selector = QualityAwareModelSelector(EvaluationQualityScoreProvider(open_store(resolved)))
+        provider = EvaluationQualityScoreProvider(open_store(resolved), grader=grader_id)
+        selector = QualityAwareModelSelector(provider)
         return [(entry.model, entry.score) for entry in selector.ranked(candidates)]
 
     order = run_guarded(ranked)

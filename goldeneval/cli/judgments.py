@@ -29,6 +29,7 @@ from goldeneval.core.corpus import load_corpus
 from goldeneval.core.errors import InputError, printable
 from goldeneval.core.storage import CACHE
 from goldeneval.judgments.agreement import judgment_stats
+from goldeneval.judgments.answer_judgments import answer_agreements, read_answer_judgments
 from goldeneval.judgments.judgments import DEFAULT_SCALE, MODEL_ASSESSOR_PREFIX, is_model_assessor, read_judgments
 from goldeneval.judgments.pool import (
     PoolResult,
@@ -45,7 +46,7 @@ from goldeneval.retrieval.settings import RetrievalSettings
 
 if TYPE_CHECKING:
     from goldeneval.judgments.suggest import SuggestResult
-from goldeneval.store import StoreLocation
+from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
 judgments_path = click.Path(dir_okay=False, path_type=Path)
@@ -289,6 +290,37 @@ def stats(judgments_file: Path, output_format: str) -> None:
     text, warnings = run_guarded(compute)
     _warn(warnings)
     click.echo(text)
+
+
+@judgments_group.command("answer-stats")
+@click.argument("answer_judgments", metavar="ANSWER-JUDGMENTS.jsonl", type=judgments_path)
+@store_option
+@format_option
+def answer_stats(answer_judgments: Path, store_path: StoreLocation | None, output_format: str) -> None:
+    """Each judged run's grader (or judge) against people's answer verdicts: Cohen's kappa.
+
+    ANSWER-JUDGMENTS.jsonl holds one JSON object a line: run (an id or unique prefix), question,
+    verdict (correct, incorrect or abstained) and assessor."""
+    resolved = load_storage().store(store_path)
+
+    def compute() -> str:
+        judgments = read_answer_judgments(answer_judgments)
+        if not store_exists(resolved):
+            raise InputError(f"no result store at {resolved}: the judged runs are read from it")
+        store = open_store(resolved)
+        runs: dict[str, StoredRun] = {}
+        for ref in sorted({j.run for j in judgments}):
+            run = store.get_run(store.resolve_run_id(ref))
+            if run is None:
+                raise InputError(f"run {ref!r} is not in {resolved}")
+            runs[ref] = run
+        found = answer_agreements(judgments, runs)
+        if output_format == "json":
+            return json.dumps({"agreements": [a.to_dict() for a in found]}, indent=2)
+        header = f"{'run':<12}  {'grader':<24} {'assessor':<16} {'pairs':>6}  agree  kappa [95% interval]"
+        return "\n".join([header, *(printable(a.to_text()) for a in found)])
+
+    click.echo(run_guarded(compute))
 
 
 @judgments_group.command("to-set")

@@ -42,6 +42,7 @@ from goldeneval.answers.pipeline import (
     build_spec_model,
     graded_run_fields,
     grading_choice,
+    served_provenance,
 )
 from goldeneval.answers.spec import GradingSpec
 from goldeneval.core.corpus import Corpus, Document
@@ -181,7 +182,7 @@ def evaluate_answers(
     grader = choice.grader
     labels = answer_label_digest(golden_set, retrieval.label_digest or "")
     protocol = f"{SCORING_PROTOCOL_REVISION}+{ANSWER_PROTOCOL_REVISION}(depth={spec.context_depth})[{grader.identity}]"
-    provenance = _combined_provenance(retrieval.provenance, model_provenance)
+    provenance = _combined_provenance(retrieval.provenance, served_provenance(model_provenance, model))
     return PromptRun(
         kind="answers",
         set_id=golden_set.id,

@@ -1,0 +1,590 @@
+"""Fact-aware reference grading (issue 42): the facts of the reference decide.
+
+The rules, all here (docs/guide/answers.md, "Reference grading: the facts decide", says the
+same in prose):
+
+1. **Notes are not facts.** A parenthesised remark of the reference ("7.80 (the archived 2025
+   page says 7.20)") is context for a reader, not something the answer must say.
+2. **Facts** are read from the reference and from the answer:
+
+   * *numbers* with their unit or currency: ``2.40``, ``€2.40``, ``2,40 EUR``, ``2.40 euros``,
+     ``35%``, ``half of`` (50%), ``80 cm``, ``8 weeks``, ``eight weeks``, ``a week``, ``half an hour``; values are
+     exact fractions, so ``2.4`` equals ``2.40``; units of one dimension convert (``24 hours``
+     equals ``a day``, ``80 cm`` equals ``0.8 m``); a side without a unit or currency accepts
+     any (``2.40`` equals ``€2.40``), two different ones never match (``€2.40`` is not
+     ``$2.40``, ``8 weeks`` is not ``8 days``);
+   * *times of day*: ``08:00``, ``8:00``, ``8 am``, ``8:00 a.m.``, ``8 o'clock``,
+     ``nine in the morning``, ``noon``, ``midnight`` (``8 pm`` is ``20:00``);
+   * *dates*: ``1 January 2026``, ``January 1, 2026``, ``1 Jan 2026``, ``2026-01-01``, ranges
+     ``4-19 April 2026``; an answer without the year matches a reference with one;
+   * *yes/no polarity*: a reference that starts with "Yes" or "No";
+   * *named entities*: capitalised words that are not merely sentence-initial ("Eastgate",
+     "Dr Helena Marsh", "zone C"), codes (``M2``, ``hmt_stats``, ``WCAG``), weekday names
+     (an answer's "weekdays" names Monday to Friday, "weekends" Saturday and Sunday), e-mail
+     addresses; ``P+R`` is read as "Park and Ride".
+
+   A bare year ("the 2026 tariff") qualifies, it is not required and not counted as extra;
+   citation markers (``[1]``, ``[2, 3]``) are no facts.
+3. **Every fact of the reference must be in the answer, equal**: a wrong or missing number,
+   time, date or entity fails the answer whatever its token overlap.  Polarity: an answer that
+   opens with the opposite word ("No, ..." to a "Yes" reference) fails; an answer without an
+   opening yes or no says no when it negates ("not", "never", "no", "n't", "cannot"), and
+   answers a "No" reference also with a restriction ("only", "without", "except", "unless").
+   Extra words, full sentences and a few extra values do not hurt.
+4. **Pasting never pays.** An answer of more than :data:`MAX_ANSWER_WORDS` words, or one that
+   states more than ``max(3, the reference's number of values)`` values (numbers, times,
+   dates) the reference does not have, is a paste of the context, not an answer: it fails with
+   score 0.
+5. **Without facts** (the reference has none of the above), SQuAD token F1 decides, measured
+   against the answer's best-matching sentence rather than its whole text.
+
+:func:`grade_reference` applies them: the score is the share of the reference's facts the
+answer states (or the best sentence's F1), the verdict whether it passes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from goldeneval.answers.assertions import normalise_answer, token_f1
+
+__all__ = [
+    "FACTS_VERSION",
+    "MAX_ANSWER_WORDS",
+    "Fact",
+    "FactGrade",
+    "best_sentence_f1",
+    "extract_facts",
+    "grade_reference",
+    "unsupported_facts",
+]
+
+FACTS_VERSION = "facts/v1"
+MAX_ANSWER_WORDS = 100
+"""An answer longer than this is a paste of the context, not an answer."""
+MAX_NUMBER_DIGITS = 30
+"""A longer run of digits is no number (and would be slow to read as one)."""
+MIN_EXTRA_VALUES = 3
+"""An answer may state this many values the reference lacks (or as many as the reference has)."""
+
+FactKind = Literal["number", "time", "date", "year", "polarity", "entity"]
+
+_PAREN = re.compile(r"\s*\([^()]*\)")
+_PARK_AND_RIDE = re.compile(r"\bP\s*\+\s*R\b", re.IGNORECASE)
+_CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;-]\s*\d{1,3})*\]")
+"""A RAG answer's citation marker: ``[1]``, ``[2, 3]`` (not a fact)."""
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
+_URL = re.compile(r"\bhttps?://\S+")
+
+_NUMBER_WORDS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+}  # fmt: skip
+"""Number words read as numbers ("one" is not: "the one", "one-way")."""
+_ONE_WORDS = {"a": 1, "an": 1, "one": 1}
+"""Read as 1 only before a unit ("a week", "one hour")."""
+_NUMBER_WORD = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+
+_MONTHS = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
+    "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+    "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}  # fmt: skip
+_MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_WEEKDAYS = {
+    "mon": "monday", "monday": "monday", "tue": "tuesday", "tues": "tuesday", "tuesday": "tuesday",
+    "wed": "wednesday", "wednesday": "wednesday", "thu": "thursday", "thurs": "thursday",
+    "thursday": "thursday", "fri": "friday", "friday": "friday", "sat": "saturday", "saturday": "saturday",
+    "sun": "sunday", "sunday": "sunday",
+}  # fmt: skip
+
+_DAY_GROUPS = {
+    "weekday": ("monday", "tuesday", "wednesday", "thursday", "friday"),
+    "weekend": ("saturday", "sunday"),
+}
+"""An answer's "weekdays" names Monday to Friday, its "weekends" Saturday and Sunday."""
+
+# unit spelling -> (dimension, scale to the dimension's base unit)
+_UNITS: dict[str, tuple[str, Fraction]] = {}
+for _names, _dimension, _scale in (
+    (("%", "percent", "per cent"), "percent", Fraction(1)),
+    (("second", "seconds", "sec", "secs"), "duration", Fraction(1, 60)),
+    (("minute", "minutes", "min", "mins"), "duration", Fraction(1)),
+    (("hour", "hours", "hr", "hrs", "h"), "duration", Fraction(60)),
+    (("day", "days"), "duration", Fraction(1440)),
+    (("week", "weeks"), "duration", Fraction(10080)),
+    (("month", "months"), "month", Fraction(1)),
+    (("year", "years"), "month", Fraction(12)),
+    (("mm", "millimetre", "millimetres", "millimeter", "millimeters"), "length", Fraction(1, 10)),
+    (("cm", "centimetre", "centimetres", "centimeter", "centimeters"), "length", Fraction(1)),
+    (("m", "metre", "metres", "meter", "meters"), "length", Fraction(100)),
+    (("km", "kilometre", "kilometres", "kilometer", "kilometers"), "length", Fraction(100_000)),
+    (("kg", "kilo", "kilos", "kilogram", "kilograms"), "mass", Fraction(1)),
+    (("kwh",), "energy", Fraction(1)),
+):
+    for _name in _names:
+        _UNITS[_name] = (_dimension, _scale)
+_CURRENCIES = {
+    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+    "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
+    "$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
+}  # fmt: skip
+_UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_CURRENCY_WORD = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True) if c.isalpha())
+_QUALIFIER = r"(?:(?:working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
+_AFTER = r"\s*(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
+
+_NUMBER = re.compile(
+    r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
+    r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?![.,]\d)(?:/(?P<den>\d+))?"
+    r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?(?![\w])",
+    re.IGNORECASE,
+)
+_WORD_NUMBER = re.compile(
+    r"\b(?P<half>half\s+(?:an?\s+)?)?(?P<word>" + _NUMBER_WORD + r"|a|an|one)\b(?:" + _AFTER + r")?",
+    re.IGNORECASE,
+)
+_HALF_HOUR = re.compile(r"\b(?:a\s+)?half[\s-]+(?:an\s+)?hour(?:ly)?\b", re.IGNORECASE)
+_HALF = re.compile(r"\b(?:one\s+)?half\s+(?:of\b|the\s+price|price|fare)", re.IGNORECASE)
+""""half of", "half the price": 50 percent."""
+_AMPM = r"\s*(?P<ap>[ap])\.?\s?m\b\.?"
+_TIMES = (
+    re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r")?", re.IGNORECASE),
+    re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})\.(?P<m>\d{2})" + _AMPM, re.IGNORECASE),
+    re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})" + _AMPM, re.IGNORECASE),
+    re.compile(r"\b(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\s*o['\u2019]?\s?clock\b", re.IGNORECASE),
+    re.compile(
+        r"\b(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\s+(?:in\s+the\s+|at\s+)"
+        r"(?P<part>morning|afternoon|evening|night)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\b(?P<named>noon|midday|midnight)\b", re.IGNORECASE),
+)
+_DAY = r"(?P<d1>\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|\u2013|to|and)\s*(?P<d2>\d{1,2})(?:st|nd|rd|th)?)?"
+_DATES = (
+    re.compile(r"\b(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d1>\d{2})\b"),
+    re.compile(r"\b" + _DAY + r"\s+(?:of\s+)?(?P<month>" + _MONTH + r")(?:,?\s+(?P<y>\d{4}))?(?![\w])", re.IGNORECASE),
+    re.compile(
+        r"\b(?P<month>" + _MONTH + r")\s+" + _DAY.replace("|to|and", "") + r"(?!\s*:)(?:,?\s+(?P<y>\d{4}))?(?![\w])",
+        re.IGNORECASE,
+    ),
+)
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\u2019]*")
+_SENTENCE_END = re.compile(r"[.;:!?]\s*$")
+_CONNECTORS = frozenset({"and", "of", "&"})
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "sir", "st"})
+_NOT_NAMES = frozenset({"i", "yes", "no", "the", "a", "an", "eur", "gbp", "usd", "am", "pm", "ok"})
+_YES = frozenset({"yes", "yeah", "yep", "correct", "sure", "indeed", "certainly", "absolutely"})
+_NO = frozenset({"no", "nope", "not", "never"})
+_LEAD_FILLER = frozenset({"well", "so", "sorry", "unfortunately", "sadly", "actually", "fortunately", "good", "news"})
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot)\b|n['\u2019]t\b", re.IGNORECASE)
+"""Words that negate a statement: an answer without an opening yes or no that has one says no."""
+_RESTRICTION = re.compile(r"\b(?:only|without|except|unless)\b", re.IGNORECASE)
+"""Words that also answer a no ("Only from 09:00 on weekdays"), but do not turn a yes into a no."""
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact: its kind, its text as written, and the key it compares on."""
+
+    kind: FactKind
+    text: str
+    key: tuple[object, ...]
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.text!r}"
+
+
+def _number_fact(text: str, value: Fraction, unit: str | None, currency: str | None, raw: str) -> Fact:
+    dimension, scale = _UNITS[unit.lower()] if unit else (None, Fraction(1))
+    is_year = dimension is None and currency is None and re.fullmatch(r"(?:19|20)\d\d", raw) is not None
+    if is_year:
+        return Fact("year", text, (int(raw),))
+    return Fact("number", text, (value * scale, dimension, currency))
+
+
+def _parse_number(raw: str) -> Fraction:
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):
+        return Fraction(raw.replace(",", ""))
+    return Fraction(raw.replace(",", "."))
+
+
+def _hour(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    return _NUMBER_WORDS.get(text.lower(), 1 if text.lower() == "one" else None)
+
+
+def _time(match: re.Match[str]) -> int | None:
+    """Minutes after midnight, or None when the match is no time."""
+    groups = match.groupdict()
+    named = groups.get("named")
+    if named:
+        return 0 if named.lower() == "midnight" else 12 * 60
+    hour = _hour(groups["h"])
+    minute = int(groups.get("m") or 0)
+    if hour is None or minute > 59:
+        return None
+    ap, part = (groups.get("ap") or "").lower(), (groups.get("part") or "").lower()
+    if ap or part:
+        if not 1 <= hour <= 12:
+            return None
+        if ap == "a" or part == "morning":
+            hour = 0 if hour == 12 else hour
+        elif part == "night" and hour == 12:
+            hour = 0
+        elif ap == "p" or part in ("afternoon", "evening", "night"):
+            hour = hour if hour == 12 else hour + 12
+    return hour * 60 + minute if hour <= 24 else None
+
+
+class _Claims:
+    """Characters of the text already read as a fact."""
+
+    def __init__(self, text: str) -> None:
+        self.taken = bytearray(len(text))
+
+    def free(self, start: int, end: int) -> bool:
+        return not any(self.taken[start:end])
+
+    def take(self, start: int, end: int) -> None:
+        self.taken[start:end] = b"\x01" * (end - start)
+
+
+def _value_facts(text: str, claims: _Claims) -> list[Fact]:
+    found: list[tuple[int, Fact]] = []
+    for pattern in _DATES:
+        for match in pattern.finditer(text):
+            if not claims.free(*match.span()):
+                continue
+            groups = match.groupdict()
+            month = int(groups["mo"]) if groups.get("mo") else _MONTHS[groups["month"].lower().rstrip(".")]
+            year = int(groups["y"]) if groups.get("y") else None
+            days = [int(groups["d1"])] + ([int(groups["d2"])] if groups.get("d2") else [])
+            if not 1 <= month <= 12 or not all(1 <= d <= 31 for d in days):
+                continue
+            claims.take(*match.span())
+            found += [(match.start(), Fact("date", match.group(0), (month, day, year))) for day in days]
+    for pattern in _TIMES:
+        for match in pattern.finditer(text):
+            minutes = _time(match)
+            if minutes is None or not claims.free(*match.span()):
+                continue
+            claims.take(*match.span())
+            found.append((match.start(), Fact("time", match.group(0).strip(), (minutes,))))
+    for match in _NUMBER.finditer(text):
+        if not claims.free(*match.span()):
+            continue
+        claims.take(*match.span())
+        groups = match.groupdict()
+        if len(groups["num"]) > MAX_NUMBER_DIGITS or len(groups.get("den") or "") > MAX_NUMBER_DIGITS:
+            continue  # a run of digits that long is an identifier, not a number
+        value = _parse_number(groups["num"])
+        if groups.get("den"):
+            denominator = int(groups["den"])
+            if denominator == 0:
+                continue
+            value = value / denominator
+        mark = groups.get("cur1") or groups.get("cur0") or groups.get("cur2")
+        currency = _CURRENCIES[mark.lower()] if mark else None
+        fact = _number_fact(match.group(0).strip(), value, groups.get("unit"), currency, groups["num"])
+        found.append((match.start(), fact))
+    for match in _HALF_HOUR.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            found.append((match.start(), Fact("number", match.group(0), (Fraction(30), "duration", None))))
+    for match in _HALF.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            found.append((match.start(), Fact("number", match.group(0), (Fraction(50), "percent", None))))
+    for match in _WORD_NUMBER.finditer(text):
+        if not claims.free(*match.span()):
+            continue
+        groups = match.groupdict()
+        word, unit = groups["word"].lower(), groups.get("unit")
+        if word in _ONE_WORDS:
+            if not unit or _UNITS[unit.lower()][0] not in ("duration", "month"):
+                continue
+            if unit.lower() == "day" and re.match(r"\s+(?:ticket|pass|return|card)", text[match.end() :], re.I):
+                continue  # "a day ticket" is a ticket
+            value = Fraction(_ONE_WORDS[word])
+        else:
+            value = Fraction(_NUMBER_WORDS[word])
+        if groups.get("half"):
+            if not unit:
+                continue
+            value = value / 2
+        if unit is None and groups.get("cur2") is None and word in ("hundred",):
+            continue
+        claims.take(*match.span())
+        mark = groups.get("cur2")
+        found.append(
+            (
+                match.start(),
+                _number_fact(
+                    match.group(0).strip(), value, unit, _CURRENCIES[mark.lower()] if mark else None, str(value)
+                ),
+            )
+        )
+    return [fact for _, fact in sorted(found, key=lambda pair: pair[0])]
+
+
+def _stem(token: str) -> str:
+    token = token.lower().replace("\u2019", "'")
+    if token.endswith("'s"):
+        token = token[:-2]
+    token = token.rstrip("'")
+    return token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token
+
+
+def _is_name_like(token: str) -> bool:
+    return token[0].isupper() or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token)) or "_" in token
+
+
+def _entity_facts(text: str) -> list[Fact]:
+    """Named entities: runs of capitalised tokens and codes, weekday names, e-mail addresses."""
+    facts = [Fact("entity", m.group(0), (m.group(0).lower(),)) for m in _EMAIL.finditer(text)]
+    facts += [Fact("entity", m.group(0), (m.group(0).lower(),)) for m in _URL.finditer(text)]
+    text = _URL.sub(" ", _EMAIL.sub(" ", text))
+    tokens = list(_TOKEN.finditer(text))
+    run: list[str] = []
+
+    def close() -> None:
+        while run and run[-1].lower() in _CONNECTORS:
+            run.pop()
+        keys = tuple(key for key in (_entity_key(t) for t in run if t.lower() not in _CONNECTORS) if key is not None)
+        if keys:
+            facts.append(Fact("entity", " ".join(run), keys))
+        run.clear()
+
+    previous_end = 0
+    for position, match in enumerate(tokens):
+        token = match.group(0)
+        separator = text[previous_end : match.start()]
+        if run and not re.fullmatch(r"[\s\-\u2013]*", separator):
+            close()  # a name does not run over punctuation: "Council, Department"
+        previous_end = match.end()
+        initial = position == 0 or _SENTENCE_END.search(separator) is not None
+        lower = token.lower()
+        if run and lower in _CONNECTORS:
+            run.append(token)  # "Department of Mobility", "Park and Ride"
+            continue
+        weekday = lower in _WEEKDAYS
+        month = lower.rstrip(".") in _MONTHS and token[0].isupper()
+        letter = token == "A" and not initial  # "zones A and B"; a sentence-initial "A" is the article
+        common = lower in _NOT_NAMES and not letter
+        if month or common or lower in _UNITS or token.isdigit() or not _is_name_like(token):
+            close()
+            continue
+        if initial and not weekday and not _is_code(token):
+            following = tokens[position + 1].group(0) if position + 1 < len(tokens) else ""
+            joined = text[match.end() : tokens[position + 1].start()] if following else ""
+            if not following or not re.fullmatch(r"\s+", joined) or not _is_name_like(following):
+                close()
+                continue
+        run.append(token)
+    close()
+    return facts
+
+
+def _is_code(token: str) -> bool:
+    letters = [c for c in token if c.isalpha()]
+    return (
+        "_" in token
+        or (any(c.isdigit() for c in token) and bool(letters))
+        or (len(letters) >= 2 and all(c.isupper() for c in letters))
+    )
+
+
+def _entity_key(token: str) -> str | None:
+    lower = token.lower()
+    if lower in _TITLES or lower.isdigit():
+        return None if lower in _TITLES else lower
+    if lower in _WEEKDAYS:
+        return _WEEKDAYS[lower]
+    if len(token) == 1:
+        return token  # a single letter ("zone C") compares case-sensitively: "a" is an article
+    return _stem(token)
+
+
+def _answer_entity_keys(answer: str) -> set[str]:
+    keys = {m.group(0).lower() for m in _EMAIL.finditer(answer)} | {m.group(0).lower() for m in _URL.finditer(answer)}
+    for match in _TOKEN.finditer(_URL.sub(" ", _EMAIL.sub(" ", answer))):
+        token = match.group(0)
+        lower = token.lower()
+        if len(token) == 1:
+            keys.add(token)
+            continue
+        keys.add(_WEEKDAYS.get(lower, _stem(token)))
+        keys.update(_DAY_GROUPS.get(_stem(token), ()))
+    return keys
+
+
+def _polarity(reference: str) -> Fact | None:
+    words = normalise_answer(reference).split()
+    if words and words[0] in ("yes", "no"):
+        return Fact("polarity", words[0], (words[0],))
+    return None
+
+
+def _answer_polarity(answer: str) -> str | None:
+    for word in normalise_answer(answer).split()[:4]:
+        if word in _LEAD_FILLER:
+            continue
+        if word in _YES:
+            return "yes"
+        if word in _NO:
+            return "no"
+        return None
+    return None
+
+
+def _prepared(text: str) -> str:
+    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped."""
+    return _PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text))
+
+
+def extract_facts(text: str, *, notes: bool = False) -> list[Fact]:
+    """The facts of ``text``: values (numbers, times, dates, bare years), then polarity, then
+    entities.  ``notes=False`` (a reference) drops parenthesised remarks first."""
+    text = _prepared(text if notes else _PAREN.sub("", text))
+    facts = _value_facts(text, _Claims(text))
+    polarity = _polarity(text)
+    if polarity is not None:
+        facts.append(polarity)
+    return facts + _entity_facts(text)
+
+
+def _same_value(wanted: Fact, got: Fact) -> bool:
+    if wanted.kind != got.kind:
+        return False
+    if wanted.kind == "date":
+        month, day, year = wanted.key
+        other_month, other_day, other_year = got.key
+        return (month, day) == (other_month, other_day) and (year is None or other_year is None or year == other_year)
+    if wanted.kind == "number":
+        value, dimension, currency = wanted.key
+        other_value, other_dimension, other_currency = got.key
+        if currency is not None and other_currency is not None and currency != other_currency:
+            return False
+        if dimension is not None and other_dimension is not None:
+            return dimension == other_dimension and value == other_value
+        if dimension is None and other_dimension is None:
+            return value == other_value
+        # one side has a unit, the other a bare number: compare the numbers as written
+        return _plain(wanted) == _plain(got)
+    return wanted.key == got.key
+
+
+def _plain(fact: Fact) -> Fraction | None:
+    numbers = re.findall(r"\d+(?:[.,]\d+)?", fact.text)
+    return _parse_number(numbers[0]) if numbers else _word_value(fact.text)
+
+
+def _word_value(text: str) -> Fraction | None:
+    for word in text.lower().split():
+        if word in _NUMBER_WORDS:
+            return Fraction(_NUMBER_WORDS[word])
+        if word in _ONE_WORDS:
+            return Fraction(1)
+    return None
+
+
+def _values(facts: Iterable[Fact]) -> list[Fact]:
+    return [f for f in facts if f.kind in ("number", "time", "date")]
+
+
+@dataclass(frozen=True)
+class FactGrade:
+    """How an answer fares against a reference: the verdict, a score in [0, 1] and why."""
+
+    passed: bool
+    score: float
+    reason: str
+    missing: tuple[str, ...] = ()
+
+
+def best_sentence_f1(answer: str, reference: str) -> float:
+    """SQuAD token F1 of the answer's best-matching sentence against the reference."""
+    sentences = [s for s in _SENTENCES.split(answer) if s.strip()] or [answer]
+    return max(token_f1(sentence, reference) for sentence in sentences)
+
+
+def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactGrade:
+    """Grade ``answer`` against ``reference`` by the rules of this module."""
+    words = len(answer.split())
+    if words > MAX_ANSWER_WORDS:
+        return FactGrade(False, 0.0, f"not an answer: {words} words (over {MAX_ANSWER_WORDS}), a paste of the context")
+    wanted = [f for f in extract_facts(reference) if f.kind != "year"]
+    if not wanted:
+        score = best_sentence_f1(answer, reference)
+        return FactGrade(
+            score >= pass_threshold, score, f"no facts in the reference: token F1 {score:.3f} of the best sentence"
+        )
+    prepared = _prepared(answer)
+    got = _value_facts(prepared, _Claims(prepared))
+    entity_keys = _answer_entity_keys(prepared)
+    missing: list[str] = []
+    for fact in wanted:
+        if fact.kind == "polarity":
+            said = _answer_polarity(answer)
+            if said is None:
+                negates = _NEGATION.search(answer) is not None
+                said = "no" if negates or (fact.key[0] == "no" and _RESTRICTION.search(answer)) else "yes"
+            ok = said == fact.key[0]
+        elif fact.kind == "entity":
+            ok = all(key in entity_keys for key in fact.key)
+        else:
+            ok = any(_same_value(fact, other) for other in got)
+        if not ok:
+            missing.append(fact.describe())
+    score = (len(wanted) - len(missing)) / len(wanted)
+    wanted_values = _values(wanted)
+    extra = [f for f in _values(got) if not any(_same_value(w, f) for w in wanted_values)]
+    allowed = max(MIN_EXTRA_VALUES, len(wanted_values))
+    if len(extra) > allowed:
+        return FactGrade(
+            False,
+            0.0,
+            f"not an answer: it states {len(extra)} values the reference does not (over {allowed}), "
+            "a paste of the context",
+            tuple(missing),
+        )
+    if missing:
+        return FactGrade(
+            False,
+            score,
+            f"{len(missing)} of {len(wanted)} reference facts missing or wrong: {'; '.join(missing)}",
+            tuple(missing),
+        )
+    return FactGrade(True, 1.0, f"all {len(wanted)} reference facts stated ({', '.join(f.text for f in wanted)})")
+
+
+def unsupported_facts(answer: str, sources: Iterable[str]) -> tuple[list[Fact], list[Fact]]:
+    """The answer's values and entities, split into those some source states and those none
+    does (faithfulness without a judge): ``(supported, unsupported)``."""
+    texts = [_prepared(s) for s in sources]
+    source_values = [f for text in texts for f in _value_facts(text, _Claims(text))]
+    source_keys: set[str] = set().union(*(_answer_entity_keys(t) for t in texts)) if texts else set()
+    supported: list[Fact] = []
+    unsupported: list[Fact] = []
+    for fact in extract_facts(answer, notes=True):
+        if fact.kind == "polarity":
+            continue
+        if fact.kind == "entity":
+            ok = all(key in source_keys for key in fact.key)
+        elif fact.kind == "year":
+            ok = any(f.kind == "year" and f.key == fact.key for f in source_values) or any(
+                f.kind == "date" and f.key[2] == fact.key[0] for f in source_values
+            )
+        else:
+            ok = any(_same_value(fact, other) for other in source_values)
+        (supported if ok else unsupported).append(fact)
+    return supported, unsupported
