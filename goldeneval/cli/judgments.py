@@ -29,7 +29,13 @@ from goldeneval.core.corpus import load_corpus
 from goldeneval.core.errors import InputError, printable
 from goldeneval.core.storage import CACHE
 from goldeneval.judgments.agreement import judgment_stats
-from goldeneval.judgments.judgments import DEFAULT_SCALE, MODEL_ASSESSOR_PREFIX, is_model_assessor, read_judgments
+from goldeneval.judgments.judgments import (
+    DEFAULT_SCALE,
+    MODEL_ASSESSOR_PREFIX,
+    check_judgments,
+    is_model_assessor,
+    read_judgments,
+)
 from goldeneval.judgments.pool import (
     PoolResult,
     Rankings,
@@ -49,6 +55,14 @@ from goldeneval.store import StoreLocation
 from goldeneval.suite_storage import load_storage
 
 judgments_path = click.Path(dir_okay=False, path_type=Path)
+
+scale_option = click.option(
+    "--scale",
+    default=",".join(map(str, DEFAULT_SCALE)),
+    show_default=True,
+    help="Grades on the scale, comma-separated digits 0-9 (keys on the page): 0 not relevant, 1 relevant, "
+    "2 highly relevant, 3 perfect.",
+)
 
 
 def _warn(warnings: tuple[str, ...] | list[str]) -> None:
@@ -230,13 +244,7 @@ def pool_command(
 @corpus_option("Corpus the pooled documents are shown from.", required=True)
 @click.option("--assessor", default=None, help="Your name in the judgments. Default: your login name.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port on 127.0.0.1.")
-@click.option(
-    "--scale",
-    default=",".join(map(str, DEFAULT_SCALE)),
-    show_default=True,
-    help="Grades offered, comma-separated digits 0-9 (keys on the page): 0 not relevant, 1 relevant, "
-    "2 highly relevant, 3 perfect.",
-)
+@scale_option
 def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: int, scale: str) -> None:
     """Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once."""
     grades = _scale(scale)
@@ -310,6 +318,13 @@ def stats(judgments_file: Path, output_format: str) -> None:
     is_flag=True,
     help="A question whose pooled documents are all judged 0 becomes a no-answer question.",
 )
+@scale_option
+@corpus_option("Corpus every graded document must be in. Default: the set's own.")
+@click.option(
+    "--allow-unknown-documents",
+    is_flag=True,
+    help="Keep graded documents that are not in the corpus (by default such a grade is invalid input).",
+)
 def to_set(
     judgments_file: Path,
     out: Path,
@@ -318,20 +333,38 @@ def to_set(
     assessor: str | None,
     merge: Literal["majority"] | None,
     no_answer_when_all_negative: bool,
+    scale: str,
+    corpus_path: Path | None,
+    allow_unknown_documents: bool,
 ) -> None:
     """Write a golden set file whose expected documents are the ones judged relevant (grade >= 1).
 
     The documents judged 0 are kept as each question's not_relevant documents, so every run of
-    the set reports judged@k (how much of what it returned was ever judged)."""
+    the set reports judged@k (how much of what it returned was ever judged).  The judgments are
+    checked as a set file is: a grade off --scale, or a graded document not in the corpus, is
+    invalid input naming the file, the line and the field."""
     if assessor is not None and merge is not None:
         raise click.UsageError("give either --assessor or --merge, not both")
+    grades = _scale(scale)
 
     def build() -> tuple[int, tuple[str, ...]]:
         read = read_judgments(judgments_file)
         _warn(read.warnings)
+        original = load_draft_set(set_file)
+        documents: frozenset[str] | None = None
+        corpus_name = "the corpus"
+        if not allow_unknown_documents:
+            corpus = pooled_corpus(corpus_path, original)
+            if corpus is None:
+                raise InputError(
+                    f"{set_file}: the set names no corpus to check the graded documents against: "
+                    "pass --corpus, or --allow-unknown-documents"
+                )
+            documents, corpus_name = corpus.ids, f"the corpus {corpus_path or original.corpus}"
+        check_judgments(judgments_file, read, scale=grades, documents=documents, corpus_name=corpus_name)
         written = write_set(
             read,
-            load_draft_set(set_file),
+            original,
             out,
             set_id=set_id,
             assessor=assessor,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +49,7 @@ __all__ = [
     "Source",
     "Suggestion",
     "append_lines",
+    "check_judgments",
     "is_model_assessor",
     "pool_lines",
     "read_judgments",
@@ -150,6 +151,8 @@ class Judgments:
     suggestions: dict[tuple[str, str, str], Suggestion] = field(default_factory=dict)
     """(question, document, model assessor) -> what the latest suggestion's grade rests on
     (its grade is in ``grades``)."""
+    lines: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """(question, document, assessor) -> the line (from 1) of the latest grade in ``grades``."""
 
     @property
     def assessors(self) -> list[str]:
@@ -187,8 +190,9 @@ def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
     texts: dict[str, str] = {}
     suggestions: dict[tuple[str, str, str], Suggestion] = {}
     warnings: list[str] = []
+    lines: dict[tuple[str, str, str], int] = {}
     shared: dict[tuple[str, int], Source] = {}  # one object per (source, rank): a pool holds few distinct
-    for line in _lines(path, data, warnings):
+    for lineno, line in _lines(path, data, warnings):
         pairs.setdefault(line.pair, ())
         if line.question_text is not None:
             texts[line.question] = line.question_text
@@ -197,22 +201,55 @@ def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
         elif line.grade is None:  # a judgment taken back
             grades.pop((line.question, line.document, line.assessor), None)
             suggestions.pop((line.question, line.document, line.assessor), None)
+            lines.pop((line.question, line.document, line.assessor), None)
         else:
             key = (line.question, line.document, line.assessor)
             grades[key] = line.grade
+            lines[key] = lineno
             if line.suggestion is not None:
                 suggestions[key] = line.suggestion
             else:
                 suggestions.pop(key, None)
-    return Judgments(pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings), suggestions=suggestions)
+    return Judgments(
+        pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings), suggestions=suggestions, lines=lines
+    )
 
 
-def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLine]:
+def check_judgments(
+    path: Path,
+    judgments: Judgments,
+    *,
+    scale: Collection[int] = DEFAULT_SCALE,
+    documents: Collection[str] | None = None,
+    corpus_name: str = "the corpus",
+) -> None:
+    """Check the grades of ``judgments`` (read from ``path``) as a set file's labels are
+    checked: each latest grade must lie on ``scale``, and, unless ``documents`` is None (unknown
+    documents allowed), each graded document must be one of ``documents`` (the corpus's ids).
+    Raises :class:`JudgmentsError` naming the file, the line and the field of the first
+    offending grade, in file order."""
+    allowed = frozenset(scale)
+    shown = ",".join(str(g) for g in sorted(allowed))
+    for key, lineno in sorted(judgments.lines.items(), key=lambda item: item[1]):
+        grade = judgments.grades[key]
+        if grade not in allowed:
+            raise JudgmentsError(
+                f"{path}: line {lineno}: field 'grade': {grade} is not on the scale {shown} "
+                f"(assessor {key[2]!r}, question {key[0]!r}, document {key[1]!r}; --scale names the grades)"
+            )
+        if documents is not None and key[1] not in documents:
+            raise JudgmentsError(
+                f"{path}: line {lineno}: field 'document': {key[1]!r} is not in {corpus_name} "
+                f"(question {key[0]!r}, assessor {key[2]!r}); --allow-unknown-documents keeps such a document"
+            )
+
+
+def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[tuple[int, JudgmentLine]]:
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:  # the fast path: pydantic parses and validates the JSON at once
-            yield JudgmentLine.model_validate_json(raw)
+            yield lineno, JudgmentLine.model_validate_json(raw)
             continue
         except ValidationError:
             pass  # said below, as before: a torn line, or a field that is wrong
@@ -222,7 +259,7 @@ def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLin
             warnings.append(f"{path}: line {lineno} is not complete JSON (a write cut short?); ignored")
             continue
         try:
-            yield JudgmentLine.model_validate(item)
+            yield lineno, JudgmentLine.model_validate(item)
         except ValidationError as exc:
             raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
 
