@@ -14,8 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from goldeneval.core.corpus import load_corpus
+from goldeneval.core.text import content_terms
 from goldeneval.judgments.judgments import JudgmentLine, Suggestion, append_lines, read_judgments
-from goldeneval.judgments.page import highlighted, judging_app
+from goldeneval.judgments.page import highlighted, judging_app, marked_terms
 from goldeneval.sample import SAMPLE_DIR
 from tests.chromium import Page, headless_chromium, require_chromium
 
@@ -49,6 +50,15 @@ def test_the_question_terms_are_marked_by_stem() -> None:
         ("days", True),
         (".", False),
     ]
+
+
+def test_stop_words_are_never_marked_even_where_the_lexical_analyser_keeps_them() -> None:
+    question = "Can my day ticket be refunded?"
+    assert {"can", "my"} <= content_terms(question)  # the lexical analyser's short list keeps them as terms
+    terms = marked_terms(question)
+    assert terms == {"day", "ticket", "refund"}
+    marked = [text for text, mark in highlighted("You can refund my day ticket; cans of paint.", terms) if mark]
+    assert marked == ["refund", "day", "ticket"]
 
 
 def test_the_state_lists_questions_documents_and_this_assessors_grades(client: TestClient, tmp_path: Path) -> None:
@@ -216,7 +226,7 @@ def test_three_grades_given_by_keyboard_are_kept_across_a_reload_and_in_the_file
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_skip_back_and_only_unjudged_move_between_documents(served: tuple[str, Path], browser: Page) -> None:
+def test_skip_back_and_review_mode_move_between_documents(served: tuple[str, Path], browser: Page) -> None:
     url, _ = served
     browser.open(url)
     browser.wait_for_text("document 1 of 3", "0 of 5 judged overall")
@@ -227,9 +237,91 @@ def test_skip_back_and_only_unjudged_move_between_documents(served: tuple[str, P
     for shown in ("document 2 of 3", "document 1 of 3"):
         _press(browser, "b")
         browser.wait_for_text(shown)
-    _press(browser, "u")
-    _press(browser, "s")  # only unjudged: the judged second document is passed over
+    _press(browser, "s")  # by default the judged second document is passed over
     browser.wait_for_text("document 3 of 3")
+    _press(browser, "b")
+    _press(browser, "b")
+    browser.wait_for_text("document 1 of 3")
+    _press(browser, "r")  # reviewing judged pairs is an explicit mode
+    _press(browser, "s")
+    browser.wait_for_text("document 2 of 3")
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_reopening_after_a_re_pool_starts_at_the_first_unjudged_pair_and_never_walks_judged_ones(
+    served: tuple[str, Path], browser: Page
+) -> None:
+    url, path = served
+    judged = [("q-001", d, g) for (_, _, d), g in zip(POOL[:3], (2, 0, 1), strict=True)]
+    judged.append(("q-004", "timetables/ferry-f1-weekends", 3))
+    append_lines(path, [JudgmentLine(question=q, document=d, grade=g, assessor="ann") for q, d, g in judged])
+    text = POOL[0][1]
+    append_lines(path, [JudgmentLine(question="q-001", document="fares/single-ticket", question_text=text)])  # re-pool
+    browser.open(url)
+    browser.wait_for_text("4 of 6 judged overall", "Question 1 of 2", "document 4 of 4", "fares/single-ticket")
+    _press(browser, "1")  # on to q-004's unjudged second document, past its judged first one
+    browser.wait_for_text("5 of 6 judged overall", "Question 2 of 2", "document 2 of 2")
+    _press(browser, "0")
+    browser.wait_for_text("All judged.", "6 of 6 judged overall")
+    graded = [JudgmentLine.model_validate_json(line) for line in path.read_text().splitlines()]
+    assert [(line.question, line.document) for line in graded[-2:]] == [
+        ("q-001", "fares/single-ticket"),
+        ("q-004", "fares/day-ticket"),
+    ]
+    assert len([line for line in graded if line.assessor == "ann"]) == 6  # nothing judged twice
+
+
+def _judge_command(path: Path, port: int) -> list[str]:
+    judge = ["judge", str(path), "--corpus", str(CORPUS), "--assessor", "ann", "--port", str(port)]
+    return [sys.executable, "-m", "goldeneval.cli", *judge]
+
+
+def test_a_busy_port_is_one_line_naming_port_and_exit_3(tmp_path: Path) -> None:
+    path = _pooled(tmp_path / "j.jsonl")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = subprocess.run(_judge_command(path, port), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"goldeneval: error: port {port} on 127.0.0.1 is in use (another goldeneval judge?): pass another --port"
+    ]
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.slow
+def test_kill_9_of_goldeneval_judge_leaves_no_listener(tmp_path: Path) -> None:
+    path = _pooled(tmp_path / "j.jsonl")
+    port = _free_port()
+    log = (tmp_path / "judge.log").open("wb")
+    process = subprocess.Popen(_judge_command(path, port), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(port):
+            assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "judge.log").read_text()
+            time.sleep(0.2)
+        process.kill()  # SIGKILL of the goldeneval judge process (the supervisor; the server is its child)
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _listening(port):
+            assert time.monotonic() < deadline, "the server outlived goldeneval judge"
+            time.sleep(0.1)
+        # the port is free again: a second judge on it starts
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as again:
+            again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            again.bind(("127.0.0.1", port))
+    finally:
+        if process.poll() is None:
+            process.kill()
+        log.close()
 
 
 @pytest.mark.e2e

@@ -8,7 +8,7 @@ one HTML page of plain JavaScript and two JSON endpoints:
   model's suggestion (grade, spread, samples, unstable: shown beside the grade buttons, the
   suggested one marked; the person accepts it by pressing that grade, which writes their own
   line, or gives another), read
-  from the judgments file on every call, so opening the page again resumes where it stopped;
+  from the judgments file on every call, so opening the page again starts at the first unjudged pair;
 * ``POST /api/judgments``: one grade, appended to the file at once as a judgment line
   (:func:`goldeneval.judgments.judgments.append_lines`).
 
@@ -19,8 +19,10 @@ first), so another site open in the same browser cannot grade for the assessor.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
+import socket
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,10 +36,21 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from goldeneval.core.corpus import Corpus
-from goldeneval.core.text import STOPWORDS, TOKEN_PATTERN, content_terms, stemmer
+from goldeneval.core.errors import InputError
+from goldeneval.core.text import STOPWORDS, TOKEN_PATTERN, stemmer
 from goldeneval.judgments.judgments import DEFAULT_SCALE, JudgmentLine, append_lines, read_judgments, utc_now
 
-__all__ = ["DEFAULT_SCALE", "HOST", "grade_labels", "highlighted", "judging_app", "serve"]
+__all__ = [
+    "DEFAULT_SCALE",
+    "HIGHLIGHT_STOPWORDS",
+    "HOST",
+    "grade_labels",
+    "highlighted",
+    "judging_app",
+    "listen",
+    "marked_terms",
+    "serve",
+]
 
 HOST = "127.0.0.1"
 _NAMES = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfect"}
@@ -46,18 +59,41 @@ MAX_SHOWN_CHARS = 20_000
 """Longest document text the page shows (the rest is cut, with a note)."""
 
 
+HIGHLIGHT_STOPWORDS: frozenset[str] = STOPWORDS | frozenset(
+    """
+    about above after again against all am any because been before being below between both can
+    cannot could did do does doing don down during each few from further had has have having he her
+    here hers herself him himself his how i its itself just me more most my myself nor now off once
+    only other ought our ours ourselves out over own same she should so some than theirs them
+    themselves those through too under until up very we were what when where which while who whom
+    why would you your yours yourself yourselves
+    """.split()  # noqa: SIM905 - a word list reads best as words
+)
+"""Words never marked on the page: the lexical analyser's stop words (:data:`STOPWORDS`, which
+keeps "can" and "my" as terms) and the rest of a common English list (NLTK's), so that the
+marks fall on what the question is about."""
+
+
+def marked_terms(question: str) -> set[str]:
+    """The stems the page marks for ``question``: its words less :data:`HIGHLIGHT_STOPWORDS`,
+    stemmed as the lexical analyser stems them."""
+    words = [word for word in _TOKEN.findall(question.lower()) if word not in HIGHLIGHT_STOPWORDS]
+    return set(stemmer().stemWords(words))
+
+
 def grade_labels(scale: Sequence[int]) -> dict[int, str]:
     return {grade: _NAMES.get(grade, f"grade {grade}") for grade in scale}
 
 
 def highlighted(text: str, terms: set[str]) -> list[tuple[str, bool]]:
-    """``text`` as segments, each token whose stem is one of ``terms`` a marked segment of its own."""
+    """``text`` as segments, each token whose stem is one of ``terms`` a marked segment of its
+    own; a stop word (:data:`HIGHLIGHT_STOPWORDS`) is never marked."""
     matches = list(_TOKEN.finditer(text))
     stems = stemmer().stemWords([m.group().lower() for m in matches]) if matches else []
     segments: list[tuple[str, bool]] = []
     at = 0
     for match, stem in zip(matches, stems, strict=True):
-        if match.group().lower() in STOPWORDS or stem not in terms:
+        if match.group().lower() in HIGHLIGHT_STOPWORDS or stem not in terms:
             continue
         if match.start() > at:
             segments.append((text[at : match.start()], False))
@@ -84,7 +120,7 @@ class _Judging:
             if doc is None:
                 self.shown[key] = {"title": "", "segments": [["(this document is not in the corpus)", False]]}
             else:
-                terms = content_terms(question_text)
+                terms = marked_terms(question_text)
                 text = doc.text if len(doc.text) <= MAX_SHOWN_CHARS else doc.text[:MAX_SHOWN_CHARS] + " [...]"
                 self.shown[key] = {
                     "title": doc.title,
@@ -184,11 +220,30 @@ def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] 
     )
 
 
-def serve(app: Starlette, port: int) -> None:
-    """Serve ``app`` on 127.0.0.1:``port`` until interrupted."""
+def listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:``port``, bound before the page is announced, so that a
+    port in use is one line of invalid input naming ``--port`` (not the server's own error)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free
+    try:
+        sock.bind((HOST, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"port {port} on {HOST} is in use (another goldeneval judge?): pass another --port"
+            ) from None
+        raise InputError(f"cannot listen on {HOST}:{port}: {exc.strerror}; pass another --port") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(app: Starlette, sock: socket.socket) -> None:
+    """Serve ``app`` on the listening socket ``sock`` (:func:`listen`) until interrupted."""
     import uvicorn
 
-    uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning")).run()
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
 PAGE = """<!doctype html>
@@ -225,7 +280,7 @@ button.suggested { border: 2px dashed #c80; }
 <div id="doc"><div class="id" id="docid"></div><h2 id="title"></h2><div id="text"></div></div>
 <div id="controls"></div>
 <div id="suggestion"></div>
-<label class="muted"><input type="checkbox" id="unjudged"> only unjudged (u)</label>
+<label class="muted"><input type="checkbox" id="review"> review judged pairs too (r)</label>
 <p class="muted" id="keys"></p>
 <p id="status"></p>
 <script>
@@ -242,9 +297,12 @@ function fill(node, segments) {
   }
 }
 function doc(item) { return state.questions[item.q].documents[item.d]; }
-function onlyUnjudged() { return $("unjudged").checked; }
+function reviewing() { return $("review").checked; }
 function next(from) {
-  for (let i = from + 1; i < items.length; i++) if (!onlyUnjudged() || doc(items[i]).grade === null) return i;
+  // by default only unjudged pairs, from here on and then from the start; reviewing: every pair in order
+  if (reviewing()) return from + 1 < items.length ? from + 1 : -1;
+  for (let i = from + 1; i < items.length; i++) if (doc(items[i]).grade === null) return i;
+  for (let i = 0; i < from; i++) if (doc(items[i]).grade === null) return i;
   return -1;
 }
 function firstUnjudged() {
@@ -313,7 +371,7 @@ async function load() {
     const b = document.createElement("button"); b.textContent = label; b.onclick = action; controls.appendChild(b);
   }
   $("keys").textContent = "Keys: " + state.scale.map((s) => s.grade + " " + s.label).join(", ") +
-    "; s or \\u2192 skip; b or \\u2190 back; u only unjudged.";
+    "; s or \\u2192 next (unjudged only, unless reviewing); b or \\u2190 back; r review judged pairs too.";
   if (state.warnings.length) $("status").textContent = state.warnings.join(" ");
   at = firstUnjudged();
   render();
@@ -324,7 +382,7 @@ document.addEventListener("keydown", (event) => {
   if (g) { grade(g.grade); event.preventDefault(); }
   else if (event.key === "s" || event.key === "ArrowRight") skip();
   else if (event.key === "b" || event.key === "ArrowLeft") back();
-  else if (event.key === "u") { $("unjudged").checked = !$("unjudged").checked; }
+  else if (event.key === "r") { $("review").checked = !$("review").checked; }
 });
 load();
 </script>
