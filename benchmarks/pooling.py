@@ -14,7 +14,19 @@ of the process tree, by ``wait4``, with :func:`benchmarks.measure.measure`):
   the factory times itself with option ``timing``), and each retriever run through
   ``goldeneval retrieval`` into a fresh store (a whole evaluation run of the same retriever);
 
-and prints a Markdown table with the ratios to the sum of the three retrievals.
+and, as peers in the same run (each a process of its own, measured the same way):
+
+* ``retrievers only``: the same three retrievers asked exactly as ``goldeneval pool`` asks
+  them (:func:`goldeneval.judgments.pool.retriever_rankings`), their rankings held, nothing
+  pooled: the retrievers' own CPU and peak RSS;
+* ``retrievers and a plain loop``: the same, then a plain Python pooling loop (a dict of pairs,
+  one ``json.dumps`` a line) writing the same lines;
+* ``bare plain loop`` (:mod:`benchmarks.pooling_bare`): the same rankings made and pooled in
+  plain Python, no goldeneval imported at all (the issue's "plain pooling loop").
+
+It prints a Markdown table with the ratios to the sum of the three retrievals, and the ratios
+issue 40 asks of ``goldeneval pool``: its CPU over a plain loop's (at most 1.5x; over both
+plain peers), and its peak RSS over the retrievers' own (at most 100 MiB more).
 
 ```bash
 .venv/bin/python -m benchmarks.pooling                    # 10,000 questions, depth 20
@@ -26,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -55,6 +68,41 @@ def factory(context: RetrieverContext) -> ZeroCostRetriever:
     if timing:
         Path(timing).write_text(json.dumps({"factory_s": time.perf_counter() - start}), encoding="utf-8")
     return retriever
+
+
+def peer(argv: list[str]) -> None:
+    """A peer process: ``retrievers`` asks the three retrievers as ``goldeneval pool`` does and
+    holds their rankings; ``plain`` then pools them in a plain loop into ``--out``."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=["retrievers", "plain"])
+    parser.add_argument("--set", required=True, type=Path)
+    parser.add_argument("--depth", type=int, required=True)
+    parser.add_argument("--cache-dir", required=True, type=Path)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    from goldeneval.judgments.pool import RetrieverSource, retriever_rankings
+    from goldeneval.retrieval.golden import load_draft_set
+
+    golden_set = load_draft_set(args.set)
+    asked = []
+    for shift in SHIFTS:
+        source = RetrieverSource(FACTORY, {"shift": str(shift), "depth": str(args.depth)})
+        rankings, _ = retriever_rankings(golden_set, source, args.depth, corpus=None, cache_dir=args.cache_dir,
+                                         timeout_s=60.0)  # fmt: skip
+        asked.append((source.label, rankings))
+    if args.kind == "retrievers":
+        return
+    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for label, rankings in asked:
+        for question, documents in rankings.items():
+            for rank, document in enumerate(documents, start=1):
+                found.setdefault((question, document), []).append({"source": label, "rank": rank})
+    texts = {question.id: question.text for question in golden_set.questions}
+    with args.out.open("w", encoding="utf-8") as out:
+        for (question, document), sources in found.items():
+            line = {"question": question, "document": document, "grade": None, "assessor": None,
+                    "judged_at": None, "sources": sources, "question_text": texts[question]}  # fmt: skip
+            out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 def _row(name: str, measured: Measured, reference: float | None) -> str:
@@ -91,6 +139,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         pairs = sum(1 for _ in out.open("rb"))
         size = out.stat().st_size
         again = run(pool_command, "pool-again.log")
+        peer_args = ["--set", str(set_path), "--depth", str(args.depth), "--cache-dir", str(work / "cache")]
+        own = run([sys.executable, "-m", "benchmarks.pooling", "--peer", "retrievers", *peer_args], "peer-1.log")
+        plain_out = work / "plain.jsonl"
+        plain = run([sys.executable, "-m", "benchmarks.pooling", "--peer", "plain", *peer_args, "--out",
+                     str(plain_out)], "peer-2.log")  # fmt: skip
+        bare_out = work / "bare.jsonl"
+        bare = run([sys.executable, "-m", "benchmarks.pooling_bare", str(set_path), str(bare_out), str(args.depth)],
+                   "peer-3.log")  # fmt: skip
+        for written in (plain_out, bare_out):
+            plain_pairs = sum(1 for _ in written.open("rb"))
+            if plain_pairs != pairs:
+                raise SystemExit(f"{written.name}: the plain loop wrote {plain_pairs} pairs, goldeneval pool {pairs}")
         retrievals: list[Measured] = []
         factories: list[float] = []
         for n, shift in enumerate(SHIFTS, start=1):
@@ -103,6 +163,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             factories.append(json.loads(timing.read_text())["factory_s"])
     reference = sum(m.wall_s for m in retrievals)
     cpu_reference = sum(m.user_s + m.system_s for m in retrievals)
+
+    def cpu(measured: Measured) -> float:
+        return measured.user_s + measured.system_s
+
+    cpu_ratio = cpu(first) / cpu(plain)
+    cpu_ratio_again = cpu(again) / cpu(plain)
+    cpu_bare = cpu(first) / cpu(bare)
+    over_own = (first.peak_rss_bytes - own.peak_rss_bytes) / 2**20
+    over_own_again = (again.peak_rss_bytes - own.peak_rss_bytes) / 2**20
     lines = [
         f"Pooling {args.questions:,} questions x {len(SHIFTS)} zero-cost retrievers at depth {args.depth}: "
         f"{pairs:,} pairs, a {size / 2**20:.1f} MiB judgments file.",
@@ -115,6 +184,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"| the 3 retrievals together | {reference:.2f} | {cpu_reference:.2f} | | 1.00x |",
         f"| the 3 retrievers' factories (their own precomputation) | {sum(factories):.2f} | | | "
         f"{sum(factories) / reference:.2f}x |",
+        _row("peer: the 3 retrievers only, asked as `pool` asks them", own, reference),
+        _row("peer: the same and a plain Python pooling loop", plain, reference),
+        _row("peer: a bare plain Python pooling loop, no goldeneval", bare, reference),
+        "",
+        f"`goldeneval pool` CPU / the retrievers and a plain loop's: {cpu_ratio:.2f}x new file, "
+        f"{cpu_ratio_again:.2f}x again (at most 1.5x); / the bare loop's: {cpu_bare:.2f}x; "
+        f"peak RSS over the retrievers' own: {over_own:+.0f} MiB new file, {over_own_again:+.0f} MiB again "
+        "(at most +100 MiB).",
     ]
     print("\n".join(lines))
     return {
@@ -126,8 +203,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "pool_again": again.__dict__,
         "retrievals": [m.__dict__ for m in retrievals],
         "factories_s": factories,
+        "retrievers_only": own.__dict__,
+        "plain_loop": plain.__dict__,
+        "bare_loop": bare.__dict__,
+        "cpu_over_bare_loop": cpu_bare,
+        "cpu_over_plain_loop": cpu_ratio,
+        "cpu_over_plain_loop_again": cpu_ratio_again,
+        "peak_rss_over_retrievers_mib": over_own,
+        "peak_rss_over_retrievers_again_mib": over_own_again,
     }
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--peer"]:
+        peer(sys.argv[2:])
+    else:
+        main()

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from goldeneval.core.errors import InputError, invalid_input
+
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 try:
     import fcntl
@@ -49,10 +52,14 @@ __all__ = [
     "Source",
     "Suggestion",
     "append_lines",
+    "appending",
     "check_judgments",
     "is_model_assessor",
+    "json_string",
+    "pool_line_json",
     "pool_lines",
     "read_judgments",
+    "source_json",
     "utc_now",
 ]
 
@@ -264,15 +271,84 @@ def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[tuple[int, 
             raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
 
 
+@contextmanager
+def appending(path: Path) -> Iterator[Callable[[str], None]]:
+    """Append whole lines of text to ``path`` as they come: the function yielded takes one line
+    (ending in a newline); lines are gathered into writes of about :data:`BATCH_BYTES` (a crash
+    tears at most the last line), under an exclusive lock, and synced once at the end.  A file
+    that ends in a torn line gets a newline first, as :func:`append_lines` does.  What the pool
+    writes goes through here, a line at a time, with no model object per line."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
+    batch: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal batch, size
+        if batch:
+            _write_all(fd, "".join(batch).encode("utf-8"))
+            batch, size = [], 0
+
+    def write(text: str) -> None:
+        nonlocal size
+        batch.append(text)
+        size += len(text)
+        if size >= BATCH_BYTES:
+            flush()
+
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        if _ends_torn(path):
+            _write_all(fd, b"\n")
+        yield write
+        flush()
+        os.fsync(fd)
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def pool_line_json(question: str, document: str, sources: str, question_text: str | None) -> str:
+    """A pool line's JSON, built as text: the bytes :meth:`JudgmentLine.to_json_line` writes
+    for it (``tests/test_judgments_pool.py`` holds the two equal).  ``question``, ``document``
+    and ``question_text`` come JSON-encoded already (:func:`json_string`), ``sources`` as the
+    encoded source objects joined by commas (:func:`source_json`)."""
+    text = "null" if question_text is None else question_text
+    return (
+        f'{{"question":{question},"document":{document},"grade":null,"assessor":null,"judged_at":null,'
+        f'"sources":[{sources}],"question_text":{text}}}\n'
+    )
+
+
+def json_string(text: str) -> str:
+    """``text`` as a JSON string, UTF-8 as it is (what pydantic's serializer writes)."""
+    return _encode_string(text)
+
+
+def source_json(source: str, rank: int) -> str:
+    """One source of a pool line as JSON text."""
+    return f'{{"source":{_encode_string(source)},"rank":{rank}}}'
+
+
 def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool = True) -> int:
     """Append ``lines``, each with one write (unbuffered: no flush is pending) and an fsync,
     under an exclusive lock.  ``sync_each=False`` writes whole lines in writes of about
-    :data:`BATCH_BYTES` and syncs once after the last one instead: for the pool's many lines,
-    which pooling again restores after a crash.
+    :data:`BATCH_BYTES` and syncs once after the last one instead (:func:`appending`): for
+    many lines that writing again restores after a crash.
 
     When the file ends in a torn line (no final newline), a newline is written first, so the
     torn fragment stays a line of its own that reading skips.  Returns the lines written."""
     written = 0
+    if not sync_each:
+        with appending(path) as write:
+            for line in lines:
+                write(line.to_json_line())
+                written += 1
+        return written
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -282,25 +358,10 @@ def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool =
             fcntl.flock(fd, fcntl.LOCK_EX)
         if _ends_torn(path):
             _write_all(fd, b"\n")
-        if sync_each:
-            for line in lines:
-                _write_all(fd, line.to_json_line().encode("utf-8"))
-                os.fsync(fd)
-                written += 1
-        else:  # whole lines gathered into writes of about BATCH_BYTES: a crash tears at most the last line
-            batch: list[str] = []
-            size = 0
-            for line in lines:
-                text = line.to_json_line()
-                batch.append(text)
-                size += len(text)
-                written += 1
-                if size >= BATCH_BYTES:
-                    _write_all(fd, "".join(batch).encode("utf-8"))
-                    batch, size = [], 0
-            if batch:
-                _write_all(fd, "".join(batch).encode("utf-8"))
+        for line in lines:
+            _write_all(fd, line.to_json_line().encode("utf-8"))
             os.fsync(fd)
+            written += 1
     except OSError as exc:
         raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
     finally:
