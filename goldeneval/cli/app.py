@@ -117,6 +117,10 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "goldeneval.cli.judgments:judgments_group",
         "Read a judgments file: progress and agreement, or a golden set built from it.",
     ),
+    "lint": LazyCommand(
+        "goldeneval.cli.lint:lint",
+        "Report what a golden set gets wrong that loading it does not catch, one line each.",
+    ),
     "models": LazyCommand(
         "goldeneval.cli.answers:models",
         "List the registered model ids (entry-point group goldeneval.models).",

@@ -3,7 +3,8 @@
 A query's targets are the corpus ids it is judged with a score above 0, and the score is
 the target's grade (graded nDCG's gain).  A query judged only with score 0 is not a
 question of the set; the set lists it as ``unjudged`` and every run reports it.  BEIR carries no
-question forms, so the form is derived, and marked as derived (``form_derived``):
+question forms, so the form is derived, and marked as derived (``form_derived``), by the
+measured-form rule of :mod:`goldeneval.retrieval.overlap` (``vocabulary-overlap/v1``):
 
     overlap = |T(q) & T(targets)| / |T(q)|
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
-from collections.abc import Iterable
 from pathlib import Path
 
 from goldeneval.core.corpus import Corpus, load_beir_corpus
@@ -26,33 +26,23 @@ from goldeneval.core.errors import GoldenSetError
 from goldeneval.core.jsonl import iter_jsonl
 from goldeneval.core.text import content_terms
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.overlap import (
+    FORM_OVERLAP_THRESHOLD,
+    form_of_overlap,
+    measured_form,
+    overlap_of,
+    vocabulary_overlap,
+)
 
 __all__ = ["FORM_OVERLAP_THRESHOLD", "derive_form", "is_beir_folder", "load_beir_set", "vocabulary_overlap"]
-
-FORM_OVERLAP_THRESHOLD = 0.5
 
 
 def is_beir_folder(path: Path) -> bool:
     return path.is_dir() and (path / "queries.jsonl").is_file() and (path / "qrels").is_dir()
 
 
-def vocabulary_overlap(question: str, target_texts: list[str]) -> float:
-    return _overlap(content_terms(question), [content_terms(text) for text in target_texts])
-
-
 def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
-    return _form(vocabulary_overlap(question, target_texts))
-
-
-def _overlap(terms: set[str], target_terms: Iterable[set[str]]) -> float:
-    """The share of ``terms`` found in the union of ``target_terms`` (0 without terms)."""
-    if not terms:
-        return 0.0
-    return len(terms & set().union(*target_terms)) / len(terms)
-
-
-def _form(overlap: float) -> QuestionForm:
-    return QuestionForm.MATCH if overlap >= FORM_OVERLAP_THRESHOLD else QuestionForm.GAP
+    return measured_form(question, target_texts)
 
 
 def _read_qrels(path: Path) -> tuple[dict[str, dict[str, int]], list[str]]:
@@ -139,7 +129,7 @@ def load_beir_set(folder: str | Path, split: str = "test", corpus: Corpus | None
             GoldenQuestion(
                 id=query_id,
                 text=text,
-                form=_form(_overlap(content_terms(text), map(terms_of, targets))),
+                form=form_of_overlap(overlap_of(content_terms(text), map(terms_of, targets))),
                 expected=frozenset(targets),
                 grades=targets,
                 form_derived=True,
