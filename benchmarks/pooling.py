@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.measure import REPO, Measured, clean_env, goldeneval_command, measure
+from benchmarks.measure import REPO, clean_env, goldeneval_command, measure
 from benchmarks.zero_retriever import ZeroCostRetriever, write_set
 from goldeneval.retrieval.retrievers.base import RetrieverContext
 
@@ -105,10 +105,118 @@ def peer(argv: list[str]) -> None:
             out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def _row(name: str, measured: Measured, reference: float | None) -> str:
-    ratio = f"{measured.wall_s / reference:.2f}x" if reference else ""
-    cpu = measured.user_s + measured.system_s
-    return f"| {name} | {measured.wall_s:.2f} | {cpu:.2f} | {measured.peak_rss_bytes / 2**20:.0f} | {ratio} |"
+def _row(name: str, measured: dict[str, Any], reference: float | None) -> str:
+    ratio = f"{measured['wall_s'] / reference:.2f}x" if reference else ""
+    return (
+        f"| {name} | {measured['wall_s']:.2f} | {_cpu(measured):.2f} | {measured['peak_rss_bytes'] / 2**20:.0f} "
+        f"| {ratio} |"
+    )
+
+
+def _cpu(measured: dict[str, Any]) -> float:
+    return float(measured["user_s"] + measured["system_s"])
+
+
+def measure_pooling(questions: int, depth: int, timeout_s: float) -> dict[str, Any]:
+    """Every command and peer of the module docstring, measured once each; the numbers, and
+    the ratios issue 40 asks for."""
+    with tempfile.TemporaryDirectory(prefix="goldeneval-pooling-") as tmp:
+        work = Path(tmp)
+        set_path = write_set(work / "set.jsonl", questions, set_id="pooling")
+        env = clean_env(GOLDENEVAL_TABLES=work / "tables")
+        options: list[str] = []
+        for n, shift in enumerate(SHIFTS, start=1):
+            options += ["--retriever", FACTORY, "--option", f"{n}:shift={shift}"]
+        options += ["--option", f"depth={depth}"]
+        out = work / "judgments.jsonl"
+        pool_command = [goldeneval_command(), "pool", "--set", str(set_path), *options, "--depth", str(depth),
+                        "--out", str(out), "--cache-dir", str(work / "cache")]  # fmt: skip
+
+        def run(command: list[str], log: str) -> dict[str, Any]:
+            measured = measure(command, env=env, cwd=REPO, log=work / log, timeout_s=timeout_s)
+            if not measured.ok:
+                raise SystemExit(f"{measured.command} failed:\n{(work / log).read_text()[-2000:]}")
+            return dict(measured.__dict__)
+
+        first = run(pool_command, "pool.log")
+        pairs = sum(1 for _ in out.open("rb"))
+        size = out.stat().st_size
+        again = run(pool_command, "pool-again.log")
+        peer_args = ["--set", str(set_path), "--depth", str(depth), "--cache-dir", str(work / "cache")]
+        own = run([sys.executable, "-m", "benchmarks.pooling", "--peer", "retrievers", *peer_args], "peer-1.log")
+        plain_out = work / "plain.jsonl"
+        plain = run([sys.executable, "-m", "benchmarks.pooling", "--peer", "plain", *peer_args, "--out",
+                     str(plain_out)], "peer-2.log")  # fmt: skip
+        bare_out = work / "bare.jsonl"
+        bare = run([sys.executable, "-m", "benchmarks.pooling_bare", str(set_path), str(bare_out), str(depth)],
+                   "peer-3.log")  # fmt: skip
+        for written in (plain_out, bare_out):
+            plain_pairs = sum(1 for _ in written.open("rb"))
+            if plain_pairs != pairs:
+                raise SystemExit(f"{written.name}: the plain loop wrote {plain_pairs} pairs, goldeneval pool {pairs}")
+        retrievals: list[dict[str, Any]] = []
+        factories: list[float] = []
+        for n, shift in enumerate(SHIFTS, start=1):
+            timing = work / f"factory-{n}.json"
+            command = [goldeneval_command(), "retrieval", "--set", str(set_path), "--retriever", FACTORY,
+                       "--option", f"shift={shift}", "--option", f"depth={depth}", "--option",
+                       f"timing={timing}", "--no-progress", "--store", str(work / f"store-{n}" / "results.duckdb"),
+                       "--cache-dir", str(work / "cache")]  # fmt: skip
+            retrievals.append(run(command, f"retrieval-{n}.log"))
+            factories.append(json.loads(timing.read_text())["factory_s"])
+    return {
+        "questions": questions,
+        "depth": depth,
+        "pairs": pairs,
+        "file_bytes": size,
+        "pool": first,
+        "pool_again": again,
+        "retrievals": retrievals,
+        "factories_s": factories,
+        "retrievers_only": own,
+        "plain_loop": plain,
+        "bare_loop": bare,
+        "cpu_over_plain_loop": _cpu(first) / _cpu(plain),
+        "cpu_over_plain_loop_again": _cpu(again) / _cpu(plain),
+        "cpu_over_bare_loop": _cpu(first) / _cpu(bare),
+        "peak_rss_over_retrievers_mib": (first["peak_rss_bytes"] - own["peak_rss_bytes"]) / 2**20,
+        "peak_rss_over_retrievers_again_mib": (again["peak_rss_bytes"] - own["peak_rss_bytes"]) / 2**20,
+    }
+
+
+def section_pooling(options: dict[str, Any], _work: Path) -> dict[str, Any]:
+    """The ``pooling`` section of ``python -m benchmarks.run``."""
+    return measure_pooling(int(options.get("pooling_questions", 10_000)), 20, float(options["timeout_s"]))
+
+
+def render_pooling(data: dict[str, Any]) -> list[str]:
+    retrievals = data["retrievals"]
+    reference = sum(m["wall_s"] for m in retrievals)
+    cpu_reference = sum(_cpu(m) for m in retrievals)
+    factories = sum(data["factories_s"])
+    return [
+        f"`goldeneval pool` of {data['questions']:,} questions x {len(SHIFTS)} zero-cost retrievers at depth "
+        f"{data['depth']} (`benchmarks/pooling.py`): {data['pairs']:,} pairs, a {data['file_bytes'] / 2**20:.1f} MiB "
+        "judgments file; each command a whole process, measured from outside; the peers in the same run.",
+        "",
+        "| command | wall s | CPU s | peak RSS MiB | wall / the 3 retrievals |",
+        "|---|---:|---:|---:|---:|",
+        _row("`goldeneval pool` (new file)", data["pool"], reference),
+        _row("`goldeneval pool` again (nothing new)", data["pool_again"], reference),
+        *(_row(f"`goldeneval retrieval`, retriever {n}", m, reference) for n, m in enumerate(retrievals, start=1)),
+        f"| the 3 retrievals together | {reference:.2f} | {cpu_reference:.2f} | | 1.00x |",
+        f"| the 3 retrievers' factories (their own precomputation) | {factories:.2f} | | | "
+        f"{factories / reference:.2f}x |",
+        _row("peer: the 3 retrievers only, asked as `pool` asks them", data["retrievers_only"], reference),
+        _row("peer: the same and a plain Python pooling loop", data["plain_loop"], reference),
+        _row("peer: a bare plain Python pooling loop, no goldeneval", data["bare_loop"], reference),
+        "",
+        f"`goldeneval pool` CPU / the retrievers and a plain loop's: {data['cpu_over_plain_loop']:.2f}x new file, "
+        f"{data['cpu_over_plain_loop_again']:.2f}x again (target at most 1.5x); / the bare loop's: "
+        f"{data['cpu_over_bare_loop']:.2f}x. Peak RSS over the retrievers' own: "
+        f"{data['peak_rss_over_retrievers_mib']:+.0f} MiB new file, "
+        f"{data['peak_rss_over_retrievers_again_mib']:+.0f} MiB again (target at most +100 MiB).",
+    ]
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -117,101 +225,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--depth", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=1800.0, help="Seconds per command before it is killed.")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="goldeneval-pooling-") as tmp:
-        work = Path(tmp)
-        set_path = write_set(work / "set.jsonl", args.questions, set_id="pooling")
-        env = clean_env(GOLDENEVAL_TABLES=work / "tables")
-        options: list[str] = []
-        for n, shift in enumerate(SHIFTS, start=1):
-            options += ["--retriever", FACTORY, "--option", f"{n}:shift={shift}"]
-        options += ["--option", f"depth={args.depth}"]
-        out = work / "judgments.jsonl"
-        pool_command = [goldeneval_command(), "pool", "--set", str(set_path), *options, "--depth", str(args.depth),
-                        "--out", str(out), "--cache-dir", str(work / "cache")]  # fmt: skip
-
-        def run(command: list[str], log: str) -> Measured:
-            measured = measure(command, env=env, cwd=REPO, log=work / log, timeout_s=args.timeout)
-            if not measured.ok:
-                raise SystemExit(f"{measured.command} failed:\n{(work / log).read_text()[-2000:]}")
-            return measured
-
-        first = run(pool_command, "pool.log")
-        pairs = sum(1 for _ in out.open("rb"))
-        size = out.stat().st_size
-        again = run(pool_command, "pool-again.log")
-        peer_args = ["--set", str(set_path), "--depth", str(args.depth), "--cache-dir", str(work / "cache")]
-        own = run([sys.executable, "-m", "benchmarks.pooling", "--peer", "retrievers", *peer_args], "peer-1.log")
-        plain_out = work / "plain.jsonl"
-        plain = run([sys.executable, "-m", "benchmarks.pooling", "--peer", "plain", *peer_args, "--out",
-                     str(plain_out)], "peer-2.log")  # fmt: skip
-        bare_out = work / "bare.jsonl"
-        bare = run([sys.executable, "-m", "benchmarks.pooling_bare", str(set_path), str(bare_out), str(args.depth)],
-                   "peer-3.log")  # fmt: skip
-        for written in (plain_out, bare_out):
-            plain_pairs = sum(1 for _ in written.open("rb"))
-            if plain_pairs != pairs:
-                raise SystemExit(f"{written.name}: the plain loop wrote {plain_pairs} pairs, goldeneval pool {pairs}")
-        retrievals: list[Measured] = []
-        factories: list[float] = []
-        for n, shift in enumerate(SHIFTS, start=1):
-            timing = work / f"factory-{n}.json"
-            command = [goldeneval_command(), "retrieval", "--set", str(set_path), "--retriever", FACTORY,
-                       "--option", f"shift={shift}", "--option", f"depth={args.depth}", "--option",
-                       f"timing={timing}", "--no-progress", "--store", str(work / f"store-{n}" / "results.duckdb"),
-                       "--cache-dir", str(work / "cache")]  # fmt: skip
-            retrievals.append(run(command, f"retrieval-{n}.log"))
-            factories.append(json.loads(timing.read_text())["factory_s"])
-    reference = sum(m.wall_s for m in retrievals)
-    cpu_reference = sum(m.user_s + m.system_s for m in retrievals)
-
-    def cpu(measured: Measured) -> float:
-        return measured.user_s + measured.system_s
-
-    cpu_ratio = cpu(first) / cpu(plain)
-    cpu_ratio_again = cpu(again) / cpu(plain)
-    cpu_bare = cpu(first) / cpu(bare)
-    over_own = (first.peak_rss_bytes - own.peak_rss_bytes) / 2**20
-    over_own_again = (again.peak_rss_bytes - own.peak_rss_bytes) / 2**20
-    lines = [
-        f"Pooling {args.questions:,} questions x {len(SHIFTS)} zero-cost retrievers at depth {args.depth}: "
-        f"{pairs:,} pairs, a {size / 2**20:.1f} MiB judgments file.",
-        "",
-        "| command | wall s | CPU s | peak RSS MiB | wall / the 3 retrievals |",
-        "|---|---:|---:|---:|---:|",
-        _row("`goldeneval pool` (new file)", first, reference),
-        _row("`goldeneval pool` again (nothing new)", again, reference),
-        *(_row(f"`goldeneval retrieval`, retriever {n}", m, reference) for n, m in enumerate(retrievals, start=1)),
-        f"| the 3 retrievals together | {reference:.2f} | {cpu_reference:.2f} | | 1.00x |",
-        f"| the 3 retrievers' factories (their own precomputation) | {sum(factories):.2f} | | | "
-        f"{sum(factories) / reference:.2f}x |",
-        _row("peer: the 3 retrievers only, asked as `pool` asks them", own, reference),
-        _row("peer: the same and a plain Python pooling loop", plain, reference),
-        _row("peer: a bare plain Python pooling loop, no goldeneval", bare, reference),
-        "",
-        f"`goldeneval pool` CPU / the retrievers and a plain loop's: {cpu_ratio:.2f}x new file, "
-        f"{cpu_ratio_again:.2f}x again (at most 1.5x); / the bare loop's: {cpu_bare:.2f}x; "
-        f"peak RSS over the retrievers' own: {over_own:+.0f} MiB new file, {over_own_again:+.0f} MiB again "
-        "(at most +100 MiB).",
-    ]
-    print("\n".join(lines))
-    return {
-        "questions": args.questions,
-        "depth": args.depth,
-        "pairs": pairs,
-        "file_bytes": size,
-        "pool": first.__dict__,
-        "pool_again": again.__dict__,
-        "retrievals": [m.__dict__ for m in retrievals],
-        "factories_s": factories,
-        "retrievers_only": own.__dict__,
-        "plain_loop": plain.__dict__,
-        "bare_loop": bare.__dict__,
-        "cpu_over_bare_loop": cpu_bare,
-        "cpu_over_plain_loop": cpu_ratio,
-        "cpu_over_plain_loop_again": cpu_ratio_again,
-        "peak_rss_over_retrievers_mib": over_own,
-        "peak_rss_over_retrievers_again_mib": over_own_again,
-    }
+    data = measure_pooling(args.questions, args.depth, args.timeout)
+    print("\n".join(render_pooling(data)))
+    return data
 
 
 if __name__ == "__main__":

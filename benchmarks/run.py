@@ -42,6 +42,10 @@ and peak RSS (the largest process of its tree, from ``wait4``) measured from out
     ``goldeneval.report.html.write_report`` on synthetic comparisons of 10k / 100k questions against
     ``comparison_json`` + ``json.dumps`` of the same comparison (time, file size), and the report's
     first paint in headless Chromium against a blank page (``benchmarks/report_html.py``).
+``pooling``
+    ``goldeneval pool`` of 10k questions x 3 zero-cost retrievers at depth 20 (new file, and again)
+    against peers in the same run: the retrievers alone, the retrievers and a plain pooling
+    loop, and a bare plain loop without goldeneval (``benchmarks/pooling.py``).
 ``dagster``
     The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
     then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
@@ -90,12 +94,25 @@ from benchmarks.measure import (
     yes,
 )
 from benchmarks.memory import memory_targets, render_memory, section_memory
+from benchmarks.pooling import render_pooling, section_pooling
 from benchmarks.report_html import render_report_html, section_report_html
 from benchmarks.startup import render_startup, section_startup, startup_targets
 
 BENCHMARKS = REPO / "benchmarks"
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "scifact"
-SECTIONS = ("startup", "engine", "overhead", "scifact", "dense", "dagster", "paths", "memory", "http", "report_html")
+SECTIONS = (
+    "startup",
+    "engine",
+    "overhead",
+    "scifact",
+    "dense",
+    "dagster",
+    "paths",
+    "memory",
+    "http",
+    "report_html",
+    "pooling",
+)
 QUICK_SECTIONS = ("engine", "overhead")
 THREAD_ENV = (
     "OMP_NUM_THREADS",
@@ -954,6 +971,7 @@ SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] =
     "paths": section_paths,
     "http": section_http,
     "report_html": section_report_html,
+    "pooling": section_pooling,
 }
 
 
@@ -1661,6 +1679,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("memory", "Memory: a run against its set, and 1,000,000 questions through the real path", render_memory),
         ("http", "goldeneval.http against an in-process plug-in", render_http),
         ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
+        ("pooling", "Pooling: goldeneval pool against a plain pooling loop (issue 40)", render_pooling),
     )
     for name, title, renderer in renderers:
         section = sections.get(name)
@@ -1745,6 +1764,7 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "memory_questions": args.memory_questions or ([20_000] if quick else [100_000, 1_000_000]),
         "report_sizes": [1_000] if quick else [10_000, 100_000],
         "report_rounds": 1 if quick else 3,
+        "pooling_questions": 500 if quick else 10_000,
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
         "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),

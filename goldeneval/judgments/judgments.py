@@ -185,13 +185,23 @@ class Judgments:
 def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
     """Read ``path``; a torn line is skipped with a warning.  ``missing_ok``: no file reads as empty."""
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
         if missing_ok:
             return Judgments(pairs={})
         raise JudgmentsError(f"{path}: judgments file not found") from None
     except OSError as exc:
         raise JudgmentsError(f"{path}: cannot read: {exc.strerror}") from None
+    with handle:
+        try:
+            return _read(path, handle)
+        except OSError as exc:
+            raise JudgmentsError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _read(path: Path, handle: Iterable[bytes]) -> Judgments:
+    """The file read a line at a time (never whole); each id held once, however many lines
+    name it, and each distinct list of sources once, however many pairs share it."""
     pairs: dict[tuple[str, str], tuple[Source, ...]] = {}
     grades: dict[tuple[str, str, str], int] = {}
     texts: dict[str, str] = {}
@@ -199,18 +209,23 @@ def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
     warnings: list[str] = []
     lines: dict[tuple[str, str, str], int] = {}
     shared: dict[tuple[str, int], Source] = {}  # one object per (source, rank): a pool holds few distinct
-    for lineno, line in _lines(path, data, warnings):
-        pairs.setdefault(line.pair, ())
-        if line.question_text is not None:
-            texts[line.question] = line.question_text
+    listed: dict[tuple[Source, ...], tuple[Source, ...]] = {}  # one tuple per distinct list of sources
+    names: dict[str, str] = {}  # one string per id
+    for lineno, line in _lines(path, handle, warnings):
+        question = names.setdefault(line.question, line.question)
+        pair = (question, names.setdefault(line.document, line.document))
+        pairs.setdefault(pair, ())
+        if line.question_text is not None and texts.get(question) != line.question_text:
+            texts[question] = line.question_text
         if line.assessor is None:
-            pairs[line.pair] = tuple(shared.setdefault((s.source, s.rank), s) for s in line.sources)
+            sources = tuple(shared.setdefault((s.source, s.rank), s) for s in line.sources)
+            pairs[pair] = listed.setdefault(sources, sources)
         elif line.grade is None:  # a judgment taken back
-            grades.pop((line.question, line.document, line.assessor), None)
-            suggestions.pop((line.question, line.document, line.assessor), None)
-            lines.pop((line.question, line.document, line.assessor), None)
+            grades.pop((*pair, line.assessor), None)
+            suggestions.pop((*pair, line.assessor), None)
+            lines.pop((*pair, line.assessor), None)
         else:
-            key = (line.question, line.document, line.assessor)
+            key = (*pair, line.assessor)
             grades[key] = line.grade
             lines[key] = lineno
             if line.suggestion is not None:
@@ -251,8 +266,8 @@ def check_judgments(
             )
 
 
-def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[tuple[int, JudgmentLine]]:
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+def _lines(path: Path, handle: Iterable[bytes], warnings: list[str]) -> Iterator[tuple[int, JudgmentLine]]:
+    for lineno, raw in enumerate(handle, start=1):
         if not raw.strip():
             continue
         try:  # the fast path: pydantic parses and validates the JSON at once
