@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -69,14 +70,36 @@ def test_the_state_lists_questions_documents_and_this_assessors_grades(client: T
         tmp_path / "j.jsonl", [JudgmentLine(question="q-001", document="fares/refund-illness", grade=0, assessor="bob")]
     )
     state = client.get("/api/state").json()
-    assert [q["id"] for q in state["questions"]] == ["q-001", "q-004"]
-    assert [(d["id"], d["grade"]) for d in state["questions"][0]["documents"]] == [
+    # the state is a summary: per question its id, pooled pairs and this assessor's judged ones
+    assert state["questions"] == [["q-001", 3, 1], ["q-004", 2, 0]]
+    assert (state["pairs"], state["judged"]) == (5, 1)
+    assert state["scale"][1] == {"grade": 1, "label": "relevant"}
+    assert "documents" not in json.dumps(state) and "segments" not in json.dumps(state)
+    first = client.get("/api/question?index=0").json()
+    assert (first["id"], first["text"]) == ("q-001", POOL[0][1])
+    assert [(d["id"], d["grade"]) for d in first["documents"]] == [
         ("fares/day-ticket", 2),
         ("fares/fare-table-2026", None),
         ("fares/refund-illness", None),
     ]
-    assert state["scale"][1] == {"grade": 1, "label": "relevant"}
-    assert any(marked for _, marked in state["questions"][0]["documents"][0]["segments"])
+    assert any(marked for _, marked in first["documents"][0]["segments"])
+    assert client.get("/api/question?index=2").status_code == 404
+    assert client.get("/api/question?index=x").status_code == 400
+
+
+def test_the_state_follows_what_is_appended_after_the_page_started(client: TestClient, tmp_path: Path) -> None:
+    assert client.get("/api/state").json()["questions"] == [["q-001", 3, 0], ["q-004", 2, 0]]
+    text = "Can I take my bike on the ferry?"
+    append_lines(
+        tmp_path / "j.jsonl", [JudgmentLine(question="q-009", document="service/bikes-on-ferry", question_text=text)]
+    )
+    append_lines(
+        tmp_path / "j.jsonl", [JudgmentLine(question="q-004", document="fares/day-ticket", grade=1, assessor="ann")]
+    )
+    with (tmp_path / "j.jsonl").open("ab") as handle:
+        handle.write(b'{"question": "q-010", "docu')  # a line being written: read once whole
+    assert client.get("/api/state").json()["questions"] == [["q-001", 3, 0], ["q-004", 2, 1], ["q-009", 1, 0]]
+    assert client.get("/api/question?index=2").json()["text"] == text
 
 
 SUGGESTED = JudgmentLine(
@@ -92,7 +115,7 @@ def test_the_state_carries_a_models_suggestion_and_its_spread_apart_from_the_per
     client: TestClient, tmp_path: Path
 ) -> None:
     append_lines(tmp_path / "j.jsonl", [SUGGESTED])
-    documents = client.get("/api/state").json()["questions"][0]["documents"]
+    documents = client.get("/api/question?index=0").json()["documents"]
     assert documents[0]["grade"] is None  # the model's grade is not ann's
     assert documents[0]["suggestions"] == [
         {"assessor": "model:goldeneval.openai/judge", "grade": 2, "spread": 1, "samples": 2, "unstable": False}

@@ -259,8 +259,8 @@ def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: i
     def start() -> None:
         from goldeneval.judgments.page import HOST, judging_app, listen, serve  # starlette only for this command
 
-        _warn(read_judgments(judgments_file).warnings)  # a bad file fails here, not in the browser
-        app = judging_app(judgments_file, load_corpus(corpus_path), name, grades)
+        app = judging_app(judgments_file, load_corpus(corpus_path), name, grades)  # a bad file fails here
+        _warn(app.state.warnings)
         sock = listen(port)  # a port in use fails here, in one line, before the page is announced
         click.echo(f"judging {judgments_file} as {name} at http://{HOST}:{port}/ (Ctrl-C to stop)", err=True)
         serve(app, sock)

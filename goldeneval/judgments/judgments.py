@@ -56,6 +56,7 @@ __all__ = [
     "check_judgments",
     "is_model_assessor",
     "json_string",
+    "parse_line",
     "pool_line_json",
     "pool_lines",
     "read_judgments",
@@ -268,22 +269,30 @@ def check_judgments(
 
 def _lines(path: Path, handle: Iterable[bytes], warnings: list[str]) -> Iterator[tuple[int, JudgmentLine]]:
     for lineno, raw in enumerate(handle, start=1):
-        if not raw.strip():
-            continue
-        try:  # the fast path: pydantic parses and validates the JSON at once
-            yield lineno, JudgmentLine.model_validate_json(raw)
-            continue
-        except ValidationError:
-            pass  # said below, as before: a torn line, or a field that is wrong
-        try:
-            item = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            warnings.append(f"{path}: line {lineno} is not complete JSON (a write cut short?); ignored")
-            continue
-        try:
-            yield lineno, JudgmentLine.model_validate(item)
-        except ValidationError as exc:
-            raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
+        line = parse_line(path, lineno, raw, warnings)
+        if line is not None:
+            yield lineno, line
+
+
+def parse_line(path: Path, lineno: int, raw: bytes, warnings: list[str]) -> JudgmentLine | None:
+    """One line of the file read: None for a blank line, and for a line that is not complete
+    JSON (with a warning); a complete line that is not a valid judgment is
+    :class:`JudgmentsError` naming the file and the line."""
+    if not raw.strip():
+        return None
+    try:  # the fast path: pydantic parses and validates the JSON at once
+        return JudgmentLine.model_validate_json(raw)
+    except ValidationError:
+        pass  # said below, as before: a torn line, or a field that is wrong
+    try:
+        item = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        warnings.append(f"{path}: line {lineno} is not complete JSON (a write cut short?); ignored")
+        return None
+    try:
+        return JudgmentLine.model_validate(item)
+    except ValidationError as exc:
+        raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
 
 
 @contextmanager

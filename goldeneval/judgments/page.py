@@ -1,16 +1,23 @@
 """The judging page: one person grades the pooled documents in a browser, on 127.0.0.1 only.
 
 A Starlette app (served by uvicorn, both already installed with Dagster's webserver) with
-one HTML page of plain JavaScript and two JSON endpoints:
+one HTML page of plain JavaScript and three JSON endpoints:
 
-* ``GET /api/state``: the questions in pool order, each with its pooled documents (title,
-  text cut into segments, the question's terms marked), this assessor's grades and any
-  model's suggestion (grade, spread, samples, unstable: shown beside the grade buttons, the
-  suggested one marked; the person accepts it by pressing that grade, which writes their own
-  line, or gives another), read
-  from the judgments file on every call, so opening the page again starts at the first unjudged pair;
+* ``GET /api/state``: what the page needs to open, whatever the pool's size: per question (in
+  pool order) its id, its number of pooled pairs and how many of them this assessor judged,
+  and the totals; no question text and no document;
+* ``GET /api/question?index=N``: the N-th question when it is shown, with its pooled
+  documents (title, text cut into segments, the question's terms marked), this assessor's
+  grades and any model's suggestion (grade, spread, samples, unstable: shown beside the grade
+  buttons, the suggested one marked; the person accepts it by pressing that grade, which
+  writes their own line, or gives another);
 * ``POST /api/judgments``: one grade, appended to the file at once as a judgment line
   (:func:`goldeneval.judgments.judgments.append_lines`).
+
+The file is read once when the page starts (:class:`PoolView`) and then only what was
+appended to it since, on each request, so opening the page again (after a re-pool too) shows
+the file as it is and starts at the first unjudged pair; the page keeps its progress counts
+as grades are given, without asking again.
 
 Only requests whose ``Host`` is 127.0.0.1 or localhost are answered, and a grade must come as
 ``application/json`` (which a page on another site cannot send without the browser asking
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import re
 import socket
 import threading
@@ -38,12 +46,13 @@ from starlette.routing import Route
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError
 from goldeneval.core.text import STOPWORDS, TOKEN_PATTERN, stemmer
-from goldeneval.judgments.judgments import DEFAULT_SCALE, JudgmentLine, append_lines, read_judgments, utc_now
+from goldeneval.judgments.judgments import DEFAULT_SCALE, JudgmentLine, Source, append_lines, parse_line, utc_now
 
 __all__ = [
     "DEFAULT_SCALE",
     "HIGHLIGHT_STOPWORDS",
     "HOST",
+    "PoolView",
     "grade_labels",
     "highlighted",
     "judging_app",
@@ -104,6 +113,90 @@ def highlighted(text: str, terms: set[str]) -> list[tuple[str, bool]]:
     return segments
 
 
+class PoolView:
+    """The judgments file as the page needs it, held in memory: the questions in pool order,
+    each question's documents, their sources, this assessor's grades and the models'
+    suggestions, with this assessor's judged count per question.  :meth:`refresh` reads only
+    the lines appended since the last read (this page's grades, a re-pool, another assessor),
+    so no request reads the whole file again; a file that shrank (replaced) is read anew."""
+
+    def __init__(self, path: Path, assessor: str) -> None:
+        self.path = path
+        self.assessor = assessor
+        self._reset()
+
+    def _reset(self) -> None:
+        self.offset = 0
+        self.lineno = 0
+        self.order: list[str] = []
+        self.documents: dict[str, list[str]] = {}
+        self.sources: dict[tuple[str, str], tuple[Source, ...]] = {}
+        self.texts: dict[str, str] = {}
+        self.mine: dict[tuple[str, str], int] = {}
+        self.judged: dict[str, int] = {}
+        self.suggested: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        self.warnings: list[str] = []
+        self._names: dict[str, str] = {}
+
+    @property
+    def pairs(self) -> int:
+        return len(self.sources)
+
+    def refresh(self) -> None:
+        """Read what was appended since the last call (complete lines only)."""
+        try:
+            size = os.stat(self.path).st_size
+        except FileNotFoundError:
+            return
+        if size < self.offset:
+            self._reset()
+        if size == self.offset:
+            return
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    break  # a line being written (or torn): read once it is whole
+                self.offset += len(raw)
+                self.lineno += 1
+                line = parse_line(self.path, self.lineno, raw, self.warnings)
+                if line is not None:
+                    self._take(line)
+
+    def _take(self, line: JudgmentLine) -> None:
+        question = self._names.setdefault(line.question, line.question)
+        pair = (question, self._names.setdefault(line.document, line.document))
+        if pair not in self.sources:
+            if question not in self.documents:
+                self.order.append(question)
+                self.documents[question] = []
+                self.judged[question] = 0
+            self.documents[question].append(pair[1])
+            self.sources[pair] = ()
+        if line.question_text is not None:
+            self.texts[question] = line.question_text
+        if line.assessor is None:
+            self.sources[pair] = line.sources
+        elif line.assessor == self.assessor:
+            if line.grade is None:
+                if self.mine.pop(pair, None) is not None:
+                    self.judged[question] -= 1
+            else:
+                if pair not in self.mine:
+                    self.judged[question] += 1
+                self.mine[pair] = line.grade
+        elif line.suggestion is not None and line.grade is not None:
+            self.suggested.setdefault(pair, {})[line.assessor] = {
+                "assessor": line.assessor,
+                "grade": line.grade,
+                "spread": line.suggestion.spread,
+                "samples": len(line.suggestion.scores),
+                "unstable": line.suggestion.unstable,
+            }
+        elif line.grade is None and pair in self.suggested:
+            self.suggested[pair].pop(line.assessor, None)
+
+
 class _Judging:
     def __init__(self, path: Path, corpus: Corpus, assessor: str, scale: Sequence[int]) -> None:
         self.path = path
@@ -111,60 +204,59 @@ class _Judging:
         self.assessor = assessor
         self.scale = tuple(scale)
         self.lock = threading.Lock()
-        self.shown: dict[tuple[str, str], dict[str, Any]] = {}
+        self.pool = PoolView(path, assessor)
+        self.pool.refresh()  # a bad file fails here, before the page is served
 
-    def _document(self, question_text: str, document: str) -> dict[str, Any]:
-        key = (question_text, document)
-        if key not in self.shown:
-            doc = self.documents.get(document)
-            if doc is None:
-                self.shown[key] = {"title": "", "segments": [["(this document is not in the corpus)", False]]}
-            else:
-                terms = marked_terms(question_text)
-                text = doc.text if len(doc.text) <= MAX_SHOWN_CHARS else doc.text[:MAX_SHOWN_CHARS] + " [...]"
-                self.shown[key] = {
-                    "title": doc.title,
-                    "title_segments": highlighted(doc.title, terms),
-                    "segments": highlighted(text, terms),
-                }
-        return self.shown[key]
+    def _document(self, terms: set[str], document: str) -> dict[str, Any]:
+        doc = self.documents.get(document)
+        if doc is None:
+            return {"title": "", "segments": [["(this document is not in the corpus)", False]]}
+        text = doc.text if len(doc.text) <= MAX_SHOWN_CHARS else doc.text[:MAX_SHOWN_CHARS] + " [...]"
+        return {
+            "title": doc.title,
+            "title_segments": highlighted(doc.title, terms),
+            "segments": highlighted(text, terms),
+        }
 
     def state(self) -> dict[str, Any]:
-        judgments = read_judgments(self.path, missing_ok=True)
-        mine = judgments.by_assessor(self.assessor)
-        suggested: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for (question, document, model), suggestion in judgments.suggestions.items():
-            grade = judgments.grades[(question, document, model)]
-            suggested.setdefault((question, document), []).append(
-                {
-                    "assessor": model,
-                    "grade": grade,
-                    "spread": suggestion.spread,
-                    "samples": len(suggestion.scores),
-                    "unstable": suggestion.unstable,
-                }
-            )
-        questions = []
-        for question in judgments.questions():
-            text = judgments.texts.get(question, "")
-            documents = [
-                {
-                    "id": document,
-                    "grade": mine.get((question, document)),
-                    "suggestions": suggested.get((question, document), []),
-                    **self._document(text, document),
-                }
-                for document in judgments.documents(question)
-            ]
-            questions.append({"id": question, "text": text, "documents": documents})
+        """What the page needs to open: per question its id, its pooled pairs and how many this
+        assessor judged, in pool order; no question text and no document (:meth:`question`)."""
+        with self.lock:
+            self.pool.refresh()
+            pool = self.pool
+            questions = [[q, len(pool.documents[q]), pool.judged[q]] for q in pool.order]
+            warnings = list(pool.warnings)
         labels = grade_labels(self.scale)
         return {
             "assessor": self.assessor,
             "file": str(self.path),
             "scale": [{"grade": g, "label": labels[g]} for g in self.scale],
             "questions": questions,
-            "warnings": list(judgments.warnings),
+            "pairs": sum(n for _, n, _ in questions),
+            "judged": sum(judged for _, _, judged in questions),
+            "warnings": warnings,
         }
+
+    def question(self, index: int) -> dict[str, Any] | None:
+        """One question (by its position in pool order) with its documents, marked up, this
+        assessor's grades and the models' suggestions."""
+        with self.lock:
+            self.pool.refresh()
+            pool = self.pool
+            if not 0 <= index < len(pool.order):
+                return None
+            question = pool.order[index]
+            text = pool.texts.get(question, "")
+            listed = [
+                (d, pool.mine.get((question, d)), list(pool.suggested.get((question, d), {}).values()))
+                for d in pool.documents[question]
+            ]
+        terms = marked_terms(text)
+        documents = [
+            {"id": d, "grade": grade, "suggestions": suggestions, **self._document(terms, d)}
+            for d, grade, suggestions in listed
+        ]
+        return {"index": index, "id": question, "text": text, "documents": documents}
 
     def judge(self, body: Any) -> tuple[int, dict[str, Any]]:
         if not isinstance(body, dict):
@@ -173,9 +265,9 @@ class _Judging:
         if not isinstance(grade, int) or isinstance(grade, bool) or grade not in self.scale:
             return 400, {"error": f"grade must be one of {list(self.scale)}, got {grade!r}"}
         with self.lock:
-            judgments = read_judgments(self.path, missing_ok=True)
+            self.pool.refresh()
             pair = (question, document)
-            if not isinstance(question, str) or not isinstance(document, str) or pair not in judgments.pairs:
+            if not isinstance(question, str) or not isinstance(document, str) or pair not in self.pool.sources:
                 return 400, {"error": f"({question!r}, {document!r}) is not a pooled pair of {self.path}"}
             line = JudgmentLine(
                 question=question,
@@ -183,14 +275,17 @@ class _Judging:
                 grade=grade,
                 assessor=self.assessor,
                 judged_at=utc_now(),
-                sources=judgments.pairs[(question, document)],
+                sources=self.pool.sources[(question, document)],
             )
             append_lines(self.path, [line])
+            self.pool.refresh()
         return 200, {"ok": True, "judged_at": line.judged_at}
 
 
 def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] = DEFAULT_SCALE) -> Starlette:
-    """The judging page's app for the judgments file at ``path``."""
+    """The judging page's app for the judgments file at ``path``, read here once (a bad file
+    is :class:`~goldeneval.judgments.judgments.JudgmentsError` here, not in the browser); what
+    the read warned about is the app's ``state.warnings``."""
     judging = _Judging(path, corpus, assessor, scale)
 
     async def page(_request: Request) -> Response:
@@ -199,6 +294,16 @@ def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] 
 
     def state(_request: Request) -> Response:  # sync: Starlette runs it on a worker thread
         return JSONResponse(judging.state())
+
+    def question(request: Request) -> Response:  # sync: Starlette runs it on a worker thread
+        try:
+            index = int(request.query_params.get("index", ""))
+        except ValueError:
+            return JSONResponse({"error": "index must be a whole number"}, status_code=400)
+        found = judging.question(index)
+        if found is None:
+            return JSONResponse({"error": f"no question at index {index}"}, status_code=404)
+        return JSONResponse(found)
 
     async def judge(request: Request) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
@@ -210,14 +315,17 @@ def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] 
         status, reply = judging.judge(body)
         return JSONResponse(reply, status_code=status)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", page),
             Route("/api/state", state),
+            Route("/api/question", question),
             Route("/api/judgments", judge, methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[HOST, "localhost"])],
     )
+    app.state.warnings = tuple(judging.pool.warnings)  # what the first read of the file found
+    return app
 
 
 def listen(port: int) -> socket.socket:
@@ -286,7 +394,9 @@ button.suggested { border: 2px dashed #c80; }
 <script>
 "use strict";
 const CONFIG = __CONFIG__;
-let state = null, items = [], at = 0;
+// state: the summary (/api/state); loaded: question index -> its documents (/api/question), when shown
+let state = null, at = {q: 0, d: 0}, judgedOverall = 0;
+const loaded = new Map();
 const $ = (id) => document.getElementById(id);
 
 function fill(node, segments) {
@@ -296,39 +406,63 @@ function fill(node, segments) {
     else node.appendChild(document.createTextNode(text));
   }
 }
-function doc(item) { return state.questions[item.q].documents[item.d]; }
 function reviewing() { return $("review").checked; }
-function next(from) {
-  // by default only unjudged pairs, from here on and then from the start; reviewing: every pair in order
-  if (reviewing()) return from + 1 < items.length ? from + 1 : -1;
-  for (let i = from + 1; i < items.length; i++) if (doc(items[i]).grade === null) return i;
-  for (let i = 0; i < from; i++) if (doc(items[i]).grade === null) return i;
+function count(q) { return state.questions[q][1]; }
+function judgedIn(q) { return state.questions[q][2]; }
+async function question(q) {
+  if (!loaded.has(q)) {
+    const reply = await fetch("/api/question?index=" + q);
+    if (!reply.ok) throw new Error((await reply.json()).error);
+    loaded.set(q, await reply.json());
+  }
+  return loaded.get(q);
+}
+function firstUnjudgedIn(data, from) {
+  for (let d = from; d < data.documents.length; d++) if (data.documents[d].grade === null) return d;
   return -1;
 }
-function firstUnjudged() {
-  const i = items.findIndex((item) => doc(item).grade === null);
-  return i < 0 ? 0 : i;
+// the next pair to show after `from` (a {q, d}); by default only unjudged pairs, from here on and then
+// from the start; reviewing: every pair in order.  Questions whose pairs are all judged are passed over
+// by their counts, without loading them.
+async function next(from) {
+  const n = state.questions.length;
+  if (reviewing()) {
+    if (from.d + 1 < count(from.q)) return {q: from.q, d: from.d + 1};
+    return from.q + 1 < n ? {q: from.q + 1, d: 0} : null;
+  }
+  const here = firstUnjudgedIn(await question(from.q), from.d + 1);
+  if (here >= 0) return {q: from.q, d: here};
+  for (let step = 1; step <= n; step++) {
+    const q = (from.q + step) % n;
+    if (judgedIn(q) >= count(q)) continue;
+    const d = firstUnjudgedIn(await question(q), 0);
+    if (d >= 0 && !(q === from.q && d === from.d)) return {q, d};
+  }
+  return null;
 }
-function render() {
-  if (!items.length) { $("question").textContent = "Nothing pooled in " + state.file + " yet."; return; }
-  const item = items[at], question = state.questions[item.q], d = doc(item);
-  $("question").textContent = question.text || "(question " + question.id + ": its text is not in the file)";
+async function previous(from) {
+  if (from.d > 0) return {q: from.q, d: from.d - 1};
+  if (from.q === 0) return null;
+  return {q: from.q - 1, d: count(from.q - 1) - 1};
+}
+async function show(where) {
+  at = where;
+  const data = await question(at.q), d = data.documents[at.d];
+  $("question").textContent = data.text || "(question " + data.id + ": its text is not in the file)";
   fill($("title"), d.title_segments || [[d.title, false]]);
   fill($("text"), d.segments);
-  $("docid").textContent = question.id + " / " + d.id;
-  const judgedHere = question.documents.filter((x) => x.grade !== null).length;
-  const judged = items.filter((x) => doc(x).grade !== null).length;
-  $("progress").textContent = "Question " + (item.q + 1) + " of " + state.questions.length +
-    " \\u00b7 document " + (item.d + 1) + " of " + question.documents.length +
-    " \\u00b7 " + judgedHere + " of " + question.documents.length + " judged here" +
-    " \\u00b7 " + judged + " of " + items.length + " judged overall \\u00b7 assessor " + state.assessor;
+  $("docid").textContent = data.id + " / " + d.id;
+  $("progress").textContent = "Question " + (at.q + 1) + " of " + state.questions.length +
+    " \u00b7 document " + (at.d + 1) + " of " + data.documents.length +
+    " \u00b7 " + judgedIn(at.q) + " of " + data.documents.length + " judged here" +
+    " \u00b7 " + judgedOverall + " of " + state.pairs + " judged overall \u00b7 assessor " + state.assessor;
   const pairs = $("pairs"); pairs.textContent = "";
-  question.documents.forEach((x, i) => {
+  data.documents.forEach((x, i) => {
     const s = document.createElement("span");
     s.textContent = x.id + (x.grade === null ? "" : " = " + x.grade);
     if (x.grade !== null) s.classList.add("judged");
-    if (i === item.d) s.classList.add("current");
-    s.onclick = () => { at = items.findIndex((y) => y.q === item.q && y.d === i); render(); };
+    if (i === at.d) s.classList.add("current");
+    s.onclick = () => show({q: at.q, d: i});
     pairs.appendChild(s);
   });
   const offered = (d.suggestions || []);
@@ -340,48 +474,60 @@ function render() {
     (s.samples > 1 ? " (spread " + s.spread + " over " + s.samples + " samples" +
       (s.unstable ? ", unstable" : "") + ")" : "") + " \u2014 press " + s.grade + " to accept").join("; ");
 }
+let queue = Promise.resolve();
+function act(action) {  // keys in turn: a grade is saved, and the page moved on, before the next key acts
+  if (!state || !state.questions.length) return;
+  queue = queue.then(action).catch((error) => { $("status").textContent = String(error); });
+}
 async function grade(value) {
-  if (!items.length) return;
-  const item = items[at], question = state.questions[item.q], d = doc(item);
+  const data = await question(at.q), d = data.documents[at.d];
   const reply = await fetch("/api/judgments", {
     method: "POST", headers: {"Content-Type": "application/json"},
-    body: JSON.stringify({question: question.id, document: d.id, grade: value}),
+    body: JSON.stringify({question: data.id, document: d.id, grade: value}),
   });
   if (!reply.ok) { $("status").textContent = "not saved: " + (await reply.json()).error; return; }
   $("status").textContent = "";
+  if (d.grade === null) { state.questions[at.q][2] += 1; judgedOverall += 1; }
   d.grade = value;
-  const i = next(at);
-  if (i >= 0) at = i; else if (items.every((x) => doc(x).grade !== null)) $("status").textContent = "All judged.";
-  render();
+  const to = await next(at);
+  if (to) await show(to);
+  else {
+    if (judgedOverall >= state.pairs) $("status").textContent = "All judged.";
+    await show(at);
+  }
 }
-function skip() { const i = next(at); if (i >= 0) { at = i; render(); } }
-function back() { if (at > 0) { at -= 1; render(); } }
+async function skip() { const to = await next(at); if (to) await show(to); }
+async function back() { const to = await previous(at); if (to) await show(to); }
 async function load() {
   const reply = await fetch("/api/state");
   state = await reply.json();
-  items = [];
-  state.questions.forEach((q, qi) => q.documents.forEach((_, di) => items.push({q: qi, d: di})));
+  judgedOverall = state.judged;
   const controls = $("controls"); controls.textContent = "";
   for (const {grade: g, label} of state.scale) {
     const b = document.createElement("button");
-    b.dataset.grade = g; b.textContent = g + " " + label; b.onclick = () => grade(g);
+    b.dataset.grade = g; b.textContent = g + " " + label; b.onclick = () => act(() => grade(g));
     controls.appendChild(b);
   }
   for (const [label, action] of [["skip (s)", skip], ["back (b)", back]]) {
-    const b = document.createElement("button"); b.textContent = label; b.onclick = action; controls.appendChild(b);
+    const b = document.createElement("button"); b.textContent = label; b.onclick = () => act(action);
+    controls.appendChild(b);
   }
   $("keys").textContent = "Keys: " + state.scale.map((s) => s.grade + " " + s.label).join(", ") +
-    "; s or \\u2192 next (unjudged only, unless reviewing); b or \\u2190 back; r review judged pairs too.";
+    "; s or \u2192 next (unjudged only, unless reviewing); b or \u2190 back; r review judged pairs too.";
   if (state.warnings.length) $("status").textContent = state.warnings.join(" ");
-  at = firstUnjudged();
-  render();
+  if (!state.questions.length) { $("question").textContent = "Nothing pooled in " + state.file + " yet."; return; }
+  // the first unjudged pair: its question found by the counts, only that question loaded
+  let q = state.questions.findIndex((x) => x[2] < x[1]);
+  if (q < 0) { q = 0; $("status").textContent = "All judged."; }
+  const d = Math.max(firstUnjudgedIn(await question(q), 0), 0);
+  await show({q, d});
 }
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || !state) return;
   const g = state.scale.find((s) => String(s.grade) === event.key);
-  if (g) { grade(g.grade); event.preventDefault(); }
-  else if (event.key === "s" || event.key === "ArrowRight") skip();
-  else if (event.key === "b" || event.key === "ArrowLeft") back();
+  if (g) { act(() => grade(g.grade)); event.preventDefault(); }
+  else if (event.key === "s" || event.key === "ArrowRight") act(skip);
+  else if (event.key === "b" || event.key === "ArrowLeft") act(back);
   else if (event.key === "r") { $("review").checked = !$("review").checked; }
 });
 load();
