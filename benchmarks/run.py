@@ -46,6 +46,10 @@ and peak RSS (the largest process of its tree, from ``wait4``) measured from out
     ``goldeneval pool`` of 10k questions x 3 zero-cost retrievers at depth 20 (new file, and again)
     against peers in the same run: the retrievers alone, the retrievers and a plain pooling
     loop, and a bare plain loop without goldeneval (``benchmarks/pooling.py``).
+``judge_page``
+    ``goldeneval judge`` on a 500,000-pair judgments file: start-up, the sizes of its answers,
+    and first paint in headless Chromium against a blank page and a 5-pair page
+    (``benchmarks/judge_page.py``).
 ``dagster``
     The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
     then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
@@ -78,6 +82,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.judge_page import render as render_judge_page
+from benchmarks.judge_page import section_judge_page
 from benchmarks.measure import (
     REPO,
     SAMPLE_SET,
@@ -112,6 +118,7 @@ SECTIONS = (
     "http",
     "report_html",
     "pooling",
+    "judge_page",
 )
 QUICK_SECTIONS = ("engine", "overhead")
 THREAD_ENV = (
@@ -972,6 +979,7 @@ SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] =
     "http": section_http,
     "report_html": section_report_html,
     "pooling": section_pooling,
+    "judge_page": section_judge_page,
 }
 
 
@@ -1680,6 +1688,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("http", "goldeneval.http against an in-process plug-in", render_http),
         ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
         ("pooling", "Pooling: goldeneval pool against a plain pooling loop (issue 40)", render_pooling),
+        ("judge_page", "The judging page on 500,000 pooled pairs (issue 40)", render_judge_page),
     )
     for name, title, renderer in renderers:
         section = sections.get(name)
@@ -1765,6 +1774,7 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "report_sizes": [1_000] if quick else [10_000, 100_000],
         "report_rounds": 1 if quick else 3,
         "pooling_questions": 500 if quick else 10_000,
+        "judge_page_questions": 500 if quick else 25_000,
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
         "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.text import content_terms
 from goldeneval.judgments.judgments import JudgmentLine, Suggestion, append_lines, read_judgments
-from goldeneval.judgments.page import highlighted, judging_app, marked_terms
+from goldeneval.judgments.page import PoolView, highlighted, judging_app, marked_terms
 from goldeneval.sample import SAMPLE_DIR
 from tests.chromium import Page, headless_chromium, require_chromium
 
@@ -365,3 +365,25 @@ def test_a_suggestion_is_shown_beside_the_buttons_and_accepted_by_its_key_as_the
     assert read.by_assessor("ann") == {("q-001", "fares/day-ticket"): 2}
     assert read.by_assessor("model:goldeneval.openai/judge") == {("q-001", "fares/day-ticket"): 2}
     assert "suggestion" not in path.read_text().splitlines()[-1]  # the person's line is a plain judgment
+
+
+def test_the_pool_view_reads_only_what_was_appended_and_a_replaced_file_anew(tmp_path: Path) -> None:
+    path = _pooled(tmp_path / "j.jsonl")
+    view = PoolView(path, "ann")
+    view.refresh()
+    assert view.offset == path.stat().st_size and view.pairs == len(POOL)
+    read: list[int] = []
+    original = view._take
+
+    def counting(line: JudgmentLine) -> None:
+        read.append(1)
+        original(line)
+
+    view._take = counting  # type: ignore[method-assign]
+    append_lines(path, [JudgmentLine(question="q-004", document="fares/day-ticket", grade=3, assessor="ann")])
+    view.refresh()
+    assert len(read) == 1  # the one appended line, not the file again
+    assert view.mine == {("q-004", "fares/day-ticket"): 3} and view.judged["q-004"] == 1
+    path.write_text(JudgmentLine(question="q-9", document="d").to_json_line(), encoding="utf-8")  # replaced, smaller
+    view.refresh()
+    assert view.order == ["q-9"] and view.mine == {}

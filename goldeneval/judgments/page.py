@@ -521,6 +521,7 @@ async function load() {
   if (q < 0) { q = 0; $("status").textContent = "All judged."; }
   const d = Math.max(firstUnjudgedIn(await question(q), 0), 0);
   await show({q, d});
+  performance.mark("goldeneval-judge-ready");  // the first pair on screen (benchmarks/judge_page.py)
 }
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey || !state) return;
