@@ -8,16 +8,19 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
+from goldeneval.cli import main
 from goldeneval.core.corpus import load_corpus
 from goldeneval.core.text import content_terms
-from goldeneval.judgments.judgments import JudgmentLine, Suggestion, append_lines, read_judgments
+from goldeneval.judgments.judgments import JudgmentLine, Source, Suggestion, append_lines, read_judgments
 from goldeneval.judgments.page import PoolView, highlighted, judging_app, marked_terms
+from goldeneval.retrieval.golden import load_golden_set
 from goldeneval.sample import SAMPLE_DIR
 from tests.chromium import Page, headless_chromium, require_chromium
 
@@ -188,6 +191,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "ann",
         "--port",
         str(port),
+        "--cache-dir",
+        str(tmp_path / "cache"),
     ]
     log = (tmp_path / "judge.log").open("wb")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -297,6 +302,7 @@ def test_reopening_after_a_re_pool_starts_at_the_first_unjudged_pair_and_never_w
 
 def _judge_command(path: Path, port: int) -> list[str]:
     judge = ["judge", str(path), "--corpus", str(CORPUS), "--assessor", "ann", "--port", str(port)]
+    judge += ["--cache-dir", str(path.parent / "cache")]
     return [sys.executable, "-m", "goldeneval.cli", *judge]
 
 
@@ -387,3 +393,97 @@ def test_the_pool_view_reads_only_what_was_appended_and_a_replaced_file_anew(tmp
     path.write_text(JudgmentLine(question="q-9", document="d").to_json_line(), encoding="utf-8")  # replaced, smaller
     view.refresh()
     assert view.order == ["q-9"] and view.mine == {}
+
+
+def _searching_client(tmp_path: Path, asked: list[str]) -> TestClient:
+    def make() -> Callable[[str, int], list[str]]:
+        def search(query: str, limit: int) -> list[str]:
+            asked.append(query)
+            return ["timetables/ferry-f1-weekdays", "fares/day-ticket", "not/in-corpus"][:limit]
+
+        return search
+
+    app = judging_app(_pooled(tmp_path / "j.jsonl"), load_corpus(CORPUS), "ann", search=make)
+    return TestClient(app, base_url="http://127.0.0.1:8765")
+
+
+def test_a_search_lists_documents_and_says_which_are_pooled(tmp_path: Path) -> None:
+    asked: list[str] = []
+    client = _searching_client(tmp_path, asked)
+    reply = client.get("/api/search", params={"q": "ferry weekdays", "question": 1})  # q-004
+    assert reply.status_code == 200, reply.text
+    assert [(r["id"], r["pooled"]) for r in reply.json()["results"]] == [
+        ("timetables/ferry-f1-weekdays", False),
+        ("fares/day-ticket", True),
+        ("not/in-corpus", False),
+    ]
+    assert reply.json()["results"][0]["title"]
+    assert asked == ["ferry weekdays"]
+    assert client.get("/api/search", params={"q": " ", "question": 1}).status_code == 400
+    assert client.get("/api/search", params={"q": "x", "question": 9}).status_code == 404
+    plain = TestClient(judging_app(tmp_path / "j.jsonl", load_corpus(CORPUS), "ann"), base_url="http://127.0.0.1")
+    assert plain.get("/api/search", params={"q": "x", "question": 0}).status_code == 404
+
+
+def test_adding_a_found_document_pools_it_with_the_assessor_as_its_source(tmp_path: Path) -> None:
+    client = _searching_client(tmp_path, [])
+    path = tmp_path / "j.jsonl"
+    body = {"question": "q-004", "document": "timetables/ferry-f1-weekdays", "rank": 1}
+    reply = client.post("/api/pool", json=body)
+    assert reply.status_code == 200, reply.text
+    assert reply.json() == {"ok": True, "document": 2}
+    added = JudgmentLine.model_validate_json(path.read_text().splitlines()[-1])
+    assert (added.question, added.document, added.grade, added.assessor) == (
+        "q-004",
+        "timetables/ferry-f1-weekdays",
+        None,
+        None,
+    )
+    assert added.sources == (Source(source="search:ann", rank=1),)
+    assert added.question_text == POOL[3][1]
+    lines = path.read_bytes()
+    assert client.post("/api/pool", json=body).json() == {"ok": True, "document": 2}  # pooled already: no line
+    assert path.read_bytes() == lines
+    refused = client.post("/api/pool", json={"question": "q-004", "document": "not/in-corpus"})
+    assert refused.status_code == 400 and "not a document of the corpus" in refused.json()["error"]
+    assert client.post("/api/pool", json={"question": "q-999", "document": "fares/day-ticket"}).status_code == 400
+    assert path.read_bytes() == lines
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_document_found_by_search_on_the_page_is_judged_and_to_set_keeps_its_question(
+    served: tuple[str, Path], browser: Page, tmp_path: Path
+) -> None:
+    url, path = served
+    # the pool missed q-004's answer: its one pooled page is judged not relevant already
+    judged = [("q-001", d, g) for (_, _, d), g in zip(POOL[:3], (2, 0, 1), strict=True)]
+    judged.append(("q-004", "timetables/ferry-f1-weekends", 0))
+    append_lines(path, [JudgmentLine(question=q, document=d, grade=g, assessor="ann") for q, d, g in judged])
+    browser.open(url)
+    browser.wait_for_text("Question 2 of 2", "document 2 of 2", "4 of 5 judged overall")
+    found = (
+        "(() => { const q = document.getElementById('query'); q.value = 'first F1 ferry departure from Harbour Front on weekdays';"
+        " document.getElementById('search').requestSubmit(); return true; })()"
+    )
+    browser.call("Runtime.evaluate", expression=found)
+    browser.wait_for_text("timetables/ferry-f1-weekdays", "add and judge")
+    click = "document.querySelector('button[data-document=\"timetables/ferry-f1-weekdays\"]').click()"
+    browser.call("Runtime.evaluate", expression=click)
+    browser.wait_for_text("document 3 of 3", "q-004 / timetables/ferry-f1-weekdays", "4 of 6 judged overall")
+    _press(browser, "2")  # the page it found is the answer
+    browser.wait_for_text("5 of 6 judged overall")
+    _press(browser, "0")  # and the one pooled page left
+    browser.wait_for_text("All judged.", "6 of 6 judged overall")
+
+    out = tmp_path / "judged.yaml"
+    result = CliRunner().invoke(
+        main, ["judgments", "to-set", str(path), "--set", str(SAMPLE_DIR / "golden.yaml"), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    kept = {q.id: q for q in load_golden_set(out).questions}
+    assert kept["q-004"].expected == {"timetables/ferry-f1-weekdays"}
+    assert kept["q-004"].judgements == {"timetables/ferry-f1-weekdays": 2}
+    assert kept["q-004"].not_relevant == {"timetables/ferry-f1-weekends", "fares/day-ticket"}
+    [added] = [line for line in read_judgments(path).pairs.items() if line[0][1] == "timetables/ferry-f1-weekdays"]
+    assert [s.source for s in added[1]] == ["search:ann"]

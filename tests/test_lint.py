@@ -140,10 +140,12 @@ def test_a_question_whose_targets_no_pooled_source_found_is_reported_with_judgme
     found = Source(source="goldeneval.lexical", rank=1)
     append_lines(path, [JudgmentLine(question="q-001", document="fares/day-ticket", sources=(found,))])
     append_lines(path, [JudgmentLine(question="q-002", document="fares/monthly-pass", sources=(found,))])
+    searched = Source(source="search:ann", rank=1)  # a person found q-003's target, no retriever did
+    append_lines(path, [JudgmentLine(question="q-003", document="fares/day-ticket-2025-archived", sources=(searched,))])
     result = _lint("--set", str(SAMPLE_SET), "--judgments", str(path), "--format", "json")
     assert result.exit_code == 0, result.output
     unfound = {f["question"] for f in json.loads(result.output)["findings"] if f["kind"] == "unfound-target"}
-    assert "q-001" not in unfound and "q-002" in unfound
+    assert "q-001" not in unfound and "q-002" in unfound and "q-003" in unfound
 
 
 @pytest.mark.parametrize("form", ["MATCH", "GAP"])

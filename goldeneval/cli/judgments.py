@@ -245,8 +245,14 @@ def pool_command(
 @click.option("--assessor", default=None, help="Your name in the judgments. Default: your login name.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port on 127.0.0.1.")
 @scale_option
-def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: int, scale: str) -> None:
-    """Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once."""
+@folder_option("--cache-dir", "Index cache of the page's corpus search. " + storage_default_help(CACHE))
+def judge(
+    judgments_file: Path, corpus_path: Path, assessor: str | None, port: int, scale: str, cache_dir: Path | None
+) -> None:
+    """Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once.
+
+    The page's search box finds any document of the corpus (the lexical index) for the question
+    shown; adding one pools it with the source search:<assessor>, to be judged like the others."""
     grades = _scale(scale)
     name = assessor or getpass.getuser()
     if not name.strip():
@@ -257,9 +263,11 @@ def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: i
         )
 
     def start() -> None:
-        from goldeneval.judgments.page import HOST, judging_app, listen, serve  # starlette only for this command
+        from goldeneval.judgments.page import HOST, judging_app, lexical_search, listen, serve  # starlette only here
 
-        app = judging_app(judgments_file, load_corpus(corpus_path), name, grades)  # a bad file fails here
+        corpus = load_corpus(corpus_path)
+        search = partial(lexical_search, corpus, load_storage().cache(cache_dir))  # built on the first search
+        app = judging_app(judgments_file, corpus, name, grades, search)  # a bad file fails here
         _warn(app.state.warnings)
         sock = listen(port)  # a port in use fails here, in one line, before the page is announced
         click.echo(f"judging {judgments_file} as {name} at http://{HOST}:{port}/ (Ctrl-C to stop)", err=True)

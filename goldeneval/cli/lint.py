@@ -14,7 +14,7 @@ from goldeneval.cli.params import corpus_option, format_option, sets_dir_option
 from goldeneval.cli.retrieval import beir_split_option
 from goldeneval.core.errors import printable
 from goldeneval.core.sets import corpus_for
-from goldeneval.judgments.judgments import read_judgments
+from goldeneval.judgments.judgments import SEARCH_SOURCE, read_judgments
 from goldeneval.retrieval.lint import LINT_RULES, Finding, lint_set
 from goldeneval.retrieval.sets import resolve_golden_set
 
@@ -57,7 +57,7 @@ def lint(
             read = read_judgments(judgments_file)
             pooled = {}
             for (question, document), sources in read.pairs.items():
-                if sources:
+                if any(not s.source.startswith(SEARCH_SOURCE) for s in sources):  # a person's search is no source
                     pooled.setdefault(question, set()).add(document)
         corpus_name = str(corpus_path or golden_set.corpus) if corpus is not None else None
         return golden_set.id, corpus_name, lint_set(golden_set, corpus, pooled)

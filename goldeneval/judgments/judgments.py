@@ -46,6 +46,7 @@ except ImportError:  # Windows: appends are not locked against a second writer
 __all__ = [
     "DEFAULT_SCALE",
     "MODEL_ASSESSOR_PREFIX",
+    "SEARCH_SOURCE",
     "JudgmentLine",
     "Judgments",
     "JudgmentsError",
@@ -68,6 +69,10 @@ __all__ = [
 DEFAULT_SCALE = (0, 1, 2, 3)
 """The grades offered by default: 0 not relevant, 1 relevant, 2 highly relevant, 3 perfect."""
 
+
+SEARCH_SOURCE = "search:"
+"""A pair a person found with the judging page's search is pooled with the source
+``search:<assessor>`` (its rank: the document's place among the results): no retriever found it."""
 
 MODEL_ASSESSOR_PREFIX = "model:"
 """Assessors named ``model:...`` are models' suggestions, never people."""

@@ -32,11 +32,12 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -46,16 +47,27 @@ from starlette.routing import Route
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError
 from goldeneval.core.text import STOPWORDS, TOKEN_PATTERN, stemmer
-from goldeneval.judgments.judgments import DEFAULT_SCALE, JudgmentLine, Source, append_lines, parse_line, utc_now
+from goldeneval.judgments.judgments import (
+    DEFAULT_SCALE,
+    SEARCH_SOURCE,
+    JudgmentLine,
+    Source,
+    append_lines,
+    parse_line,
+    utc_now,
+)
 
 __all__ = [
     "DEFAULT_SCALE",
     "HIGHLIGHT_STOPWORDS",
     "HOST",
+    "SEARCH_SOURCE",
     "PoolView",
+    "Searcher",
     "grade_labels",
     "highlighted",
     "judging_app",
+    "lexical_search",
     "listen",
     "marked_terms",
     "serve",
@@ -111,6 +123,29 @@ def highlighted(text: str, terms: set[str]) -> list[tuple[str, bool]]:
     if at < len(text):
         segments.append((text[at:], False))
     return segments
+
+
+Searcher = Callable[[str, int], Sequence[str]]
+"""A search over the corpus: (query, limit) -> up to ``limit`` document ids, best first."""
+SEARCH_RESULTS = 10
+
+
+def lexical_search(corpus: Corpus, cache_dir: Path) -> Searcher:
+    """The corpus searched with the lexical retriever (``goldeneval.lexical``: the BM25 index
+    goldeneval already builds, cached in ``cache_dir``); chunk ids come back as document ids."""
+    from goldeneval.core.collector import plugin_collections
+    from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
+    from goldeneval.retrieval.retrievers.registry import build_retriever
+
+    with plugin_collections():
+        retriever = build_retriever("goldeneval.lexical", RetrieverContext(corpus=corpus, cache_dir=cache_dir))
+    to_document = document_id_mapper(DEFAULT_CHUNK_SEPARATOR)
+
+    def search(query: str, limit: int) -> Sequence[str]:
+        found = dict.fromkeys(to_document(returned) for returned in retriever.retrieve(query, limit * 3))
+        return list(found)[:limit]
+
+    return search
 
 
 class PoolView:
@@ -198,9 +233,20 @@ class PoolView:
 
 
 class _Judging:
-    def __init__(self, path: Path, corpus: Corpus, assessor: str, scale: Sequence[int]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        corpus: Corpus,
+        assessor: str,
+        scale: Sequence[int],
+        search: Callable[[], Searcher] | None = None,
+    ) -> None:
         self.path = path
+        self.corpus = corpus
         self.documents = {doc.id: doc for doc in corpus}
+        self._make_search = search
+        self._search: Searcher | None = None
+        self.search_lock = threading.Lock()
         self.assessor = assessor
         self.scale = tuple(scale)
         self.lock = threading.Lock()
@@ -258,6 +304,56 @@ class _Judging:
         ]
         return {"index": index, "id": question, "text": text, "documents": documents}
 
+    def search(self, query: str, index: int) -> tuple[int, dict[str, Any]]:
+        """The corpus's best documents for ``query``, each with its title and whether the
+        question at ``index`` has it pooled already."""
+        if self._make_search is None:
+            return 404, {"error": "search is not available on this page"}
+        if not query.strip():
+            return 400, {"error": "type what to search for"}
+        with self.lock:
+            self.pool.refresh()
+            if not 0 <= index < len(self.pool.order):
+                return 404, {"error": f"no question at index {index}"}
+            question = self.pool.order[index]
+            pooled = set(self.pool.documents[question])
+        with self.search_lock:  # built on the first search: indexing a large corpus takes a while
+            if self._search is None:
+                self._search = self._make_search()
+            found = self._search(query, SEARCH_RESULTS)
+        results = [
+            {"id": d, "title": self.documents[d].title if d in self.documents else "", "pooled": d in pooled}
+            for d in found
+        ]
+        return 200, {"query": query, "results": results}
+
+    def add(self, body: Any) -> tuple[int, dict[str, Any]]:
+        """Pool a document a search found for a question: a pool line whose source is
+        ``search:<assessor>`` (at its rank among the results); the document must be in the
+        corpus.  Returns the document's place among the question's documents."""
+        if not isinstance(body, dict):
+            return 400, {"error": "expected a JSON object with question and document"}
+        question, document, rank = body.get("question"), body.get("document"), body.get("rank", 1)
+        if not isinstance(rank, int) or isinstance(rank, bool) or rank < 1:
+            return 400, {"error": f"rank must be a whole number from 1, got {rank!r}"}
+        if not isinstance(document, str) or document not in self.documents:
+            return 400, {"error": f"{document!r} is not a document of the corpus"}
+        with self.lock:
+            self.pool.refresh()
+            if not isinstance(question, str) or question not in self.pool.documents:
+                return 400, {"error": f"{question!r} is not a pooled question of {self.path}"}
+            if (question, document) not in self.pool.sources:
+                line = JudgmentLine(
+                    question=question,
+                    document=document,
+                    sources=(Source(source=SEARCH_SOURCE + self.assessor, rank=rank),),
+                    question_text=self.pool.texts.get(question),
+                )
+                append_lines(self.path, [line])
+                self.pool.refresh()
+            position = self.pool.documents[question].index(document)
+        return 200, {"ok": True, "document": position}
+
     def judge(self, body: Any) -> tuple[int, dict[str, Any]]:
         if not isinstance(body, dict):
             return 400, {"error": "expected a JSON object with question, document and grade"}
@@ -282,11 +378,17 @@ class _Judging:
         return 200, {"ok": True, "judged_at": line.judged_at}
 
 
-def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] = DEFAULT_SCALE) -> Starlette:
+def judging_app(
+    path: Path,
+    corpus: Corpus,
+    assessor: str,
+    scale: Sequence[int] = DEFAULT_SCALE,
+    search: Callable[[], Searcher] | None = None,
+) -> Starlette:
     """The judging page's app for the judgments file at ``path``, read here once (a bad file
     is :class:`~goldeneval.judgments.judgments.JudgmentsError` here, not in the browser); what
     the read warned about is the app's ``state.warnings``."""
-    judging = _Judging(path, corpus, assessor, scale)
+    judging = _Judging(path, corpus, assessor, scale, search)
 
     async def page(_request: Request) -> Response:
         config = json.dumps({"assessor": assessor}).replace("<", "\\u003c")
@@ -305,14 +407,28 @@ def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] 
             return JSONResponse({"error": f"no question at index {index}"}, status_code=404)
         return JSONResponse(found)
 
-    async def judge(request: Request) -> Response:
+    async def posted(request: Request, action: Callable[[Any], tuple[int, dict[str, Any]]]) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return JSONResponse({"error": "send the grade as application/json"}, status_code=415)
         try:
             body = await request.json()
         except ValueError:
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)
-        status, reply = judging.judge(body)
+        status, reply = await run_in_threadpool(action, body)
+        return JSONResponse(reply, status_code=status)
+
+    async def judge(request: Request) -> Response:
+        return await posted(request, judging.judge)
+
+    async def add(request: Request) -> Response:
+        return await posted(request, judging.add)
+
+    def searched(request: Request) -> Response:  # sync: Starlette runs it on a worker thread
+        try:
+            index = int(request.query_params.get("question", ""))
+        except ValueError:
+            return JSONResponse({"error": "question must be a whole number"}, status_code=400)
+        status, reply = judging.search(request.query_params.get("q", ""), index)
         return JSONResponse(reply, status_code=status)
 
     app = Starlette(
@@ -321,6 +437,8 @@ def judging_app(path: Path, corpus: Corpus, assessor: str, scale: Sequence[int] 
             Route("/api/state", state),
             Route("/api/question", question),
             Route("/api/judgments", judge, methods=["POST"]),
+            Route("/api/search", searched),
+            Route("/api/pool", add, methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[HOST, "localhost"])],
     )
@@ -378,6 +496,8 @@ button.suggested { border: 2px dashed #c80; }
 #pairs span.judged { background: #cfe8d4; }
 #pairs span.current { outline: 2px solid #36c; }
 #status { color: #a33; min-height: 1.2rem; }
+#search { margin: 1rem 0 .3rem; }
+#results div { margin: .2rem 0; font-size: .9rem; }
 .muted { color: #667; font-size: .9rem; }
 </style>
 </head>
@@ -389,6 +509,9 @@ button.suggested { border: 2px dashed #c80; }
 <div id="controls"></div>
 <div id="suggestion"></div>
 <label class="muted"><input type="checkbox" id="review"> review judged pairs too (r)</label>
+<form id="search"><input id="query" type="search" size="50"
+  placeholder="a document the pool missed? search the corpus (/)"> <button type="submit">search</button></form>
+<div id="results"></div>
 <p class="muted" id="keys"></p>
 <p id="status"></p>
 <script>
@@ -496,6 +619,38 @@ async function grade(value) {
     await show(at);
   }
 }
+async function searchCorpus() {
+  const query = $("query").value;
+  if (!query.trim()) return;
+  const reply = await fetch("/api/search?question=" + at.q + "&q=" + encodeURIComponent(query));
+  const found = await reply.json();
+  if (!reply.ok) { $("status").textContent = found.error; return; }
+  const list = $("results"); list.textContent = "";
+  if (!found.results.length) list.textContent = "Nothing found for " + query + ".";
+  found.results.forEach((r, i) => {
+    const row = document.createElement("div");
+    const b = document.createElement("button");
+    b.textContent = r.pooled ? "show" : "add and judge";
+    b.dataset.document = r.id;
+    b.onclick = () => act(() => addDocument(r.id, i + 1));
+    row.appendChild(b);
+    row.appendChild(document.createTextNode(" " + r.id + " \u2014 " + r.title + (r.pooled ? " (pooled)" : "")));
+    list.appendChild(row);
+  });
+}
+async function addDocument(id, rank) {  // pooled with the source search:<assessor>, then shown to be judged
+  const data = await question(at.q);
+  const reply = await fetch("/api/pool", {
+    method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({question: data.id, document: id, rank}),
+  });
+  const added = await reply.json();
+  if (!reply.ok) { $("status").textContent = "not added: " + added.error; return; }
+  if (added.document >= count(at.q)) { state.questions[at.q][1] = added.document + 1; state.pairs += 1; }
+  loaded.delete(at.q);
+  $("results").textContent = ""; $("query").value = ""; $("query").blur();
+  await show({q: at.q, d: added.document});
+}
 async function skip() { const to = await next(at); if (to) await show(to); }
 async function back() { const to = await previous(at); if (to) await show(to); }
 async function load() {
@@ -513,7 +668,8 @@ async function load() {
     controls.appendChild(b);
   }
   $("keys").textContent = "Keys: " + state.scale.map((s) => s.grade + " " + s.label).join(", ") +
-    "; s or \u2192 next (unjudged only, unless reviewing); b or \u2190 back; r review judged pairs too.";
+    "; s or \u2192 next (unjudged only, unless reviewing); b or \u2190 back; r review judged pairs too;" +
+    " / search the corpus.";
   if (state.warnings.length) $("status").textContent = state.warnings.join(" ");
   if (!state.questions.length) { $("question").textContent = "Nothing pooled in " + state.file + " yet."; return; }
   // the first unjudged pair: its question found by the counts, only that question loaded
@@ -523,8 +679,10 @@ async function load() {
   await show({q, d});
   performance.mark("goldeneval-judge-ready");  // the first pair on screen (benchmarks/judge_page.py)
 }
+$("search").addEventListener("submit", (event) => { event.preventDefault(); act(searchCorpus); });
 document.addEventListener("keydown", (event) => {
-  if (event.ctrlKey || event.metaKey || event.altKey || !state) return;
+  if (event.ctrlKey || event.metaKey || event.altKey || !state || event.target === $("query")) return;
+  if (event.key === "/") { $("query").focus(); event.preventDefault(); return; }
   const g = state.scale.find((s) => String(s.grade) === event.key);
   if (g) { act(() => grade(g.grade)); event.preventDefault(); }
   else if (event.key === "s" || event.key === "ArrowRight") act(skip);

@@ -19,8 +19,8 @@ kind by kind.  The checks and their rules (:data:`LINT_RULES` names their versio
     are not duplicates.
 ``unfound-target``
     With the judgments file the set was pooled into: a question none of whose expected
-    documents any pooled source (retriever or run) returned, so its labels rest on nothing
-    the pool found.
+    documents any pooled source (retriever or run; a person's search on the judging page is
+    no source) returned, so its labels rest on nothing the pool found.
 ``near-duplicate-targets``
     Two expected documents of one question whose word 3-shingles (title and text) have a
     Jaccard similarity of at least :data:`NEAR_DUPLICATE_DOCUMENTS` (0.5): a candidate for
