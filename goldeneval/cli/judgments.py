@@ -265,11 +265,11 @@ def judge(
     def start() -> None:
         from goldeneval.judgments.page import HOST, judging_app, lexical_search, listen, serve  # starlette only here
 
+        sock = listen(port)  # a port in use fails first, in one line, before anything is read or announced
         corpus = load_corpus(corpus_path)
         search = partial(lexical_search, corpus, load_storage().cache(cache_dir))  # built on the first search
         app = judging_app(judgments_file, corpus, name, grades, search)  # a bad file fails here
         _warn(app.state.warnings)
-        sock = listen(port)  # a port in use fails here, in one line, before the page is announced
         click.echo(f"judging {judgments_file} as {name} at http://{HOST}:{port}/ (Ctrl-C to stop)", err=True)
         serve(app, sock)
 
