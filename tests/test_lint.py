@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from goldeneval.cli import main
 from goldeneval.core.corpus import load_corpus
 from goldeneval.judgments.judgments import JudgmentLine, Source, append_lines
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
-from goldeneval.retrieval.lint import LINT_RULES, lint_set
+from goldeneval.retrieval.lint import LINT_RULES, NEAR_DUPLICATE_QUESTION, lint_set
 from goldeneval.retrieval.overlap import OVERLAP_RULE, measured_form
 from goldeneval.sample import SAMPLE_DIR
 
@@ -174,3 +176,21 @@ def test_without_a_corpus_only_the_duplicate_checks_run_and_a_notice_says_so(tmp
         "1 finding(s) in set 'no-corpus': duplicate-question 1",
     ]
     assert "the set names no corpus: forms, missing ids and near-duplicate targets were not checked" in result.stderr
+
+
+def test_near_duplicate_questions_are_exactly_the_pairs_at_or_above_the_threshold() -> None:
+    generator = random.Random(40)
+    vocabulary = [f"w{i}" for i in range(12)]
+    texts = [" ".join(generator.sample(vocabulary, generator.randint(1, 8))) for _ in range(300)]
+    questions = tuple(_question(f"q{i}", text) for i, text in enumerate(texts))
+    found = {
+        (f.question, f.details["other"])
+        for f in lint_set(GoldenQuestionSet(id="random", questions=questions), None)
+        if f.kind == "near-duplicate-question"
+    }
+    expected = set()
+    for i, j in itertools.combinations(range(len(texts)), 2):
+        a, b = set(texts[i].split()), set(texts[j].split())
+        if texts[i] != texts[j] and len(a & b) / len(a | b) >= NEAR_DUPLICATE_QUESTION:
+            expected.add((f"q{j}", f"q{i}"))
+    assert found == expected and len(expected) > 10

@@ -46,7 +46,7 @@ from starlette.routing import Route
 
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError
-from goldeneval.core.text import STOPWORDS, TOKEN_PATTERN, stemmer
+from goldeneval.core.text import ENGLISH_STOPWORDS, TOKEN_PATTERN, stemmer
 from goldeneval.judgments.judgments import (
     DEFAULT_SCALE,
     SEARCH_SOURCE,
@@ -80,19 +80,10 @@ MAX_SHOWN_CHARS = 20_000
 """Longest document text the page shows (the rest is cut, with a note)."""
 
 
-HIGHLIGHT_STOPWORDS: frozenset[str] = STOPWORDS | frozenset(
-    """
-    about above after again against all am any because been before being below between both can
-    cannot could did do does doing don down during each few from further had has have having he her
-    here hers herself him himself his how i its itself just me more most my myself nor now off once
-    only other ought our ours ourselves out over own same she should so some than theirs them
-    themselves those through too under until up very we were what when where which while who whom
-    why would you your yours yourself yourselves
-    """.split()  # noqa: SIM905 - a word list reads best as words
-)
-"""Words never marked on the page: the lexical analyser's stop words (:data:`STOPWORDS`, which
-keeps "can" and "my" as terms) and the rest of a common English list (NLTK's), so that the
-marks fall on what the question is about."""
+HIGHLIGHT_STOPWORDS = ENGLISH_STOPWORDS
+"""Words never marked on the page (:data:`goldeneval.core.text.ENGLISH_STOPWORDS`: the lexical
+analyser's stop words, which keep "can" and "my" as terms, and the rest of a common English
+list), so that the marks fall on what the question is about."""
 
 
 def marked_terms(question: str) -> set[str]:

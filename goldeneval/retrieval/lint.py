@@ -16,7 +16,8 @@ kind by kind.  The checks and their rules (:data:`LINT_RULES` names their versio
 ``near-duplicate-question``
     Two questions whose word sets (lower-case, every word of one or more word characters, not
     stemmed) have a Jaccard similarity of at least :data:`NEAR_DUPLICATE_QUESTION` (0.8), and
-    are not duplicates.
+    are not duplicates (found by prefix filtering, which is exact: no pair at or above the
+    threshold is missed, and a large set is not compared pair by pair).
 ``unfound-target``
     With the judgments file the set was pooled into: a question none of whose expected
     documents any pooled source (retriever or run; a person's search on the judging page is
@@ -32,6 +33,7 @@ asked to be strict.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -190,17 +192,21 @@ def _duplicates(numbered: list[tuple[int, GoldenQuestion]]) -> Iterator[Finding]
             )
         else:
             first[key] = (position, question)
-    # near-duplicates: candidates share a word (an inverted index), similarity by word sets
+    # near-duplicates by prefix filtering (exact for a Jaccard threshold t): with each word set
+    # sorted rarest word first, two sets with a similarity of t or more share a word among the
+    # first |x| - ceil(t |x|) + 1 of each; only those prefixes are indexed and compared
     words = [set(_WORD.findall(question.text.casefold())) for _, question in numbered]
+    frequency = Counter(word for terms in words for word in terms)
     postings: dict[str, list[int]] = {}
     for i, terms in enumerate(words):
-        shared: Counter[int] = Counter()
-        for term in terms:
-            for j in postings.get(term, ()):
-                shared[j] += 1
-            postings.setdefault(term, []).append(i)
-        for j, common in sorted(shared.items()):
-            similarity = common / (len(words[i]) + len(words[j]) - common)
+        ordered = sorted(terms, key=lambda word: (frequency[word], word))
+        prefix = ordered[: len(ordered) - math.ceil(NEAR_DUPLICATE_QUESTION * len(ordered) - 1e-9) + 1]
+        candidates: set[int] = set()
+        for word in prefix:
+            candidates.update(postings.get(word, ()))
+            postings.setdefault(word, []).append(i)
+        for j in sorted(candidates):
+            similarity = _jaccard(words[i], words[j])
             position, question = numbered[i]
             other = numbered[j][1]
             if similarity >= NEAR_DUPLICATE_QUESTION and _normalized(question.text) != _normalized(other.text):
