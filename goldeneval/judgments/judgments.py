@@ -3,7 +3,8 @@
 Each line is a :class:`JudgmentLine`: a question id, a document id, a ``grade`` (``null``
 until judged), the ``assessor`` who gave it (``null`` on a line the pool wrote), when
 (``judged_at``) and where the pair came from (``sources``: each retriever or stored run that
-returned the document, at which rank).  Two kinds of line share the format:
+returned the document, at which rank; ``search:<assessor>`` for a document a person found with
+the judging page's search).  Two kinds of line share the format:
 
 * a *pool line* (``assessor`` null, ``grade`` null) says the pair is to be judged;
 * a *judgment* (an ``assessor``, a ``grade``) is one person's grade of the pair;
