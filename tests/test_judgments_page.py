@@ -463,7 +463,8 @@ def test_a_document_found_by_search_on_the_page_is_judged_and_to_set_keeps_its_q
     browser.open(url)
     browser.wait_for_text("Question 2 of 2", "document 2 of 2", "4 of 5 judged overall")
     found = (
-        "(() => { const q = document.getElementById('query'); q.value = 'first F1 ferry departure from Harbour Front on weekdays';"
+        "(() => { const q = document.getElementById('query');"
+        " q.value = 'first F1 ferry departure from Harbour Front on weekdays';"
         " document.getElementById('search').requestSubmit(); return true; })()"
     )
     browser.call("Runtime.evaluate", expression=found)
