@@ -101,6 +101,10 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "paired test and bootstrap interval, the slices, and per question both runs' outcomes and top "
         "documents, newly failing and newly passing.",
     ),
+    "draft": LazyCommand(
+        "goldeneval.cli.draft:draft",
+        "Draft questions from every document of a corpus with a model; forms measured, never trusted.",
+    ),
     "export-qrels": LazyCommand(
         "goldeneval.cli.retrieval:export_qrels",
         "Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).",

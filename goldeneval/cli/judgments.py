@@ -55,6 +55,8 @@ from goldeneval.store import StoreLocation
 from goldeneval.suite_storage import load_storage
 
 judgments_path = click.Path(dir_okay=False, path_type=Path)
+DRAFT_SOURCE = "draft"
+"""The source that pools each drafted question's source document (``goldeneval draft``)."""
 
 scale_option = click.option(
     "--scale",
@@ -157,10 +159,9 @@ def pool_command(
     """Pool the top documents of retrievers and stored runs into a judgments file (TREC pooling).
 
     Appends a line for each new (question, document) pair, and one for a known pair that a new
-    source also returned; grades already given are kept.  With --suggest-with, then asks the
-    model for a grade of each pooled pair it has not suggested yet."""
-    if not retrievers and not run_ids:
-        raise click.UsageError("give at least one --retriever or --run")
+    source also returned; grades already given are kept.  A set drafted by goldeneval draft has
+    each draft's source document pooled too (source draft), to be accepted or rejected.  With
+    --suggest-with, then asks the model for a grade of each pooled pair it has not suggested yet."""
     parsed = _retriever_options(retrievers, options)
     if suggest_with is None and (suggest_options or suggest_samples != 1):
         flag = "--suggest-option" if suggest_options else "--suggest-samples"
@@ -169,6 +170,9 @@ def pool_command(
 
     def run() -> tuple[PoolResult, SuggestResult | None]:
         golden_set = load_draft_set(set_file)
+        drafted = {q.id: [q.draft.source] for q in golden_set.questions if q.draft is not None}
+        if not retrievers and not run_ids and not drafted:
+            raise click.UsageError("give at least one --retriever or --run")
         storage = load_storage()
         suggester = None
         if suggest_with is not None:  # built first: a bad model fails before anything is written
@@ -213,6 +217,8 @@ def pool_command(
         for run_id in run_ids:
             stored_id, rankings = run_rankings(storage.store(store_path), run_id, depth)
             sources.append((f"run:{stored_id}", partial(_read_already, rankings)))
+        if drafted:  # each draft's source, to be accepted (judged relevant) or rejected on the page
+            sources.append((DRAFT_SOURCE, partial(_read_already, drafted)))
         pooled = pool(out, golden_set, sources)
         if suggester is None:
             return pooled, None
