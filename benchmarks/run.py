@@ -46,6 +46,14 @@ and peak RSS (the largest process of its tree, from ``wait4``) measured from out
     The answer graders (``deterministic``, the previous default's token F1, and ``semantic``
     with the ``dense`` extra) against the labelled calibration set of issue 42: accuracy and
     precision / recall of "correct", per case class (``benchmarks/answer_calibration.py``).
+``pooling``
+    ``goldeneval pool`` of 10k questions x 3 zero-cost retrievers at depth 20 (new file, and again)
+    against peers in the same run: the retrievers alone, the retrievers and a plain pooling
+    loop, and a bare plain loop without goldeneval (``benchmarks/pooling.py``).
+``judge_page``
+    ``goldeneval judge`` on a 500,000-pair judgments file: start-up, the sizes of its answers,
+    and first paint in headless Chromium against a blank page and a 5-pair page
+    (``benchmarks/judge_page.py``).
 ``dagster``
     The README's main command (``pipelines.main``: the ``nightly_evaluation`` job per partition,
     then the regression checks) against ``goldeneval retrieval`` for the same partitions, cold
@@ -79,6 +87,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.answer_calibration import render_answer_calibration, section_answer_calibration
+from benchmarks.judge_page import render as render_judge_page
+from benchmarks.judge_page import section_judge_page
 from benchmarks.measure import (
     REPO,
     SAMPLE_SET,
@@ -95,6 +105,7 @@ from benchmarks.measure import (
     yes,
 )
 from benchmarks.memory import memory_targets, render_memory, section_memory
+from benchmarks.pooling import render_pooling, section_pooling
 from benchmarks.report_html import render_report_html, section_report_html
 from benchmarks.startup import render_startup, section_startup, startup_targets
 
@@ -112,6 +123,8 @@ SECTIONS = (
     "http",
     "report_html",
     "answer_calibration",
+    "pooling",
+    "judge_page",
 )
 QUICK_SECTIONS = ("engine", "overhead")
 THREAD_ENV = (
@@ -972,6 +985,8 @@ SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] =
     "http": section_http,
     "report_html": section_report_html,
     "answer_calibration": section_answer_calibration,
+    "pooling": section_pooling,
+    "judge_page": section_judge_page,
 }
 
 
@@ -1680,6 +1695,8 @@ def render(results: Mapping[str, Any]) -> str:
         ("http", "goldeneval.http against an in-process plug-in", render_http),
         ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
         ("answer_calibration", "Answer graders against a labelled calibration set", render_answer_calibration),
+        ("pooling", "Pooling: goldeneval pool against a plain pooling loop (issue 40)", render_pooling),
+        ("judge_page", "The judging page on 500,000 pooled pairs (issue 40)", render_judge_page),
     )
     for name, title, renderer in renderers:
         section = sections.get(name)
@@ -1764,6 +1781,8 @@ def resolve(args: argparse.Namespace) -> dict[str, Any]:
         "memory_questions": args.memory_questions or ([20_000] if quick else [100_000, 1_000_000]),
         "report_sizes": [1_000] if quick else [10_000, 100_000],
         "report_rounds": 1 if quick else 3,
+        "pooling_questions": 500 if quick else 10_000,
+        "judge_page_questions": 500 if quick else 25_000,
         "repeats": args.repeats if args.repeats is not None else (1 if quick else 2),
         "overhead_rounds": max(args.overhead_rounds if args.overhead_rounds is not None else (1 if quick else 5), 1),
         "data": str(args.data),

@@ -707,6 +707,11 @@ JSON_FIELDS: dict[str, str] = {
     "verdict.label_coverage.overlapping_bounds.<metric>.baseline": "[unjudged not relevant, unjudged relevant] "
     "in the earlier run.",
     "verdict.label_coverage.overlapping_bounds.<metric>.candidate": "The same in this run.",
+    "verdict.labels_incomplete": "For a baseline under `--min-judged` whose judged@3 is below it (or not "
+    "measured): stored as the baseline, it fails the gate (`--fail-on-regression` exits 6).",
+    "verdict.labels_incomplete.judged_at_3": "The baseline's judged@3 (null when not measured).",
+    "verdict.labels_incomplete.min_judged": "The threshold it falls short of.",
+    "verdict.labels_incomplete.reason": "The same in words (also at the end of `verdict.reason`).",
     "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
     "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
 }
@@ -1049,7 +1054,8 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
         privacy = ["--privacy", mode, "--name"]
         first = _cli_json([*retrieval, *privacy, f"sample-{mode}"])
         second = _cli_json([*retrieval, *privacy, f"sample-{mode}", "--option", "k1=1.2", "--slice-drop", "*=0.2"])
-        judged_first = _cli_json([*judged, *privacy, f"judged-{mode}"])
+        # a baseline short of labels: its verdict says so (labels_incomplete)
+        judged_first = _cli_json([*judged, *privacy, f"judged-{mode}", "--min-judged", "0.99"])
         changed = ["--option", "k1=0.1", "--option", "b=0.1", "--slice-drop", "*=0.2"]  # top-3s nobody judged
         judged_second = _cli_json([*judged, *privacy, f"judged-{mode}", *changed])
         condensed = _cli_json([*judged, *privacy, f"condensed-{mode}", "--judged-only"])

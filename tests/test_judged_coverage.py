@@ -206,7 +206,8 @@ def test_the_verdict_names_the_unjudged_documents_of_newly_failing_questions(neg
 
 @pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_min_judged_makes_a_comparison_below_it_unknown_and_exit_6(negatives: CliWorkspace) -> None:
-    assert _evaluate(negatives, JUDGED, "--min-judged", "0.9", "--fail-on-regression").exit_code == 0  # baseline
+    # the baseline reaches its threshold (judged@3 0.75): a baseline below it fails the gate (issue 40)
+    assert _evaluate(negatives, JUDGED, "--min-judged", "0.75", "--fail-on-regression").exit_code == 0
     result = _evaluate(negatives, UNJUDGED, "--min-judged", "0.9", "--fail-on-regression", "--format", "json")
     assert result.exit_code == 6, result.output
     verdict = json.loads(result.output)["verdict"]
@@ -217,6 +218,41 @@ def test_min_judged_makes_a_comparison_below_it_unknown_and_exit_6(negatives: Cl
     plain = _evaluate(negatives, UNJUDGED, "--min-judged", "0.9")
     assert plain.exit_code == 0
     assert "Not compared (unknown): labels incomplete for this run" in plain.output
+
+
+def test_a_first_run_below_min_judged_is_the_baseline_says_so_and_exits_6(negatives: CliWorkspace) -> None:
+    result = _evaluate(negatives, JUDGED, "--min-judged", "0.9", "--fail-on-regression", "--format", "json")
+    assert result.exit_code == 6, result.output
+    document = json.loads(result.output)
+    verdict = document["verdict"]
+    assert verdict["status"] == "baseline" and verdict["state"] == "baseline"
+    assert (
+        "this run is the baseline; labels incomplete for this run: judged@3 0.750 is below min_judged 0.9"
+        in (verdict["reason"])
+    )
+    assert verdict["labels_incomplete"]["judged_at_3"] == pytest.approx(JUDGED_AT_3)
+    assert verdict["labels_incomplete"]["min_judged"] == 0.9
+    # it was stored as the baseline: the next run is compared with it
+    after = _evaluate(negatives, JUDGED, "--fail-on-regression", "--format", "json")
+    assert after.exit_code == 0, after.output
+    assert json.loads(after.output)["verdict"]["previous_run_id"] == document["run"]["id"]
+
+
+def test_a_first_run_below_min_judged_says_so_in_one_line_without_the_gate(negatives: CliWorkspace) -> None:
+    result = _evaluate(negatives, JUDGED, "--min-judged", "0.9")
+    assert result.exit_code == 0, result.output
+    [line] = [line for line in result.output.splitlines() if line.startswith("Regression verdict:")]
+    assert line.startswith("Regression verdict: baseline: first complete run")
+    assert "judged@3 0.750 is below min_judged 0.9" in line
+    assert "a baseline the labels cannot judge fails the gate" in line
+
+
+def test_a_first_run_reaching_min_judged_is_a_plain_baseline(negatives: CliWorkspace) -> None:
+    result = _evaluate(negatives, JUDGED, "--min-judged", "0.75", "--fail-on-regression", "--format", "json")
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.output)["verdict"]
+    assert verdict["status"] == "baseline" and "labels_incomplete" not in verdict
+    assert "labels incomplete" not in verdict["reason"]
 
 
 def test_min_judged_reached_leaves_the_numeric_verdict(negatives: CliWorkspace) -> None:

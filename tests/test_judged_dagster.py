@@ -79,6 +79,18 @@ def _no_regression(instance: dg.DagsterInstance) -> dg.AssetCheckEvaluation:
     return evaluation
 
 
+def test_a_first_night_below_min_judged_is_the_baseline_and_fails_the_check(
+    project: Project, instance: dg.DagsterInstance
+) -> None:
+    project.set_rankings(UNJUDGED)
+    _night(project, instance)
+    evaluation = _no_regression(instance)
+    assert not evaluation.passed  # the same rule as --fail-on-regression's exit 6
+    assert evaluation.metadata["state"].value == "baseline"
+    reason = str(evaluation.metadata["reason"].value)
+    assert "this run is the baseline; labels incomplete for this run: judged@3 0.333 is below min_judged 0.9" in reason
+
+
 def test_min_judged_in_the_suite_fails_the_nightly_check_naming_labels_incomplete(
     project: Project, instance: dg.DagsterInstance
 ) -> None:

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
+from goldeneval.cli import main
 from goldeneval.core.corpus import load_corpus
-from goldeneval.judgments.judgments import JudgmentLine, Suggestion, append_lines, read_judgments
-from goldeneval.judgments.page import highlighted, judging_app
+from goldeneval.core.text import content_terms
+from goldeneval.judgments.judgments import JudgmentLine, Source, Suggestion, append_lines, read_judgments
+from goldeneval.judgments.page import PoolView, highlighted, judging_app, marked_terms
+from goldeneval.retrieval.golden import load_golden_set
 from goldeneval.sample import SAMPLE_DIR
 from tests.chromium import Page, headless_chromium, require_chromium
 
@@ -51,6 +56,15 @@ def test_the_question_terms_are_marked_by_stem() -> None:
     ]
 
 
+def test_stop_words_are_never_marked_even_where_the_lexical_analyser_keeps_them() -> None:
+    question = "Can my day ticket be refunded?"
+    assert {"can", "my"} <= content_terms(question)  # the lexical analyser's short list keeps them as terms
+    terms = marked_terms(question)
+    assert terms == {"day", "ticket", "refund"}
+    marked = [text for text, mark in highlighted("You can refund my day ticket; cans of paint.", terms) if mark]
+    assert marked == ["refund", "day", "ticket"]
+
+
 def test_the_state_lists_questions_documents_and_this_assessors_grades(client: TestClient, tmp_path: Path) -> None:
     append_lines(
         tmp_path / "j.jsonl", [JudgmentLine(question="q-001", document="fares/day-ticket", grade=2, assessor="ann")]
@@ -59,14 +73,36 @@ def test_the_state_lists_questions_documents_and_this_assessors_grades(client: T
         tmp_path / "j.jsonl", [JudgmentLine(question="q-001", document="fares/refund-illness", grade=0, assessor="bob")]
     )
     state = client.get("/api/state").json()
-    assert [q["id"] for q in state["questions"]] == ["q-001", "q-004"]
-    assert [(d["id"], d["grade"]) for d in state["questions"][0]["documents"]] == [
+    # the state is a summary: per question its id, pooled pairs and this assessor's judged ones
+    assert state["questions"] == [["q-001", 3, 1], ["q-004", 2, 0]]
+    assert (state["pairs"], state["judged"]) == (5, 1)
+    assert state["scale"][1] == {"grade": 1, "label": "relevant"}
+    assert "documents" not in json.dumps(state) and "segments" not in json.dumps(state)
+    first = client.get("/api/question?index=0").json()
+    assert (first["id"], first["text"]) == ("q-001", POOL[0][1])
+    assert [(d["id"], d["grade"]) for d in first["documents"]] == [
         ("fares/day-ticket", 2),
         ("fares/fare-table-2026", None),
         ("fares/refund-illness", None),
     ]
-    assert state["scale"][1] == {"grade": 1, "label": "relevant"}
-    assert any(marked for _, marked in state["questions"][0]["documents"][0]["segments"])
+    assert any(marked for _, marked in first["documents"][0]["segments"])
+    assert client.get("/api/question?index=2").status_code == 404
+    assert client.get("/api/question?index=x").status_code == 400
+
+
+def test_the_state_follows_what_is_appended_after_the_page_started(client: TestClient, tmp_path: Path) -> None:
+    assert client.get("/api/state").json()["questions"] == [["q-001", 3, 0], ["q-004", 2, 0]]
+    text = "Can I take my bike on the ferry?"
+    append_lines(
+        tmp_path / "j.jsonl", [JudgmentLine(question="q-009", document="service/bikes-on-ferry", question_text=text)]
+    )
+    append_lines(
+        tmp_path / "j.jsonl", [JudgmentLine(question="q-004", document="fares/day-ticket", grade=1, assessor="ann")]
+    )
+    with (tmp_path / "j.jsonl").open("ab") as handle:
+        handle.write(b'{"question": "q-010", "docu')  # a line being written: read once whole
+    assert client.get("/api/state").json()["questions"] == [["q-001", 3, 0], ["q-004", 2, 1], ["q-009", 1, 0]]
+    assert client.get("/api/question?index=2").json()["text"] == text
 
 
 SUGGESTED = JudgmentLine(
@@ -82,7 +118,7 @@ def test_the_state_carries_a_models_suggestion_and_its_spread_apart_from_the_per
     client: TestClient, tmp_path: Path
 ) -> None:
     append_lines(tmp_path / "j.jsonl", [SUGGESTED])
-    documents = client.get("/api/state").json()["questions"][0]["documents"]
+    documents = client.get("/api/question?index=0").json()["documents"]
     assert documents[0]["grade"] is None  # the model's grade is not ann's
     assert documents[0]["suggestions"] == [
         {"assessor": "model:goldeneval.openai/judge", "grade": 2, "spread": 1, "samples": 2, "unstable": False}
@@ -155,6 +191,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         "ann",
         "--port",
         str(port),
+        "--cache-dir",
+        str(tmp_path / "cache"),
     ]
     log = (tmp_path / "judge.log").open("wb")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -216,7 +254,7 @@ def test_three_grades_given_by_keyboard_are_kept_across_a_reload_and_in_the_file
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_skip_back_and_only_unjudged_move_between_documents(served: tuple[str, Path], browser: Page) -> None:
+def test_skip_back_and_review_mode_move_between_documents(served: tuple[str, Path], browser: Page) -> None:
     url, _ = served
     browser.open(url)
     browser.wait_for_text("document 1 of 3", "0 of 5 judged overall")
@@ -227,9 +265,92 @@ def test_skip_back_and_only_unjudged_move_between_documents(served: tuple[str, P
     for shown in ("document 2 of 3", "document 1 of 3"):
         _press(browser, "b")
         browser.wait_for_text(shown)
-    _press(browser, "u")
-    _press(browser, "s")  # only unjudged: the judged second document is passed over
+    _press(browser, "s")  # by default the judged second document is passed over
     browser.wait_for_text("document 3 of 3")
+    _press(browser, "b")
+    _press(browser, "b")
+    browser.wait_for_text("document 1 of 3")
+    _press(browser, "r")  # reviewing judged pairs is an explicit mode
+    _press(browser, "s")
+    browser.wait_for_text("document 2 of 3")
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_reopening_after_a_re_pool_starts_at_the_first_unjudged_pair_and_never_walks_judged_ones(
+    served: tuple[str, Path], browser: Page
+) -> None:
+    url, path = served
+    judged = [("q-001", d, g) for (_, _, d), g in zip(POOL[:3], (2, 0, 1), strict=True)]
+    judged.append(("q-004", "timetables/ferry-f1-weekends", 3))
+    append_lines(path, [JudgmentLine(question=q, document=d, grade=g, assessor="ann") for q, d, g in judged])
+    text = POOL[0][1]
+    append_lines(path, [JudgmentLine(question="q-001", document="fares/single-ticket", question_text=text)])  # re-pool
+    browser.open(url)
+    browser.wait_for_text("4 of 6 judged overall", "Question 1 of 2", "document 4 of 4", "fares/single-ticket")
+    _press(browser, "1")  # on to q-004's unjudged second document, past its judged first one
+    browser.wait_for_text("5 of 6 judged overall", "Question 2 of 2", "document 2 of 2")
+    _press(browser, "0")
+    browser.wait_for_text("All judged.", "6 of 6 judged overall")
+    graded = [JudgmentLine.model_validate_json(line) for line in path.read_text().splitlines()]
+    assert [(line.question, line.document) for line in graded[-2:]] == [
+        ("q-001", "fares/single-ticket"),
+        ("q-004", "fares/day-ticket"),
+    ]
+    assert len([line for line in graded if line.assessor == "ann"]) == 6  # nothing judged twice
+
+
+def _judge_command(path: Path, port: int) -> list[str]:
+    judge = ["judge", str(path), "--corpus", str(CORPUS), "--assessor", "ann", "--port", str(port)]
+    judge += ["--cache-dir", str(path.parent / "cache")]
+    return [sys.executable, "-m", "goldeneval.cli", *judge]
+
+
+def test_a_busy_port_is_one_line_naming_port_and_exit_3(tmp_path: Path) -> None:
+    path = _pooled(tmp_path / "j.jsonl")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = subprocess.run(_judge_command(path, port), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3, result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"goldeneval: error: port {port} on 127.0.0.1 is in use (another goldeneval judge?): pass another --port"
+    ]
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.slow
+def test_kill_9_of_goldeneval_judge_leaves_no_listener(tmp_path: Path) -> None:
+    path = _pooled(tmp_path / "j.jsonl")
+    port = _free_port()
+    log = (tmp_path / "judge.log").open("wb")
+    process = subprocess.Popen(_judge_command(path, port), stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(port):
+            assert process.poll() is None and time.monotonic() < deadline, (tmp_path / "judge.log").read_text()
+            time.sleep(0.2)
+        process.kill()  # SIGKILL of the goldeneval judge process (the supervisor; the server is its child)
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _listening(port):
+            assert time.monotonic() < deadline, "the server outlived goldeneval judge"
+            time.sleep(0.1)
+        # the port is free again: a second judge on it starts
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as again:
+            again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            again.bind(("127.0.0.1", port))
+    finally:
+        if process.poll() is None:
+            process.kill()
+        log.close()
 
 
 @pytest.mark.e2e
@@ -250,3 +371,120 @@ def test_a_suggestion_is_shown_beside_the_buttons_and_accepted_by_its_key_as_the
     assert read.by_assessor("ann") == {("q-001", "fares/day-ticket"): 2}
     assert read.by_assessor("model:goldeneval.openai/judge") == {("q-001", "fares/day-ticket"): 2}
     assert "suggestion" not in path.read_text().splitlines()[-1]  # the person's line is a plain judgment
+
+
+def test_the_pool_view_reads_only_what_was_appended_and_a_replaced_file_anew(tmp_path: Path) -> None:
+    path = _pooled(tmp_path / "j.jsonl")
+    view = PoolView(path, "ann")
+    view.refresh()
+    assert view.offset == path.stat().st_size and view.pairs == len(POOL)
+    read: list[int] = []
+    original = view._take
+
+    def counting(line: JudgmentLine) -> None:
+        read.append(1)
+        original(line)
+
+    view._take = counting  # type: ignore[method-assign]
+    append_lines(path, [JudgmentLine(question="q-004", document="fares/day-ticket", grade=3, assessor="ann")])
+    view.refresh()
+    assert len(read) == 1  # the one appended line, not the file again
+    assert view.mine == {("q-004", "fares/day-ticket"): 3} and view.judged["q-004"] == 1
+    path.write_text(JudgmentLine(question="q-9", document="d").to_json_line(), encoding="utf-8")  # replaced, smaller
+    view.refresh()
+    assert view.order == ["q-9"] and view.mine == {}
+
+
+def _searching_client(tmp_path: Path, asked: list[str]) -> TestClient:
+    def make() -> Callable[[str, int], list[str]]:
+        def search(query: str, limit: int) -> list[str]:
+            asked.append(query)
+            return ["timetables/ferry-f1-weekdays", "fares/day-ticket", "not/in-corpus"][:limit]
+
+        return search
+
+    app = judging_app(_pooled(tmp_path / "j.jsonl"), load_corpus(CORPUS), "ann", search=make)
+    return TestClient(app, base_url="http://127.0.0.1:8765")
+
+
+def test_a_search_lists_documents_and_says_which_are_pooled(tmp_path: Path) -> None:
+    asked: list[str] = []
+    client = _searching_client(tmp_path, asked)
+    reply = client.get("/api/search", params={"q": "ferry weekdays", "question": 1})  # q-004
+    assert reply.status_code == 200, reply.text
+    assert [(r["id"], r["pooled"]) for r in reply.json()["results"]] == [
+        ("timetables/ferry-f1-weekdays", False),
+        ("fares/day-ticket", True),
+        ("not/in-corpus", False),
+    ]
+    assert reply.json()["results"][0]["title"]
+    assert asked == ["ferry weekdays"]
+    assert client.get("/api/search", params={"q": " ", "question": 1}).status_code == 400
+    assert client.get("/api/search", params={"q": "x", "question": 9}).status_code == 404
+    plain = TestClient(judging_app(tmp_path / "j.jsonl", load_corpus(CORPUS), "ann"), base_url="http://127.0.0.1")
+    assert plain.get("/api/search", params={"q": "x", "question": 0}).status_code == 404
+
+
+def test_adding_a_found_document_pools_it_with_the_assessor_as_its_source(tmp_path: Path) -> None:
+    client = _searching_client(tmp_path, [])
+    path = tmp_path / "j.jsonl"
+    body = {"question": "q-004", "document": "timetables/ferry-f1-weekdays", "rank": 1}
+    reply = client.post("/api/pool", json=body)
+    assert reply.status_code == 200, reply.text
+    assert reply.json() == {"ok": True, "document": 2}
+    added = JudgmentLine.model_validate_json(path.read_text().splitlines()[-1])
+    assert (added.question, added.document, added.grade, added.assessor) == (
+        "q-004",
+        "timetables/ferry-f1-weekdays",
+        None,
+        None,
+    )
+    assert added.sources == (Source(source="search:ann", rank=1),)
+    assert added.question_text == POOL[3][1]
+    lines = path.read_bytes()
+    assert client.post("/api/pool", json=body).json() == {"ok": True, "document": 2}  # pooled already: no line
+    assert path.read_bytes() == lines
+    refused = client.post("/api/pool", json={"question": "q-004", "document": "not/in-corpus"})
+    assert refused.status_code == 400 and "not a document of the corpus" in refused.json()["error"]
+    assert client.post("/api/pool", json={"question": "q-999", "document": "fares/day-ticket"}).status_code == 400
+    assert path.read_bytes() == lines
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_document_found_by_search_on_the_page_is_judged_and_to_set_keeps_its_question(
+    served: tuple[str, Path], browser: Page, tmp_path: Path
+) -> None:
+    url, path = served
+    # the pool missed q-004's answer: its one pooled page is judged not relevant already
+    judged = [("q-001", d, g) for (_, _, d), g in zip(POOL[:3], (2, 0, 1), strict=True)]
+    judged.append(("q-004", "timetables/ferry-f1-weekends", 0))
+    append_lines(path, [JudgmentLine(question=q, document=d, grade=g, assessor="ann") for q, d, g in judged])
+    browser.open(url)
+    browser.wait_for_text("Question 2 of 2", "document 2 of 2", "4 of 5 judged overall")
+    found = (
+        "(() => { const q = document.getElementById('query');"
+        " q.value = 'first F1 ferry departure from Harbour Front on weekdays';"
+        " document.getElementById('search').requestSubmit(); return true; })()"
+    )
+    browser.call("Runtime.evaluate", expression=found)
+    browser.wait_for_text("timetables/ferry-f1-weekdays", "add and judge")
+    click = "document.querySelector('button[data-document=\"timetables/ferry-f1-weekdays\"]').click()"
+    browser.call("Runtime.evaluate", expression=click)
+    browser.wait_for_text("document 3 of 3", "q-004 / timetables/ferry-f1-weekdays", "4 of 6 judged overall")
+    _press(browser, "2")  # the page it found is the answer
+    browser.wait_for_text("5 of 6 judged overall")
+    _press(browser, "0")  # and the one pooled page left
+    browser.wait_for_text("All judged.", "6 of 6 judged overall")
+
+    out = tmp_path / "judged.yaml"
+    result = CliRunner().invoke(
+        main, ["judgments", "to-set", str(path), "--set", str(SAMPLE_DIR / "golden.yaml"), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    kept = {q.id: q for q in load_golden_set(out).questions}
+    assert kept["q-004"].expected == {"timetables/ferry-f1-weekdays"}
+    assert kept["q-004"].judgements == {"timetables/ferry-f1-weekdays": 2}
+    assert kept["q-004"].not_relevant == {"timetables/ferry-f1-weekends", "fares/day-ticket"}
+    [added] = [line for line in read_judgments(path).pairs.items() if line[0][1] == "timetables/ferry-f1-weekdays"]
+    assert [s.source for s in added[1]] == ["search:ann"]

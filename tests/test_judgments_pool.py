@@ -11,8 +11,16 @@ from click.testing import CliRunner, Result
 
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.corpus import load_corpus
-from goldeneval.judgments.judgments import JudgmentLine, append_lines, read_judgments
-from goldeneval.judgments.pool import RetrieverSource, retriever_rankings
+from goldeneval.judgments.judgments import (
+    JudgmentLine,
+    Source,
+    append_lines,
+    json_string,
+    pool_line_json,
+    read_judgments,
+    source_json,
+)
+from goldeneval.judgments.pool import RetrieverSource, pool, retriever_rankings
 from goldeneval.retrieval.golden import load_draft_set, load_golden_set
 from goldeneval.sample import SAMPLE_DIR
 
@@ -241,3 +249,44 @@ def test_a_source_given_twice_is_pooled_once_with_a_warning(tmp_path: Path, cach
     assert result.exit_code == 0, result.output
     assert "goldeneval: warning: goldeneval.lexical: given twice; pooled once" in result.output
     assert all(len(sources) == 1 for sources in read_judgments(out).pairs.values())
+
+
+@pytest.mark.parametrize(
+    ("question", "document", "text"),
+    [
+        ("q-001", "fares/day-ticket", "How much does a day ticket cost?"),
+        ('q "quoted" \\ back', "doc/\u00e9t\u00e9 \u2028 \U0001f68c", "Tabs\tnew\nlines \x01 and \x7f, caf\u00e9?"),
+        ("q", "d", None),
+    ],
+)
+def test_a_pool_line_written_as_text_is_the_bytes_of_the_judgment_line(
+    question: str, document: str, text: str | None
+) -> None:
+    sources = (Source(source="goldeneval.lexical?b=0.3&k1=0.5", rank=1), Source(source='run:"x"', rank=12))
+    line = JudgmentLine(question=question, document=document, sources=sources, question_text=text)
+    listed = ",".join(source_json(s.source, s.rank) for s in sources)
+    encoded = None if text is None else json_string(text)
+    assert pool_line_json(json_string(question), json_string(document), listed, encoded) == line.to_json_line()
+    assert JudgmentLine.model_validate_json(line.to_json_line()) == line
+
+
+def test_pooling_streams_lines_with_no_judgment_line_object_per_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[object] = []
+    original = JudgmentLine.__init__
+
+    def counting(self: JudgmentLine, **data: object) -> None:
+        built.append(data)
+        original(self, **data)
+
+    golden_set = load_draft_set(SAMPLE_SET)
+    rankings = {q.id: [f"doc-{i}" for i in range(20)] for q in golden_set.questions}
+    monkeypatch.setattr(JudgmentLine, "__init__", counting)
+    result = pool(tmp_path / "j.jsonl", golden_set, [("a", lambda: (rankings, [])), ("b", lambda: (rankings, []))])
+    assert built == []
+    assert result.pairs == result.new_pairs == 20 * len(golden_set.questions)
+    monkeypatch.undo()
+    read = read_judgments(tmp_path / "j.jsonl")
+    assert len(read.pairs) == result.pairs
+    assert {s.source: s.rank for s in read.pairs[(golden_set.questions[0].id, "doc-3")]} == {"a": 4, "b": 4}

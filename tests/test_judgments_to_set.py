@@ -31,9 +31,12 @@ def _other(ids: list[str], expected: frozenset[str]) -> str:
     return next(d for d in ids if d not in expected)
 
 
-def _to_set(path: Path, out: Path, *args: str) -> Result:
+def _to_set(path: Path, out: Path, *args: str, checked: bool = False) -> Result:
+    """``judgments to-set`` of the sample set; unless ``checked``, with --allow-unknown-documents
+    (most tests here judge made-up documents ``a``, ``b``, ``c``)."""
+    allow = () if checked else ("--allow-unknown-documents",)
     return CliRunner().invoke(
-        main, ["judgments", "to-set", str(path), "--out", str(out), "--set", str(SAMPLE_SET), *args]
+        main, ["judgments", "to-set", str(path), "--out", str(out), "--set", str(SAMPLE_SET), *allow, *args]
     )
 
 
@@ -41,7 +44,7 @@ def test_judgments_marking_exactly_the_labels_give_back_the_original_expected_do
     original = load_golden_set(SAMPLE_SET)
     path, out = tmp_path / "j.jsonl", tmp_path / "judged.yaml"
     _judge_as_labelled(path, original)
-    result = _to_set(path, out, "--no-answer-when-all-negative")
+    result = _to_set(path, out, "--no-answer-when-all-negative", checked=True)
     assert result.exit_code == 0, result.output
     rebuilt = load_golden_set(out)
     assert [(q.id, q.expected, q.judgements) for q in rebuilt.questions] == [
@@ -153,3 +156,53 @@ def test_an_unknown_assessor_is_invalid_input(tmp_path: Path) -> None:
     result = _to_set(path, tmp_path / "judged.yaml", "--assessor", "dee")
     assert result.exit_code == 3
     assert "assessor 'dee' judged nothing here (assessors: ann, bob, cy)" in result.output
+
+
+def _one_judged_pair(path: Path, document: str, grade: int) -> None:
+    append_lines(path, [JudgmentLine(question="q-001", document="fares/day-ticket")])
+    append_lines(path, [JudgmentLine(question="q-001", document="fares/day-ticket", grade=1, assessor="ann")])
+    append_lines(path, [JudgmentLine(question="q-001", document=document, grade=grade, assessor="ann")])
+
+
+def test_a_grade_off_the_scale_is_invalid_input_naming_the_file_line_and_field(tmp_path: Path) -> None:
+    path, out = tmp_path / "j.jsonl", tmp_path / "judged.yaml"
+    _one_judged_pair(path, "fares/single-ticket", 7)
+    result = _to_set(path, out, checked=True)
+    assert result.exit_code == 3, result.output
+    assert f"{path}: line 3: field 'grade': 7 is not on the scale 0,1,2,3" in result.output
+    assert not out.exists()
+    # a scale that holds 7 takes it
+    assert _to_set(path, out, "--scale", "0,1,2,3,7", checked=True).exit_code == 0
+    assert _to_set(path, tmp_path / "other.yaml", "--scale", "0,1").exit_code == 3  # the grade 1 fits; the 7 not
+
+
+def test_a_superseded_grade_off_the_scale_no_longer_counts(tmp_path: Path) -> None:
+    path, out = tmp_path / "j.jsonl", tmp_path / "judged.yaml"
+    _one_judged_pair(path, "fares/single-ticket", 7)
+    append_lines(path, [JudgmentLine(question="q-001", document="fares/single-ticket", grade=2, assessor="ann")])
+    result = _to_set(path, out, checked=True)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_graded_document_not_in_the_corpus_is_invalid_input_unless_allowed(tmp_path: Path) -> None:
+    path, out = tmp_path / "j.jsonl", tmp_path / "judged.yaml"
+    _one_judged_pair(path, "fares/never-pooled", 1)
+    result = _to_set(path, out, checked=True)
+    assert result.exit_code == 3, result.output
+    assert f"{path}: line 3: field 'document': 'fares/never-pooled' is not in the corpus" in result.output
+    assert "--allow-unknown-documents" in result.output
+    assert not out.exists()
+    allowed = _to_set(path, out, "--allow-unknown-documents", checked=True)
+    assert allowed.exit_code == 0, allowed.output
+    (question,) = load_golden_set(out).questions
+    assert question.expected == {"fares/day-ticket", "fares/never-pooled"}
+
+
+def test_the_corpus_checked_against_can_be_named(tmp_path: Path) -> None:
+    path, out = tmp_path / "j.jsonl", tmp_path / "judged.yaml"
+    _one_judged_pair(path, "fares/single-ticket", 1)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "fares/day-ticket", "title": "Day ticket", "text": "A day."}\n', encoding="utf-8")
+    result = _to_set(path, out, "--corpus", str(corpus), checked=True)
+    assert result.exit_code == 3
+    assert "field 'document': 'fares/single-ticket' is not in the corpus" in result.output

@@ -101,6 +101,10 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "paired test and bootstrap interval, the slices, and per question both runs' outcomes and top "
         "documents, newly failing and newly passing.",
     ),
+    "draft": LazyCommand(
+        "goldeneval.cli.draft:draft",
+        "Draft questions from every document of a corpus with a model; forms measured, never trusted.",
+    ),
     "export-qrels": LazyCommand(
         "goldeneval.cli.retrieval:export_qrels",
         "Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).",
@@ -116,6 +120,10 @@ COMMANDS: Mapping[str, LazyCommand] = {
     "judgments": LazyCommand(
         "goldeneval.cli.judgments:judgments_group",
         "Read a judgments file: progress and agreement, or a golden set built from it.",
+    ),
+    "lint": LazyCommand(
+        "goldeneval.cli.lint:lint",
+        "Report what a golden set gets wrong that loading it does not catch, one line each.",
     ),
     "models": LazyCommand(
         "goldeneval.cli.answers:models",

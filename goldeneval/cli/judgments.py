@@ -30,7 +30,13 @@ from goldeneval.core.errors import InputError, printable
 from goldeneval.core.storage import CACHE
 from goldeneval.judgments.agreement import judgment_stats
 from goldeneval.judgments.answer_judgments import answer_agreements, read_answer_judgments
-from goldeneval.judgments.judgments import DEFAULT_SCALE, MODEL_ASSESSOR_PREFIX, is_model_assessor, read_judgments
+from goldeneval.judgments.judgments import (
+    DEFAULT_SCALE,
+    MODEL_ASSESSOR_PREFIX,
+    check_judgments,
+    is_model_assessor,
+    read_judgments,
+)
 from goldeneval.judgments.pool import (
     PoolResult,
     Rankings,
@@ -50,6 +56,16 @@ from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
 judgments_path = click.Path(dir_okay=False, path_type=Path)
+DRAFT_SOURCE = "draft"
+"""The source that pools each drafted question's source document (``goldeneval draft``)."""
+
+scale_option = click.option(
+    "--scale",
+    default=",".join(map(str, DEFAULT_SCALE)),
+    show_default=True,
+    help="Grades on the scale, comma-separated digits 0-9 (keys on the page): 0 not relevant, 1 relevant, "
+    "2 highly relevant, 3 perfect.",
+)
 
 
 def _warn(warnings: tuple[str, ...] | list[str]) -> None:
@@ -144,10 +160,9 @@ def pool_command(
     """Pool the top documents of retrievers and stored runs into a judgments file (TREC pooling).
 
     Appends a line for each new (question, document) pair, and one for a known pair that a new
-    source also returned; grades already given are kept.  With --suggest-with, then asks the
-    model for a grade of each pooled pair it has not suggested yet."""
-    if not retrievers and not run_ids:
-        raise click.UsageError("give at least one --retriever or --run")
+    source also returned; grades already given are kept.  A set drafted by goldeneval draft has
+    each draft's source document pooled too (source draft), to be accepted or rejected.  With
+    --suggest-with, then asks the model for a grade of each pooled pair it has not suggested yet."""
     parsed = _retriever_options(retrievers, options)
     if suggest_with is None and (suggest_options or suggest_samples != 1):
         flag = "--suggest-option" if suggest_options else "--suggest-samples"
@@ -156,6 +171,9 @@ def pool_command(
 
     def run() -> tuple[PoolResult, SuggestResult | None]:
         golden_set = load_draft_set(set_file)
+        drafted = {q.id: [q.draft.source] for q in golden_set.questions if q.draft is not None}
+        if not retrievers and not run_ids and not drafted:
+            raise click.UsageError("give at least one --retriever or --run")
         storage = load_storage()
         suggester = None
         if suggest_with is not None:  # built first: a bad model fails before anything is written
@@ -200,6 +218,8 @@ def pool_command(
         for run_id in run_ids:
             stored_id, rankings = run_rankings(storage.store(store_path), run_id, depth)
             sources.append((f"run:{stored_id}", partial(_read_already, rankings)))
+        if drafted:  # each draft's source, to be accepted (judged relevant) or rejected on the page
+            sources.append((DRAFT_SOURCE, partial(_read_already, drafted)))
         pooled = pool(out, golden_set, sources)
         if suggester is None:
             return pooled, None
@@ -231,15 +251,15 @@ def pool_command(
 @corpus_option("Corpus the pooled documents are shown from.", required=True)
 @click.option("--assessor", default=None, help="Your name in the judgments. Default: your login name.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port on 127.0.0.1.")
-@click.option(
-    "--scale",
-    default=",".join(map(str, DEFAULT_SCALE)),
-    show_default=True,
-    help="Grades offered, comma-separated digits 0-9 (keys on the page): 0 not relevant, 1 relevant, "
-    "2 highly relevant, 3 perfect.",
-)
-def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: int, scale: str) -> None:
-    """Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once."""
+@scale_option
+@folder_option("--cache-dir", "Index cache of the page's corpus search. " + storage_default_help(CACHE))
+def judge(
+    judgments_file: Path, corpus_path: Path, assessor: str | None, port: int, scale: str, cache_dir: Path | None
+) -> None:
+    """Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once.
+
+    The page's search box finds any document of the corpus (the lexical index) for the question
+    shown; adding one pools it with the source search:<assessor>, to be judged like the others."""
     grades = _scale(scale)
     name = assessor or getpass.getuser()
     if not name.strip():
@@ -250,12 +270,15 @@ def judge(judgments_file: Path, corpus_path: Path, assessor: str | None, port: i
         )
 
     def start() -> None:
-        from goldeneval.judgments.page import HOST, judging_app, serve  # starlette only for this command
+        from goldeneval.judgments.page import HOST, judging_app, lexical_search, listen, serve  # starlette only here
 
-        _warn(read_judgments(judgments_file).warnings)  # a bad file fails here, not in the browser
-        app = judging_app(judgments_file, load_corpus(corpus_path), name, grades)
+        sock = listen(port)  # a port in use fails first, in one line, before anything is read or announced
+        corpus = load_corpus(corpus_path)
+        search = partial(lexical_search, corpus, load_storage().cache(cache_dir))  # built on the first search
+        app = judging_app(judgments_file, corpus, name, grades, search)  # a bad file fails here
+        _warn(app.state.warnings)
         click.echo(f"judging {judgments_file} as {name} at http://{HOST}:{port}/ (Ctrl-C to stop)", err=True)
-        serve(app, port)
+        serve(app, sock)
 
     run_guarded(start)
 
@@ -342,6 +365,13 @@ def answer_stats(answer_judgments: Path, store_path: StoreLocation | None, outpu
     is_flag=True,
     help="A question whose pooled documents are all judged 0 becomes a no-answer question.",
 )
+@scale_option
+@corpus_option("Corpus every graded document must be in. Default: the set's own.")
+@click.option(
+    "--allow-unknown-documents",
+    is_flag=True,
+    help="Keep graded documents that are not in the corpus (by default such a grade is invalid input).",
+)
 def to_set(
     judgments_file: Path,
     out: Path,
@@ -350,20 +380,38 @@ def to_set(
     assessor: str | None,
     merge: Literal["majority"] | None,
     no_answer_when_all_negative: bool,
+    scale: str,
+    corpus_path: Path | None,
+    allow_unknown_documents: bool,
 ) -> None:
     """Write a golden set file whose expected documents are the ones judged relevant (grade >= 1).
 
     The documents judged 0 are kept as each question's not_relevant documents, so every run of
-    the set reports judged@k (how much of what it returned was ever judged)."""
+    the set reports judged@k (how much of what it returned was ever judged).  The judgments are
+    checked as a set file is: a grade off --scale, or a graded document not in the corpus, is
+    invalid input naming the file, the line and the field."""
     if assessor is not None and merge is not None:
         raise click.UsageError("give either --assessor or --merge, not both")
+    grades = _scale(scale)
 
     def build() -> tuple[int, tuple[str, ...]]:
         read = read_judgments(judgments_file)
         _warn(read.warnings)
+        original = load_draft_set(set_file)
+        documents: frozenset[str] | None = None
+        corpus_name = "the corpus"
+        if not allow_unknown_documents:
+            corpus = pooled_corpus(corpus_path, original)
+            if corpus is None:
+                raise InputError(
+                    f"{set_file}: the set names no corpus to check the graded documents against: "
+                    "pass --corpus, or --allow-unknown-documents"
+                )
+            documents, corpus_name = corpus.ids, f"the corpus {corpus_path or original.corpus}"
+        check_judgments(judgments_file, read, scale=grades, documents=documents, corpus_name=corpus_name)
         written = write_set(
             read,
-            load_draft_set(set_file),
+            original,
             out,
             set_id=set_id,
             assessor=assessor,

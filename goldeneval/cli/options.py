@@ -188,7 +188,9 @@ class RunOptions:
             code = ExitCode.INVALID_INPUT  # an output file is missing: the run is stored, CI must notice
         if self.fail_on_regression or failed:
             sys.exit(int(code))
-        if not verdict.passes_gate and verdict.status is not VerdictStatus.REGRESSION:
+        if verdict.labels_short is not None:
+            click.echo(f"Baseline short of labels: {printable(verdict.labels_short.reason)}", err=True)
+        elif not verdict.passes_gate and verdict.status is not VerdictStatus.REGRESSION:
             click.echo(f"Not compared ({verdict.status.value}): {printable(verdict.reason)}", err=True)
 
 

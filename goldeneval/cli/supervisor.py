@@ -27,6 +27,11 @@ pipe and the terminal's output) is killed after the grace, with one warning line
 the parent is the child subreaper of everything the child starts, so forked and daemonised
 descendants are found and ended too; elsewhere they are only no longer waited for.
 
+The child never outlives the parent: on Linux it asks the kernel for SIGKILL when the parent
+dies (the parent-death signal, ``PR_SET_PDEATHSIG``), so ``kill -9`` of the ``goldeneval``
+process ends the command too (a ``goldeneval judge`` server stops listening; a run being
+written is rolled back whole) instead of leaving it running, orphaned.
+
 Signals sent to the parent (``kill``, a CI runner's cancel) are forwarded to the child; a
 Ctrl-C reaches both through the terminal's process group, and a run the parent saw
 interrupted never exits 0 unless it had finished.  The store's transactions already
@@ -67,6 +72,7 @@ _FIRST_POLL_S = 0.001
 """Where there is no pidfd, :func:`_wait_until` polls this far apart at first, then twice as
 far each time, up to ``_POLL_S``."""
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _MAX_KILL_ROUNDS = 100
 """Rounds of ending leftover processes (each round's orphans are the next round's children)."""
 
@@ -80,9 +86,11 @@ def run_supervised(command: Callable[[], int], describe: str = "goldeneval") -> 
     sys.stderr.flush()
     _become_subreaper()
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child (covered by subprocess tests)
         os.close(read_end)
+        _die_with_parent(parent)
         _child(command, write_end)
     os.close(write_end)
     sys.exit(_parent(pid, read_end, describe))
@@ -134,6 +142,19 @@ def _code_of(exc: SystemExit) -> int:
         return exc.code
     print(exc.code, file=sys.stderr)
     return 1
+
+
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in the child
+    """Linux: SIGKILL this process when ``parent`` dies; if it died already (before the
+    request), end now.  Elsewhere nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    with suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died between the fork and the request
+        os._exit(128 + signal.SIGKILL)
 
 
 def _become_subreaper() -> None:

@@ -30,6 +30,7 @@ from goldeneval.core.records import SliceRates, StoredRun
 from goldeneval.core.stats import PairedComparison, discordant_by, mcnemar_exact, paired_comparison
 
 __all__ = [
+    "BASELINE_SHORT",
     "COVERAGE_CUTOFF",
     "DEFAULT_MAX_DROP",
     "DEFAULT_THRESHOLDS",
@@ -39,10 +40,12 @@ __all__ = [
     "CoverageNote",
     "GateDecision",
     "LabelCoverage",
+    "LabelsShort",
     "RateChange",
     "RegressionThresholds",
     "RegressionVerdict",
     "VerdictStatus",
+    "baseline_labels_short",
     "check_slice_key",
     "coverage_note",
     "detect_regression",
@@ -299,6 +302,18 @@ class CoverageNote:
 
 
 @dataclass(frozen=True)
+class LabelsShort:
+    """A baseline's judged@3 below ``min_judged`` (None: not measured, which counts as below)."""
+
+    judged_at_3: float | None
+    min_judged: float
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"judged_at_3": self.judged_at_3, "min_judged": self.min_judged, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class RegressionVerdict:
     state: ComparisonState
     previous_run_id: str | None
@@ -311,6 +326,9 @@ class RegressionVerdict:
     """For a comparable pair: how the variant (model, chunking, pipeline) differs."""
     coverage: CoverageNote | None = None
     """For a pair whose runs measured label coverage (judged@3): what it says."""
+    labels_short: LabelsShort | None = None
+    """For a baseline under ``min_judged``: its judged@3 falls short (a baseline the labels
+    cannot judge is no baseline: stored as the baseline, it fails the gate)."""
 
     @property
     def status(self) -> VerdictStatus:
@@ -326,7 +344,10 @@ class RegressionVerdict:
 
     @property
     def passes_gate(self) -> bool:
-        """ADR-215 decision 6: only a baseline and a passing comparison pass the gate."""
+        """ADR-215 decision 6: only a baseline and a passing comparison pass the gate; a
+        baseline whose judged@3 falls short of ``min_judged`` does not."""
+        if self.labels_short is not None:
+            return False
         return self.status in (VerdictStatus.BASELINE, VerdictStatus.PASS)
 
     def gate(self, complete: bool) -> GateDecision:
@@ -349,6 +370,7 @@ class RegressionVerdict:
             "paired": [p.to_dict() for p in self.paired],
             # only where coverage was measured: every other verdict's document is as it was
             **({} if self.coverage is None else {"label_coverage": self.coverage.to_dict()}),
+            **({} if self.labels_short is None else {"labels_incomplete": self.labels_short.to_dict()}),
         }
 
 
@@ -526,20 +548,40 @@ def overlapping_bounds(
     return found
 
 
-def labels_incomplete(current: StoredRun, min_judged: float, note: CoverageNote | None) -> str | None:
+def labels_incomplete(
+    current: StoredRun, min_judged: float, note: CoverageNote | None, *, outcome: str = "no numeric verdict"
+) -> str | None:
     """The reason a comparison has no numeric verdict under ``min_judged``, or None when the
-    candidate's judged@3 reaches it.  Not measured counts as below: the labels cannot say."""
+    candidate's judged@3 reaches it.  Not measured counts as below: the labels cannot say.
+    ``outcome`` ends the reason (what falling short means for this verdict)."""
     share = note.candidate if note is not None else None
     if share is None:
         return (
             f"{LABELS_INCOMPLETE}: judged@3 was not measured (set {current.set_id!r} records no judged "
             f"negatives: build it with goldeneval judgments to-set), and min_judged {min_judged:g} needs it; "
-            "no numeric verdict"
+            f"{outcome}"
         )
     if share + _EPSILON >= min_judged:
         return None
     assert note is not None  # a measured share comes from a note
     return (
         f"{LABELS_INCOMPLETE}: judged@3 {share:.3f} is below min_judged {min_judged:g} "
-        f"(its top-3 hold documents nobody judged; {note.hint}); no numeric verdict"
+        f"(its top-3 hold documents nobody judged; {note.hint}); {outcome}"
     )
+
+
+BASELINE_SHORT = "a baseline the labels cannot judge fails the gate"
+"""How a baseline's reason ends when its judged@3 falls short of ``min_judged``."""
+
+
+def baseline_labels_short(current: StoredRun, min_judged: float) -> LabelsShort | None:
+    """The one rule for a first run under ``min_judged`` (the CLI's gate and the nightly
+    check read it through :attr:`RegressionVerdict.passes_gate`): stored as the baseline, but
+    short of labels when its judged@3 is below ``min_judged`` or was not measured."""
+    details = current.details
+    share = details.judged_share() if isinstance(details, LabelCoverage) else None
+    note = (
+        None if share is None else CoverageNote(share, None, 0, {}, current.retriever_id or current.model, current.id)
+    )
+    reason = labels_incomplete(current, min_judged, note, outcome=BASELINE_SHORT)
+    return None if reason is None else LabelsShort(share, min_judged, reason)

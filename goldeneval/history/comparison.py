@@ -37,6 +37,7 @@ from goldeneval.core.regression import (
     ComparisonState,
     RegressionThresholds,
     RegressionVerdict,
+    baseline_labels_short,
     coverage_note,
     detect_regression,
     labels_incomplete,
@@ -193,11 +194,11 @@ def compare_with_history(
         if earlier is None and preceded and not baseline.pinned:
             earlier = store.next_complete_run(current)  # measured after it, stored before it
     if earlier is None:
-        return RegressionVerdict(
-            ComparisonState.BASELINE,
-            None,
-            f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline",
-        )
+        reason = f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline"
+        short = baseline_labels_short(current, thresholds.min_judged) if thresholds.min_judged is not None else None
+        if short is not None:
+            reason += f"; {short.reason}"
+        return RegressionVerdict(ComparisonState.BASELINE, None, reason, labels_short=short)
     who = {"run": f"pinned run {earlier.id}", "series": f"run {earlier.id} of series {baseline.series!r}"}.get(
         baseline.kind, f"the previous run {earlier.id}"
     )

@@ -3,7 +3,8 @@
 Each line is a :class:`JudgmentLine`: a question id, a document id, a ``grade`` (``null``
 until judged), the ``assessor`` who gave it (``null`` on a line the pool wrote), when
 (``judged_at``) and where the pair came from (``sources``: each retriever or stored run that
-returned the document, at which rank).  Two kinds of line share the format:
+returned the document, at which rank; ``search:<assessor>`` for a document a person found with
+the judging page's search).  Two kinds of line share the format:
 
 * a *pool line* (``assessor`` null, ``grade`` null) says the pair is to be judged;
 * a *judgment* (an ``assessor``, a ``grade``) is one person's grade of the pair;
@@ -26,7 +27,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +36,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from goldeneval.core.errors import InputError, invalid_input
+
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 try:
     import fcntl
@@ -43,15 +47,22 @@ except ImportError:  # Windows: appends are not locked against a second writer
 __all__ = [
     "DEFAULT_SCALE",
     "MODEL_ASSESSOR_PREFIX",
+    "SEARCH_SOURCE",
     "JudgmentLine",
     "Judgments",
     "JudgmentsError",
     "Source",
     "Suggestion",
     "append_lines",
+    "appending",
+    "check_judgments",
     "is_model_assessor",
+    "json_string",
+    "parse_line",
+    "pool_line_json",
     "pool_lines",
     "read_judgments",
+    "source_json",
     "utc_now",
 ]
 
@@ -59,6 +70,10 @@ __all__ = [
 DEFAULT_SCALE = (0, 1, 2, 3)
 """The grades offered by default: 0 not relevant, 1 relevant, 2 highly relevant, 3 perfect."""
 
+
+SEARCH_SOURCE = "search:"
+"""A pair a person found with the judging page's search is pooled with the source
+``search:<assessor>`` (its rank: the document's place among the results): no retriever found it."""
 
 MODEL_ASSESSOR_PREFIX = "model:"
 """Assessors named ``model:...`` are models' suggestions, never people."""
@@ -150,6 +165,8 @@ class Judgments:
     suggestions: dict[tuple[str, str, str], Suggestion] = field(default_factory=dict)
     """(question, document, model assessor) -> what the latest suggestion's grade rests on
     (its grade is in ``grades``)."""
+    lines: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """(question, document, assessor) -> the line (from 1) of the latest grade in ``grades``."""
 
     @property
     def assessors(self) -> list[str]:
@@ -175,67 +192,193 @@ class Judgments:
 def read_judgments(path: Path, *, missing_ok: bool = False) -> Judgments:
     """Read ``path``; a torn line is skipped with a warning.  ``missing_ok``: no file reads as empty."""
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
         if missing_ok:
             return Judgments(pairs={})
         raise JudgmentsError(f"{path}: judgments file not found") from None
     except OSError as exc:
         raise JudgmentsError(f"{path}: cannot read: {exc.strerror}") from None
+    with handle:
+        try:
+            return _read(path, handle)
+        except OSError as exc:
+            raise JudgmentsError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _read(path: Path, handle: Iterable[bytes]) -> Judgments:
+    """The file read a line at a time (never whole); each id held once, however many lines
+    name it, and each distinct list of sources once, however many pairs share it."""
     pairs: dict[tuple[str, str], tuple[Source, ...]] = {}
     grades: dict[tuple[str, str, str], int] = {}
     texts: dict[str, str] = {}
     suggestions: dict[tuple[str, str, str], Suggestion] = {}
     warnings: list[str] = []
+    lines: dict[tuple[str, str, str], int] = {}
     shared: dict[tuple[str, int], Source] = {}  # one object per (source, rank): a pool holds few distinct
-    for line in _lines(path, data, warnings):
-        pairs.setdefault(line.pair, ())
-        if line.question_text is not None:
-            texts[line.question] = line.question_text
+    listed: dict[tuple[Source, ...], tuple[Source, ...]] = {}  # one tuple per distinct list of sources
+    names: dict[str, str] = {}  # one string per id
+    for lineno, line in _lines(path, handle, warnings):
+        question = names.setdefault(line.question, line.question)
+        pair = (question, names.setdefault(line.document, line.document))
+        pairs.setdefault(pair, ())
+        if line.question_text is not None and texts.get(question) != line.question_text:
+            texts[question] = line.question_text
         if line.assessor is None:
-            pairs[line.pair] = tuple(shared.setdefault((s.source, s.rank), s) for s in line.sources)
+            sources = tuple(shared.setdefault((s.source, s.rank), s) for s in line.sources)
+            pairs[pair] = listed.setdefault(sources, sources)
         elif line.grade is None:  # a judgment taken back
-            grades.pop((line.question, line.document, line.assessor), None)
-            suggestions.pop((line.question, line.document, line.assessor), None)
+            grades.pop((*pair, line.assessor), None)
+            suggestions.pop((*pair, line.assessor), None)
+            lines.pop((*pair, line.assessor), None)
         else:
-            key = (line.question, line.document, line.assessor)
+            key = (*pair, line.assessor)
             grades[key] = line.grade
+            lines[key] = lineno
             if line.suggestion is not None:
                 suggestions[key] = line.suggestion
             else:
                 suggestions.pop(key, None)
-    return Judgments(pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings), suggestions=suggestions)
+    return Judgments(
+        pairs=pairs, grades=grades, texts=texts, warnings=tuple(warnings), suggestions=suggestions, lines=lines
+    )
 
 
-def _lines(path: Path, data: bytes, warnings: list[str]) -> Iterator[JudgmentLine]:
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        try:  # the fast path: pydantic parses and validates the JSON at once
-            yield JudgmentLine.model_validate_json(raw)
-            continue
-        except ValidationError:
-            pass  # said below, as before: a torn line, or a field that is wrong
-        try:
-            item = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-            warnings.append(f"{path}: line {lineno} is not complete JSON (a write cut short?); ignored")
-            continue
-        try:
-            yield JudgmentLine.model_validate(item)
-        except ValidationError as exc:
-            raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
+def check_judgments(
+    path: Path,
+    judgments: Judgments,
+    *,
+    scale: Collection[int] = DEFAULT_SCALE,
+    documents: Collection[str] | None = None,
+    corpus_name: str = "the corpus",
+) -> None:
+    """Check the grades of ``judgments`` (read from ``path``) as a set file's labels are
+    checked: each latest grade must lie on ``scale``, and, unless ``documents`` is None (unknown
+    documents allowed), each graded document must be one of ``documents`` (the corpus's ids).
+    Raises :class:`JudgmentsError` naming the file, the line and the field of the first
+    offending grade, in file order."""
+    allowed = frozenset(scale)
+    shown = ",".join(str(g) for g in sorted(allowed))
+    for key, lineno in sorted(judgments.lines.items(), key=lambda item: item[1]):
+        grade = judgments.grades[key]
+        if grade not in allowed:
+            raise JudgmentsError(
+                f"{path}: line {lineno}: field 'grade': {grade} is not on the scale {shown} "
+                f"(assessor {key[2]!r}, question {key[0]!r}, document {key[1]!r}; --scale names the grades)"
+            )
+        if documents is not None and key[1] not in documents:
+            raise JudgmentsError(
+                f"{path}: line {lineno}: field 'document': {key[1]!r} is not in {corpus_name} "
+                f"(question {key[0]!r}, assessor {key[2]!r}); --allow-unknown-documents keeps such a document"
+            )
+
+
+def _lines(path: Path, handle: Iterable[bytes], warnings: list[str]) -> Iterator[tuple[int, JudgmentLine]]:
+    for lineno, raw in enumerate(handle, start=1):
+        line = parse_line(path, lineno, raw, warnings)
+        if line is not None:
+            yield lineno, line
+
+
+def parse_line(path: Path, lineno: int, raw: bytes, warnings: list[str]) -> JudgmentLine | None:
+    """One line of the file read: None for a blank line, and for a line that is not complete
+    JSON (with a warning); a complete line that is not a valid judgment is
+    :class:`JudgmentsError` naming the file and the line."""
+    if not raw.strip():
+        return None
+    try:  # the fast path: pydantic parses and validates the JSON at once
+        return JudgmentLine.model_validate_json(raw)
+    except ValidationError:
+        pass  # said below, as before: a torn line, or a field that is wrong
+    try:
+        item = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        warnings.append(f"{path}: line {lineno} is not complete JSON (a write cut short?); ignored")
+        return None
+    try:
+        return JudgmentLine.model_validate(item)
+    except ValidationError as exc:
+        raise invalid_input(exc, f"{path}: line {lineno}", whole="(line)", error=JudgmentsError) from None
+
+
+@contextmanager
+def appending(path: Path) -> Iterator[Callable[[str], None]]:
+    """Append whole lines of text to ``path`` as they come: the function yielded takes one line
+    (ending in a newline); lines are gathered into writes of about :data:`BATCH_BYTES` (a crash
+    tears at most the last line), under an exclusive lock, and synced once at the end.  A file
+    that ends in a torn line gets a newline first, as :func:`append_lines` does.  What the pool
+    writes goes through here, a line at a time, with no model object per line."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
+    batch: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal batch, size
+        if batch:
+            _write_all(fd, "".join(batch).encode("utf-8"))
+            batch, size = [], 0
+
+    def write(text: str) -> None:
+        nonlocal size
+        batch.append(text)
+        size += len(text)
+        if size >= BATCH_BYTES:
+            flush()
+
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        if _ends_torn(path):
+            _write_all(fd, b"\n")
+        yield write
+        flush()
+        os.fsync(fd)
+    except OSError as exc:
+        raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def pool_line_json(question: str, document: str, sources: str, question_text: str | None) -> str:
+    """A pool line's JSON, built as text: the bytes :meth:`JudgmentLine.to_json_line` writes
+    for it (``tests/test_judgments_pool.py`` holds the two equal).  ``question``, ``document``
+    and ``question_text`` come JSON-encoded already (:func:`json_string`), ``sources`` as the
+    encoded source objects joined by commas (:func:`source_json`)."""
+    text = "null" if question_text is None else question_text
+    return (
+        f'{{"question":{question},"document":{document},"grade":null,"assessor":null,"judged_at":null,'
+        f'"sources":[{sources}],"question_text":{text}}}\n'
+    )
+
+
+def json_string(text: str) -> str:
+    """``text`` as a JSON string, UTF-8 as it is (what pydantic's serializer writes)."""
+    return _encode_string(text)
+
+
+def source_json(source: str, rank: int) -> str:
+    """One source of a pool line as JSON text."""
+    return f'{{"source":{_encode_string(source)},"rank":{rank}}}'
 
 
 def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool = True) -> int:
     """Append ``lines``, each with one write (unbuffered: no flush is pending) and an fsync,
     under an exclusive lock.  ``sync_each=False`` writes whole lines in writes of about
-    :data:`BATCH_BYTES` and syncs once after the last one instead: for the pool's many lines,
-    which pooling again restores after a crash.
+    :data:`BATCH_BYTES` and syncs once after the last one instead (:func:`appending`): for
+    many lines that writing again restores after a crash.
 
     When the file ends in a torn line (no final newline), a newline is written first, so the
     torn fragment stays a line of its own that reading skips.  Returns the lines written."""
     written = 0
+    if not sync_each:
+        with appending(path) as write:
+            for line in lines:
+                write(line.to_json_line())
+                written += 1
+        return written
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -245,25 +388,10 @@ def append_lines(path: Path, lines: Iterable[JudgmentLine], *, sync_each: bool =
             fcntl.flock(fd, fcntl.LOCK_EX)
         if _ends_torn(path):
             _write_all(fd, b"\n")
-        if sync_each:
-            for line in lines:
-                _write_all(fd, line.to_json_line().encode("utf-8"))
-                os.fsync(fd)
-                written += 1
-        else:  # whole lines gathered into writes of about BATCH_BYTES: a crash tears at most the last line
-            batch: list[str] = []
-            size = 0
-            for line in lines:
-                text = line.to_json_line()
-                batch.append(text)
-                size += len(text)
-                written += 1
-                if size >= BATCH_BYTES:
-                    _write_all(fd, "".join(batch).encode("utf-8"))
-                    batch, size = [], 0
-            if batch:
-                _write_all(fd, "".join(batch).encode("utf-8"))
+        for line in lines:
+            _write_all(fd, line.to_json_line().encode("utf-8"))
             os.fsync(fd)
+            written += 1
     except OSError as exc:
         raise JudgmentsError(f"{path}: cannot write: {exc.strerror}") from None
     finally:

@@ -5,8 +5,9 @@ machinery (:func:`goldeneval.retrieval.evaluation.ask_to_depth`: timeouts, worke
 ``depth`` distinct documents), or a stored run, whose kept documents are read with
 :func:`goldeneval.retrieval.details.retrieval_details`.  Each pooled pair is appended to the
 judgments file as a pool line (:mod:`goldeneval.judgments.judgments`) listing its sources and
-ranks.  Pooling again appends lines only for new pairs and for known pairs that a new source
-also returned (a superseding line with all their sources); grades are never touched.
+ranks, written as it is made (no pair is held after its line).  Pooling again appends lines
+only for new pairs and for known pairs that a new source also returned (a superseding line
+with all their sources); grades are never touched.
 
 The set file may hold questions without ``expected`` yet (a set being labelled): such a file
 is read by :func:`goldeneval.retrieval.golden.load_draft_set`, which takes a missing
@@ -15,7 +16,7 @@ is read by :func:`goldeneval.retrieval.golden.load_draft_set`, which takes a mis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from goldeneval.core.collector import plugin_collections
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.sets import corpus_for
-from goldeneval.judgments.judgments import Source, append_lines, pool_lines, read_judgments
+from goldeneval.judgments.judgments import appending, json_string, pool_line_json, read_judgments, source_json
 from goldeneval.retrieval.details import QuestionColumns, retrieval_details
 from goldeneval.retrieval.evaluation import ask_to_depth
 from goldeneval.retrieval.golden import GoldenQuestionSet
@@ -141,13 +142,17 @@ def pool(
 ) -> PoolResult:
     """Pool the rankings each source gives (``(label, rankings())`` pairs, asked in order) and
     append the new pool lines to ``out``.  Questions a source ranks but the set lacks are left
-    out with a warning."""
+    out with a warning.
+
+    Streamed: once the sources have answered, the pairs are made question by question in set
+    order (within one, in the order the sources found them) and each pool line is written as
+    it is made, as text (:func:`~goldeneval.judgments.judgments.pool_line_json`), with no model
+    object per pair and no pair held after its line."""
     existing = read_judgments(out, missing_ok=True)
-    found: dict[tuple[str, str], list[Source]] = {}
     warnings = list(existing.warnings)
     known = {question.id for question in golden_set.questions}
     seen: set[str] = set()
-    at: dict[tuple[str, int], Source] = {}  # one Source per (source, rank), shared by its pairs
+    asked: list[tuple[str, Rankings]] = []
     for label, rankings_of in sources:
         if label in seen:
             warnings.append(f"{label}: given twice; pooled once")
@@ -159,25 +164,42 @@ def pool(
         if strays:
             listed = one_line(", ".join(strays), 120)
             warnings.append(f"{label}: {len(strays)} question(s) not in set {golden_set.id!r} left out: {listed}")
+        asked.append((label, rankings))
+    encoded: dict[tuple[str, int], str] = {}  # one JSON text per (source, rank), shared by its pairs
+
+    def source_text(label: str, rank: int) -> str:
+        text = encoded.get((label, rank))
+        if text is None:
+            text = encoded[(label, rank)] = source_json(label, rank)
+        return text
+
+    pairs = new_pairs = new_sources = 0
+    held = existing.pairs
+    with appending(out) as write:
         for question in golden_set.questions:
-            for rank, document in enumerate(rankings.get(question.id, ()), start=1):
-                source = at.get((label, rank))
-                if source is None:
-                    source = at[(label, rank)] = Source(source=label, rank=rank)
-                found.setdefault((question.id, document), []).append(source)
-    texts = {question.id: question.text for question in golden_set.questions}
-    lines = pool_lines(existing, {pair: found[pair] for pair in _in_set_order(found, golden_set)}, texts)
-    append_lines(out, lines, sync_each=False)
-    new_pairs = sum(1 for line in lines if line.pair not in existing.pairs)
-    return PoolResult(
-        pairs=len(found), new_pairs=new_pairs, new_sources=len(lines) - new_pairs, warnings=tuple(warnings)
-    )
-
-
-def _in_set_order(found: Mapping[tuple[str, str], object], golden_set: GoldenQuestionSet) -> Iterable[tuple[str, str]]:
-    """Pairs question by question in set order; within one, in the order first found."""
-    order = {question.id: i for i, question in enumerate(golden_set.questions)}
-    return sorted(found, key=lambda pair: order[pair[0]])
+            found: dict[str, list[tuple[str, int]]] = {}
+            for label, rankings in asked:
+                for rank, document in enumerate(rankings.get(question.id, ()), start=1):
+                    found.setdefault(document, []).append((label, rank))
+            if not found:
+                continue
+            pairs += len(found)
+            question_json = json_string(question.id)
+            text_json = json_string(question.text)
+            for document, where in found.items():
+                before = held.get((question.id, document)) if held else None
+                if before is None:
+                    new_pairs += 1
+                else:
+                    names = {s.source for s in before}
+                    new = [w for w in where if w[0] not in names]
+                    if not new:
+                        continue
+                    where = [(s.source, s.rank) for s in before] + new
+                    new_sources += 1
+                listed = ",".join([source_text(label, rank) for label, rank in where])
+                write(pool_line_json(question_json, json_string(document), listed, text_json))
+    return PoolResult(pairs=pairs, new_pairs=new_pairs, new_sources=new_sources, warnings=tuple(warnings))
 
 
 def pooled_corpus(explicit: Path | None, golden_set: GoldenQuestionSet) -> Corpus | None:

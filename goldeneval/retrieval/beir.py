@@ -4,8 +4,9 @@ A query's targets are the corpus ids it is judged with a score above 0, and the 
 the target's grade (graded nDCG's gain).  A query judged only with score 0 is not a
 question of the set; the set lists it as ``unjudged`` and every run reports it.  The rows
 follow the one rule of :mod:`goldeneval.retrieval.qrels` (a pair judged twice with two scores
-is refused).  BEIR carries no question forms, so the form is derived by the rule of
-:mod:`goldeneval.retrieval.forms`, and marked as derived (``form_derived``).
+is refused).  BEIR carries no question forms, so the form is derived, and marked as derived
+(``form_derived``), by the measured-form rule of :mod:`goldeneval.retrieval.overlap`
+(``vocabulary-overlap/v1``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 from goldeneval.core.corpus import Corpus, load_beir_corpus
 from goldeneval.core.errors import GoldenSetError
 from goldeneval.core.jsonl import iter_jsonl
-from goldeneval.retrieval.forms import FORM_OVERLAP_THRESHOLD, derive_form, vocabulary_overlap
-from goldeneval.retrieval.golden import GoldenQuestionSet
+from goldeneval.retrieval.golden import GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.overlap import FORM_OVERLAP_THRESHOLD, measured_form, vocabulary_overlap
 from goldeneval.retrieval.qrels import judged_set, read_beir_qrels
 
 __all__ = ["FORM_OVERLAP_THRESHOLD", "derive_form", "is_beir_folder", "load_beir_set", "vocabulary_overlap"]
@@ -24,6 +25,10 @@ __all__ = ["FORM_OVERLAP_THRESHOLD", "derive_form", "is_beir_folder", "load_beir
 
 def is_beir_folder(path: Path) -> bool:
     return path.is_dir() and (path / "queries.jsonl").is_file() and (path / "qrels").is_dir()
+
+
+def derive_form(question: str, target_texts: list[str]) -> QuestionForm:
+    return measured_form(question, target_texts)
 
 
 def _read_queries(path: Path) -> dict[str, str]:

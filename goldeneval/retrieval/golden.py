@@ -24,7 +24,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, ValidationInfo, field_validator
 from pydantic_core import ErrorDetails
 
 from goldeneval.core.errors import GoldenSetError, error_problem, one_line
@@ -43,6 +43,7 @@ from goldeneval.core.set_models import (
 
 __all__ = [
     "KNOWN_HARD_CLASSES",
+    "Draft",
     "GoldenQuestion",
     "GoldenQuestionSet",
     "QuestionForm",
@@ -65,6 +66,20 @@ SET_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 MAX_GRADE = 1_000_000
 """Highest relevance grade (graded qrels use 1 to 3 or 4): grades are gains the metrics sum
 as 64-bit integers and floats, where a grade of 10**21 would not fit."""
+
+
+class Draft(BaseModel):
+    """Where a drafted question came from (``goldeneval draft``): its source document, the
+    form the model claimed and the one measured, and what drafted it (model, prompt, rule)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: NonBlankText = Field(min_length=1, description="The document the question was drafted from.")
+    claimed_form: QuestionForm = Field(description="The form the model said the question has.")
+    overlap: float = Field(ge=0, le=1, description="The question's vocabulary overlap with its source.")
+    rule: NonBlankText = Field(min_length=1, description="The rule that measured the form, with its version.")
+    model: NonBlankText = Field(min_length=1, description="The model that drafted it.")
+    prompt: NonBlankText = Field(min_length=1, description="The prompt it was asked with (name, version, digest).")
 
 
 class GoldenQuestion(SetItem):
@@ -107,6 +122,13 @@ class GoldenQuestion(SetItem):
     form_derived: bool = Field(
         default=False,
         description="True when the form was derived by a rule (BEIR import), not labelled.",
+    )
+    draft: Draft | None = Field(
+        default=None,
+        description=(
+            "Set on a question a model drafted (goldeneval draft): no run scores it until a person "
+            "accepts it (pool the set, judge its source, judgments to-set writes it without this)."
+        ),
     )
 
     @field_validator("expected", "not_relevant", mode="before")
@@ -207,12 +229,15 @@ def golden_set_json_schema() -> dict[str, Any]:
 # --------------------------------------------------------------------------- loading
 
 
-def load_golden_set(path: str | Path) -> GoldenQuestionSet:
+def load_golden_set(path: str | Path, *, drafts_ok: bool = False) -> GoldenQuestionSet:
     """Load and validate one golden set file (YAML, JSON or JSONL).
 
     JSONL holds one question object per line; an optional first line
     ``{"set": {"id": ..., "description": ..., "corpus": ...}}`` names the set, else the
     file name (without suffix) is its id.
+
+    A question drafted by a model and not accepted yet (``draft``) is refused: no run scores
+    it; ``drafts_ok`` reads it all the same (pooling and judging, :func:`load_draft_set`).
 
     A JSONL file is first tried on a fast path (:func:`_load_jsonl_fast`) that accepts only
     what the checked path accepts, to the same model; anything else takes the checked path,
@@ -226,7 +251,10 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
         cached = _LOADED.get(key)
         if cached is not None:
             _LOADED.move_to_end(key)
-            return cached
+    if cached is not None:
+        if not drafts_ok:
+            _refuse_drafts(path, cached)
+        return cached
     loaded = _load_jsonl_fast(path, text) if suffix == ".jsonl" else None
     if loaded is None:
         loaded = _load_checked(path, suffix, text)
@@ -235,7 +263,24 @@ def load_golden_set(path: str | Path) -> GoldenQuestionSet:
         _LOADED[key] = loaded
         while len(_LOADED) > _LOADED_SETS:
             _LOADED.popitem(last=False)
+    if not drafts_ok:
+        _refuse_drafts(path, loaded)
     return loaded
+
+
+def _refuse_drafts(path: Path, golden_set: GoldenQuestionSet) -> None:
+    """A run scores no draft: the first one is invalid input naming the file, question and field."""
+    for position, question in enumerate(golden_set.questions, start=1):
+        if question.draft is not None:
+            raise GoldenSetError(
+                path,
+                "a drafted question no person accepted yet; no run scores it: pool the set "
+                "(goldeneval pool, which pools each draft's source), judge it (goldeneval judge) and write "
+                "the accepted questions with goldeneval judgments to-set",
+                position=position,
+                item_id=question.id,
+                field="draft",
+            )
 
 
 class _SharedParts:
@@ -297,7 +342,7 @@ def load_draft_set(path: str | Path) -> GoldenQuestionSet:
     raw = _parsed(path, suffix, read_text(path, GoldenSetError))
     questions = raw.get("questions")
     if not isinstance(questions, list) or all(not isinstance(q, Mapping) or "expected" in q for q in questions):
-        return load_golden_set(path)
+        return load_golden_set(path, drafts_ok=True)
     drafted = [{**q, "expected": []} if isinstance(q, Mapping) and "expected" not in q else q for q in questions]
     return _build_set(path, {**raw, "questions": drafted}).with_corpus_beside(path)
 

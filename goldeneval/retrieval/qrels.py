@@ -18,7 +18,7 @@ documents are those judged above 0, with their grades; its judged non-relevant d
 BEIR import never did, and keeps its label digest); a query judged only with 0 is not a
 question (an empty expected set would say "nothing answers it") and the set lists it as
 ``unjudged``; every judged document must be in the corpus; the form is derived by
-:mod:`goldeneval.retrieval.forms`' rule.
+:mod:`goldeneval.retrieval.overlap`' rule (``vocabulary-overlap/v1``).
 
 A TREC qrels file needs its topics (:mod:`goldeneval.retrieval.topics`) and its corpus:
 ``goldeneval retrieval --set QRELS --topics TOPICS --corpus CORPUS``.
@@ -35,8 +35,8 @@ from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import GoldenSetError
 from goldeneval.core.set_files import read_text
 from goldeneval.core.text import content_terms
-from goldeneval.retrieval.forms import form_of_overlap, terms_overlap
 from goldeneval.retrieval.golden import MAX_GRADE, GoldenQuestion, GoldenQuestionSet, QuestionForm
+from goldeneval.retrieval.overlap import form_of_overlap, overlap_of
 
 __all__ = [
     "QrelsRows",
@@ -201,7 +201,7 @@ def judged_set(
                 field="expected" if any(doc_id in targets for doc_id in missing) else "not_relevant",
             )
         text = queries[query_id]
-        form: QuestionForm = form_of_overlap(terms_overlap(content_terms(text), map(terms_of, targets)))
+        form: QuestionForm = form_of_overlap(overlap_of(content_terms(text), map(terms_of, targets)))
         questions.append(
             GoldenQuestion(
                 id=query_id,
