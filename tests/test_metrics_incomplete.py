@@ -6,12 +6,15 @@ from the pool, every value equals pytrec_eval's to 1e-9."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import pytest
 import pytrec_eval
+from click.testing import CliRunner
 
+from goldeneval.cli import main
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
 from goldeneval.retrieval.retrievers.base import document_id_mapper
@@ -168,3 +171,32 @@ def test_on_trec_eval_s_own_test_files() -> None:
             goldeneval_values(qrels, run, metrics, judged_only=judged_only),
             pytrec_values(qrels, run, metrics, judged_only=judged_only),
         )
+
+
+def test_through_the_command_on_trec_eval_s_own_files_every_value_is_trec_eval_s(tmp_path: Path) -> None:
+    """The path a user takes: qrels and topics as a set, the run replayed by goldeneval.trec_run,
+    --format json.  The rankings are 500 deep, so bpref, infAP and -J must read them whole."""
+    qrels_path = TREC_EVAL_TEST / "qrels.test"
+    run_path = TREC_EVAL_TEST / "results.test"
+    qrels = read_qrels(qrels_path)
+    run = read_run(run_path)
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("".join(f"{qid}\ttopic {qid}\n" for qid in sorted(qrels)))
+    documents = sorted({d for docs in qrels.values() for d in docs} | {d for docs in run.values() for d in docs})
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"_id": d, "title": "", "text": d}) + "\n" for d in documents))
+    metrics = "bpref,infap,ndcg@10,precision@5"  # no cutoff above 10: bpref and -J set the depth
+    for judged_only in (False, True):
+        args = [
+            "retrieval", "--set", str(qrels_path), "--topics", str(topics), "--corpus", str(corpus),
+            "--retriever", "goldeneval.trec_run", "--option", f"run={run_path}", "--chunk-separator", "",
+            "--store", str(tmp_path / "results.duckdb"), "--cache-dir", str(tmp_path / "cache"),
+            "--no-progress", "--format", "json", "--metrics", metrics,
+            *(["--judged-only"] if judged_only else []),
+        ]  # fmt: skip
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        ours = {q["id"]: q["metrics"] for q in document["questions"]}
+        assert assert_equal(ours, pytrec_values(qrels, run, metrics, judged_only=judged_only)) == 3 * 4
+        assert document["measurement"]["depth"] == 1000
