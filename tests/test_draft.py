@@ -153,6 +153,18 @@ def test_no_run_scores_a_draft_until_a_person_accepts_it(tmp_path: Path) -> None
     assert to_set.exit_code == 0, to_set.output
     kept = load_golden_set(labelled)  # a run's loader: no draft left
     assert {q.id for q in kept.questions} == accepted
+    # a rejected draft is no no-answer question, and another relevant document does not save it
+    rejected = next(q for q in drafted.questions if q.id not in accepted)
+    other = next(d for q in drafted.questions for d in q.expected if d not in rejected.expected)
+    append_lines(judgments, [JudgmentLine(question=rejected.id, document=other, grade=1, assessor="ann")])
+    again = tmp_path / "again.yaml"
+    flags = ["--no-answer-when-all-negative", "--allow-unknown-documents"]
+    rerun = CliRunner().invoke(
+        main, ["judgments", "to-set", str(judgments), "--set", str(out), "--out", str(again), *flags]
+    )
+    assert rerun.exit_code == 0, rerun.output
+    assert {q.id for q in load_golden_set(again).questions} == accepted
+    assert f"question {rejected.id!r}: a draft rejected" in rerun.output
     assert all(q.draft is None for q in kept.questions)
     assert "draft" not in yaml.safe_load(labelled.read_text())["questions"][0]
     run = CliRunner().invoke(main, ["retrieval", "--set", str(labelled), "--retriever", "goldeneval.lexical", *store])

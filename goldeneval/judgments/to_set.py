@@ -16,7 +16,10 @@ A model's suggestions (assessors ``model:...``) count only when named with ``ass
 they are no person's grade, so neither the default nor the majority counts them.
 
 A question with no judgment, or with pooled pairs still unjudged and none relevant, is left
-out with a notice.  A question whose pooled pairs are all judged 0 becomes a no-answer
+out with a notice.  A drafted question (``draft``) is decided by the grade of its source
+document alone: relevant accepts it (with every other document judged relevant), 0 rejects
+it and an unjudged source leaves it out, whatever the flags; a rejected draft never becomes
+a no-answer question.  A question whose pooled pairs are all judged 0 becomes a no-answer
 question (empty ``expected``) with ``no_answer_when_all_negative``, else it is left out
 with a notice.  The file written is read back with :func:`goldeneval.retrieval.golden.load_golden_set`
 before this returns, so it is an ordinary set file.
@@ -126,6 +129,17 @@ def _question(
 ) -> dict[str, Any] | None:
     graded = {d: grades[(question.id, d)] for d in documents if (question.id, d) in grades}
     relevant = {d: g for d, g in graded.items() if g >= 1}
+    if question.draft is not None:  # a person decides a draft by judging its source, whatever else was found
+        source = question.draft.source
+        verdict = grades.get((question.id, source))
+        if verdict is None:
+            notices.append(f"question {question.id!r}: a draft whose source {source!r} nobody judged yet; left out")
+            return None
+        if verdict < 1:
+            notices.append(
+                f"question {question.id!r}: a draft rejected (its source {source!r} judged not relevant); left out"
+            )
+            return None
     if not graded:
         notices.append(f"question {question.id!r}: no judgment; left out")
         return None
