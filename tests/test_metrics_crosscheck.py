@@ -23,7 +23,7 @@ from goldeneval.core.corpus import load_corpus
 from goldeneval.retrieval.beir import load_beir_set
 from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.retrieval.metrics import METRIC_KINDS, Metric, parse_metrics
+from goldeneval.retrieval.metrics import METRIC_KINDS, WHOLE_RANKING_KINDS, Metric, parse_metrics
 from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
 from goldeneval.retrieval.scoring import score_question
@@ -31,8 +31,10 @@ from goldeneval.retrieval.scoring import score_question
 CUTOFFS = (1, 3, 5, 10, 100)
 EVERY_METRIC = parse_metrics(
     [f"{kind.key}@{k}" for kind in METRIC_KINDS.values() if kind.takes_cutoff for k in CUTOFFS]
-    + [kind.key for kind in METRIC_KINDS.values() if not kind.takes_cutoff]
+    + [kind.key for kind in METRIC_KINDS.values() if not kind.takes_cutoff and kind.key not in WHOLE_RANKING_KINDS]
 )
+"""Every metric at every cutoff, to depth 100; bpref and infAP, which measure to depth 1000,
+are checked on their own run (:func:`scifact_whole_run`)."""
 TOLERANCE = 1e-9
 
 
@@ -101,8 +103,27 @@ def test_the_real_run_scores_every_scifact_question_to_depth_100(scifact_run: Re
 def test_every_metric_equals_trec_eval_per_question_on_scifact(scifact_run: RetrievalRun) -> None:
     qrels = {r.question_id: dict.fromkeys(r.expected, 1) for r in scifact_run.results}
     with_cutoff = sum(kind.takes_cutoff for kind in METRIC_KINDS.values())
-    assert len(scifact_run.metrics) == with_cutoff * len(CUTOFFS) + len(METRIC_KINDS) - with_cutoff
+    without = len(METRIC_KINDS) - with_cutoff - len(WHOLE_RANKING_KINDS)
+    assert len(scifact_run.metrics) == with_cutoff * len(CUTOFFS) + without
     assert differences(scifact_run, qrels) == {}
+
+
+@pytest.fixture(scope="module")
+def scifact_whole_run(scifact_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> RetrievalRun:
+    corpus = load_corpus(scifact_dir)
+    golden = load_beir_set(scifact_dir, "test", corpus)
+    retriever = LexicalRetriever(corpus, tmp_path_factory.mktemp("cache"))
+    metrics = parse_metrics(sorted(WHOLE_RANKING_KINDS))
+    return evaluate_retrieval(golden, retriever, "goldeneval.lexical", hit_cutoffs=(), metrics=metrics)
+
+
+@pytest.mark.slow  # the lexical retriever asked 1000 deep for 300 questions
+def test_bpref_and_infap_equal_trec_eval_per_question_on_scifact_to_depth_1000(
+    scifact_whole_run: RetrievalRun,
+) -> None:
+    assert scifact_whole_run.depth == 1000
+    qrels = {r.question_id: dict.fromkeys(r.expected, 1) for r in scifact_whole_run.results}
+    assert differences(scifact_whole_run, qrels) == {}
 
 
 def test_top1_and_top3_hits_equal_trec_eval_success(scifact_run: RetrievalRun) -> None:
