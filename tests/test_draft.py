@@ -111,8 +111,25 @@ def test_a_failed_call_drafts_nothing_for_its_document_and_no_draft_at_all_write
     with chat_server(default=lambda _: error(500)) as server:
         result = _draft(corpus, out, server.base_url)
     assert result.exit_code == 3
-    assert "no question drafted from 3 document(s); nothing written" in result.output
+    assert "no question drafted from 3 document(s); nothing written: document " in result.output
+    assert "nothing drafted: " in result.output  # why, for each document (the first three)
     assert not out.exists()
+
+
+def test_an_out_path_no_file_can_be_written_to_is_refused_before_any_call(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path)
+    (tmp_path / "afile").write_text("")
+    asked: list[dict[str, Any]] = []
+
+    def reply(request: dict[str, Any]) -> Reply:
+        asked.append(request)
+        return _reply(request)
+
+    with chat_server(default=reply) as server:
+        result = _draft(corpus, tmp_path / "afile" / "drafts.yaml", server.base_url)
+    assert result.exit_code == 2
+    assert "is not a folder" in result.output
+    assert asked == []
 
 
 def test_no_run_scores_a_draft_until_a_person_accepts_it(tmp_path: Path) -> None:

@@ -17,9 +17,10 @@ from starlette.testclient import TestClient
 
 from goldeneval.cli import main
 from goldeneval.core.corpus import load_corpus
+from goldeneval.core.errors import RetrieverError
 from goldeneval.core.text import content_terms
 from goldeneval.judgments.judgments import JudgmentLine, Source, Suggestion, append_lines, read_judgments
-from goldeneval.judgments.page import PoolView, highlighted, judging_app, marked_terms
+from goldeneval.judgments.page import PoolView, highlighted, judging_app, lexical_search, marked_terms
 from goldeneval.retrieval.golden import load_golden_set
 from goldeneval.sample import SAMPLE_DIR
 from tests.chromium import Page, headless_chromium, require_chromium
@@ -488,3 +489,49 @@ def test_a_document_found_by_search_on_the_page_is_judged_and_to_set_keeps_its_q
     assert kept["q-004"].not_relevant == {"timetables/ferry-f1-weekends", "fares/day-ticket"}
     [added] = [line for line in read_judgments(path).pairs.items() if line[0][1] == "timetables/ferry-f1-weekdays"]
     assert [s.source for s in added[1]] == ["search:ann"]
+
+
+def test_a_search_index_that_cannot_be_built_is_a_json_error_not_a_traceback(tmp_path: Path) -> None:
+    def make() -> Callable[[str, int], list[str]]:
+        raise RetrieverError("lexical index: cannot write the cache: Not a directory")
+
+    app = judging_app(_pooled(tmp_path / "j.jsonl"), load_corpus(CORPUS), "ann", search=make)
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    reply = client.get("/api/search", params={"q": "ticket", "question": 0})
+    assert reply.status_code == 500
+    assert reply.json() == {"error": "search failed: lexical index: cannot write the cache: Not a directory"}
+
+
+def test_the_search_keeps_corpus_ids_that_hold_the_chunk_separator(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    documents = [("faq#1", "Dogs on buses ride free on a lead."), ("faq#2", "Bikes on trams."), ("other", "Fares")]
+    corpus.write_text("".join(json.dumps({"_id": d, "title": d, "text": t}) + "\n" for d, t in documents))
+    found = lexical_search(load_corpus(corpus), tmp_path / "cache")("dogs buses", 3)
+    assert found[0] == "faq#1"
+    assert "faq" not in found
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_stray_key_on_a_judged_pair_and_stale_search_results_change_nothing(
+    served: tuple[str, Path], browser: Page
+) -> None:
+    url, path = served
+    browser.open(url)
+    browser.wait_for_text("document 1 of 3", "0 of 5 judged overall")
+    _press(browser, "2")
+    browser.wait_for_text("1 of 5 judged overall", "document 2 of 3")
+    _press(browser, "b")  # back to the judged first document, not reviewing
+    browser.wait_for_text("document 1 of 3")
+    _press(browser, "0")
+    browser.wait_for_text("judged already (2): press r to review judged pairs")
+    lines = path.read_text().splitlines()[len(POOL) :]
+    assert [JudgmentLine.model_validate_json(line).grade for line in lines] == [2]
+    # results found for this question are gone once the page moves to another question
+    search = 'document.getElementById("query").value = "day ticket"; document.getElementById("search").requestSubmit()'
+    browser.call("Runtime.evaluate", expression=search)
+    browser.wait_for_text("(pooled)")
+    for _ in range(3):
+        _press(browser, "s")
+    text = browser.wait_for_text("Question 2 of 2")
+    assert "(pooled)" not in text and "add and judge" not in text

@@ -194,3 +194,32 @@ def test_near_duplicate_questions_are_exactly_the_pairs_at_or_above_the_threshol
         if texts[i] != texts[j] and len(a & b) / len(a | b) >= NEAR_DUPLICATE_QUESTION:
             expected.add((f"q{j}", f"q{i}"))
     assert found == expected and len(expected) > 10
+
+
+def test_a_drafts_own_source_is_no_retriever_and_a_drafted_set_is_linted(tmp_path: Path) -> None:
+    document: dict[str, Any] = yaml.safe_load(SAMPLE_SET.read_text(encoding="utf-8"))
+    drafted = {
+        "id": "draft-00001",
+        "text": "Day Ticket",  # the target's title, drafted as GAP: the rule measures MATCH
+        "form": "GAP",
+        "expected": ["fares/day-ticket"],
+        "draft": {
+            "source": "fares/day-ticket",
+            "claimed_form": "GAP",
+            "overlap": 1.0,
+            "rule": OVERLAP_RULE,
+            "model": "m",
+            "prompt": "p",
+        },
+    }
+    path = tmp_path / "drafts.yaml"
+    content = {"id": "drafts", "corpus": str(CORPUS), "questions": [*document["questions"][:3], drafted]}
+    path.write_text(yaml.safe_dump(content, sort_keys=False), encoding="utf-8")
+    judgments = tmp_path / "j.jsonl"
+    own = Source(source="draft", rank=1)  # pooled because it is the draft's source, not because anything found it
+    append_lines(judgments, [JudgmentLine(question="draft-00001", document="fares/day-ticket", sources=(own,))])
+    result = _lint("--set", str(path), "--judgments", str(judgments), "--format", "json")
+    assert result.exit_code == 0, result.output
+    findings = {(f["kind"], f["question"]) for f in json.loads(result.output)["findings"]}
+    assert ("unfound-target", "draft-00001") in findings
+    assert ("form", "draft-00001") in findings

@@ -63,6 +63,12 @@ def draft(
     removed, and each draft expects its source document and is marked a draft: no run scores it
     until a person accepts it (goldeneval pool, goldeneval judge, goldeneval judgments to-set)."""
     options = parse_options(model_options, "--model-option")
+    from goldeneval.report.files import OutputFileError, check_output_path
+
+    try:  # before a single paid call: an --out no file can be written to is a usage error
+        check_output_path(out)
+    except OutputFileError as exc:
+        raise click.BadParameter(str(exc), param_hint="--out") from None
 
     def run() -> tuple[int, object]:
         from goldeneval.judgments.draft import draft_questions, drafting_model, write_drafts

@@ -32,6 +32,7 @@ from goldeneval.judgments.agreement import judgment_stats
 from goldeneval.judgments.answer_judgments import answer_agreements, read_answer_judgments
 from goldeneval.judgments.judgments import (
     DEFAULT_SCALE,
+    DRAFT_SOURCE,
     MODEL_ASSESSOR_PREFIX,
     check_judgments,
     is_model_assessor,
@@ -56,8 +57,6 @@ from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
 from goldeneval.suite_storage import load_storage
 
 judgments_path = click.Path(dir_okay=False, path_type=Path)
-DRAFT_SOURCE = "draft"
-"""The source that pools each drafted question's source document (``goldeneval draft``)."""
 
 scale_option = click.option(
     "--scale",

@@ -14,7 +14,8 @@ from goldeneval.cli.params import corpus_option, format_option, sets_dir_option
 from goldeneval.cli.retrieval import beir_split_option
 from goldeneval.core.errors import printable
 from goldeneval.core.sets import corpus_for
-from goldeneval.judgments.judgments import SEARCH_SOURCE, read_judgments
+from goldeneval.judgments.judgments import found_by_retrieval, read_judgments
+from goldeneval.retrieval.golden import SET_FILE_SUFFIXES, load_draft_set
 from goldeneval.retrieval.lint import LINT_RULES, Finding, lint_set
 from goldeneval.retrieval.sets import resolve_golden_set
 
@@ -50,14 +51,17 @@ def lint(
     whose targets no pooled source found.  Exit 0 with findings unless --strict."""
 
     def run() -> tuple[str, str | None, list[Finding]]:
-        golden_set = resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
+        path = Path(set_ref)
+        # a drafted set is what most needs checking: read it as pooling does (its drafts included)
+        drafted = path.is_file() and path.suffix.lower() in SET_FILE_SUFFIXES
+        golden_set = load_draft_set(path) if drafted else resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)
         corpus = corpus_for(corpus_path, golden_set.corpus)
         pooled: dict[str, set[str]] | None = None
         if judgments_file is not None:
             read = read_judgments(judgments_file)
             pooled = {}
             for (question, document), sources in read.pairs.items():
-                if any(not s.source.startswith(SEARCH_SOURCE) for s in sources):  # a person's search is no source
+                if any(found_by_retrieval(s.source) for s in sources):  # a search or a draft's source found nothing
                     pooled.setdefault(question, set()).add(document)
         corpus_name = str(corpus_path or golden_set.corpus) if corpus is not None else None
         return golden_set.id, corpus_name, lint_set(golden_set, corpus, pooled)

@@ -162,11 +162,9 @@ def draft_questions(
         for text, claimed in drafts:
             overlap = vocabulary_overlap(text, [source_text])
             measured = form_of_overlap(overlap)
-            if measured is not claimed:
-                if mismatch == "drop":
-                    result.dropped_form += 1
-                    continue
-                result.relabelled += 1
+            if measured is not claimed and mismatch == "drop":
+                result.dropped_form += 1
+                continue
             words = set(_WORD.findall(text.casefold()))
             normalized = _normalized(text)
             if normalized in kept_texts or any(
@@ -174,6 +172,7 @@ def draft_questions(
             ):
                 result.dropped_duplicates += 1
                 continue
+            result.relabelled += measured is not claimed  # counted among the drafts kept only
             kept_texts.add(normalized)
             kept_words.append(words)
             result.questions.append(
@@ -198,7 +197,12 @@ def draft_questions(
 def write_drafts(out: Path, result: DraftResult, *, set_id: str, corpus: str | None) -> GoldenQuestionSet:
     """Write the drafts as a set file (YAML) and read it back as a set being labelled."""
     if not result.questions:
-        raise InputError(f"no question drafted from {result.asked} document(s); nothing written")
+        why = "; ".join(result.warnings[:3]) + (
+            f"; and {len(result.warnings) - 3} more" if len(result.warnings) > 3 else ""
+        )
+        raise InputError(
+            f"no question drafted from {result.asked} document(s); nothing written" + (f": {why}" if why else "")
+        )
     document: dict[str, Any] = {
         "id": set_id,
         "description": f"Drafted by goldeneval draft ({prompt_identity()}; forms by {OVERLAP_RULE}); "
@@ -208,6 +212,7 @@ def write_drafts(out: Path, result: DraftResult, *, set_id: str, corpus: str | N
         document["corpus"] = corpus
     document["questions"] = result.questions
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{out}: cannot write: {exc.strerror}") from None

@@ -46,6 +46,7 @@ except ImportError:  # Windows: appends are not locked against a second writer
 
 __all__ = [
     "DEFAULT_SCALE",
+    "DRAFT_SOURCE",
     "MODEL_ASSESSOR_PREFIX",
     "SEARCH_SOURCE",
     "JudgmentLine",
@@ -74,6 +75,15 @@ DEFAULT_SCALE = (0, 1, 2, 3)
 SEARCH_SOURCE = "search:"
 """A pair a person found with the judging page's search is pooled with the source
 ``search:<assessor>`` (its rank: the document's place among the results): no retriever found it."""
+DRAFT_SOURCE = "draft"
+"""The source ``goldeneval pool`` gives a drafted question's own source document: no retriever found it."""
+
+
+def found_by_retrieval(source: str) -> bool:
+    """Whether a pooled pair's source is a retriever or a stored run (what found the document),
+    not a person's search (``search:<assessor>``) or a draft's own source document (``draft``)."""
+    return source != DRAFT_SOURCE and not source.startswith(SEARCH_SOURCE)
+
 
 MODEL_ASSESSOR_PREFIX = "model:"
 """Assessors named ``model:...`` are models' suggestions, never people."""

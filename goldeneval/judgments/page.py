@@ -45,7 +45,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from goldeneval.core.corpus import Corpus
-from goldeneval.core.errors import InputError
+from goldeneval.core.errors import GoldenEvalError, InputError
 from goldeneval.core.text import ENGLISH_STOPWORDS, TOKEN_PATTERN, stemmer
 from goldeneval.judgments.judgments import (
     DEFAULT_SCALE,
@@ -123,14 +123,19 @@ SEARCH_RESULTS = 10
 
 def lexical_search(corpus: Corpus, cache_dir: Path) -> Searcher:
     """The corpus searched with the lexical retriever (``goldeneval.lexical``: the BM25 index
-    goldeneval already builds, cached in ``cache_dir``); chunk ids come back as document ids."""
+    goldeneval already builds, cached in ``cache_dir``); chunk ids come back as document ids,
+    and a returned id that is a document of the corpus itself (``faq#1``) stays whole."""
     from goldeneval.core.collector import plugin_collections
     from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
     from goldeneval.retrieval.retrievers.registry import build_retriever
 
     with plugin_collections():
         retriever = build_retriever("goldeneval.lexical", RetrieverContext(corpus=corpus, cache_dir=cache_dir))
-    to_document = document_id_mapper(DEFAULT_CHUNK_SEPARATOR)
+    cut = document_id_mapper(DEFAULT_CHUNK_SEPARATOR)
+    ids = corpus.ids
+
+    def to_document(returned: str) -> str:
+        return returned if returned in ids else cut(returned)
 
     def search(query: str, limit: int) -> Sequence[str]:
         found = dict.fromkeys(to_document(returned) for returned in retriever.retrieve(query, limit * 3))
@@ -308,10 +313,13 @@ class _Judging:
                 return 404, {"error": f"no question at index {index}"}
             question = self.pool.order[index]
             pooled = set(self.pool.documents[question])
-        with self.search_lock:  # built on the first search: indexing a large corpus takes a while
-            if self._search is None:
-                self._search = self._make_search()
-            found = self._search(query, SEARCH_RESULTS)
+        try:
+            with self.search_lock:  # built on the first search: indexing a large corpus takes a while
+                if self._search is None:
+                    self._search = self._make_search()
+                found = self._search(query, SEARCH_RESULTS)
+        except GoldenEvalError as exc:  # the index cannot be built or read: one line, not a traceback
+            return 500, {"error": f"search failed: {exc}"}
         results = [
             {"id": d, "title": self.documents[d].title if d in self.documents else "", "pooled": d in pooled}
             for d in found
@@ -559,7 +567,9 @@ async function previous(from) {
   if (from.q === 0) return null;
   return {q: from.q - 1, d: count(from.q - 1) - 1};
 }
+let searchedFor = null;  // the question the search results on screen were found for
 async function show(where) {
+  if (searchedFor !== null && where.q !== searchedFor) { $("results").textContent = ""; searchedFor = null; }
   at = where;
   const data = await question(at.q), d = data.documents[at.d];
   $("question").textContent = data.text || "(question " + data.id + ": its text is not in the file)";
@@ -595,6 +605,10 @@ function act(action) {  // keys in turn: a grade is saved, and the page moved on
 }
 async function grade(value) {
   const data = await question(at.q), d = data.documents[at.d];
+  if (d.grade !== null && !reviewing()) {  // a stray key never re-grades a judged pair: reviewing is a mode
+    $("status").textContent = "judged already (" + d.grade + "): press r to review judged pairs and grade it again";
+    return;
+  }
   const reply = await fetch("/api/judgments", {
     method: "POST", headers: {"Content-Type": "application/json"},
     body: JSON.stringify({question: data.id, document: d.id, grade: value}),
@@ -617,6 +631,7 @@ async function searchCorpus() {
   const found = await reply.json();
   if (!reply.ok) { $("status").textContent = found.error; return; }
   const list = $("results"); list.textContent = "";
+  searchedFor = at.q;
   if (!found.results.length) list.textContent = "Nothing found for " + query + ".";
   found.results.forEach((r, i) => {
     const row = document.createElement("div");
