@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -178,7 +179,13 @@ def _free_port() -> int:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    path = _pooled(tmp_path / "j.jsonl")
+    with _serving(tmp_path, _pooled(tmp_path / "j.jsonl")) as url:
+        yield url, tmp_path / "j.jsonl"
+
+
+@contextlib.contextmanager
+def _serving(tmp_path: Path, path: Path) -> Iterator[str]:
+    """``goldeneval judge`` on ``path`` in a child process, until the block ends: its URL."""
     port = _free_port()
     command = [
         sys.executable,
@@ -210,7 +217,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
                         f"goldeneval judge did not start: {(tmp_path / 'judge.log').read_text()}"
                     ) from None
                 time.sleep(0.2)
-        yield url, path
+        yield url
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -535,3 +542,82 @@ def test_a_stray_key_on_a_judged_pair_and_stale_search_results_change_nothing(
         _press(browser, "s")
     text = browser.wait_for_text("Question 2 of 2")
     assert "(pooled)" not in text and "add and judge" not in text
+
+
+DRAFT_TEXT = "What does a day ticket for zones A and B cost?"
+
+
+def _drafted(tmp_path: Path) -> tuple[Path, Path]:
+    """A drafted set of one question and its pool: the draft's own source, pooled as ``draft``."""
+    draft = {
+        "source": "fares/day-ticket",
+        "claimed_form": "MATCH",
+        "overlap": 0.8,
+        "rule": "vocabulary-overlap/v1",
+        "model": "m",
+        "prompt": "p",
+    }
+    question = {"id": "draft-00001", "text": DRAFT_TEXT, "form": "MATCH", "expected": ["fares/day-ticket"]}
+    set_file = tmp_path / "drafts.yaml"
+    content = {"id": "drafts", "corpus": str(CORPUS), "questions": [{**question, "draft": draft}]}
+    set_file.write_text(json.dumps(content))
+    path = tmp_path / "dj.jsonl"
+    own = Source(source="draft", rank=1)
+    lexical = Source(source="goldeneval.lexical", rank=1)
+    append_lines(
+        path,
+        [
+            JudgmentLine(question="draft-00001", document="fares/day-ticket", sources=(own,), question_text=DRAFT_TEXT),
+            JudgmentLine(
+                question="draft-00001", document="fares/monthly-pass", sources=(lexical,), question_text=DRAFT_TEXT
+            ),
+        ],
+    )
+    return set_file, path
+
+
+def test_a_drafts_text_is_edited_on_the_page_and_to_set_writes_the_edited_text(tmp_path: Path) -> None:
+    set_file, path = _drafted(tmp_path)
+    client = TestClient(judging_app(path, load_corpus(CORPUS), "ann"), base_url="http://127.0.0.1:8765")
+    assert client.get("/api/question", params={"index": 0}).json()["draft"] is True
+    edited = "  Day ticket,  zones A+B:   what is the price? "
+    reply = client.post("/api/question-text", json={"question": "draft-00001", "text": edited})
+    assert reply.status_code == 200, reply.text
+    assert (
+        client.get("/api/question", params={"index": 0}).json()["text"] == "Day ticket, zones A+B: what is the price?"
+    )
+    read = read_judgments(path)
+    assert {pair: [s.source for s in sources] for pair, sources in read.pairs.items()} == {
+        ("draft-00001", "fares/day-ticket"): ["draft"],  # the edit restates the pair as pooled
+        ("draft-00001", "fares/monthly-pass"): ["goldeneval.lexical"],
+    }
+    assert client.post("/api/question-text", json={"question": "draft-00001", "text": "  "}).status_code == 400
+    client.post("/api/judgments", json={"question": "draft-00001", "document": "fares/day-ticket", "grade": 2})
+    out = tmp_path / "accepted.yaml"
+    result = CliRunner().invoke(main, ["judgments", "to-set", str(path), "--set", str(set_file), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    [accepted] = load_golden_set(out).questions
+    assert accepted.text == "Day ticket, zones A+B: what is the price?" and accepted.draft is None
+
+
+def test_only_a_drafts_text_is_edited_on_the_page(client: TestClient, tmp_path: Path) -> None:
+    assert client.get("/api/question", params={"index": 0}).json()["draft"] is False
+    reply = client.post("/api/question-text", json={"question": "q-001", "text": "another wording"})
+    assert reply.status_code == 400
+    assert "is not a drafted question" in reply.json()["error"]
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_draft_is_edited_in_the_browser(tmp_path: Path, browser: Page) -> None:
+    _, path = _drafted(tmp_path)
+    with _serving(tmp_path, path) as url:
+        browser.open(url)
+        browser.wait_for_text(DRAFT_TEXT, "a draft: accept it by judging its source relevant")
+        script = (
+            'document.getElementById("edited").value = "Price of a zone A and B day ticket?";'
+            'document.getElementById("edit").requestSubmit()'
+        )
+        browser.call("Runtime.evaluate", expression=script)
+        browser.wait_for_text("question text saved", "Price of a zone A and B day ticket?")
+    assert read_judgments(path).texts["draft-00001"] == "Price of a zone A and B day ticket?"

@@ -49,6 +49,7 @@ from goldeneval.core.errors import GoldenEvalError, InputError
 from goldeneval.core.text import ENGLISH_STOPWORDS, TOKEN_PATTERN, stemmer
 from goldeneval.judgments.judgments import (
     DEFAULT_SCALE,
+    DRAFT_SOURCE,
     SEARCH_SOURCE,
     JudgmentLine,
     Source,
@@ -119,6 +120,8 @@ def highlighted(text: str, terms: set[str]) -> list[tuple[str, bool]]:
 Searcher = Callable[[str, int], Sequence[str]]
 """A search over the corpus: (query, limit) -> up to ``limit`` document ids, best first."""
 SEARCH_RESULTS = 10
+MAX_QUESTION_CHARS = 2000
+"""The longest question text a person may give a draft on the page."""
 
 
 def lexical_search(corpus: Corpus, cache_dir: Path) -> Searcher:
@@ -289,6 +292,7 @@ class _Judging:
                 return None
             question = pool.order[index]
             text = pool.texts.get(question, "")
+            drafted = self._draft_pair(question) is not None
             listed = [
                 (d, pool.mine.get((question, d)), list(pool.suggested.get((question, d), {}).values()))
                 for d in pool.documents[question]
@@ -298,7 +302,7 @@ class _Judging:
             {"id": d, "grade": grade, "suggestions": suggestions, **self._document(terms, d)}
             for d, grade, suggestions in listed
         ]
-        return {"index": index, "id": question, "text": text, "documents": documents}
+        return {"index": index, "id": question, "text": text, "documents": documents, "draft": drafted}
 
     def search(self, query: str, index: int) -> tuple[int, dict[str, Any]]:
         """The corpus's best documents for ``query``, each with its title and whether the
@@ -325,6 +329,43 @@ class _Judging:
             for d in found
         ]
         return 200, {"query": query, "results": results}
+
+    def _draft_pair(self, question: str) -> tuple[str, str] | None:
+        """The pair that pools a drafted question's own source document (source ``draft``), or
+        None for a question no model drafted.  Called holding the lock."""
+        for document in self.pool.documents.get(question, ()):
+            pair = (question, document)
+            if any(source.source == DRAFT_SOURCE for source in self.pool.sources.get(pair, ())):
+                return pair
+        return None
+
+    def edit(self, body: Any) -> tuple[int, dict[str, Any]]:
+        """A person's edit of a drafted question's text: a pool line that restates the draft's
+        source pair, as pooled, with the new text (the file keeps the latest text of each
+        question; ``judgments to-set`` writes an accepted draft with it).  Only a draft's text
+        is edited here: a labelled question's text is its set file's."""
+        if not isinstance(body, dict):
+            return 400, {"error": "expected a JSON object with question and text"}
+        question, text = body.get("question"), body.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return 400, {"error": "the question's text must not be empty"}
+        if len(text) > MAX_QUESTION_CHARS:
+            return 400, {"error": f"the question's text is longer than {MAX_QUESTION_CHARS} characters"}
+        text = " ".join(text.split())
+        with self.lock:
+            self.pool.refresh()
+            pair = self._draft_pair(question) if isinstance(question, str) else None
+            if pair is None:
+                return 400, {
+                    "error": f"{question!r} is not a drafted question of {self.path}: only a draft is edited here"
+                }
+            if self.pool.texts.get(pair[0]) != text:
+                line = JudgmentLine(
+                    question=pair[0], document=pair[1], sources=self.pool.sources[pair], question_text=text
+                )
+                append_lines(self.path, [line])
+                self.pool.refresh()
+        return 200, {"ok": True, "text": text}
 
     def add(self, body: Any) -> tuple[int, dict[str, Any]]:
         """Pool a document a search found for a question: a pool line whose source is
@@ -422,6 +463,9 @@ def judging_app(
     async def add(request: Request) -> Response:
         return await posted(request, judging.add)
 
+    async def edited(request: Request) -> Response:
+        return await posted(request, judging.edit)
+
     def searched(request: Request) -> Response:  # sync: Starlette runs it on a worker thread
         try:
             index = int(request.query_params.get("question", ""))
@@ -438,6 +482,7 @@ def judging_app(
             Route("/api/judgments", judge, methods=["POST"]),
             Route("/api/search", searched),
             Route("/api/pool", add, methods=["POST"]),
+            Route("/api/question-text", edited, methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[HOST, "localhost"])],
     )
@@ -503,6 +548,8 @@ button.suggested { border: 2px dashed #c80; }
 <body>
 <header><strong>goldeneval judge</strong><span id="progress" class="muted"></span></header>
 <div id="question"></div>
+<form id="edit" hidden><span class="muted">a draft: accept it by judging its source relevant, reject it with 0, or
+  edit it first:</span> <input id="edited" size="70"> <button type="submit">save the question's text</button></form>
 <div id="pairs"></div>
 <div id="doc"><div class="id" id="docid"></div><h2 id="title"></h2><div id="text"></div></div>
 <div id="controls"></div>
@@ -573,6 +620,8 @@ async function show(where) {
   at = where;
   const data = await question(at.q), d = data.documents[at.d];
   $("question").textContent = data.text || "(question " + data.id + ": its text is not in the file)";
+  $("edit").hidden = !data.draft;
+  if (data.draft && document.activeElement !== $("edited")) $("edited").value = data.text;
   fill($("title"), d.title_segments || [[d.title, false]]);
   fill($("text"), d.segments);
   $("docid").textContent = data.id + " / " + d.id;
@@ -657,6 +706,19 @@ async function addDocument(id, rank) {  // pooled with the source search:<assess
   $("results").textContent = ""; $("query").value = ""; $("query").blur();
   await show({q: at.q, d: added.document});
 }
+async function editDraft() {  // a draft's question as the person words it, kept in the judgments file
+  const data = await question(at.q);
+  const reply = await fetch("/api/question-text", {
+    method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({question: data.id, text: $("edited").value}),
+  });
+  const saved = await reply.json();
+  if (!reply.ok) { $("status").textContent = "not saved: " + saved.error; return; }
+  loaded.delete(at.q);
+  $("edited").blur();
+  $("status").textContent = "question text saved";
+  await show(at);
+}
 async function skip() { const to = await next(at); if (to) await show(to); }
 async function back() { const to = await previous(at); if (to) await show(to); }
 async function load() {
@@ -686,8 +748,10 @@ async function load() {
   performance.mark("goldeneval-judge-ready");  // the first pair on screen (benchmarks/judge_page.py)
 }
 $("search").addEventListener("submit", (event) => { event.preventDefault(); act(searchCorpus); });
+$("edit").addEventListener("submit", (event) => { event.preventDefault(); act(editDraft); });
 document.addEventListener("keydown", (event) => {
-  if (event.ctrlKey || event.metaKey || event.altKey || !state || event.target === $("query")) return;
+  if (event.ctrlKey || event.metaKey || event.altKey || !state) return;
+  if (event.target === $("query") || event.target === $("edited")) return;
   if (event.key === "/") { $("query").focus(); event.preventDefault(); return; }
   const g = state.scale.find((s) => String(s.grade) === event.key);
   if (g) { act(() => grade(g.grade)); event.preventDefault(); }

@@ -19,10 +19,12 @@ A question with no judgment, or with pooled pairs still unjudged and none releva
 out with a notice.  A drafted question (``draft``) is decided by the grade of its source
 document alone: relevant accepts it (with every other document judged relevant), 0 rejects
 it and an unjudged source leaves it out, whatever the flags; a rejected draft never becomes
-a no-answer question.  A question whose pooled pairs are all judged 0 becomes a no-answer
-question (empty ``expected``) with ``no_answer_when_all_negative``, else it is left out
-with a notice.  The file written is read back with :func:`goldeneval.retrieval.golden.load_golden_set`
-before this returns, so it is an ordinary set file.
+a no-answer question.  An accepted draft is written with the text a person gave it on the
+judging page (the judgments file's latest text of the question), else its own.  A question
+whose pooled pairs are all judged 0 becomes a no-answer question (empty ``expected``) with
+``no_answer_when_all_negative``, else it is left out with a notice.  The file written is
+read back with :func:`goldeneval.retrieval.golden.load_golden_set` before this returns, so it
+is an ordinary set file.
 """
 
 from __future__ import annotations
@@ -100,6 +102,10 @@ def write_set(
     questions: list[dict[str, Any]] = []
     notices: list[str] = []
     for question in original.questions:
+        if question.draft is not None:  # an accepted draft carries the text a person gave it on the page
+            edited = judgments.texts.get(question.id)
+            if edited is not None and edited != question.text:
+                question = question.model_copy(update={"text": edited})
         entry = _question(question, pooled.get(question.id, []), grades, no_answer_when_all_negative, notices)
         if entry is not None:
             questions.append(entry)
