@@ -223,3 +223,16 @@ def test_a_drafts_own_source_is_no_retriever_and_a_drafted_set_is_linted(tmp_pat
     findings = {(f["kind"], f["question"]) for f in json.loads(result.output)["findings"]}
     assert ("unfound-target", "draft-00001") in findings
     assert ("form", "draft-00001") in findings
+
+
+def test_questions_that_differ_in_their_content_words_are_no_near_duplicates() -> None:
+    golden_set = GoldenQuestionSet(
+        id="distinct",
+        questions=(
+            _question("sat", "When is the first F1 ferry departure from Harbour Front on Saturdays?"),
+            _question("wkd", "When is the first F1 ferry departure from Harbour Front on weekdays?"),
+            _question("bus", "How do I get a refund for a bus ticket?"),
+            _question("tram", "How do I get a refund for a tram ticket?"),
+        ),
+    )
+    assert [f for f in lint_set(golden_set, None) if f.kind == "near-duplicate-question"] == []

@@ -45,7 +45,7 @@ from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.forms import QuestionForm
 from goldeneval.retrieval.golden import GoldenQuestionSet, load_draft_set
-from goldeneval.retrieval.lint import NEAR_DUPLICATE_QUESTION
+from goldeneval.retrieval.lint import NEAR_DUPLICATE_QUESTION, question_words
 from goldeneval.retrieval.overlap import OVERLAP_RULE, form_of_overlap, vocabulary_overlap
 
 __all__ = ["DRAFT_PROMPT", "DRAFT_PROMPT_NAME", "DraftResult", "draft_questions", "drafting_model", "write_drafts"]
@@ -165,7 +165,7 @@ def draft_questions(
             if measured is not claimed and mismatch == "drop":
                 result.dropped_form += 1
                 continue
-            words = set(_WORD.findall(text.casefold()))
+            words = question_words(text)
             normalized = _normalized(text)
             if normalized in kept_texts or any(
                 len(words & other) / len(words | other) >= NEAR_DUPLICATE_QUESTION for other in kept_words if words

@@ -14,10 +14,13 @@ kind by kind.  The checks and their rules (:data:`LINT_RULES` names their versio
 ``duplicate-question``
     Two questions with the same text once case, white space and end punctuation are set aside.
 ``near-duplicate-question``
-    Two questions whose word sets (lower-case, every word of one or more word characters, not
-    stemmed) have a Jaccard similarity of at least :data:`NEAR_DUPLICATE_QUESTION` (0.8), and
-    are not duplicates (found by prefix filtering, which is exact: no pair at or above the
-    threshold is missed, and a large set is not compared pair by pair).
+    Two questions whose word sets (:func:`question_words`: lower-case, every word of one or
+    more word characters, not stemmed, the English stop words of
+    :data:`goldeneval.core.text.ENGLISH_STOPWORDS` left out, so that function words ("the",
+    "on", "how") do not make two questions alike) have a Jaccard similarity
+    of at least :data:`NEAR_DUPLICATE_QUESTION` (0.8), and are not duplicates (found by prefix
+    filtering, which is exact: no pair at or above the threshold is missed, and a large set is
+    not compared pair by pair).
 ``unfound-target``
     With the judgments file the set was pooled into: a question none of whose expected
     documents any pooled source (retriever or run; a person's search on the judging page is
@@ -42,6 +45,7 @@ from itertools import combinations
 from typing import TypeVar
 
 from goldeneval.core.corpus import Corpus, Document
+from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.overlap import OVERLAP_RULE, form_of_overlap, vocabulary_overlap
 
@@ -51,6 +55,7 @@ __all__ = [
     "NEAR_DUPLICATE_QUESTION",
     "Finding",
     "lint_set",
+    "question_words",
 ]
 
 NEAR_DUPLICATE_QUESTION = 0.8
@@ -60,7 +65,7 @@ NEAR_DUPLICATE_DOCUMENTS = 0.5
 SHINGLE = 3
 LINT_RULES: Mapping[str, str] = {
     "form": OVERLAP_RULE,
-    "near-duplicate-question": f"word-jaccard>={NEAR_DUPLICATE_QUESTION}/v1",
+    "near-duplicate-question": f"word-jaccard>={NEAR_DUPLICATE_QUESTION}/v2",
     "near-duplicate-targets": f"shingle{SHINGLE}-jaccard>={NEAR_DUPLICATE_DOCUMENTS}/v1",
 }
 """The rule (and its version) behind each measured kind of finding."""
@@ -168,6 +173,12 @@ def _missing(numbered: list[tuple[int, GoldenQuestion]], documents: Mapping[str,
                 )
 
 
+def question_words(text: str) -> set[str]:
+    """The words two questions are compared by for near-duplicates (lint, and ``goldeneval
+    draft``'s de-duplication): lower-case words, unstemmed, stop words left out."""
+    return {word for word in _WORD.findall(text.casefold()) if word not in ENGLISH_STOPWORDS}
+
+
 def _normalized(text: str) -> str:
     return _END.sub("", " ".join(text.casefold().split()))
 
@@ -195,7 +206,7 @@ def _duplicates(numbered: list[tuple[int, GoldenQuestion]]) -> Iterator[Finding]
     # near-duplicates by prefix filtering (exact for a Jaccard threshold t): with each word set
     # sorted rarest word first, two sets with a similarity of t or more share a word among the
     # first |x| - ceil(t |x|) + 1 of each; only those prefixes are indexed and compared
-    words = [set(_WORD.findall(question.text.casefold())) for _, question in numbered]
+    words = [question_words(question.text) for _, question in numbered]
     frequency = Counter(word for terms in words for word in terms)
     postings: dict[str, list[int]] = {}
     for i, terms in enumerate(words):
