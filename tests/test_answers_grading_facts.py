@@ -238,3 +238,28 @@ def test_hostile_answers_are_read_without_error_and_in_bounded_time() -> None:
         unsupported_facts(text, [text[:4000]])
         assert grade_reference(text, "08:00", 0.5).passed is False
     assert time.monotonic() - started < 60  # was minutes: a quadratic e-mail pattern, a 100,000-digit int
+
+
+def test_a_part_of_the_day_after_a_clock_time_is_read() -> None:
+    from goldeneval.answers.facts import grade_reference
+
+    assert not grade_reference("It leaves at 8 o'clock in the evening.", "08:00", 0.5).passed
+    assert not grade_reference("It is open until 4:00 in the afternoon.", "04:00", 0.5).passed
+    assert grade_reference("It leaves at 6:10 in the evening.", "18:10", 0.5).passed
+    assert grade_reference("It leaves at 8 o'clock in the morning.", "08:00", 0.5).passed
+    assert grade_reference("The last one is at 20:00 in the evening.", "8 pm", 0.5).passed
+
+
+def test_an_answer_that_restates_a_several_sentence_reference_without_facts_passes() -> None:
+    from goldeneval.answers.facts import grade_reference
+
+    reference = "Adults pay by zone. Children ride free with an adult. Dogs need a child ticket."
+    assert grade_reference(reference, reference, 0.5).score == 1.0
+    assert (
+        grade_reference("Children ride free; adults pay by zone.", "Children ride free; adults pay by zone.", 0.5).score
+        == 1.0
+    )
+    # one sentence against a one-sentence reference: a paste of the context still does not pay
+    pasted = "The ferry runs hourly. " * 5 + "Children ride free with an adult."
+    assert grade_reference(pasted, "Children ride free with an adult.", 0.5).score == 1.0
+    assert grade_reference(pasted, "Bicycles need a bike ticket.", 0.5).score < 0.5

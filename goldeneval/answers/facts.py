@@ -63,7 +63,7 @@ __all__ = [
     "unsupported_facts",
 ]
 
-FACTS_VERSION = "facts/v1"
+FACTS_VERSION = "facts/v2"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MAX_NUMBER_DIGITS = 30
@@ -154,11 +154,13 @@ _HALF_HOUR = re.compile(r"\b(?:a\s+)?half[\s-]+(?:an\s+)?hour(?:ly)?\b", re.IGNO
 _HALF = re.compile(r"\b(?:one\s+)?half\s+(?:of\b|the\s+price|price|fare)", re.IGNORECASE)
 """"half of", "half the price": 50 percent."""
 _AMPM = r"\s*(?P<ap>[ap])\.?\s?m\b\.?"
+_PART = r"(?:\s+(?:in\s+the\s+|at\s+)(?P<part>morning|afternoon|evening|night)\b)?"
+"""A part of the day after a clock time ("8:00 in the evening", "8 o'clock at night"): 20:00."""
 _TIMES = (
-    re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r")?", re.IGNORECASE),
+    re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r"|" + _PART + r")", re.IGNORECASE),
     re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})\.(?P<m>\d{2})" + _AMPM, re.IGNORECASE),
     re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})" + _AMPM, re.IGNORECASE),
-    re.compile(r"\b(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\s*o['\u2019]?\s?clock\b", re.IGNORECASE),
+    re.compile(r"\b(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\s*o['\u2019]?\s?clock\b" + _PART, re.IGNORECASE),
     re.compile(
         r"\b(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\s+(?:in\s+the\s+|at\s+)"
         r"(?P<part>morning|afternoon|evening|night)\b",
@@ -234,6 +236,8 @@ def _time(match: re.Match[str]) -> int | None:
         return None
     ap, part = (groups.get("ap") or "").lower(), (groups.get("part") or "").lower()
     if ap or part:
+        if part and ap == "" and 13 <= hour <= 23:  # "20:00 in the evening": the clock says it already
+            return hour * 60 + minute
         if not 1 <= hour <= 12:
             return None
         if ap == "a" or part == "morning":
@@ -512,9 +516,14 @@ class FactGrade:
 
 
 def best_sentence_f1(answer: str, reference: str) -> float:
-    """SQuAD token F1 of the answer's best-matching sentence against the reference."""
+    """SQuAD token F1 against the reference of the answer's best-matching run of sentences, of
+    at most as many sentences as the reference has: one sentence for a one-sentence reference
+    (pasting the context never pays), and an answer that restates a several-sentence
+    reference whole is measured whole."""
     sentences = [s for s in _SENTENCES.split(answer) if s.strip()] or [answer]
-    return max(token_f1(sentence, reference) for sentence in sentences)
+    width = min(len(sentences), max(1, len([s for s in _SENTENCES.split(reference) if s.strip()])))
+    runs = (" ".join(sentences[i : i + w]) for w in range(1, width + 1) for i in range(len(sentences) - w + 1))
+    return max(token_f1(run, reference) for run in runs)
 
 
 def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactGrade:
@@ -526,7 +535,9 @@ def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactG
     if not wanted:
         score = best_sentence_f1(answer, reference)
         return FactGrade(
-            score >= pass_threshold, score, f"no facts in the reference: token F1 {score:.3f} of the best sentence"
+            score >= pass_threshold,
+            score,
+            f"no facts in the reference: token F1 {score:.3f} of the best-matching sentences",
         )
     prepared = _prepared(answer)
     got = _value_facts(prepared, _Claims(prepared))

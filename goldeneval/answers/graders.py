@@ -231,7 +231,7 @@ class DeterministicGrader:
     def identity(self) -> str:
         return (
             f"deterministic/v3(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
-            f"|best-sentence-token-f1>={self.pass_threshold:g};{self.abstention.identity})"
+            f"|best-sentences-token-f1>={self.pass_threshold:g};{self.abstention.identity})"
         )
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
