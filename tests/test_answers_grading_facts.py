@@ -263,3 +263,14 @@ def test_an_answer_that_restates_a_several_sentence_reference_without_facts_pass
     pasted = "The ferry runs hourly. " * 5 + "Children ride free with an adult."
     assert grade_reference(pasted, "Children ride free with an adult.", 0.5).score == 1.0
     assert grade_reference(pasted, "Bicycles need a bike ticket.", 0.5).score < 0.5
+
+
+def test_an_answer_that_hedges_between_values_fails() -> None:
+    from goldeneval.answers.facts import grade_reference
+
+    assert not grade_reference("It costs 7.80 or 7.20.", "7.80", 0.5).passed
+    assert not grade_reference("It is either 6.50, 7.20, 7.80 or 9.80 depending on zones.", "7.80", 0.5).passed
+    assert not grade_reference("It leaves at 08:00 or 08:30.", "08:00", 0.5).passed
+    # committing to the value, with other values said apart, still passes
+    assert grade_reference("It costs 7.80 for zones A and B; the 2025 page said 7.20.", "7.80", 0.5).passed
+    assert grade_reference("It costs 2.40 euros, or 24.00 for a ten-trip card.", "€2.40", 0.5).passed

@@ -515,6 +515,30 @@ class FactGrade:
     missing: tuple[str, ...] = ()
 
 
+_ALTERNATIVE = re.compile(r"\b(?:or|either)\b", re.IGNORECASE)
+
+
+def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
+    """A value the answer offers as an alternative to a value of the reference: in a sentence
+    that says "or" (or "either"), another value of the same kind and, for a number, the same
+    unit and currency, beside the one the reference has ("7.80 or 7.20", "08:00 or 08:30";
+    not "2.40 euros, or 24.00 for a ten-trip card"); None when the answer commits to its values."""
+    for sentence in _SENTENCES.split(answer):
+        if not _ALTERNATIVE.search(sentence):
+            continue
+        prepared = _prepared(sentence)
+        values = _values(_value_facts(prepared, _Claims(prepared)))
+        for fact in wanted:
+            matched = next((got for got in values if _same_value(fact, got)), None)
+            if matched is None:
+                continue
+            for got in values:
+                alike = got.kind == matched.kind and (got.kind != "number" or got.key[1:] == matched.key[1:])
+                if alike and not any(_same_value(w, got) for w in wanted):
+                    return got
+    return None
+
+
 def best_sentence_f1(answer: str, reference: str) -> float:
     """SQuAD token F1 against the reference of the answer's best-matching run of sentences, of
     at most as many sentences as the reference has: one sentence for a one-sentence reference
@@ -567,6 +591,15 @@ def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactG
             f"not an answer: it states {len(extra)} values the reference does not (over {allowed}), "
             "a paste of the context",
             tuple(missing),
+        )
+    hedged = _hedged(answer, wanted_values)
+    if hedged and not missing:
+        return FactGrade(
+            False,
+            0.5,
+            f"it offers {hedged.text!r} as well as the reference's value: an answer that hedges between values "
+            "does not state the fact",
+            (hedged.describe(),),
         )
     if missing:
         return FactGrade(
