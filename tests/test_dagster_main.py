@@ -30,7 +30,8 @@ class MainRuns:
     webhook: Webhook
 
 
-def _main(root: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def _main(root: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m pipelines.main *args`` on the project under ``root``, instance in ``home``."""
     env = {
         **os.environ,
         "DAGSTER_HOME": str(home),
@@ -38,7 +39,7 @@ def _main(root: Path, home: Path) -> subprocess.CompletedProcess[str]:
         "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
     }
     return subprocess.run(
-        [sys.executable, "-m", "pipelines.main"],
+        [sys.executable, "-m", "pipelines.main", *args],
         cwd=PROJECT_DIR,
         env=env,
         capture_output=True,

@@ -4,35 +4,19 @@ file and the field (exit 3), not a traceback."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import dagster as dg
 import pytest
 import yaml
 
-from pipelines.config import PROJECT_DIR
 from tests.dagster_support import SETS, write_project
+from tests.test_dagster_main import _main
 
 
 def main(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(root / "dagster_home"),
-        "GOLDENEVAL_CONFIG": str(root / "goldeneval.yaml"),
-        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "pipelines.main", *args],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return _main(root, root / "dagster_home", *args)
 
 
 def test_a_suite_file_error_is_one_line_naming_the_file_and_field(tmp_path: Path) -> None:
