@@ -13,6 +13,9 @@ else goes through ``import dagster as dg``.  When upgrading Dagster, check this 
 * ``raise_execution_interrupts`` / ``iterate_with_context`` — how an executor lets Ctrl-C through
   while it waits for its steps; ``pipelines.executors`` (the dask executor) uses them as
   dagster-dask does.
+* :func:`delete_check_executions` — deletes a run's asset check executions, which
+  ``DagsterInstance.delete_run`` leaves in the event log's ``asset_check_executions`` table
+  (with their descriptions) in Dagster 1.13; ``pipelines.purge`` calls it for purged runs.
 * :func:`drop_captured_outputs` — empties the outputs ``execute_in_process`` captured for a
   result (``ExecuteInProcessResult._output_capture``), which the main command never reads.
 """
@@ -25,6 +28,8 @@ from dagster._core.storage.asset_check_execution_record import (
     AssetCheckExecutionRecord,
     AssetCheckExecutionRecordStatus,
 )
+from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable
+from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
 from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
 from dagster._utils import iterate_with_context
 
@@ -34,10 +39,25 @@ __all__ = [
     "AssetCheckExecutionRecord",
     "AssetCheckExecutionRecordStatus",
     "PartitionKeyFilter",
+    "delete_check_executions",
     "drop_captured_outputs",
     "iterate_with_context",
     "raise_execution_interrupts",
 ]
+
+
+def delete_check_executions(instance: Any, run_id: str) -> int:
+    """Delete the asset check executions ``run_id`` recorded, on an SQL event log (SQLite and
+    PostgreSQL: the storages goldeneval deploys on); returns how many went.  Another storage
+    keeps them (0)."""
+    storage = instance.event_log_storage
+    if not isinstance(storage, SqlEventLogStorage) or not storage.has_table("asset_check_executions"):
+        return 0
+    with storage.index_connection() as connection:
+        result = connection.execute(
+            AssetCheckExecutionsTable.delete().where(AssetCheckExecutionsTable.c.run_id == run_id)
+        )
+        return int(result.rowcount or 0)
 
 
 def drop_captured_outputs(result: Any) -> None:

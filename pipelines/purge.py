@@ -1,0 +1,104 @@
+"""``python -m pipelines.purge``: retention on both sides of a deployment, the store and Dagster's.
+
+``goldeneval purge`` deletes whole runs from the result store, with their Parquet tables and
+HTML reports (ADR-215 decision 5, :func:`goldeneval.history.retention.purge_runs`); it never
+imports Dagster (the domain does not), so the Dagster instance kept the runs' events: the
+summaries' metadata, the checks' descriptions (which name questions and documents) and the
+series' observations.  This command does both, in this order:
+
+1. :func:`~goldeneval.history.retention.purge_runs` on the suite file's store and tables, as
+   ``goldeneval purge`` does;
+2. for each purged run, the Dagster runs that made it and judged it are deleted from the
+   instance in ``$DAGSTER_HOME`` with their whole event log: the run that wrote its tables
+   (``tables_run_id``, which materialised its summary and observed its series) and the
+   regression-check runs the sensor launched for it (run key ``regression_check:<run id>``,
+   :func:`pipelines.sensors.stored_run_key`), and the asset check executions they recorded,
+   which ``delete_run`` leaves behind (:func:`pipelines.dagster_internals.delete_check_executions`).
+
+``--dry-run`` lists what would go and deletes nothing.  Exit 0; 3 for a bad ``--older-than``
+or suite file (one line, as the ``goldeneval`` command prints an input error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import dagster as dg
+
+from goldeneval.core.errors import GoldenEvalError, printable
+from goldeneval.history.retention import parse_duration, purge_runs
+from goldeneval.store import open_store, store_exists
+from goldeneval.suite import load_suite
+from pipelines.config import suite_path
+from pipelines.dagster_internals import RUN_KEY_TAG, delete_check_executions
+from pipelines.main import prepare_home
+from pipelines.sensors import stored_run_key
+
+__all__ = ["dagster_runs_of", "main"]
+
+
+@dataclass(frozen=True)
+class StoredRunRef:
+    """What the Dagster side needs of a purged run: its id and the Dagster run of its tables."""
+
+    id: str
+    tables_run_id: str | None
+
+
+def dagster_runs_of(instance: dg.DagsterInstance, runs: Iterable[StoredRunRef]) -> list[str]:
+    """The ids of the Dagster runs that made or judged ``runs``, as the instance holds them."""
+    found: dict[str, None] = {}
+    for run in runs:
+        if run.tables_run_id is not None and instance.get_run_by_id(run.tables_run_id) is not None:
+            found[run.tables_run_id] = None
+        judged = instance.get_runs(filters=dg.RunsFilter(tags={RUN_KEY_TAG: stored_run_key(run.id)}))
+        found.update(dict.fromkeys(r.run_id for r in judged))
+    return list(found)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.purge",
+        description="Delete whole runs older than a duration from the suite file's store and tables, and "
+        "the Dagster runs that made and judged them, with their events, from the instance in $DAGSTER_HOME.",
+    )
+    parser.add_argument("--older-than", required=True, help="90m, 12h, 30d or 8w.")
+    parser.add_argument("--set", dest="set_id", default=None, help="Only runs of this set.")
+    parser.add_argument("--dry-run", action="store_true", help="Say what would be deleted; delete nothing.")
+    args = parser.parse_args(argv)
+    try:
+        older_than = parse_duration(args.older_than)
+        suite = load_suite(suite_path())
+        location = suite.store_location
+        if not store_exists(location):
+            print("Nothing stored yet: nothing to delete.")
+            return 0
+        report = purge_runs(
+            open_store(location), older_than, set_id=args.set_id, tables_root=suite.tables_root, dry_run=args.dry_run
+        )
+    except GoldenEvalError as exc:
+        print(f"goldeneval: error: {printable(' '.join(str(exc).split()))}", file=sys.stderr)
+        return 3
+    refs = [StoredRunRef(run.id, run.tables_run_id) for run in report.runs]
+    prepare_home()  # the instance the main command keeps its runs in, unless $DAGSTER_HOME names another
+    with dg.DagsterInstance.get() as instance:
+        dagster_runs = dagster_runs_of(instance, refs)
+        if not args.dry_run:
+            for run_id in dagster_runs:
+                delete_check_executions(instance, run_id)  # delete_run leaves them, descriptions and all
+                instance.delete_run(run_id)
+    verb = "Would delete" if args.dry_run else "Deleted"
+    print(
+        f"{verb} {len(report.runs)} run(s), {len(report.table_files)} Parquet table file(s), "
+        f"{len(report.report_files)} HTML report(s) and {len(dagster_runs)} Dagster run(s) with their events."
+    )
+    for stored in report.runs:
+        print(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
