@@ -22,7 +22,7 @@ from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import observe
-from assets.summary import observed_run, record_summary, summary_result
+from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.privacy import PrivacyMode
@@ -142,6 +142,7 @@ def evaluation_summary(
     evaluated = EVALUATED_RUNS.take(tables_run_id, context.partition_key)
     run = evaluated if evaluated is not None else run_from_hits(question_hits)
     recorded = record_summary(
+        context,
         goldeneval,
         goldeneval.run_spec(where),
         run,
@@ -149,14 +150,16 @@ def evaluation_summary(
         tables_privacy=run_privacy(question_hits),
         tables_run_id=tables_run_id,
     )
-    stored = recorded.stored
     aggregates = run.aggregates
+    overall = aggregates.overall
+    identity = {"set": where["set"], "retriever": where["retriever"], **shown_rates(rates(overall))}
+    if isinstance(recorded, SpooledSummary):
+        return spooled_result(recorded, identity)
+    stored = recorded.stored
     by_slice: dict[str, float | None] = {}
     for kind, groups in (("form", aggregates.by_form), ("hard_class", aggregates.by_hard_class)):
         for value, summary in groups.items():
             by_slice.update(rates(summary, prefix=f"{kind}={value}/"))
-    overall = aggregates.overall
-    identity = {"set": where["set"], "retriever": where["retriever"], **shown_rates(rates(overall))}
     details = retrieval_details(stored)
     measured = measurement(details)
     metadata = {

@@ -22,7 +22,7 @@ from assets.metadata import float_rates, shown_counts, shown_rates, table_metada
 from assets.partitions import PROMPT_FOLDERS, prompt_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import PROMPT_SERIES, build_series_specs, observe
-from assets.summary import observed_run, record_summary, summary_result
+from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.answers import pipeline as prompt_pipeline
 from goldeneval.answers.details import PROMPTS_COMPLETION, PromptRate
@@ -106,6 +106,7 @@ def prompt_summary(
     where = prompt_cell(context.partition_key)
     run = run_from_gradings(prompt_gradings)
     recorded = record_summary(
+        context,
         goldeneval,
         goldeneval.prompt_run_spec(where),
         run,
@@ -113,7 +114,6 @@ def prompt_summary(
         tables_privacy=gradings_privacy(prompt_gradings),
         tables_run_id=gradings_tables_run_id(prompt_gradings),
     )
-    stored = recorded.stored
     overall = run.aggregates.overall
     identity = {
         "set": where["prompt_set"],
@@ -121,6 +121,9 @@ def prompt_summary(
         "model": where["model"],
         **shown_rates(prompt_rates(overall)),
     }
+    if isinstance(recorded, SpooledSummary):
+        return spooled_result(recorded, identity)
+    stored = recorded.stored
     metadata = {
         **shown_counts(
             {

@@ -4,13 +4,18 @@ report the ``run_complete`` check.
 The summary also shows the comparison the ``no_regression`` check will report (the same
 :func:`goldeneval.history.door.judge`), as Markdown tables, so the run's page explains itself.
 
-A summary's stored id is derived from the Dagster run that wrote its tables, so
-re-materialising it for the same tables stores nothing new.  The run is recorded under the
+A summary's stored id is derived from the night it measured (:func:`night_key`: the Dagster
+run that wrote its tables, or the run that one re-executes), so re-materialising it for the
+same tables, or re-executing the partition's run, stores nothing new; a step whose run has
+ended already stores nothing (:func:`fence`).  It is written through the door's one write
+path: a store outage keeps the run in the spool, fails ``run_complete`` with the reason, and
+the regression sensor delivers it (:class:`SpooledSummary`).  The run is recorded under the
 strictest of the specification's and the tables' privacy modes, and a pinned baseline that
 cannot be used stores nothing (:func:`goldeneval.history.door.pinned_baseline`).
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,6 +24,7 @@ import dagster as dg
 from assets.checks import partitioned_check
 from assets.metadata import comparison_markdown, text_or_unknown
 from assets.names import RUN_COMPLETE, STORE_POOL, TABLES_IO_MANAGER
+from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import RegressionVerdict
@@ -29,9 +35,14 @@ from resources.goldeneval import GoldenEvalResource
 
 __all__ = [
     "RecordedSummary",
+    "SpooledSummary",
     "build_summary_asset",
+    "fence",
+    "night_key",
     "observed_run",
     "record_summary",
+    "spooled_result",
+    "store_failure",
     "store_kind",
     "store_value",
     "summary_result",
@@ -70,7 +81,64 @@ class SummarisedRun(door.RecordableRun, Protocol):
     def series(self) -> str: ...
 
 
+@dataclass(frozen=True)
+class SpooledSummary:
+    """A run the store could not take: kept in the spool, stored by the regression sensor's
+    next tick (:func:`pipelines.sensors.build_regression_sensor`)."""
+
+    kept: door.KeptInSpool
+    privacy: PrivacyMode
+    tables_run_id: str
+
+    @property
+    def reason(self) -> str:
+        return (
+            f"store unreachable, kept in the spool at {self.kept.path} ({self.kept.cause}); "
+            "the regression sensor stores it at its first tick once the store is back"
+        )
+
+
+def night_key(instance: dg.DagsterInstance, tables_run_id: str) -> str:
+    """What a night's evaluation is keyed by: the Dagster run that wrote its tables, or the
+    run that one re-executes (its root run).  A re-executed partition, in full or from its
+    failure, is the same night as the run it re-executes, so it stores nothing new, even when
+    the first run stored the night before it was marked failed (a killed worker whose step
+    went on)."""
+    run = instance.get_run_by_id(tables_run_id)
+    if run is None:  # the run is not in this instance (purged, or the tables were copied)
+        return tables_run_id
+    return run.root_run_id or run.run_id
+
+
+_ENDED = (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.CANCELING)
+
+
+def own_run_id(context: dg.AssetExecutionContext) -> str | None:
+    """The Dagster run executing the step; None for an asset invoked directly (no run)."""
+    try:
+        return context.run.run_id
+    except dg.DagsterError:  # DagsterInvalidPropertyError, not exported: invoked directly
+        return None
+
+
+def fence(context: dg.AssetExecutionContext) -> None:
+    """Refuse to store from a step whose run has ended: an orphaned step (its run worker was
+    killed and the run marked failed, but the step's process went on) stores nothing, so the
+    partition is stored by the run that re-executes it, once."""
+    run_id = own_run_id(context)
+    run = context.instance.get_run_by_id(run_id) if run_id is not None else None
+    if run is not None and run.status in _ENDED:
+        raise dg.Failure(
+            description=(
+                f"run {run_id} was marked {run.status.value.lower()} while this step ran (its run worker "
+                "ended): nothing stored; re-execute the partition to store the night once"
+            ),
+            allow_retries=False,
+        )
+
+
 def record_summary(
+    context: dg.AssetExecutionContext,
     goldeneval: GoldenEvalResource,
     spec: door.JudgedSpec,
     run: SummarisedRun,
@@ -78,15 +146,49 @@ def record_summary(
     grader: str,
     tables_privacy: PrivacyMode,
     tables_run_id: str,
-) -> RecordedSummary:
-    """Record the run rebuilt from a kind's tables, idempotently."""
+) -> RecordedSummary | SpooledSummary:
+    """Record the run rebuilt from a kind's tables, once per night (:func:`night_key`), through
+    the one write path of both doors (:func:`goldeneval.history.door.record_or_keep`): a store
+    that cannot take it keeps it in the spool, and the summary says so
+    (:class:`SpooledSummary`) instead of failing the run."""
     privacy = strictest(spec.privacy, tables_privacy)
-    store = goldeneval.open_store()
-    pinned = door.pinned_baseline(store, spec, run.set_id, grader)
-    run_id = stored_run_id_for(tables_run_id, run.set_id, run.series)
-    stored = door.record(store, run, privacy, run_id=run_id, tables_run_id=tables_run_id)
-    verdict = door.judge(store, stored, spec, pinned=pinned)
-    return RecordedSummary(store, stored, privacy, tables_run_id, verdict)
+    run_id = stored_run_id_for(night_key(context.instance, tables_run_id), run.set_id, run.series)
+    fence(context)
+    location = goldeneval.suite().store_location
+    origin = {
+        "door": "dagster",
+        "summary_asset": context.asset_key.to_user_string(),
+        "partition": str(context.partition_key),
+        "dagster_run_id": own_run_id(context) or "",
+    }
+    with ExitStack() as held:
+        opened: Store | StoreLocation
+        try:
+            opened = goldeneval.open_store()
+            pinned = door.pinned_baseline(opened, spec, run.set_id, grader)
+        except StoreError:
+            opened, pinned = location, None  # the write below finds it down again, and keeps the run
+        try:
+            store, saved = door.record_or_keep(
+                opened, run, privacy, held, run_id=run_id, tables_run_id=tables_run_id, origin=origin
+            )
+        except door.KeptInSpool as kept:
+            spooled = SpooledSummary(kept, privacy, tables_run_id)
+            context.log.error(f"goldeneval: {spooled.reason}")
+            return spooled
+        with store_failure("stored, but not judged"):
+            verdict = door.judge(store, saved.stored, spec, pinned=pinned)
+    return RecordedSummary(store, saved.stored, privacy, tables_run_id, verdict)
+
+
+@contextmanager
+def store_failure(what: str) -> Iterator[None]:
+    """A store error as the step's failure, goldeneval's one line in the run's event log (not
+    a traceback): ``what`` says how far the step got."""
+    try:
+        yield
+    except StoreError as exc:
+        raise dg.Failure(description=f"goldeneval: {what}: {exc}", allow_retries=False) from None
 
 
 def observed_run(recorded: RecordedSummary, plotted: Mapping[str, Any]) -> dict[str, Any]:
@@ -134,6 +236,32 @@ def summary_result(
                 severity=dg.AssetCheckSeverity.ERROR,
                 description=f"{verdict}: {reason}",
                 metadata={**identity, "verdict": verdict, "reason": reason},
+            )
+        ],
+    )
+
+
+def spooled_result(spooled: SpooledSummary, identity: Mapping[str, Any]) -> dg.MaterializeResult:  # type: ignore[type-arg]
+    """The summary of a run kept in the spool: no stored run (the regression sensor judges it
+    once it is delivered), and a failed ``run_complete`` check that names the spool file, so
+    the alert sensor sends its one alert."""
+    identity = {**identity, "spooled_run_id": spooled.kept.run_id}
+    reason = spooled.reason
+    return dg.MaterializeResult(
+        metadata={
+            **identity,
+            "status": "not stored",
+            "spool_file": dg.MetadataValue.path(str(spooled.kept.path)),
+            "privacy": spooled.privacy.value,
+            "tables_run_id": spooled.tables_run_id,
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=RUN_COMPLETE,
+                passed=False,
+                severity=dg.AssetCheckSeverity.ERROR,
+                description=f"not stored: {reason}",
+                metadata={**identity, "verdict": "not stored", "reason": reason},
             )
         ],
     )

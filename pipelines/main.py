@@ -52,7 +52,7 @@ from pipelines.build import definitions_for
 from pipelines.config import PROJECT_DIR, suite_path
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG, PartitionKeyFilter, drop_captured_outputs
 from pipelines.jobs import NIGHTLY_JOB, PROMPT_JOB, PROMPT_REGRESSION_JOB, REGRESSION_JOB
-from pipelines.sensors import ALERT_SENSOR, PROMPT_REGRESSION_SENSOR, REGRESSION_SENSOR
+from pipelines.sensors import ALERT_SENSOR, PROMPT_REGRESSION_SENSOR, REGRESSION_SENSOR, sensor_context
 
 DAGSTER_HOME_ENV = "DAGSTER_HOME"
 DEFAULT_DAGSTER_HOME = PROJECT_DIR / ".dagster_home"
@@ -177,7 +177,7 @@ def run_regression_sensor(
     cursor = instance.run_storage.get_cursor_values({cursor_key}).get(cursor_key)
     results: list[FinishedRun] = []
     while True:
-        tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs))
+        tick = sensor.evaluate_tick(sensor_context(defs, instance, cursor))
         for request in tick.run_requests or []:
             key = request.run_key or ""
             done = instance.get_runs(
@@ -204,10 +204,7 @@ def run_regression_sensor(
 
 def run_alert_sensor(defs: dg.Definitions, instance: dg.DagsterInstance) -> str:
     sensor = defs.resolve_sensor_def(ALERT_SENSOR)
-    context = dg.build_sensor_context(
-        instance=instance, definitions=defs, resources={"alerts": (defs.resources or {})["alerts"]}
-    )
-    return sensor.evaluate_tick(context).skip_message or ""
+    return sensor.evaluate_tick(sensor_context(defs, instance)).skip_message or ""
 
 
 def _latest(instance: dg.DagsterInstance, asset: str, partition: str) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Sensors: a regression check after every stored summary, and alerts for failed checks.
 
 ``regression_check_sensor`` reads evaluation_summary materialisations in storage order after
-its cursor and asks for one regression_check run per stored run.  The cursor and the run
+its cursor and asks for one regression_check run per stored run.  First, at every tick, it
+delivers the runs its summary kept in the spool while the store was down (the CLI's
+``goldeneval store retry``, :mod:`goldeneval.history.delivery`) and asks for their checks.  The cursor and the run
 requests are committed together with the tick, and every request carries the run key
 ``regression_check:<stored run id>``, so a restart neither skips a summary nor checks one
 twice, and a summary re-materialised for the same hits (the same stored run) is not judged
@@ -15,6 +17,7 @@ main command and the daemon share it and an alert is not sent twice.
 """
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import dagster as dg
@@ -22,10 +25,15 @@ import dagster as dg
 from assets import NO_REGRESSION, RUN_COMPLETE
 from assets.metadata import metadata_number
 from goldeneval.core.alerts import Alert, AlertDeliveryError
+from goldeneval.core.errors import GoldenEvalError
 from goldeneval.core.regression import GateDecision
+from goldeneval.history.delivery import deliver_spooled
+from goldeneval.store.spool import SpooledRun, read_spooled, spool_folder, spooled_files
+from goldeneval.suite_storage import load_storage
 from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
 from pipelines.jobs import REGRESSION_JOB
 from resources.alerts import AlertsResource
+from resources.goldeneval import GoldenEvalResource
 
 REGRESSION_SENSOR = "regression_check_sensor"
 PROMPT_REGRESSION_SENSOR = "prompt_regression_check_sensor"
@@ -34,6 +42,8 @@ ALERT_PROGRESS_KEY = "goldeneval/check_alert_sensor/last_storage_id"
 SUMMARY_KEY = dg.AssetKey("evaluation_summary")
 BATCH = 100
 INTERVAL_ENV = "GOLDENEVAL_SENSOR_INTERVAL_S"
+SENSOR_RESOURCES = ("goldeneval", "alerts")
+"""The resources the sensors take (the IO manager is a run's, not a tick's)."""
 
 
 def sensor_interval_s() -> int:
@@ -61,30 +71,96 @@ def build_regression_sensor(
         default_status=dg.DefaultSensorStatus.RUNNING,
         description=f"Materialise {check_asset} once for every run {summary_key.to_user_string()} stores.",
     )
-    def regression_check_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+    def regression_check_sensor(context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource) -> dg.SensorResult:
+        known = {str(key) for key in partitions_def.get_partition_keys()}
+        delivered, note = deliver_spool(context, goldeneval, summary_key, known)
         result = context.instance.fetch_materializations(
             summary_key, limit=BATCH, cursor=context.cursor, ascending=True
         )
-        known = set(partitions_def.get_partition_keys())
-        requests = []
+        requests = [
+            check_request(stored_run_id, partition, check_asset, delivered_from)
+            for stored_run_id, partition, delivered_from in delivered
+        ]
         for record in result.records:
             materialization = record.asset_materialization
             stored = materialization.metadata.get("stored_run_id") if materialization else None
             if stored is None or record.partition_key not in known:
-                continue  # a partition no longer configured, or not a summary goldeneval wrote
-            stored_run_id = stored.value
+                continue  # kept in the spool (delivered above), a partition no longer configured, not goldeneval's
             requests.append(
-                dg.RunRequest(
-                    run_key=stored_run_key(str(stored_run_id)),
-                    partition_key=record.partition_key,
-                    run_config={"ops": {check_asset: {"config": {"stored_run_id": stored_run_id}}}},
+                check_request(
+                    str(stored.value),
+                    str(record.partition_key),
+                    check_asset,
                     tags={"goldeneval/summary_storage_id": str(record.storage_id)},
                 )
             )
         cursor = result.cursor if result.records else context.cursor
-        return dg.SensorResult(run_requests=requests, cursor=cursor)
+        return dg.SensorResult(run_requests=requests, cursor=cursor, skip_reason=note if not requests else None)
 
     return regression_check_sensor
+
+
+def sensor_context(
+    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None = None
+) -> dg.SensorEvaluationContext:
+    """A tick's context as the daemon builds it, with the definitions' resources (the
+    regression sensors read the suite file's store through ``goldeneval``; the alert sensor
+    delivers through ``alerts``): for the main command and the tests."""
+    resources = {key: value for key, value in (defs.resources or {}).items() if key in SENSOR_RESOURCES}
+    return dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs, resources=resources)
+
+
+def check_request(
+    stored_run_id: str,
+    partition: str,
+    check_asset: str,
+    delivered_from: str | None = None,
+    *,
+    tags: Mapping[str, str] | None = None,
+) -> dg.RunRequest:
+    """The run request that judges one stored run: keyed by it, so it runs once however often
+    it is asked for (by a summary, or by the delivery of a run kept in the spool)."""
+    shown = dict(tags or {})
+    if delivered_from is not None:
+        shown["goldeneval/delivered_from_spool"] = delivered_from
+    return dg.RunRequest(
+        run_key=stored_run_key(stored_run_id),
+        partition_key=partition,
+        run_config={"ops": {check_asset: {"config": {"stored_run_id": stored_run_id}}}},
+        tags=shown,
+    )
+
+
+def deliver_spool(
+    context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource, summary_key: dg.AssetKey, known: set[str]
+) -> tuple[list[tuple[str, str, str]], str | None]:
+    """Store the runs this sensor's summary asset kept in the spool when the store was down
+    (:func:`goldeneval.history.delivery.deliver_spooled`, the same as ``goldeneval store
+    retry``): each (stored run id, partition, spool file) to judge, and a note when the store
+    still cannot take them (the files stay for the next tick)."""
+    folder = spool_folder()
+    asset = summary_key.to_user_string()
+
+    def ours(kept: SpooledRun) -> bool:
+        return kept.origin.get("summary_asset") == asset
+
+    if not any(ours(read_spooled(path)) for path in spooled_files(folder)):
+        return [], None  # the common case: nothing kept; the suite file is not read
+    location = load_storage(goldeneval.config_path).store()
+    delivered: list[tuple[str, str, str]] = []
+    try:
+        for item in deliver_spooled(location, folder, wanted=ours):
+            if item.stored is None:
+                continue  # kept for another store
+            partition = item.kept.origin.get("partition", "")
+            done = "already stored" if item.already else "stored"
+            context.log.info(f"goldeneval: {done} run {item.stored.id} kept in the spool at {item.kept.path}")
+            if partition in known:
+                delivered.append((item.stored.id, partition, str(item.kept.path)))
+    except GoldenEvalError as exc:  # the store still down, or a spool file that cannot be read
+        context.log.warning(f"goldeneval: the spool is not delivered yet: {exc}")
+        return delivered, f"spool not delivered yet: {exc}"
+    return delivered, None
 
 
 ALERTED_CHECKS = (

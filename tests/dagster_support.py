@@ -18,7 +18,7 @@ import yaml
 from pipelines.build import build_definitions
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
-from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR
+from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR, sensor_context
 from tests.chat_server import SHUTDOWN_POLL_S, LocalTestServer
 from tests.conftest import FIXED_RANKINGS_PLUGIN
 
@@ -234,7 +234,7 @@ def tick_regression_sensor(
     defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None = None
 ) -> dg.SensorExecutionData:
     sensor = defs.resolve_sensor_def(REGRESSION_SENSOR)
-    return sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs))
+    return sensor.evaluate_tick(sensor_context(defs, instance, cursor))
 
 
 def run_requests(

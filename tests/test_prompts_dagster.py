@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB
-from pipelines.sensors import PROMPT_REGRESSION_SENSOR
+from pipelines.sensors import PROMPT_REGRESSION_SENSOR, sensor_context
 from tests.dagster_support import (
     QUIET,
     definitions,
@@ -59,9 +59,7 @@ def _run_prompt_job(defs: dg.Definitions, instance: dg.DagsterInstance, key: str
 
 
 def _run_prompt_sensor(defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None) -> str | None:
-    tick = defs.resolve_sensor_def(PROMPT_REGRESSION_SENSOR).evaluate_tick(
-        dg.build_sensor_context(instance=instance, cursor=cursor, definitions=defs)
-    )
+    tick = defs.resolve_sensor_def(PROMPT_REGRESSION_SENSOR).evaluate_tick(sensor_context(defs, instance, cursor))
     job = defs.resolve_job_def(PROMPT_REGRESSION_JOB)
     for request in tick.run_requests or []:
         run_config = {**request.run_config, **QUIET}

@@ -11,12 +11,13 @@ import click
 
 from goldeneval.cli.app import run_guarded
 from goldeneval.cli.params import StoreParam, folder_option, format_option, storage_default_help, store_option
-from goldeneval.core.errors import InputError, StoreError
+from goldeneval.core.errors import InputError
 from goldeneval.core.storage import TABLES
+from goldeneval.history.delivery import deliver_spooled
 from goldeneval.history.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrieval.report import render_runs, runs_json
-from goldeneval.store import Store, StoredRun, StoreLocation, copy_runs, open_store, store_exists
-from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, read_spooled, spool_folder, spooled_files, store_target
+from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, store_exists
+from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, spool_folder
 from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 
 
@@ -148,23 +149,13 @@ def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
     them as usual.  Exits 5, keeping the files, while the store still cannot be written."""
     resolved = load_storage().store(store_path)
     folder = spool_folder(spool)
-    target = store_target(resolved)
 
     def retry() -> None:
-        store: Store | None = None
-        for path in spooled_files(folder):
-            kept = read_spooled(path)
-            if kept.target != target:
+        for delivered in deliver_spooled(resolved, folder):
+            kept, stored = delivered.kept, delivered.stored
+            if stored is None:
                 click.echo(f"Left {kept.run_id}: kept for {kept.target}, not {resolved}.")
-                continue
-            try:
-                store = store or open_store(resolved)
-                saved = store.save_run_in_turn(kept.record, kept.run_id)
-            except StoreError as exc:
-                raise StoreError(f"{exc}; the kept runs stay in {folder}") from None
-            path.unlink(missing_ok=True)
-            stored = saved.stored
-            if saved.preceded is None:
+            elif delivered.already:
                 click.echo(f"Already stored {stored.id} ({stored.set_id}, {stored.model}) in {resolved}.")
             else:
                 click.echo(f"Stored {stored.id} ({stored.set_id}, {stored.model}, {stored.status}) in {resolved}.")

@@ -5,9 +5,10 @@ hands the evaluated run here.  The CLI (``goldeneval retrieval``, ``prompts``, `
 and the Dagster assets call these verbs and nothing else, so the two never decide
 differently:
 
-* :func:`record` — write the typed run into the store (idempotent for a chosen id);
-  :func:`record_and_judge` keeps a run the store cannot take in the spool
-  (:mod:`goldeneval.store.spool`) for ``goldeneval store retry``;
+* :func:`record_or_keep` — write the typed run into the store (idempotent for a chosen id),
+  or keep it in the spool (:mod:`goldeneval.store.spool`) when the store cannot take it: the
+  one write path of both doors (:func:`record_and_judge` for the CLI, the summary assets for
+  Dagster); :func:`record` writes to an open store without the spool;
 * :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
   is :meth:`~goldeneval.core.regression.RegressionVerdict.gate`, the same for
   ``--fail-on-regression`` and the ``no_regression`` check;
@@ -18,6 +19,7 @@ differently:
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +36,17 @@ from goldeneval.store import Store, StoreLocation, open_store, store_exists
 from goldeneval.store.base import SavedRun
 from goldeneval.store.spool import keep_run, new_run_id, spool_folder
 
-__all__ = ["JudgedSpec", "Outcome", "RecordableRun", "judge", "pinned_baseline", "record", "record_and_judge"]
+__all__ = [
+    "JudgedSpec",
+    "KeptInSpool",
+    "Outcome",
+    "RecordableRun",
+    "judge",
+    "pinned_baseline",
+    "record",
+    "record_and_judge",
+    "record_or_keep",
+]
 
 
 class RecordableRun(Protocol):
@@ -86,16 +98,45 @@ def record(
     return store.save_run_in_turn(run.to_record(privacy, tables_run_id=tables_run_id), run_id).stored
 
 
+class KeptInSpool(StoreError):
+    """The store could not take the run; it was kept in the spool (exit 5, as every store error).
+
+    The message says where and how to store it; ``path`` and ``run_id`` say it to a caller
+    that finishes the work itself (the Dagster door fails its ``run_complete`` check with it,
+    and its regression sensor delivers the file: :mod:`goldeneval.history.delivery`)."""
+
+    def __init__(self, message: str, *, path: Path, run_id: str, cause: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.run_id = run_id
+        self.cause = cause
+        """The store's own error, in one line."""
+
+
 @fewer_collections()
-def _record_or_keep(
-    store: Store | StoreLocation | Path, run: RecordableRun, privacy: PrivacyMode, spool: Path | None, held: ExitStack
+def record_or_keep(
+    store: Store | StoreLocation | Path,
+    run: RecordableRun,
+    privacy: PrivacyMode,
+    held: ExitStack,
+    *,
+    run_id: str | None = None,
+    tables_run_id: str | None = None,
+    spool: Path | None = None,
+    origin: Mapping[str, str] | None = None,
 ) -> tuple[Store, SavedRun]:
-    """Write the run under an id chosen first; returns the store, opened, and the saved run;
-    the store stays :meth:`~goldeneval.store.Store.held` until ``held`` closes, so judging the
-    run reads through the same connection.  When the store cannot be opened or written, keep
-    the record (which obeys ``privacy`` already) in the spool and say so in the store error."""
-    record_ = run.to_record(privacy)
-    run_id = new_run_id()
+    """Write the run under ``run_id`` (default: an id chosen now), the one write path of both
+    doors; returns the store, opened, and the saved run.  The store stays
+    :meth:`~goldeneval.store.Store.held` until ``held`` closes, so judging the run reads
+    through the same connection.  Saving is idempotent by the id: a run stored already is
+    returned, not stored again.
+
+    When the store cannot be opened or written, the record (which obeys ``privacy`` already)
+    is kept in the spool (``spool``, default :func:`~goldeneval.store.spool.spool_folder`)
+    under that id, with ``origin`` (:attr:`~goldeneval.store.spool.SpooledRun.origin`), and
+    :class:`KeptInSpool` says so."""
+    record_ = run.to_record(privacy, tables_run_id=tables_run_id)
+    run_id = run_id or new_run_id()
     try:
         opened = store if isinstance(store, Store) else open_store(store)
         held.enter_context(opened.held())
@@ -103,7 +144,7 @@ def _record_or_keep(
     except StoreError as exc:
         location = store.location if isinstance(store, Store) else StoreLocation.parse(store)
         try:
-            kept = keep_run(record_, run_id, location, spool_folder(spool))
+            kept = keep_run(record_, run_id, location, spool_folder(spool), origin)
         except OSError as spool_error:
             raise StoreError(f"{exc}; the run could not be kept in the spool either: {spool_error}") from None
         retry = f"goldeneval store retry --store {shlex.quote(str(location))}"
@@ -111,7 +152,9 @@ def _record_or_keep(
             retry += (
                 " (with the store's password where *** stands, or that part left out and the password in PGPASSWORD)"
             )
-        raise StoreError(f"{exc}; the run was kept in {kept}; store it with: {retry}") from None
+        raise KeptInSpool(
+            f"{exc}; the run was kept in {kept}; store it with: {retry}", path=kept, run_id=run_id, cause=str(exc)
+        ) from None
 
 
 @fewer_collections()
@@ -171,6 +214,6 @@ def record_and_judge(
     under the writers' turn (:meth:`~goldeneval.store.Store.save_run_in_turn`), so of runs
     of one series recorded at the same moment exactly one is the baseline."""
     with ExitStack() as held:
-        opened, saved = _record_or_keep(store, evaluated, spec.privacy, spool, held)
+        opened, saved = record_or_keep(store, evaluated, spec.privacy, held, spool=spool)
         verdict = judge(opened, saved.stored, spec, pinned=pinned, preceded=saved.preceded)
     return Outcome(evaluated, saved.stored, verdict)

@@ -21,6 +21,7 @@ import json
 import os
 import tempfile
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,6 +78,10 @@ class SpooledRun:
     target: str
     record: RunRecord
     path: Path
+    origin: dict[str, str]
+    """Where the run was made, as the door that kept it says (the Dagster door: its summary
+    asset, partition and run), so whoever delivers it can finish that door's work; empty
+    for the CLI's runs."""
 
 
 _SUMMARY_FIELDS = (
@@ -94,7 +99,7 @@ _COMPARABILITY_FIELDS = ("label_digest", "benchmark_fingerprint", "variant_finge
 lists (in the file's order: the summary first, what decides comparability last)."""
 
 
-def _record_json(record: RunRecord, run_id: str, target: str) -> dict[str, Any]:
+def _record_json(record: RunRecord, run_id: str, target: str, origin: Mapping[str, str]) -> dict[str, Any]:
     created_at = record.created_at or datetime.now(UTC)
     return {
         "goldeneval_spool": _FORMAT,
@@ -106,14 +111,18 @@ def _record_json(record: RunRecord, run_id: str, target: str) -> dict[str, Any]:
         "provenance": dict(record.provenance),
         "created_at": created_at.astimezone(UTC).isoformat(),
         **{name: getattr(record, name) for name in _COMPARABILITY_FIELDS},
+        "origin": dict(origin),
     }
 
 
-def keep_run(record: RunRecord, run_id: str, location: StoreLocation, folder: Path) -> Path:
+def keep_run(
+    record: RunRecord, run_id: str, location: StoreLocation, folder: Path, origin: Mapping[str, str] | None = None
+) -> Path:
     """Write the run to ``folder``/``<run_id>.json`` (whole or not at all); returns the path.
-    Raises :class:`OSError` when it cannot be written."""
+    ``origin`` says which door kept it (:attr:`SpooledRun.origin`).  Raises :class:`OSError`
+    when it cannot be written."""
     folder.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_record_json(record, run_id, store_target(location)))
+    text = json.dumps(_record_json(record, run_id, store_target(location), origin or {}))
     final = folder / f"{run_id}{_SUFFIX}"
     handle, temporary = tempfile.mkstemp(prefix=f".{run_id}.", suffix=".tmp", dir=folder)
     try:
@@ -151,7 +160,16 @@ def read_spooled(path: Path) -> SpooledRun:
             created_at=created_at,
             **{name: raw[name] for name in _COMPARABILITY_FIELDS},
         )
-        return SpooledRun(run_id=str(raw["run_id"]), target=str(raw["target"]), record=record, path=path)
+        origin = raw.get("origin") or {}  # absent in files written before the Dagster door spooled
+        if not isinstance(origin, dict):
+            raise ValueError("origin: expected an object")
+        return SpooledRun(
+            run_id=str(raw["run_id"]),
+            target=str(raw["target"]),
+            record=record,
+            path=path,
+            origin={str(k): str(v) for k, v in origin.items()},
+        )
     except InputError:
         raise
     except (OSError, ValueError, KeyError, TypeError) as exc:
