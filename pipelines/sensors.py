@@ -237,7 +237,7 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
         stored_run_id=_value(metadata, "stored_run_id"),
         extra={
             "partition": record.partition,
-            **{k: _value(metadata, k) for k in ("model",) if k in metadata},
+            **{k: _value(metadata, k) for k in ("model", "spooled_run_id") if k in metadata},
             **{k: metadata_number(metadata.get(k)) for k in ("pass_rate", "mean_score") if k in metadata},
         },
     )
