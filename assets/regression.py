@@ -29,6 +29,7 @@ import dagster as dg
 from assets.checks import partitioned_check
 from assets.metadata import comparison_markdown, shown_rates
 from assets.names import NO_REGRESSION, STORE_POOL
+from assets.summary import store_failure
 from goldeneval.core.errors import GoldenEvalError, StoreError
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
@@ -131,9 +132,10 @@ def judge_partition(
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
     """The body of every regression check: judge the stored run, report the gate."""
     spec = kind.spec(goldeneval, context.partition_key)
-    store = goldeneval.open_store()
-    stored = store.find_run(config.stored_run_id or latest_summary_run_id(context, kind.summary_key))
-    verdict = door.judge(store, stored, spec)
+    with store_failure("not judged"):
+        store = goldeneval.open_store()
+        stored = store.find_run(config.stored_run_id or latest_summary_run_id(context, kind.summary_key))
+        verdict = door.judge(store, stored, spec)
     gate = verdict.gate(stored.complete)
     identity: dict[str, Any] = {
         **kind.labels(stored),

@@ -27,7 +27,7 @@ from goldeneval.history import door
 from goldeneval.store import open_store
 from goldeneval.store.spool import SPOOL_ENV, read_spooled, spooled_files
 from pipelines.build import build_definitions
-from pipelines.jobs import NIGHTLY_JOB
+from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from tests import test_store_retry
 from tests.dagster_support import (
     QUIET,
@@ -160,6 +160,16 @@ def test_postgres_stopped_during_the_nightly_write_keeps_the_night_and_the_next_
     down = tick_regression_sensor(defs, instance)
     assert not down.run_requests and kept_file.exists()
     assert down.skip_message is not None and down.skip_message.startswith("spool not delivered yet: ")
+
+    # A check asked for while the store is down fails with goldeneval's one line, not a traceback.
+    check_job = defs.resolve_job_def(REGRESSION_JOB)
+    config = {**QUIET, "ops": {"regression_check": {"config": {"stored_run_id": kept.run_id}}}}
+    failed = check_job.execute_in_process(partition_key=KEY, run_config=config, instance=instance, raise_on_error=False)
+    [failure] = [event for event in failed.all_events if event.is_step_failure]
+    error = failure.step_failure_data.error
+    assert error is not None and error.message.startswith(
+        "dagster._core.definitions.events.Failure: goldeneval: not judged: "
+    )
 
     postgres.resume()
     tick = tick_regression_sensor(defs, instance, down.cursor)
