@@ -17,7 +17,7 @@ from assets.io_manager import PartitionedParquetIOManager
 from assets.names import NO_REGRESSION, RUN_COMPLETE, TABLES_IO_MANAGER
 from assets.partitions import partition_cell
 from assets.regression import CheckedKind, build_regression_check
-from assets.summary import record_summary, summary_result
+from assets.summary import SpooledSummary, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import GateDecision
@@ -46,6 +46,7 @@ def _toy_summary(
 ) -> dg.MaterializeResult:  # type: ignore[type-arg]
     run = ToyRun(dict(zip(toy_firsts["question_id"].to_pylist(), toy_firsts["first"].to_pylist(), strict=True)))
     recorded = record_summary(
+        context,
         goldeneval,
         ToySpec(),
         run,
@@ -54,6 +55,8 @@ def _toy_summary(
         tables_run_id=context.run.run_id,
     )
     where = partition_cell(context.partition_key, TOY_FOLDERS)
+    if isinstance(recorded, SpooledSummary):
+        return spooled_result(recorded, where)
     return summary_result(recorded, where, {"question_count": toy_firsts.num_rows}, (True, "every question reranked"))
 
 
