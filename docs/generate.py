@@ -335,6 +335,13 @@ STORE_COLUMNS: dict[str, dict[str, str]] = {
         "pass_rate": "The slice's top-1 hit rate (prompts: pass rate).",
         "mean_score": "The slice's top-3 hit rate (prompts: mean score).",
     },
+    "acceptances": {
+        "run_id": "The run a person accepted (`runs.id`): from then on it is its series' accepted level "
+        "(`baseline: accepted`, the nightly's default).",
+        "accepted_at": "When it was accepted, UTC.",
+        "accepted_by": "Who accepted it: `goldeneval accept --by`, default the user running the command.",
+        "reason": "Why, as the person wrote it (`--reason`); never empty.",
+    },
     "schema_version": {
         "version": "A migration that has been applied to this store.",
         "description": "What it added.",
