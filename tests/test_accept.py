@@ -100,7 +100,8 @@ def test_a_regression_stays_red_until_a_person_accepts_a_run_then_the_next_night
     assert (code, third["verdict"]["status"]) == (ExitCode.REGRESSION, "regression")
     assert third["verdict"]["previous_run_id"] == night1
     reason = third["verdict"]["reason"]
-    assert reason.startswith(f"compared with accepted level run {night1} (it passed the gate): ")
+    assert reason.startswith("top-1 hit rate fell ")
+    assert f"; compared with accepted level run {night1} (it passed the gate); " in reason
     night3 = third["run"]["id"]
     assert f"red until a person accepts a run of this series: goldeneval accept {night3} --reason TEXT" in reason
 
@@ -116,9 +117,9 @@ def test_a_regression_stays_red_until_a_person_accepts_a_run_then_the_next_night
     code, fourth = night(folder, BAD)
     assert (code, fourth["verdict"]["status"]) == (ExitCode.OK, "pass")
     assert fourth["verdict"]["previous_run_id"] == night3
-    assert fourth["verdict"]["reason"].startswith(
-        f"compared with accepted level run {night3} (accepted by alice: new ranking trades top-1 for latency): "
-        "within thresholds"
+    assert fourth["verdict"]["reason"].startswith("within thresholds: ")
+    assert fourth["verdict"]["reason"].endswith(
+        f"; compared with accepted level run {night3} (accepted by alice: new ranking trades top-1 for latency)"
     )
     assert night2 not in fourth["verdict"]["reason"]
 

@@ -218,7 +218,7 @@ def _against_level(
 def _with_reference(verdict: RegressionVerdict, current: StoredRun, who: str, reference: str) -> RegressionVerdict:
     """A verdict against the accepted level: its reason says which run was the reference and,
     when it fails the gate, how a person accepts the run."""
-    reason = verdict.reason if who in verdict.reason else f"compared with {who}: {verdict.reason}"
+    reason = verdict.reason if who in verdict.reason else f"{verdict.reason}; compared with {who}"
     if current.complete and not verdict.passes_gate:
         reason += f"; red until a person accepts a run of this series: goldeneval accept {current.id} --reason TEXT"
     return dataclasses.replace(verdict, reason=reason, reference=reference)
