@@ -571,6 +571,8 @@ JSON_FIELDS: dict[str, str] = {
     "run.benchmark_fingerprint": "Identity of what was measured: corpus, labels, protocol (null = unknown).",
     "run.variant_fingerprint": "Identity of what measured it: model, chunking, pipeline (null = unknown).",
     "run.privacy": "`full` or `metadata_only` (null for runs stored before privacy was recorded).",
+    "run.accepted": "Null, or who accepted the run as its series' level (`goldeneval accept`): an object with "
+    "`by`, `at` (ISO 8601, UTC) and `reason`. A run just stored is never accepted yet.",
     "protocol": "The scoring protocol.",
     "protocol.revision": "`retrieval-hit-rate/v1`.",
     "protocol.top_k": "3: top-3 is the widest gated hit.",

@@ -396,7 +396,7 @@ def _documents_cells(questions: QuestionColumns) -> Cells:
     return cells
 
 
-def _run_json(run: StoredRun) -> dict[str, Any]:
+def _run_json(run: StoredRun, acceptance: Acceptance | None = None) -> dict[str, Any]:
     return {
         "id": run.id,
         "created_at": run.created_at.isoformat(),
@@ -415,6 +415,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
         "benchmark_fingerprint": run.benchmark_fingerprint,
         "variant_fingerprint": run.variant_fingerprint,
         "privacy": run.privacy,
+        "accepted": _acceptance_json(acceptance),
     }
 
 
@@ -521,10 +522,10 @@ def render_runs(runs: Sequence[StoredRun], accepted: Mapping[str, Acceptance] | 
 
 
 def runs_json(runs: Sequence[StoredRun], accepted: Mapping[str, Acceptance] | None = None) -> list[dict[str, Any]]:
-    """``goldeneval runs --format json``: each run as a verdict's ``run`` shows it, with
-    ``accepted`` (who accepted it, when and why; null when nobody did)."""
+    """``goldeneval runs --format json``: each run as a verdict's ``run`` shows it, its
+    ``accepted`` filled in (who accepted it, when and why; null when nobody did)."""
     accepted = accepted or {}
-    return [{**_run_json(r), "accepted": _acceptance_json(accepted.get(r.id))} for r in runs]
+    return [_run_json(r, accepted.get(r.id)) for r in runs]
 
 
 def _acceptance_json(acceptance: Acceptance | None) -> dict[str, str] | None:
