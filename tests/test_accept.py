@@ -252,3 +252,46 @@ def test_the_verdict_against_the_level_names_the_accepted_run_and_who_accepted_i
     verdict = compare_with_history(store, store.get_run(third.id) or third, baseline=ACCEPTED)
     assert (verdict.status.value, verdict.previous_run_id) == ("pass", second.id)
     assert verdict.reference == f"accepted level run {second.id} (accepted by dana: labels were wrong)"
+
+
+def test_a_series_without_a_level_is_judged_against_the_run_before_until_one_passes(
+    cli_workspace: CliWorkspace,
+) -> None:
+    good = {"alpha": ["a"], "beta": ["b"], "gamma": []}
+
+    def run(corpus: str | None) -> dict[str, Any]:
+        result = cli_workspace.evaluate(good, "--baseline", "accepted", "--format", "json", corpus=corpus)
+        document: dict[str, Any] = json.loads(result.stdout)
+        return document
+
+    first = run(None)  # no corpus revision declared: unknown, no level
+    second = run("rev-1")
+    assert (second["verdict"]["state"], second["verdict"]["previous_run_id"]) == ("unknown", first["run"]["id"])
+    third = run("rev-1")  # still no level: against the run before it, which it matches
+    assert (third["verdict"]["status"], third["verdict"]["previous_run_id"]) == ("pass", second["run"]["id"])
+    assert third["verdict"]["reason"].endswith(
+        f"; compared with the previous run {second['run']['id']} (the series has no accepted level yet)"
+    )
+    fourth = run("rev-1")  # the third passed the gate: it is the level now
+    assert fourth["verdict"]["reason"].endswith(f"accepted level run {third['run']['id']} (it passed the gate)")
+
+
+def test_compare_against_accepted_shows_the_level(cli_workspace: CliWorkspace) -> None:
+    cli_workspace.evaluate({"alpha": ["a"], "beta": ["b"], "gamma": []})
+    cli_workspace.evaluate({"alpha": ["x"], "beta": ["x"], "gamma": []})
+    cli_workspace.evaluate({"alpha": ["x"], "beta": ["x"], "gamma": []})
+    third, _, first = ResultStore(cli_workspace.store).list_runs()
+    result = invoke("compare", third.id, "--against", "accepted", "--store", str(cli_workspace.store))
+    assert result.exit_code == ExitCode.OK, result.output
+    assert f"compared with accepted level run {first.id} (it passed the gate)" in result.output
+    assert "regression" in result.output
+
+
+def test_accept_refuses_an_empty_by(cli_workspace: CliWorkspace) -> None:
+    cli_workspace.evaluate({"alpha": ["a"], "beta": ["b"], "gamma": []})
+    [run] = ResultStore(cli_workspace.store).list_runs()
+    result = invoke("accept", run.id, "--reason", "fine", "--by", " ", "--store", str(cli_workspace.store))
+    assert (result.exit_code, result.output) == (
+        ExitCode.INVALID_INPUT,
+        "goldeneval: error: accept: --by is empty: name who accepts the run\n",
+    )
