@@ -69,17 +69,18 @@ def accepted_level(store: Store, current: StoredRun, judge: Judge) -> Level | No
     level: Level | None = None
     previous: StoredRun | None = None
     after: StoredRun | None = None
-    latest = store.latest_accepted_run(current)
-    if latest is not None:
-        accepted_run, acceptance = latest
-        after = accepted_run
-        level = Level(_with_details(store, accepted_run), acceptance)
-    for night in store.complete_runs_before(current, after=after):
-        run = _with_details(store, night)
-        reference = level.run if level is not None else previous
-        if judge(run, reference).passes_gate:
-            level = Level(run, None)
-        previous = run
+    with store.held():  # one connection for the walk's queries (a DuckDB connection costs 10-50 ms)
+        latest = store.latest_accepted_run(current)
+        if latest is not None:
+            accepted_run, acceptance = latest
+            after = accepted_run
+            level = Level(_with_details(store, accepted_run), acceptance)
+        for night in store.complete_runs_before(current, after=after):
+            run = _with_details(store, night)
+            reference = level.run if level is not None else previous
+            if judge(run, reference).passes_gate:
+                level = Level(run, None)
+            previous = run
     return level
 
 
