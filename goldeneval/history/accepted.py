@@ -27,7 +27,9 @@ whatever its own door chose (a CLI run judged against ``previous`` passes agains
 night that regressed), so a stored verdict cannot say whether a run passed against the
 *level*.  Walking the series answers exactly that, from what the store holds anyway, with the
 thresholds the current run is judged by; no column is added to ``runs`` and old rows need no
-backfill.  The walk starts at the latest acceptance, so its length is the nights since then.
+backfill.  The walk starts at the latest acceptance, so its length is the nights since then,
+and it reads over one held connection: judging night 30 of the 81-question sample series took
+0.73 s against 0.27 s with ``previous`` (DuckDB, ``compare_with_history``), about 16 ms a night.
 """
 
 from __future__ import annotations
