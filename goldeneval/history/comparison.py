@@ -200,7 +200,7 @@ def gate_verdict(
 
 def _against_level(
     store: Store, current: StoredRun, thresholds: RegressionThresholds, seed: int
-) -> tuple[StoredRun | None, str | None, str]:
+) -> tuple[StoredRun | None, str | None, str | None]:
     """``baseline: accepted``: the series' accepted level, how the reason names it, and the
     reference the verdict carries; without a level, the previous complete run."""
     level = accepted_level(
@@ -210,7 +210,7 @@ def _against_level(
         return level.run, level.reference, level.reference
     earlier = store.previous_complete_run(current)
     if earlier is None:
-        return None, None, "no earlier run"
+        return None, None, None
     who = f"the previous run {earlier.id} (the series has no accepted level yet)"
     return earlier, who, who
 
