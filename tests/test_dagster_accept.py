@@ -25,11 +25,14 @@ from tests.dagster_support import (
     QUIET,
     WORSE_ALPHA,
     Project,
+    Webhook,
     definitions,
     latest_metadata,
     run_nightly,
     run_requests,
+    tick_alert_sensor,
     tick_regression_sensor,
+    webhook_server,
     write_project,
 )
 
@@ -45,7 +48,13 @@ SETS = {
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+def webhook() -> Iterator[Webhook]:
+    with webhook_server() as hook:
+        yield hook
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook: Webhook) -> Project:
     monkeypatch.syspath_prepend(str(tmp_path))
     for name in ("GOLDENEVAL_ALERT_WEBHOOK_URL", "SLACK_TOKEN", "GOLDENEVAL_STORE"):
         monkeypatch.delenv(name, raising=False)
@@ -56,7 +65,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
             "provenance": FIXED_PROVENANCE,
         }
     }
-    project = write_project(tmp_path, sets=SETS, retrievers=retrievers)
+    project = write_project(tmp_path, sets=SETS, retrievers=retrievers, alerts={"webhook_url": webhook.url})
     assert "baseline" not in yaml.safe_load(project.config.read_text())  # the suite file's default
     return project
 
@@ -93,7 +102,7 @@ class Nights:
 
 
 def test_the_night_3_check_stays_failed_until_accept_run_then_night_4_passes(
-    project: Project, instance: dg.DagsterInstance
+    project: Project, instance: dg.DagsterInstance, webhook: Webhook
 ) -> None:
     nights = Nights(project, instance)
     night1, first = nights.night(GOOD)
@@ -105,6 +114,9 @@ def test_the_night_3_check_stays_failed_until_accept_run_then_night_4_passes(
     assert third.metadata["previous_run_id"].value == night1
     assert third.metadata["reference"].value == f"accepted level run {night1} (it passed the gate)"
     assert f"compared with accepted level run {night1} (it passed the gate)" in (third.description or "")
+    tick_alert_sensor(definitions(project), instance)
+    alerted = [(a["check"], a["stored_run_id"], a["verdict"]["status"]) for a in webhook.received]
+    assert alerted == [("no_regression", night2, "regression"), ("no_regression", night3, "regression")]
 
     accepted = nights.accept(night3[:10], "the new ranking is intended", "erin")
     assert accepted.success
