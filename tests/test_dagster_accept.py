@@ -36,6 +36,8 @@ from tests.dagster_support import (
     write_project,
 )
 
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "dagster.md"
+
 pytestmark = pytest.mark.slow  # the in-process asset graph: seconds per night; CI runs it
 
 KEY = "fixed|alpha-set"
@@ -77,6 +79,14 @@ def instance(tmp_path: Path) -> Iterator[dg.DagsterInstance]:
         yield temp
 
 
+def launchpad_config() -> dict[str, Any]:
+    """The YAML block of the Dagster guide that gives ``accept_run`` its op config."""
+    [block] = [b for b in GUIDE.read_text(encoding="utf-8").split("```yaml\n")[1:] if b.startswith("ops:\n  accept:")]
+    config: dict[str, Any] = yaml.safe_load(block.split("```")[0])
+    assert set(config["ops"]["accept"]["config"]) == {"run_id", "reason", "by"}
+    return config
+
+
 class Nights:
     def __init__(self, project: Project, instance: dg.DagsterInstance) -> None:
         self.project, self.instance = project, instance
@@ -96,8 +106,11 @@ class Nights:
         return str(stored), evaluation
 
     def accept(self, run_id: str, reason: str, by: str) -> dg.ExecuteInProcessResult:
+        """The job ``accept_run``, launched with the Launchpad config the Dagster guide shows."""
         job = definitions(self.project).resolve_job_def(ACCEPT_JOB)
-        config = {**QUIET, "ops": {"accept": {"config": {"run_id": run_id, "reason": reason, "by": by}}}}
+        config = launchpad_config()
+        config["ops"]["accept"]["config"].update(run_id=run_id, reason=reason, by=by)
+        config.update(QUIET)
         return job.execute_in_process(run_config=config, instance=self.instance, raise_on_error=False)
 
 
