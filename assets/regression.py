@@ -146,6 +146,8 @@ def judge_partition(
         "gate": gate.value,
         "previous_run_id": verdict.previous_run_id or "none",
     }
+    if verdict.reference is not None:  # baseline: accepted: which run was the level, and who accepted it
+        identity["reference"] = verdict.reference
     identity.update(shown_rates(dict(zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True))))
     privacy = stored_privacy(spec.privacy, stored)
     comparison = dg.MetadataValue.md(comparison_markdown(verdict, privacy))

@@ -335,6 +335,13 @@ STORE_COLUMNS: dict[str, dict[str, str]] = {
         "pass_rate": "The slice's top-1 hit rate (prompts: pass rate).",
         "mean_score": "The slice's top-3 hit rate (prompts: mean score).",
     },
+    "acceptances": {
+        "run_id": "The run a person accepted (`runs.id`): from then on it is its series' accepted level "
+        "(`baseline: accepted`, the nightly's default).",
+        "accepted_at": "When it was accepted, UTC.",
+        "accepted_by": "Who accepted it: `goldeneval accept --by`, default the user running the command.",
+        "reason": "Why, as the person wrote it (`--reason`); never empty.",
+    },
     "schema_version": {
         "version": "A migration that has been applied to this store.",
         "description": "What it added.",
@@ -564,6 +571,8 @@ JSON_FIELDS: dict[str, str] = {
     "run.benchmark_fingerprint": "Identity of what was measured: corpus, labels, protocol (null = unknown).",
     "run.variant_fingerprint": "Identity of what measured it: model, chunking, pipeline (null = unknown).",
     "run.privacy": "`full` or `metadata_only` (null for runs stored before privacy was recorded).",
+    "run.accepted": "Null, or who accepted the run as its series' level (`goldeneval accept`): an object with "
+    "`by`, `at` (ISO 8601, UTC) and `reason`. A run just stored is never accepted yet.",
     "protocol": "The scoring protocol.",
     "protocol.revision": "`retrieval-hit-rate/v1`.",
     "protocol.top_k": "3: top-3 is the widest gated hit.",

@@ -252,8 +252,10 @@ class SuiteConfig(RetrievalSettings):
         default=DEFAULT_TIMEOUT_S, description="Per-question (per-call) timeout in seconds; null: no limit."
     )
     baseline: Annotated[str, Flag()] = Field(
-        default="previous",
-        description="Compare with: previous (latest earlier complete run), best (best comparable run), run:<id> "
+        default="accepted",
+        description="Compare with: accepted (the nightly's default: the series' accepted level, the last run that "
+        "passed the gate or one a person accepted with goldeneval accept, never a night that regressed), previous "
+        "(latest earlier complete run; the command line's default), best (best comparable run), run:<id> "
         "or series:<name> (the latest complete run of another series).",
     )
     prompt_sets: list[str] = Field(default_factory=list, description="Golden prompt set ids or files (ADR-060).")

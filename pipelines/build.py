@@ -15,7 +15,7 @@ from assets.partitions import prompt_partitions
 from assets.prompts import PROMPT_SUMMARY_KEY, build_prompt_assets
 from assets.summary import store_kind
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, Suite, load_suite
-from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_jobs, build_prompt_jobs
+from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_accept_job, build_jobs, build_prompt_jobs
 from pipelines.schedules import PROMPT_SCHEDULE, build_nightly_schedule
 from pipelines.sensors import PROMPT_REGRESSION_SENSOR, build_alert_sensor, build_regression_sensor
 from resources import AlertsResource, GoldenEvalResource
@@ -75,7 +75,7 @@ def definitions_for(suite: Suite) -> dg.Definitions:
     prompt_assets, prompt_jobs, prompt_schedules, prompt_sensors = _prompt_definitions(suite)
     return dg.Definitions(
         assets=[*build_assets(partitions, store_kind=store_kind(suite.store_location)), *prompt_assets],
-        jobs=[*build_jobs(), *prompt_jobs],
+        jobs=[*build_jobs(), *prompt_jobs, build_accept_job()],
         schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone), *prompt_schedules],
         sensors=[build_regression_sensor(partitions), *prompt_sensors, build_alert_sensor()],
         resources={

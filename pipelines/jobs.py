@@ -1,13 +1,16 @@
-"""Jobs: the nightly evaluation of every partition, and the sensor-launched regression check."""
+"""Jobs: the nightly evaluation of every partition, the sensor-launched regression check, and
+``accept_run``: a person accepts a stored run as its series' level from the Launchpad."""
 
 from __future__ import annotations
 
 import dagster as dg
 
+from assets.acceptance import accept_op
 from pipelines.executors import nightly_executor
 
 NIGHTLY_JOB = "nightly_evaluation"
 REGRESSION_JOB = "regression_check_job"
+ACCEPT_JOB = "accept_run"
 EVALUATION_ASSETS = ("golden_question_sets", "retriever_rankings", "question_hits", "evaluation_summary")
 
 
@@ -45,3 +48,17 @@ def build_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
         description="Judge one stored evaluation against the previous run of its series.",
     )
     return nightly, regression
+
+
+def build_accept_job() -> dg.JobDefinition:
+    """``goldeneval accept`` from the UI: launched with op config (run id, reason, by)."""
+
+    @dg.job(
+        name=ACCEPT_JOB,
+        description="Accept a stored run as its series' level (baseline: accepted): a regression stays red "
+        "until a person accepts a run. Launchpad config: ops.accept.config.run_id, reason, by.",
+    )
+    def accept_run() -> None:
+        accept_op()
+
+    return accept_run

@@ -129,7 +129,8 @@ def _suite_error(tmp_path: Path, **fields: object) -> str:
         ),
         pytest.param(
             {"baseline": "latest"},
-            "field 'baseline': baseline 'latest': expected 'previous', 'best', 'run:<id>' or 'series:<name>'",
+            "field 'baseline': baseline 'latest': expected 'previous', 'accepted', 'best', 'run:<id>' or "
+            "'series:<name>'",
             id="baseline",
         ),
         pytest.param(

@@ -90,6 +90,10 @@ class LazyCommand:
 
 
 COMMANDS: Mapping[str, LazyCommand] = {
+    "accept": LazyCommand(
+        "goldeneval.cli.store:accept",
+        "Accept a stored run as its series' level: the nightly compares with it from now on.",
+    ),
     "answers": LazyCommand(
         "goldeneval.cli.answers:answers",
         "Retrieve, answer from the top documents and grade against each question's answer_gist; "

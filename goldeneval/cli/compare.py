@@ -32,12 +32,12 @@ from goldeneval.suite_storage import load_storage
 if TYPE_CHECKING:  # the report is imported when a command runs, not at start-up
     from goldeneval.report.model import RunComparison
 
-BASELINE_WORDS = ("previous", "best")
+BASELINE_WORDS = ("previous", "accepted", "best")
 """``--against`` values that name how a baseline is chosen rather than a run."""
 
 
 def _against(text: str) -> tuple[Baseline | None, str | None]:
-    """``previous``, ``best``, ``run:<id>``, ``series:<name>`` (a baseline), or a run id or prefix."""
+    """``previous``, ``accepted``, ``best``, ``run:<id>``, ``series:<name>`` (a baseline), or a run id or prefix."""
     if text in BASELINE_WORDS or text.startswith(("run:", "series:")):
         return Baseline.parse(text), None
     return None, text
@@ -161,7 +161,8 @@ def _comparison(
     "--against",
     default=None,
     help="With one run: compare it with previous (its series' latest earlier complete run, the "
-    "default), best, run:<id>, series:<name> (another series' latest complete run), or a run id.",
+    "default), accepted (its series' accepted level), best, run:<id>, series:<name> (another series' "
+    "latest complete run), or a run id.",
 )
 @click.option(
     "--limit",
@@ -224,7 +225,7 @@ def compare(
 @click.option(
     "--against",
     default=None,
-    help="The earlier run: previous (the default), best, run:<id>, series:<name>, or a run id or prefix.",
+    help="The earlier run: previous (the default), accepted, best, run:<id>, series:<name>, or a run id or prefix.",
 )
 @click.option(
     "--out",

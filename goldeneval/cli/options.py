@@ -215,7 +215,9 @@ def run_options(
             "baseline_text",
             default="previous",
             show_default=True,
-            help="Compare with: previous (latest earlier complete run), best (best comparable run), "
+            help="Compare with: previous (latest earlier complete run), accepted (the series' accepted level: "
+            "the last run that passed the gate, or one a person accepted with goldeneval accept), best (best "
+            "comparable run), "
             "run:<id> (a run id or a unique prefix of one) or series:<name> (the latest complete run of "
             "another series, e.g. a pull request's run against main's, without joining that series).",
         ),

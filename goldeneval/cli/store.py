@@ -1,4 +1,4 @@
-"""Reading and keeping the result store: ``runs``, ``purge``, ``store copy``, ``store retry``."""
+"""Reading and keeping the result store: ``runs``, ``accept``, ``purge``, ``store copy``, ``store retry``."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ from goldeneval.cli.app import run_guarded
 from goldeneval.cli.params import StoreParam, folder_option, format_option, storage_default_help, store_option
 from goldeneval.core.errors import InputError
 from goldeneval.core.storage import TABLES
+from goldeneval.history.accepted import Accepted
+from goldeneval.history.accepted import accept as accept_run
 from goldeneval.history.delivery import deliver_spooled
 from goldeneval.history.retention import PurgeReport, parse_duration, purge_runs
 from goldeneval.retrieval.report import render_runs, runs_json
-from goldeneval.store import StoredRun, StoreLocation, copy_runs, open_store, store_exists
+from goldeneval.store import Acceptance, StoredRun, StoreLocation, copy_runs, open_store, store_exists
 from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, spool_folder
 from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 
@@ -33,16 +35,41 @@ def runs(
     """List stored runs, newest first."""
     resolved = load_storage().store(store_path)
 
-    def listed() -> list[StoredRun]:
+    def listed() -> tuple[list[StoredRun], dict[str, Acceptance]]:
         if not store_exists(resolved):  # nothing stored yet: say so, create nothing
-            return []
-        return open_store(resolved).list_runs(set_id=set_id, retriever=model, limit=limit)
+            return [], {}
+        store = open_store(resolved)
+        found = store.list_runs(set_id=set_id, retriever=model, limit=limit)
+        return found, store.acceptances([run.id for run in found])
 
-    stored = run_guarded(listed)
+    stored, accepted = run_guarded(listed)
     if output_format == "json":
-        click.echo(json.dumps(runs_json(stored), indent=2))
+        click.echo(json.dumps(runs_json(stored, accepted), indent=2))
     else:
-        click.echo(render_runs(stored))
+        click.echo(render_runs(stored, accepted))
+
+
+@click.command()
+@click.argument("run_id", metavar="RUN")
+@click.option("--reason", required=True, help="Why the run is accepted (required, not empty); stored with it.")
+@click.option("--by", "by", default=None, help="Who accepts it.  Default: the user running the command.")
+@store_option
+def accept(run_id: str, reason: str, by: str | None, store_path: StoreLocation | None) -> None:
+    """Accept a stored run as its series' level: the nightly compares with it from now on.
+
+    With ``baseline: accepted`` (the suite file's default for the nightly) a run is compared
+    with its series' accepted level: the last run that passed the gate, or the last one a
+    person accepted.  A regression stays red night after night until a person accepts a run
+    here.  RUN is a run id or a unique prefix of one.  Refused with exit 3: an unknown run, an
+    incomplete run, an empty --reason or --by.  Prints one line."""
+    resolved = load_storage().store(store_path)
+
+    def accepted() -> Accepted:
+        if not store_exists(resolved):  # nothing to accept: create nothing
+            raise InputError(f"run {run_id!r} not found: the store {resolved} does not exist")
+        return accept_run(open_store(resolved), run_id, reason, by)
+
+    click.echo(run_guarded(accepted).line)
 
 
 class DurationParam(click.ParamType[timedelta, Any]):

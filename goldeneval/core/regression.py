@@ -329,6 +329,9 @@ class RegressionVerdict:
     labels_short: LabelsShort | None = None
     """For a baseline under ``min_judged``: its judged@3 falls short (a baseline the labels
     cannot judge is no baseline: stored as the baseline, it fails the gate)."""
+    reference: str | None = None
+    """With ``baseline: accepted``: which run was the reference and why it is the series'
+    level (``accepted level run <id> (accepted by <who>: <why>)``); the reason says it too."""
 
     @property
     def status(self) -> VerdictStatus:

@@ -11,8 +11,10 @@ States against the chosen earlier run of the same series (set, series name, grad
   ``unknown`` instead, "labels incomplete for this run", when the thresholds set
   ``min_judged`` and the candidate's judged@3 falls below it (or was not measured).
 
-Baselines: ``previous`` (the latest earlier complete run), ``best`` (the best earlier
-comparable run, by top-1 then top-3; the previous run when none is comparable), ``run:<id>``
+Baselines: ``previous`` (the latest earlier complete run), ``accepted`` (the series' accepted
+level: the last run that passed the gate, or one a person accepted:
+:mod:`goldeneval.history.accepted`), ``best`` (the best earlier comparable run, by top-1 then
+top-3; the previous run when none is comparable), ``run:<id>``
 (a pinned run of the same set and grader, possibly of another series, named by its id or a
 unique prefix), so CI can catch slow drift.  An earlier run that cannot be compared is never
 skipped: a run after it is ``unknown`` or ``mismatch``, never silently a new baseline.
@@ -42,12 +44,14 @@ from goldeneval.core.regression import (
     detect_regression,
     labels_incomplete,
 )
+from goldeneval.history.accepted import accepted_level
 from goldeneval.store import Store, StoredRun
 
 __all__ = [
     "benchmark_difference",
     "compare_pair",
     "compare_with_history",
+    "gate_verdict",
     "resolve_pinned_baseline",
     "treatment_change",
 ]
@@ -167,6 +171,59 @@ def _earlier_run(store: Store, current: StoredRun, baseline: Baseline, pinned: S
     return store.previous_complete_run(current)
 
 
+def _baseline_verdict(current: StoredRun, thresholds: RegressionThresholds) -> RegressionVerdict:
+    reason = f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline"
+    short = baseline_labels_short(current, thresholds.min_judged) if thresholds.min_judged is not None else None
+    if short is not None:
+        reason += f"; {short.reason}"
+    return RegressionVerdict(ComparisonState.BASELINE, None, reason, labels_short=short)
+
+
+def gate_verdict(
+    store: Store,
+    current: StoredRun,
+    earlier: StoredRun | None,
+    thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    *,
+    seed: int = 42,
+) -> RegressionVerdict:
+    """The verdict of ``current`` against ``earlier`` as the gate decides it, ``earlier`` None
+    meaning the series had no complete run before: what the accepted level's walk
+    (:func:`goldeneval.history.accepted.accepted_level`) asks of every night."""
+    unknown = _unknown_current(current, None if earlier is None else earlier.id)
+    if unknown is not None:
+        return unknown
+    if earlier is None:
+        return _baseline_verdict(current, thresholds)
+    return compare_pair(store, current, earlier, thresholds, seed=seed)
+
+
+def _against_level(
+    store: Store, current: StoredRun, thresholds: RegressionThresholds, seed: int
+) -> tuple[StoredRun | None, str | None, str | None]:
+    """``baseline: accepted``: the series' accepted level, how the reason names it, and the
+    reference the verdict carries; without a level, the previous complete run."""
+    level = accepted_level(
+        store, current, lambda run, earlier: gate_verdict(store, run, earlier, thresholds, seed=seed)
+    )
+    if level is not None:
+        return level.run, level.reference, level.reference
+    earlier = store.previous_complete_run(current)
+    if earlier is None:
+        return None, None, None
+    who = f"the previous run {earlier.id} (the series has no accepted level yet)"
+    return earlier, who, who
+
+
+def _with_reference(verdict: RegressionVerdict, current: StoredRun, who: str, reference: str) -> RegressionVerdict:
+    """A verdict against the accepted level: its reason says which run was the reference and,
+    when it fails the gate, how a person accepts the run."""
+    reason = verdict.reason if who in verdict.reason else f"{verdict.reason}; compared with {who}"
+    if current.complete and not verdict.passes_gate:
+        reason += f"; red until a person accepts a run of this series: goldeneval accept {current.id} --reason TEXT"
+    return dataclasses.replace(verdict, reason=reason, reference=reference)
+
+
 def compare_with_history(
     store: Store,
     current: StoredRun,
@@ -182,27 +239,31 @@ def compare_with_history(
     ``pinned`` is the run ``baseline`` pins, when the caller resolved it before storing.
     ``preceded`` is what saving ``current`` found (:attr:`~goldeneval.store.base.SavedRun.preceded`):
     False makes it the baseline whatever was stored since, True makes sure it is not;
-    None judges from the history as it is now.
+    None judges from the history as it is now.  With ``accepted`` the earlier run is the
+    series' accepted level (:mod:`goldeneval.history.accepted`), and the verdict's
+    ``reference`` names it.
     """
     unknown = _unknown_current(current, None)
     if unknown is not None:
         return unknown
+    who: str | None = None
+    reference: str | None = None
     if not baseline.pinned and preceded is False:
         earlier = None  # the series' first complete run when it was stored
+    elif baseline.kind == "accepted":
+        earlier, who, reference = _against_level(store, current, thresholds, seed)
     else:
         earlier = _earlier_run(store, current, baseline, pinned)
-        if earlier is None and preceded and not baseline.pinned:
-            earlier = store.next_complete_run(current)  # measured after it, stored before it
+    if earlier is None and preceded and not baseline.pinned:
+        earlier = store.next_complete_run(current)  # measured after it, stored before it
+        who = reference = None
     if earlier is None:
-        reason = f"first complete run of series {current.model!r} on set {current.set_id!r}: this run is the baseline"
-        short = baseline_labels_short(current, thresholds.min_judged) if thresholds.min_judged is not None else None
-        if short is not None:
-            reason += f"; {short.reason}"
-        return RegressionVerdict(ComparisonState.BASELINE, None, reason, labels_short=short)
-    who = {"run": f"pinned run {earlier.id}", "series": f"run {earlier.id} of series {baseline.series!r}"}.get(
+        return _baseline_verdict(current, thresholds)
+    who = who or {"run": f"pinned run {earlier.id}", "series": f"run {earlier.id} of series {baseline.series!r}"}.get(
         baseline.kind, f"the previous run {earlier.id}"
     )
-    return compare_pair(store, current, earlier, thresholds, who=who, seed=seed)
+    verdict = compare_pair(store, current, earlier, thresholds, who=who, seed=seed)
+    return verdict if reference is None else _with_reference(verdict, current, who, reference)
 
 
 def compare_pair(

@@ -24,7 +24,7 @@ from goldeneval.retrieval.details import (
 )
 from goldeneval.retrieval.metrics import parse_metric
 from goldeneval.retrieval.scoring import TOP_K
-from goldeneval.store import StoredRun, StoreLocation
+from goldeneval.store import Acceptance, StoredRun, StoreLocation
 
 __all__ = [
     "JSON_FORMAT_VERSION",
@@ -396,7 +396,7 @@ def _documents_cells(questions: QuestionColumns) -> Cells:
     return cells
 
 
-def _run_json(run: StoredRun) -> dict[str, Any]:
+def _run_json(run: StoredRun, acceptance: Acceptance | None = None) -> dict[str, Any]:
     return {
         "id": run.id,
         "created_at": run.created_at.isoformat(),
@@ -415,6 +415,7 @@ def _run_json(run: StoredRun) -> dict[str, Any]:
         "benchmark_fingerprint": run.benchmark_fingerprint,
         "variant_fingerprint": run.variant_fingerprint,
         "privacy": run.privacy,
+        "accepted": _acceptance_json(acceptance),
     }
 
 
@@ -484,9 +485,12 @@ def _judged_json(details: RetrievalDetails) -> dict[str, Any]:
     return {} if judged is None else {"judged": judged}
 
 
-def render_runs(runs: Sequence[StoredRun]) -> str:
+def render_runs(runs: Sequence[StoredRun], accepted: Mapping[str, Acceptance] | None = None) -> str:
+    """The ``goldeneval runs`` table; a run a person accepted is marked ``by <who>`` in its
+    ``accepted`` column."""
     if not runs:
         return "No runs stored."
+    accepted = accepted or {}
     rows = [
         [
             r.id[:12],
@@ -498,6 +502,7 @@ def render_runs(runs: Sequence[StoredRun]) -> str:
             f"{r.scored_count}/{r.question_count}",
             _rate(r.pass_rate).strip(),
             _rate(r.mean_score).strip(),
+            f"by {accepted[r.id].accepted_by}" if r.id in accepted else "",
         ]
         for r in runs
     ]
@@ -511,9 +516,19 @@ def render_runs(runs: Sequence[StoredRun]) -> str:
         "scored",
         "pass/top-1",
         "mean/top-3",
+        "accepted",
     ]
     return "\n".join(_table(headers, rows))
 
 
-def runs_json(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
-    return [_run_json(r) for r in runs]
+def runs_json(runs: Sequence[StoredRun], accepted: Mapping[str, Acceptance] | None = None) -> list[dict[str, Any]]:
+    """``goldeneval runs --format json``: each run as a verdict's ``run`` shows it, its
+    ``accepted`` filled in (who accepted it, when and why; null when nobody did)."""
+    accepted = accepted or {}
+    return [_run_json(r, accepted.get(r.id)) for r in runs]
+
+
+def _acceptance_json(acceptance: Acceptance | None) -> dict[str, str] | None:
+    if acceptance is None:
+        return None
+    return {"by": acceptance.accepted_by, "at": acceptance.accepted_at.isoformat(), "reason": acceptance.reason}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 
 from goldeneval.core.records import RunRecord, SliceRates, StoredRun
-from goldeneval.store.base import Dialect, Store
+from goldeneval.store.base import Acceptance, Dialect, Store
 from goldeneval.store.copy import CopyReport, copy_runs
 from goldeneval.store.duckdb_store import ResultStore
 from goldeneval.store.location import StoreLocation, redact_url, resolve_store, resolve_store_path, url_secrets
@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULT_STORE_PATH",
     "SCHEMA_VERSION",
     "STORE_ENV",
+    "Acceptance",
     "CopyReport",
     "Dialect",
     "ResultStore",

@@ -129,6 +129,28 @@ class SavedRun(NamedTuple):
     nothing was written (the run was there already), so only its history can say."""
 
 
+class Acceptance(NamedTuple):
+    """A person's acceptance of a stored run (``goldeneval accept``, the Dagster job
+    ``accept_run``): from then on the run is its series' accepted level."""
+
+    run_id: str
+    accepted_at: datetime
+    accepted_by: str
+    reason: str
+
+    @property
+    def shown(self) -> str:
+        """``accepted by <who>: <reason>``, as a verdict's reference and ``goldeneval runs`` say it."""
+        return f"accepted by {self.accepted_by}: {self.reason}"
+
+
+_ACCEPTANCE_COLUMNS = "run_id, accepted_at, accepted_by, reason"
+
+
+def _row_to_acceptance(row: Sequence[Any]) -> Acceptance:
+    return Acceptance(row[0], row[1].replace(tzinfo=UTC), row[2], row[3])
+
+
 def _check_run_text(text: str) -> None:
     if not text:
         raise InputError("run id: empty; list runs with: goldeneval runs")
@@ -421,8 +443,8 @@ class Store(ABC):
     def purge(self, older_than: datetime, *, set_id: str | None = None, dry_run: bool = False) -> list[StoredRun]:
         """Delete whole runs (the row and its slices) created before ``older_than``.
 
-        Retention never edits a run: a run is kept whole or deleted whole, in one
-        transaction.  Returns the runs deleted (or, with ``dry_run``, that would be), without
+        Retention never edits a run: a run is kept whole or deleted whole (with the
+        acceptances of it), in one transaction.  Returns the runs deleted (or, with ``dry_run``, that would be), without
         their details; ``tables_run_id`` is filled in for older rows too.
         """
         columns = _select(False).replace("tables_run_id", f"{self._tables_run()} AS tables_run_id")
@@ -436,6 +458,7 @@ class Store(ABC):
             if not dry_run:
                 ids = [[run.id] for run in doomed]
                 sql.many("DELETE FROM run_slices WHERE run_id = ?", ids)
+                sql.many("DELETE FROM acceptances WHERE run_id = ?", ids)
                 sql.many("DELETE FROM runs WHERE id = ?", ids)
         return doomed
 
@@ -458,3 +481,57 @@ class Store(ABC):
                 f"SELECT {_SLICE_COLUMNS} FROM run_slices WHERE run_id = ? ORDER BY slice_kind, slice_value", [run_id]
             )
         return [SliceRates(*row) for row in rows]
+
+    # ------------------------------------------------------------------ acceptances
+
+    def accept_run(self, run_id: str, accepted_by: str, reason: str, accepted_at: datetime | None = None) -> Acceptance:
+        """Record that a person accepted the run ``run_id`` (an exact id; the checks are
+        :func:`goldeneval.history.accepted.accept`'s).  Raises :class:`InputError` when the
+        run is not stored (any more)."""
+        at = (accepted_at or datetime.now(UTC)).astimezone(UTC).replace(tzinfo=None)
+        with self._write() as sql:
+            self._serialise(sql, [f"run\0{run_id}"])
+            if sql.one("SELECT id FROM runs WHERE id = ?", [run_id]) is None:
+                raise InputError(f"run {run_id!r} not found in {self.name} (list runs with: goldeneval runs)")
+            sql.run(
+                f"INSERT INTO acceptances ({_ACCEPTANCE_COLUMNS}) VALUES (?, ?, ?, ?)",
+                [run_id, at, accepted_by, reason],
+            )
+        return Acceptance(run_id, at.replace(tzinfo=UTC), accepted_by, reason)
+
+    def acceptances(self, run_ids: Sequence[str]) -> dict[str, Acceptance]:
+        """The latest acceptance of each of ``run_ids`` that a person accepted (one query)."""
+        if not run_ids:
+            return {}
+        with self._read() as sql:
+            rows = sql.all(
+                f"SELECT {_ACCEPTANCE_COLUMNS} FROM acceptances WHERE {self.dialect.in_list('run_id')} "
+                "ORDER BY accepted_at, run_id",
+                [list(run_ids)],
+            )
+        return {row[0]: _row_to_acceptance(row) for row in rows}  # the latest wins
+
+    def latest_accepted_run(self, current: StoredRun) -> tuple[StoredRun, Acceptance] | None:
+        """The latest complete run of ``current``'s series stored before it that a person
+        accepted, with its latest acceptance (one indexed query, then the run)."""
+        found = self._one(
+            self._EARLIER + " AND id IN (SELECT run_id FROM acceptances)",
+            self._earlier_params(current),
+            "ORDER BY created_at DESC, id DESC",
+        )
+        if found is None:
+            return None
+        acceptance = self.acceptances([found.id]).get(found.id)
+        return None if acceptance is None else (found, acceptance)
+
+    def complete_runs_before(self, current: StoredRun, *, after: StoredRun | None = None) -> list[StoredRun]:
+        """The complete runs of ``current``'s series stored before it (and after ``after``),
+        oldest first, without their details: the nights the accepted level walks through."""
+        where, params = self._EARLIER, self._earlier_params(current)
+        if after is not None:
+            at = after.created_at.astimezone(UTC).replace(tzinfo=None)
+            where += " AND (created_at > ? OR (created_at = ? AND id > ?))"
+            params += [at, at, after.id]
+        with self._read() as sql:
+            rows = sql.all(f"SELECT {_select(False)} FROM runs WHERE {where} ORDER BY created_at, id", params)
+        return [_row_to_run(row) for row in rows]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldeneval.core.errors import InputError, StoreError
-from goldeneval.store.base import _RUN_COLUMN_COUNT, _RUN_COLUMNS, _SLICE_COLUMNS, Store
+from goldeneval.store.base import _ACCEPTANCE_COLUMNS, _RUN_COLUMN_COUNT, _RUN_COLUMNS, _SLICE_COLUMNS, Store
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def _same_content(a: Sequence[Any], b: Sequence[Any]) -> str | None:
 
 def copy_runs(source: Store, target: Store) -> CopyReport:
     """Copy every run of ``source`` into ``target`` as stored: the same ids, timestamps,
-    provenance, fingerprints, privacy mode, details (verbatim) and slices.
+    provenance, fingerprints, privacy mode, details (verbatim), slices and acceptances.
 
     Nothing is re-derived, so a ``metadata_only`` run stays free of question text and
     document ids, and the comparisons in the target find what they found in the source.
@@ -68,6 +68,11 @@ def copy_runs(source: Store, target: Store) -> CopyReport:
                     [batch],
                 ):
                     slices.setdefault(found[0], []).append(found[1:])
+                accepted = src.all(
+                    f"SELECT {_ACCEPTANCE_COLUMNS} FROM acceptances WHERE {source.dialect.in_list('run_id')} "
+                    "ORDER BY accepted_at, run_id",
+                    [batch],
+                )
             for row in rows:
                 run_id = row[0]
                 held = dst.one(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", [run_id])
@@ -90,4 +95,10 @@ def copy_runs(source: Store, target: Store) -> CopyReport:
                         f"({differs} differs from {source.name}); nothing was copied"
                     )
                 already += 1
+            for acceptance in accepted:  # who accepted which run travels with it, once
+                held_acceptance = dst.one(
+                    "SELECT run_id FROM acceptances WHERE run_id = ? AND accepted_at = ?", acceptance[:2]
+                )
+                if held_acceptance is None:
+                    dst.run(f"INSERT INTO acceptances ({_ACCEPTANCE_COLUMNS}) VALUES (?, ?, ?, ?)", acceptance)
     return CopyReport(copied=copied, already_there=already)

@@ -83,6 +83,24 @@ _MIGRATIONS += (
         ),
     ),
 )
+_MIGRATIONS += (
+    (
+        4,
+        "a regression stays red until a person accepts it: who accepted which run, when and why",
+        (
+            # A new table: nothing of a stored run changes; a run nobody accepted has no row.
+            """
+            CREATE TABLE acceptances (
+                run_id VARCHAR NOT NULL,
+                accepted_at TIMESTAMP NOT NULL,
+                accepted_by VARCHAR NOT NULL,
+                reason VARCHAR NOT NULL,
+                PRIMARY KEY (run_id, accepted_at)
+            )
+            """,
+        ),
+    ),
+)
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 _SCHEMA_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_version ("
