@@ -26,6 +26,7 @@ from typing import Protocol, runtime_checkable
 
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.kinds import SlicedDetails
+from goldeneval.core.manifest import BenchmarkChange, InformationalComparison
 from goldeneval.core.records import SliceRates, StoredRun
 from goldeneval.core.stats import PairedComparison, discordant_by, mcnemar_exact, paired_comparison
 
@@ -329,6 +330,10 @@ class RegressionVerdict:
     labels_short: LabelsShort | None = None
     """For a baseline under ``min_judged``: its judged@3 falls short (a baseline the labels
     cannot judge is no baseline: stored as the baseline, it fails the gate)."""
+    benchmark_change: BenchmarkChange | None = None
+    """For a ``mismatch`` whose benchmarks both have a manifest: what changed."""
+    informational: InformationalComparison | None = None
+    """For a ``mismatch``: the unchanged questions compared, informational, no numeric verdict."""
 
     @property
     def status(self) -> VerdictStatus:
@@ -371,6 +376,9 @@ class RegressionVerdict:
             # only where coverage was measured: every other verdict's document is as it was
             **({} if self.coverage is None else {"label_coverage": self.coverage.to_dict()}),
             **({} if self.labels_short is None else {"labels_incomplete": self.labels_short.to_dict()}),
+            # only on a mismatch the manifests explain: every other verdict's document is as it was
+            **({} if self.benchmark_change is None else {"benchmark_change": self.benchmark_change.to_dict()}),
+            **({} if self.informational is None else {"informational": self.informational.to_dict()}),
         }
 
 
