@@ -209,7 +209,9 @@ def benchmark_change(
     ``named``.  ``same_corpus``: both runs declare the same corpus revision, so no judged
     document changed even where the corpus was not at hand to digest."""
     known = earlier.documents is not None and current.documents is not None
-    added = removed = changed = ()
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
     if earlier.documents is not None and current.documents is not None:
         before, now = earlier.documents, current.documents
         added = tuple(sorted(set(now) - set(before)))

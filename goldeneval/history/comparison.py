@@ -259,9 +259,7 @@ def _mismatch(store: Store, current: StoredRun, earlier: StoredRun, who: str, se
     comparison of the questions whose labels and judged documents did not change."""
     then, now = store.manifest(earlier.benchmark_fingerprint), store.manifest(current.benchmark_fingerprint)
     if then is None or now is None:
-        lacking = " and ".join(
-            name for name, manifest in ((who, then), ("this run", now)) if manifest is None
-        )
+        lacking = " and ".join(name for name, manifest in ((who, then), ("this run", now)) if manifest is None)
         return RegressionVerdict(
             ComparisonState.MISMATCH,
             earlier.id,
