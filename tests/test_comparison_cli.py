@@ -69,7 +69,11 @@ def test_a_changed_label_is_a_mismatch(cli_workspace: CliWorkspace) -> None:
     verdict = verdict_of(result.output)
     assert result.exit_code == ExitCode.NOT_COMPARABLE
     assert verdict["state"] == "mismatch"
-    assert "labels changed (digest labels-v1:sha256:" in str(verdict["reason"])
+    assert "labels changed for 1 question: q1; no numeric verdict" in str(verdict["reason"])
+    # the corpus revision held: the other two questions are compared, for information only
+    informational = verdict["informational"]
+    assert isinstance(informational, dict)
+    assert (informational["note"], informational["unchanged_questions"]) == ("informational, no numeric verdict", 2)
 
 
 def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace: CliWorkspace) -> None:
