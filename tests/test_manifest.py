@@ -144,7 +144,10 @@ def test_a_benchmark_without_a_manifest_says_so_and_falls_back_to_its_revisions(
     reason = str(found["reason"])
     assert "corpus changed (revision corpus-v1:sha256:" in reason
     assert "the store kept no manifest of the benchmark of the previous run" in reason
-    assert "which documents and labels changed is not known; no numeric verdict" in reason
+    assert "(stored before manifests were kept, or not written), so which documents and labels changed is not " in (
+        reason
+    )
+    assert reason.endswith("is not known; no numeric verdict")
     assert "informational" not in found and "benchmark_change" not in found
 
 
@@ -221,3 +224,15 @@ def test_a_spooled_metadata_only_run_carries_its_manifest_without_document_ids(s
     assert manifest.privacy is PrivacyMode.METADATA_ONLY and manifest.documents is None
     assert manifest.questions == evaluated.manifest.questions
     assert len(manifest.questions) == len(resolve_golden_set(str(sample / "golden.yaml"), ()).questions)
+
+
+def test_store_copy_takes_the_manifests_along(sample: Path) -> None:
+    assert retrieval(sample).exit_code == ExitCode.OK
+    edit_page(sample)
+    assert retrieval(sample).exit_code == ExitCode.OK
+    source, target = sample.parent / "s.duckdb", sample.parent / "copy.duckdb"
+    copied = CliRunner().invoke(main, ["store", "copy", "--from", str(source), "--to", str(target)])
+    assert copied.exit_code == ExitCode.OK, copied.output
+    [second, first] = ResultStore(target).list_runs()
+    compared = CliRunner().invoke(main, ["compare", first.id, second.id, "--store", str(target), "--format", "json"])
+    assert f"1 document changed: {EDITED}" in json.loads(compared.stdout)["verdict"]["reason"]

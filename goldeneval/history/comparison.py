@@ -40,6 +40,7 @@ from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.errors import InputError
 from goldeneval.core.manifest import BenchmarkChange, InformationalComparison, InformationalRate, benchmark_change
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.core.regression import (
     DEFAULT_THRESHOLDS,
     ComparisonState,
@@ -258,14 +259,21 @@ def _mismatch(store: Store, current: StoredRun, earlier: StoredRun, who: str, se
     store kept both (the shortened revisions and digests otherwise), and the informational
     comparison of the questions whose labels and judged documents did not change."""
     then, now = store.manifest(earlier.benchmark_fingerprint), store.manifest(current.benchmark_fingerprint)
+    if then is None and now is None and current.grader != RETRIEVAL_GRADER:
+        # a kind that keeps no manifest (prompt and answer runs): the revisions and digests say what changed
+        return RegressionVerdict(
+            ComparisonState.MISMATCH,
+            earlier.id,
+            f"benchmark differs from {who}: {benchmark_difference(current, earlier)}; no numeric verdict",
+        )
     if then is None or now is None:
         lacking = " and ".join(name for name, manifest in ((who, then), ("this run", now)) if manifest is None)
         return RegressionVerdict(
             ComparisonState.MISMATCH,
             earlier.id,
             f"benchmark differs from {who}: {benchmark_difference(current, earlier)}; the store kept no manifest "
-            f"of the benchmark of {lacking} (stored before manifests were kept), so which documents and labels "
-            "changed is not known; no numeric verdict",
+            f"of the benchmark of {lacking} (stored before manifests were kept, or not written), so which "
+            "documents and labels changed is not known; no numeric verdict",
         )
     named = PrivacyMode.METADATA_ONLY.value not in (current.privacy, earlier.privacy)
     same_corpus = current.provenance.get("corpus_revision") == earlier.provenance.get("corpus_revision")
