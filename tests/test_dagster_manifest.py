@@ -99,6 +99,9 @@ def test_the_check_names_what_changed_and_compares_the_rest_for_information(full
     assert isinstance(change, dict) and change["documents"]["changed_ids"] == [EDITED]
     materialised = latest_metadata(full.instance, "regression_check", KEY)
     assert materialised["verdict_details"].value["informational"]["unchanged_questions"] == 78
+    markdown = str(check.metadata["comparison"].value)
+    assert "**Informational, no numeric verdict: the 78 questions whose labels and judged documents" in markdown
+    assert "| top-1 hit rate | 78 |" in markdown
 
 
 @pytest.mark.slow
@@ -106,7 +109,7 @@ def test_under_metadata_only_the_check_counts_and_no_document_id_is_kept(private
     check, events = no_regression(private.instance)
     assert not check.passed
     description = check.description or ""
-    assert "corpus changed (72 -\\> 72 documents; document ids are not kept under metadata\\_only)" in description
+    assert "corpus changed (72 -> 72 documents; document ids are not kept under metadata_only)" in description
     assert "labels changed for 1 question;" in description
     assert "Informational, no numeric verdict: the 78 questions" in description
     written = [

@@ -94,8 +94,7 @@ def check_description(comparison: RunComparison, *, limit: int = CHECK_LIMIT, re
     where the HTML report is (``report_path``; None: none was written)."""
     c = comparison
     content = c.privacy is PrivacyMode.FULL
-    # a mismatch's reason names documents and questions: user data, escaped like every other
-    lines = [c.verdict.summary if c.verdict.benchmark_change is None else escape_markdown(c.verdict.summary, 4000)]
+    lines = [c.verdict.summary]
     unchanged = c.verdict.informational
     if unchanged is not None:
         lines += ["", f"{escape_markdown(unchanged.heading[0].upper() + unchanged.heading[1:])}:", ""]
