@@ -236,3 +236,26 @@ def test_store_copy_takes_the_manifests_along(sample: Path) -> None:
     [second, first] = ResultStore(target).list_runs()
     compared = CliRunner().invoke(main, ["compare", first.id, second.id, "--store", str(target), "--format", "json"])
     assert f"1 document changed: {EDITED}" in json.loads(compared.stdout)["verdict"]["reason"]
+
+
+@pytest.mark.parametrize("privacy", ["full", "metadata_only"])
+def test_every_backend_keeps_the_manifest_and_explains_the_mismatch(
+    sample: Path, store_location: StoreLocation, privacy: str
+) -> None:
+    from tests.store_sql import raw_sql
+
+    store = ["--store", str(store_location.url or store_location.path), "--privacy", privacy]
+    assert retrieval(sample, *store).exit_code == ExitCode.OK
+    edit_page(sample)
+    relabel(sample)
+    reason = str(verdict(retrieval(sample, "--format", "json", *store))["reason"])
+    assert "labels changed for 1 question" in reason
+    rows = raw_sql(store_location, "SELECT privacy, document_count, question_count FROM benchmark_manifests")
+    assert sorted(rows) == [(privacy, 72, 81)] * 2
+    kept = "\n".join(str(row) for row in raw_sql(store_location, "SELECT manifest FROM benchmark_manifests"))
+    if privacy == "full":
+        assert f"1 document changed: {EDITED}" in reason and EDITED in kept
+    else:
+        assert EDITED not in reason and RELABELLED not in reason
+        for document in corpus_ids():
+            assert document not in kept, f"document id {document} in a metadata_only manifest"
