@@ -87,6 +87,8 @@ def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace
     assert "scoring protocol changed (retrieval-hit-rate/v1 -> retrieval-hit-rate/v1(relevance_level=2))" in str(
         verdict["reason"]
     )
+    # outcomes measured under another protocol: nothing is compared, not even for information
+    assert "informational" not in verdict and "benchmark_change" in verdict
 
 
 @pytest.mark.parametrize(("separator", "named"), [("", '""'), ("::", '"::"')])

@@ -24,6 +24,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.store import ResultStore, StoreLocation
 from goldeneval.store.spool import keep_run, read_spooled
+from tests.conftest import CliWorkspace
 
 SAMPLE = Path(goldeneval.__file__).parent / "sample" / "transit"
 EDITED = "fares/day-ticket"
@@ -259,3 +260,46 @@ def test_every_backend_keeps_the_manifest_and_explains_the_mismatch(
         assert EDITED not in reason and RELABELLED not in reason
         for document in corpus_ids():
             assert document not in kept, f"document id {document} in a metadata_only manifest"
+
+
+def test_questions_added_and_removed_are_named(cli_workspace: CliWorkspace) -> None:
+    from tests.conftest import FIXED_QUESTIONS
+
+    rankings = {"alpha": ["a"], "beta": ["b"], "gamma": [], "delta": ["d"]}
+    assert cli_workspace.evaluate(rankings).exit_code == ExitCode.OK
+    added = {"id": "q4", "text": "delta", "form": "MATCH", "expected": ["d"], "hard_class": None}
+    cli_workspace.write_set([*FIXED_QUESTIONS[:2], added])
+    found = verdict(cli_workspace.evaluate(rankings, "--format", "json"))
+    reason = str(found["reason"])
+    assert "1 question added: q4; 1 question removed: q3" in reason
+    assert "document" not in reason  # the retriever declares its corpus: no document is digested
+    informational = found["informational"]
+    assert isinstance(informational, dict)
+    assert (informational["unchanged_questions"], informational["left_out_questions"]) == (2, 1)
+
+
+def test_a_retriever_that_declares_its_corpus_revision_gets_a_manifest_of_questions_only(
+    cli_workspace: CliWorkspace,
+) -> None:
+    assert cli_workspace.evaluate({"alpha": ["a"], "beta": ["b"], "gamma": []}).exit_code == ExitCode.OK
+    store = ResultStore(cli_workspace.store)
+    [run] = store.list_runs()
+    manifest = store.manifest(run.benchmark_fingerprint)
+    assert manifest is not None
+    assert (manifest.documents, manifest.document_count) == (None, None)
+    assert sorted(manifest.questions) == ["q1", "q2", "q3"]
+    assert all(judged is None for _, judged in manifest.questions.values())
+
+
+def test_a_full_run_replaces_the_manifest_a_metadata_only_run_kept(sample: Path) -> None:
+    assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK
+    store = ResultStore(sample.parent / "s.duckdb")
+    [first] = store.list_runs()
+    private = store.manifest(first.benchmark_fingerprint)
+    assert private is not None and private.documents is None
+    assert retrieval(sample).exit_code == ExitCode.OK
+    richer = store.manifest(first.benchmark_fingerprint)
+    assert richer is not None and richer.privacy is PrivacyMode.FULL
+    assert richer.documents is not None and EDITED in richer.documents
+    assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK  # never the other way
+    assert store.manifest(first.benchmark_fingerprint) == richer
