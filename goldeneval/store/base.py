@@ -317,6 +317,8 @@ class Store(ABC):
             self._put_manifest(sql, manifest)
 
     def _put_manifest(self, sql: Sql, manifest: BenchmarkManifest) -> None:
+        """Inside a write: the manifest's turn is taken last, after a run's own (a writer that
+        holds it waits for no other key), so writers of one benchmark cannot deadlock."""
         fingerprint = manifest.benchmark_fingerprint
         self._serialise(sql, ["manifest\0" + fingerprint])
         held = sql.one("SELECT privacy FROM benchmark_manifests WHERE benchmark_fingerprint = ?", [fingerprint])
