@@ -303,3 +303,23 @@ def test_a_full_run_replaces_the_manifest_a_metadata_only_run_kept(sample: Path)
     assert richer.documents is not None and EDITED in richer.documents
     assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK  # never the other way
     assert store.manifest(first.benchmark_fingerprint) == richer
+
+
+def test_a_declared_corpus_revision_that_changed_is_named_beside_a_changed_label(
+    cli_workspace: CliWorkspace,
+) -> None:
+    from tests.conftest import FIXED_QUESTIONS
+
+    rankings = {"alpha": ["a"], "beta": ["b"], "gamma": []}
+    assert cli_workspace.evaluate(rankings).exit_code == ExitCode.OK
+    cli_workspace.write_set([{**FIXED_QUESTIONS[0], "expected": ["a", "c"]}, *FIXED_QUESTIONS[1:]])
+    found = verdict(cli_workspace.evaluate(rankings, "--format", "json", corpus="rev-2"))
+    assert "corpus changed (revision rev-1 -> rev-2); labels changed for 1 question: q1" in str(found["reason"])
+    assert "informational" not in found  # no corpus at hand: which judged documents changed is not known
+
+
+def test_under_metadata_only_a_label_change_alone_does_not_say_the_corpus_changed(sample: Path) -> None:
+    assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK
+    relabel(sample)
+    reason = str(verdict(retrieval(sample, "--format", "json", "--privacy", "metadata_only"))["reason"])
+    assert reason.endswith(": labels changed for 1 question; no numeric verdict"), reason

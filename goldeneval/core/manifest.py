@@ -123,6 +123,8 @@ class BenchmarkChange:
     are named only where both manifests hold their ids (:attr:`documents_known`)."""
     documents_known: bool
     """Both manifests hold document ids: added, removed and changed are known."""
+    corpus_changed: bool
+    """The runs declare different corpus revisions."""
     document_counts: tuple[int | None, int | None]
     added: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
@@ -148,7 +150,7 @@ class BenchmarkChange:
             for ids, what in ((self.changed, "changed"), (self.added, "added"), (self.removed, "removed")):
                 if ids:
                     parts.append(f"{_counted(len(ids), 'document')} {what}{self._ids(ids)}")
-        else:
+        elif self.corpus_changed:
             before, now = self.document_counts
             if before is not None and now is not None:
                 why = "document ids are not kept under metadata_only"
@@ -235,6 +237,7 @@ def benchmark_change(
     return BenchmarkChange(
         named=named,
         documents_known=known,
+        corpus_changed=not same_corpus,
         document_counts=(earlier.document_count, current.document_count),
         added=added,
         removed=removed,

@@ -71,13 +71,17 @@ def _short(value: str | None) -> str:
     return value if len(value) <= 40 else value[:37] + "..."
 
 
+def _corpus_changed(current: StoredRun, earlier: StoredRun) -> str:
+    return (
+        f"corpus changed (revision {_short(earlier.provenance.get('corpus_revision'))} -> "
+        f"{_short(current.provenance.get('corpus_revision'))})"
+    )
+
+
 def benchmark_difference(current: StoredRun, earlier: StoredRun) -> str:
     parts = []
     if current.provenance.get("corpus_revision") != earlier.provenance.get("corpus_revision"):
-        parts.append(
-            f"corpus changed (revision {_short(earlier.provenance.get('corpus_revision'))} -> "
-            f"{_short(current.provenance.get('corpus_revision'))})"
-        )
+        parts.append(_corpus_changed(current, earlier))
     if current.label_digest != earlier.label_digest:
         parts.append(f"labels changed (digest {_short(earlier.label_digest)} -> {_short(current.label_digest)})")
     if current.details.protocol != earlier.details.protocol:
@@ -279,6 +283,8 @@ def _mismatch(store: Store, current: StoredRun, earlier: StoredRun, who: str, se
     same_corpus = current.provenance.get("corpus_revision") == earlier.provenance.get("corpus_revision")
     change = benchmark_change(then, now, named=named, same_corpus=same_corpus)
     parts = change.parts()
+    if change.corpus_changed and not change.documents_known and None in change.document_counts:
+        parts.insert(0, _corpus_changed(current, earlier))  # a corpus no manifest digested: its revisions
     protocol_changed = current.details.protocol != earlier.details.protocol
     if protocol_changed:
         parts.append(f"scoring protocol changed ({earlier.details.protocol} -> {current.details.protocol})")
