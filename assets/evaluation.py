@@ -24,9 +24,11 @@ from assets.regression import CheckedKind, build_regression_check
 from assets.series import observe
 from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
+from goldeneval.core.errors import StoreError
 from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
+from goldeneval.history import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.details import QUESTIONS_COMPLETION, RetrievalDetails, retrieval_details
 from goldeneval.retrieval.evaluation import RetrievalRun
@@ -119,6 +121,10 @@ def retrieval(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource)
     counted = shown_counts({"question_count": len(run.results)})
     yield table_output(rankings, "retriever_rankings", spec.privacy, counted)
     hits = hits_table(run, spec.privacy, context.run.run_id)
+    try:  # the summary may rebuild the run from its table, which holds no manifest
+        door.keep_manifest(goldeneval.open_store(), run.manifest, spec.privacy)
+    except StoreError as exc:  # the summary reports the store; without a manifest a mismatch says less
+        context.log.warning(f"the benchmark manifest was not kept: {exc}")
     EVALUATED_RUNS.keep(context.run.run_id, context.partition_key, run)
     overall = run.aggregates.overall
     rated = {

@@ -140,6 +140,20 @@ def comparison_markdown(verdict: RegressionVerdict, privacy: PrivacyMode) -> str
             f"{note.newly_unjudged} questions' top-3 hold documents nobody judged that the earlier run's did not.",
             "",
         ]
+    unchanged = verdict.informational
+    if unchanged is not None:  # a mismatch: the unchanged questions, shown, never gated
+        lines += [
+            f"**{_cell(unchanged.heading[0].upper() + unchanged.heading[1:])}**",
+            "",
+            "| rate | questions | previous | current | newly failing | newly passing | McNemar p |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+            *(
+                f"| {_cell(r.rate)} | {r.questions} | {r.earlier:.3f} | {r.current:.3f} | {len(r.newly_failing)} "
+                f"| {len(r.newly_passing)} | {_p(r.p_value)} |"
+                for r in unchanged.rates
+            ),
+            "",
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -155,6 +155,10 @@ def judge_partition(
         context, store, stored, verdict, privacy, source_refs(spec), goldeneval.suite().tables_root
     )
     shown: dict[str, Any] = {"comparison": comparison}
+    if verdict.benchmark_change is not None:  # a mismatch the manifests explain: what changed, no numeric verdict
+        shown["benchmark_change"] = dg.MetadataValue.json(verdict.benchmark_change.to_dict())
+    if verdict.informational is not None:
+        shown["informational"] = dg.MetadataValue.json(verdict.informational.to_dict())
     if report is not None:
         shown["report"] = dg.MetadataValue.path(str(report))
     return dg.MaterializeResult(

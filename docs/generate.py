@@ -342,6 +342,18 @@ STORE_COLUMNS: dict[str, dict[str, str]] = {
         "accepted_by": "Who accepted it: `goldeneval accept --by`, default the user running the command.",
         "reason": "Why, as the person wrote it (`--reason`); never empty.",
     },
+    "benchmark_manifests": {
+        "benchmark_fingerprint": "The benchmark (`runs.benchmark_fingerprint`) this manifest describes; one row per "
+        "benchmark, written with the first run that measured it.",
+        "created_at": "When it was kept, UTC.",
+        "privacy": "What it holds: `full` (document ids with their digests) or `metadata_only` (no document id: "
+        "the number of documents only).",
+        "document_count": "Documents of the corpus the run measured; null when that corpus was not at hand.",
+        "question_count": "Questions of the set.",
+        "manifest": "JSON (`manifest-v1`): `documents` (document id -> digest of title and text; null under "
+        "`metadata_only` or without the corpus) and `questions` (question id -> [labels digest, judged "
+        "documents digest]). Digests are 128-bit SHA-256 prefixes and spell no text.",
+    },
     "schema_version": {
         "version": "A migration that has been applied to this store.",
         "description": "What it added.",
@@ -721,6 +733,51 @@ JSON_FIELDS: dict[str, str] = {
     "verdict.labels_incomplete.judged_at_3": "The baseline's judged@3 (null when not measured).",
     "verdict.labels_incomplete.min_judged": "The threshold it falls short of.",
     "verdict.labels_incomplete.reason": "The same in words (also at the end of `verdict.reason`).",
+    "verdict.benchmark_change": "For a `mismatch` whose benchmarks both have a manifest in the store: what "
+    "changed (docs/guide/provenance-and-comparison.md#what-a-mismatch-says). Absent otherwise.",
+    "verdict.benchmark_change.ids_shown": "Whether the reason names ids: both runs are `full`.",
+    "verdict.benchmark_change.documents": "The corpus's documents in both benchmarks.",
+    "verdict.benchmark_change.documents.earlier_count": "Documents of the earlier benchmark (null: its corpus "
+    "was not at hand).",
+    "verdict.benchmark_change.documents.current_count": "Documents of this run's benchmark.",
+    "verdict.benchmark_change.documents.known": "Whether both manifests hold document ids, so added, removed "
+    "and changed are known (false under `metadata_only`).",
+    "verdict.benchmark_change.documents.added": "Documents only in this run's corpus (null when not known).",
+    "verdict.benchmark_change.documents.removed": "Documents only in the earlier corpus (null when not known).",
+    "verdict.benchmark_change.documents.changed": "Documents whose title or text changed (null when not known).",
+    "verdict.benchmark_change.documents.added_ids": "Their ids (null unless `ids_shown`).",
+    "verdict.benchmark_change.documents.removed_ids": "Their ids (null unless `ids_shown`).",
+    "verdict.benchmark_change.documents.changed_ids": "Their ids (null unless `ids_shown`).",
+    "verdict.benchmark_change.questions": "The set's questions in both benchmarks.",
+    "verdict.benchmark_change.questions.labels_changed": "Questions in both whose labels changed.",
+    "verdict.benchmark_change.questions.added": "Questions only in this run's set.",
+    "verdict.benchmark_change.questions.removed": "Questions only in the earlier set.",
+    "verdict.benchmark_change.questions.judged_documents_changed": "Questions whose labels held but a document "
+    "they judge changed (or left the corpus).",
+    "verdict.benchmark_change.questions.unchanged": "Questions whose labels and judged documents did not change: "
+    "what `informational` compares.",
+    "verdict.benchmark_change.questions.labels_changed_ids": "Their ids (question ids: kept in every mode).",
+    "verdict.benchmark_change.questions.added_ids": "Their ids.",
+    "verdict.benchmark_change.questions.removed_ids": "Their ids.",
+    "verdict.benchmark_change.questions.judged_documents_changed_ids": "Their ids.",
+    "verdict.informational": "For a `mismatch` with unchanged questions (same scoring protocol): both runs' "
+    "rates on those questions, informational, no numeric verdict: the state stays `mismatch` and the gate "
+    "fails. Absent otherwise.",
+    "verdict.informational.note": '`"informational, no numeric verdict"`.',
+    "verdict.informational.numeric_verdict": "Always false.",
+    "verdict.informational.unchanged_questions": "Questions of this run's set whose labels and judged "
+    "documents did not change.",
+    "verdict.informational.left_out_questions": "This run's other questions (changed or new).",
+    "verdict.informational.rates": "Per binary rate (top-1, top-3), paired by question.",
+    "verdict.informational.rates[].rate": "The rate.",
+    "verdict.informational.rates[].questions": "Unchanged questions both runs scored.",
+    "verdict.informational.rates[].earlier": "The earlier run's rate on them.",
+    "verdict.informational.rates[].current": "This run's rate on them.",
+    "verdict.informational.rates[].change": "current - earlier.",
+    "verdict.informational.rates[].newly_failing": "Ids of the questions that newly fail.",
+    "verdict.informational.rates[].newly_passing": "Ids of the questions that newly pass.",
+    "verdict.informational.rates[].mcnemar_p": "Exact McNemar p-value.",
+    "verdict.informational.rates[].bootstrap_95": "[low, high]: paired bootstrap 95% interval of the change.",
     "warnings": "What to know about the input, e.g. expected document ids that are not in the corpus "
     "(with `--strict` that is exit 3 instead; in `metadata_only` the ids are counted, not named).",
 }
@@ -1068,9 +1125,15 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
         changed = ["--option", "k1=0.1", "--option", "b=0.1", "--slice-drop", "*=0.2"]  # top-3s nobody judged
         judged_second = _cli_json([*judged, *privacy, f"judged-{mode}", *changed])
         condensed = _cli_json([*judged, *privacy, f"condensed-{mode}", "--judged-only"])
+        # a mismatch the manifests explain: a page edited and a label changed in between
+        for changed in (False, True):
+            sample_set = ["--set", str(_mismatch_sample_set(folder, changed=changed))]
+            mismatch = _cli_json(
+                ["retrieval", *sample_set, "--retriever", SAMPLE_RETRIEVER, *store, *privacy, f"mismatch-{mode}"]
+            )
         # the compared run of the judged set first: it holds every key a retrieval document can
         documents.setdefault("retrieval", ([], []))[mode != "full"].extend(
-            [judged_second, second, first, judged_first, condensed]
+            [judged_second, mismatch, second, first, judged_first, condensed]
         )
         first = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
         second = _cli_json([*prompts, *privacy, f"prompts-{mode}"])
@@ -1080,7 +1143,7 @@ def _sample_documents(folder: Path) -> dict[str, tuple[list[Any], list[Any]]]:
     documents["runs"] = ([runs], [])
     compared: tuple[list[Any], list[Any]] = ([], [])
     for mode in ("full", "metadata_only"):
-        for document in (documents["retrieval"][mode != "full"][1], documents["prompts"][mode != "full"][0]):
+        for document in (documents["retrieval"][mode != "full"][2], documents["prompts"][mode != "full"][0]):
             compare = ["compare", document["run"]["id"], "--store", str(folder / "results.duckdb")]
             compared[mode != "full"].append(json.loads(_cli([*compare, "--format", "json"])))
     answer_runs = [entry["id"] for entry in runs if entry["grader"] == "answer_deterministic"]
@@ -1114,6 +1177,34 @@ def _judged_sample_set(folder: Path) -> Path:
     return path
 
 
+def _mismatch_sample_set(folder: Path, *, changed: bool) -> Path:
+    """A copy of the bundled sample set over a copy of its corpus; ``changed``: one page of the
+    corpus edited (:data:`MISMATCH_PAGE`) and one question relabelled, so a run of it after
+    one of the unchanged copy is a mismatch whose verdict names both and compares the rest."""
+    import shutil
+
+    import yaml
+
+    from goldeneval.retrieval.sets import resolve_golden_set
+
+    sample = resolve_golden_set(SAMPLE_SET)
+    corpus = folder / ("mismatch-corpus-changed" if changed else "mismatch-corpus")
+    if not corpus.exists():
+        assert sample.corpus is not None
+        shutil.copytree(sample.corpus, corpus)
+        if changed:
+            page = corpus / f"{MISMATCH_PAGE}.md"
+            page.write_text(page.read_text(encoding="utf-8") + "\nPrices are reviewed every January.\n")
+    questions = [question.model_dump(mode="json", exclude_defaults=True) for question in sample.questions]
+    if changed:
+        questions[2]["expected"] = sorted({*questions[2]["expected"], "fares/fare-table-2026"})
+    path = folder / f"mismatch-sample{'-changed' if changed else ''}.yaml"
+    path.write_text(yaml.safe_dump({"id": "mismatch-sample", "corpus": str(corpus), "questions": questions}))
+    return path
+
+
+MISMATCH_PAGE = "fares/day-ticket"
+"""The page of the sample corpus the mismatch sample edits."""
 JUDGED_NEGATIVES = ("fares/fare-table-2026", "rights/missed-connection-taxi")
 """Documents of the sample corpus the judged copy of the sample set marks not relevant."""
 

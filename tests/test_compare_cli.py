@@ -208,8 +208,12 @@ def test_a_label_change_says_the_questions_are_compared_as_they_are(cli_workspac
     second = _run_id(cli_workspace.evaluate(ONE_MISS, "--format", "json"))
     document = json.loads(_compare(cli_workspace, first, second, "--format", "json").stdout)
     assert document["verdict"]["state"] == "mismatch" and "labels changed" in document["verdict"]["reason"]
-    assert document["notes"][1].startswith("the labels changed between the runs")
+    assert document["notes"][1].startswith("the verdict's informational comparison covers the 2 questions whose labels")
     assert {row["id"] for row in document["questions"] if row["flip"] == "newly_failing"} == {"q2"}
+    # q2's labels held: the informational comparison of the unchanged questions shows it failing
+    informational = document["verdict"]["informational"]
+    assert informational["note"] == "informational, no numeric verdict"
+    assert [rate["newly_failing"] for rate in informational["rates"]] == [["q2"], ["q2"]]
 
 
 def test_the_same_run_twice_says_so(cli_workspace: CliWorkspace) -> None:

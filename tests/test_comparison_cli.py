@@ -69,7 +69,11 @@ def test_a_changed_label_is_a_mismatch(cli_workspace: CliWorkspace) -> None:
     verdict = verdict_of(result.output)
     assert result.exit_code == ExitCode.NOT_COMPARABLE
     assert verdict["state"] == "mismatch"
-    assert "labels changed (digest labels-v1:sha256:" in str(verdict["reason"])
+    assert "labels changed for 1 question: q1; no numeric verdict" in str(verdict["reason"])
+    # the corpus revision held: the other two questions are compared, for information only
+    informational = verdict["informational"]
+    assert isinstance(informational, dict)
+    assert (informational["note"], informational["unchanged_questions"]) == ("informational, no numeric verdict", 2)
 
 
 def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace: CliWorkspace) -> None:
@@ -83,6 +87,8 @@ def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace
     assert "scoring protocol changed (retrieval-hit-rate/v1 -> retrieval-hit-rate/v1(relevance_level=2))" in str(
         verdict["reason"]
     )
+    # outcomes measured under another protocol: nothing is compared, not even for information
+    assert "informational" not in verdict and "benchmark_change" in verdict
 
 
 @pytest.mark.parametrize(("separator", "named"), [("", '""'), ("::", '"::"')])

@@ -134,7 +134,7 @@ def test_the_night_3_check_stays_failed_until_accept_run_then_night_4_passes(
     accepted = nights.accept(night3[:10], "the new ranking is intended", "erin")
     assert accepted.success
     [output] = [e for e in accepted.all_events if e.event_type is dg.DagsterEventType.STEP_OUTPUT]
-    metadata = output.step_output_data.metadata  # type: ignore[union-attr]
+    metadata = output.step_output_data.metadata
     assert (metadata["stored_run_id"].value, metadata["accepted_by"].value, metadata["reason"].value) == (
         night3,
         "erin",

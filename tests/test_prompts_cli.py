@@ -144,6 +144,8 @@ def test_a_changed_prompt_set_is_a_mismatch_exit_6(workspace: Workspace) -> None
     result = workspace.run({**GOOD, "A JSON person, please": '{"name": "Ada"}'}, "--fail-on-regression")
     assert result.exit_code == 6, result.output
     assert "labels changed" in result.output
+    # prompt runs keep no benchmark manifest: the digests say what changed, as before
+    assert "labels changed (digest " in result.output and "manifest" not in result.output
 
 
 def test_an_unknown_grader_falls_back_with_a_notice(workspace: Workspace) -> None:

@@ -17,6 +17,7 @@ from typing import Protocol, TypeVar
 
 from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.kinds import RunDetails, read_details, read_paired_outcomes
+from goldeneval.core.manifest import BenchmarkManifest
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.stats import Verdicts
@@ -83,6 +84,9 @@ class RunRecord(RunSummary):
     slices: Sequence[SliceRates] = ()
     provenance: Mapping[str, str | None] = field(default_factory=dict)
     created_at: datetime | None = None
+    manifest: BenchmarkManifest | None = None
+    """The manifest of the benchmark it measured, as its privacy mode allows; the store keeps
+    it once per benchmark fingerprint (:mod:`goldeneval.core.manifest`)."""
 
     @property
     def status(self) -> str:
@@ -181,6 +185,7 @@ def record_of(
     counts: tuple[int, int, int],
     details: RunDetails,
     slices: Sequence[SliceRates],
+    manifest: BenchmarkManifest | None = None,
 ) -> RunRecord:
     """The record of an evaluated run of any kind: its ``(pass_rate, mean_score)``, its
     ``(questions, scored, errors)`` counts, its details and slices, and its identity."""
@@ -202,4 +207,5 @@ def record_of(
         benchmark_fingerprint=run.benchmark_fingerprint,
         variant_fingerprint=run.variant_fingerprint,
         privacy=privacy.value,
+        manifest=None if manifest is None else manifest.for_privacy(privacy),
     )

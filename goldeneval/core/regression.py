@@ -26,6 +26,7 @@ from typing import Protocol, runtime_checkable
 
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.kinds import SlicedDetails
+from goldeneval.core.manifest import BenchmarkChange, InformationalComparison
 from goldeneval.core.records import SliceRates, StoredRun
 from goldeneval.core.stats import PairedComparison, discordant_by, mcnemar_exact, paired_comparison
 
@@ -332,6 +333,10 @@ class RegressionVerdict:
     reference: str | None = None
     """With ``baseline: accepted``: which run was the reference and why it is the series'
     level (``accepted level run <id> (accepted by <who>: <why>)``); the reason says it too."""
+    benchmark_change: BenchmarkChange | None = None
+    """For a ``mismatch`` whose benchmarks both have a manifest: what changed."""
+    informational: InformationalComparison | None = None
+    """For a ``mismatch``: the unchanged questions compared, informational, no numeric verdict."""
 
     @property
     def status(self) -> VerdictStatus:
@@ -374,6 +379,9 @@ class RegressionVerdict:
             # only where coverage was measured: every other verdict's document is as it was
             **({} if self.coverage is None else {"label_coverage": self.coverage.to_dict()}),
             **({} if self.labels_short is None else {"labels_incomplete": self.labels_short.to_dict()}),
+            # only on a mismatch the manifests explain: every other verdict's document is as it was
+            **({} if self.benchmark_change is None else {"benchmark_change": self.benchmark_change.to_dict()}),
+            **({} if self.informational is None else {"informational": self.informational.to_dict()}),
         }
 
 

@@ -35,4 +35,6 @@ def verdict_lines(verdict: RegressionVerdict, *, limit: int | None = None) -> li
     lines += [f"  slice {c.describe()}" for c in verdict.slice_changes if c.regressed]
     if verdict.coverage is not None:
         lines += verdict.coverage.lines()
+    if verdict.informational is not None:
+        lines += verdict.informational.lines(limit)
     return lines

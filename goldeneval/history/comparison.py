@@ -5,7 +5,11 @@ States against the chosen earlier run of the same series (set, series name, grad
 * ``unknown`` — this run is incomplete, or its benchmark fingerprint is unknown (no
   declared corpus revision), or the earlier run's is: no numeric verdict;
 * ``baseline`` — the series has no earlier complete run: this is its first;
-* ``mismatch`` — the earlier run measured another benchmark (corpus, labels or protocol);
+* ``mismatch`` — the earlier run measured another benchmark (corpus, labels or protocol): the
+  reason says which documents were added, removed or changed and which questions' labels
+  changed, from the manifests the store keeps per benchmark (:mod:`goldeneval.core.manifest`;
+  ids only where both runs are ``full``, counts otherwise), and the questions whose labels
+  and judged documents did not change are compared for information, with no numeric verdict;
 * ``comparable`` — equal known benchmark fingerprints: a numeric verdict, with any variant
   difference (model, chunking, pipeline, retriever) reported as the treatment that changed;
   ``unknown`` instead, "labels incomplete for this run", when the thresholds set
@@ -32,8 +36,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.errors import InputError
+from goldeneval.core.manifest import BenchmarkChange, InformationalComparison, InformationalRate, benchmark_change
+from goldeneval.core.privacy import PrivacyMode
+from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.core.regression import (
     DEFAULT_THRESHOLDS,
     ComparisonState,
@@ -44,6 +53,7 @@ from goldeneval.core.regression import (
     detect_regression,
     labels_incomplete,
 )
+from goldeneval.core.stats import Verdicts, paired_comparison
 from goldeneval.history.accepted import accepted_level
 from goldeneval.store import Store, StoredRun
 
@@ -65,13 +75,17 @@ def _short(value: str | None) -> str:
     return value if len(value) <= 40 else value[:37] + "..."
 
 
+def _corpus_changed(current: StoredRun, earlier: StoredRun) -> str:
+    return (
+        f"corpus changed (revision {_short(earlier.provenance.get('corpus_revision'))} -> "
+        f"{_short(current.provenance.get('corpus_revision'))})"
+    )
+
+
 def benchmark_difference(current: StoredRun, earlier: StoredRun) -> str:
     parts = []
     if current.provenance.get("corpus_revision") != earlier.provenance.get("corpus_revision"):
-        parts.append(
-            f"corpus changed (revision {_short(earlier.provenance.get('corpus_revision'))} -> "
-            f"{_short(current.provenance.get('corpus_revision'))})"
-        )
+        parts.append(_corpus_changed(current, earlier))
     if current.label_digest != earlier.label_digest:
         parts.append(f"labels changed (digest {_short(earlier.label_digest)} -> {_short(current.label_digest)})")
     if current.details.protocol != earlier.details.protocol:
@@ -292,11 +306,7 @@ def compare_pair(
             f"{_why_unknown(earlier, who)}; no numeric verdict",
         )
     if earlier.benchmark_fingerprint != current.benchmark_fingerprint:
-        return RegressionVerdict(
-            ComparisonState.MISMATCH,
-            earlier.id,
-            f"benchmark differs from {who}: {benchmark_difference(current, earlier)}; no numeric verdict",
-        )
+        return _mismatch(store, current, earlier, who, seed)
     verdict = detect_regression(
         current,
         earlier,
@@ -307,6 +317,91 @@ def compare_pair(
         seed=seed,
     )
     return _with_coverage(verdict, current, earlier, thresholds)
+
+
+def _mismatch(store: Store, current: StoredRun, earlier: StoredRun, who: str, seed: int) -> RegressionVerdict:
+    """The ``mismatch`` verdict: what changed, from the two benchmarks' manifests where the
+    store kept both (the shortened revisions and digests otherwise), and the informational
+    comparison of the questions whose labels and judged documents did not change."""
+    then, now = store.manifest(earlier.benchmark_fingerprint), store.manifest(current.benchmark_fingerprint)
+    if then is None and now is None and current.grader != RETRIEVAL_GRADER:
+        # a kind that keeps no manifest (prompt and answer runs): the revisions and digests say what changed
+        return RegressionVerdict(
+            ComparisonState.MISMATCH,
+            earlier.id,
+            f"benchmark differs from {who}: {benchmark_difference(current, earlier)}; no numeric verdict",
+        )
+    if then is None or now is None:
+        lacking = " and ".join(name for name, manifest in ((who, then), ("this run", now)) if manifest is None)
+        return RegressionVerdict(
+            ComparisonState.MISMATCH,
+            earlier.id,
+            f"benchmark differs from {who}: {benchmark_difference(current, earlier)}; the store kept no manifest "
+            f"of the benchmark of {lacking} (stored before manifests were kept, or not written), so which "
+            "documents and labels changed is not known; no numeric verdict",
+        )
+    named = PrivacyMode.METADATA_ONLY.value not in (current.privacy, earlier.privacy)
+    same_corpus = current.provenance.get("corpus_revision") == earlier.provenance.get("corpus_revision")
+    change = benchmark_change(then, now, named=named, same_corpus=same_corpus)
+    parts = change.parts()
+    if change.corpus_changed and not change.documents_known and None in change.document_counts:
+        parts.insert(0, _corpus_changed(current, earlier))  # a corpus no manifest digested: its revisions
+    protocol_changed = current.details.protocol != earlier.details.protocol
+    if protocol_changed:
+        parts.append(f"scoring protocol changed ({earlier.details.protocol} -> {current.details.protocol})")
+    if not parts:
+        parts.append(benchmark_difference(current, earlier))
+    informational = None if protocol_changed else _informational(current, earlier, change, seed)
+    return RegressionVerdict(
+        ComparisonState.MISMATCH,
+        earlier.id,
+        f"benchmark differs from {who}: {'; '.join(parts)}; no numeric verdict",
+        benchmark_change=change,
+        informational=informational,
+    )
+
+
+def _picked(verdicts: Verdicts, keep: set[str]) -> Verdicts:
+    mask = np.fromiter((q in keep for q in verdicts.ids), dtype=np.bool_, count=len(verdicts.ids))
+    return Verdicts([q for q, kept in zip(verdicts.ids, mask.tolist(), strict=True) if kept], verdicts.hits[mask])
+
+
+def _informational(
+    current: StoredRun, earlier: StoredRun, change: BenchmarkChange, seed: int
+) -> InformationalComparison | None:
+    """Each binary rate of both runs over the unchanged questions both scored, paired by
+    question as a comparable pair's are; None when no question is left to compare."""
+    unchanged = set(change.unchanged)
+    if not unchanged:
+        return None
+    names = current.details.rate_names
+    rates: list[InformationalRate] = []
+    for column in ("pass_rate", "mean_score"):
+        before, now = earlier.paired_outcomes(column), current.paired_outcomes(column)
+        if before is None or now is None:
+            continue
+        before, now = _picked(before, unchanged), _picked(now, unchanged)
+        paired = paired_comparison(names[column], before, now, seed=seed)
+        if paired is None:
+            continue
+        shared = set(before.ids) & set(now.ids)
+        was = _picked(before, shared).hits
+        became = _picked(now, shared).hits
+        rates.append(
+            InformationalRate(
+                paired.rate,
+                paired.questions,
+                float(was.mean()),
+                float(became.mean()),
+                paired.newly_failing,
+                paired.newly_passing,
+                paired.p_value,
+                paired.interval,
+            )
+        )
+    if not rates:
+        return None
+    return InformationalComparison(len(change.unchanged), current.question_count - len(change.unchanged), tuple(rates))
 
 
 def _with_coverage(

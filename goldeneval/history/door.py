@@ -12,6 +12,8 @@ differently:
 * :func:`judge` — choose the earlier run, decide the comparison state and verdict; the gate
   is :meth:`~goldeneval.core.regression.RegressionVerdict.gate`, the same for
   ``--fail-on-regression`` and the ``no_regression`` check;
+* :func:`keep_manifest` — the manifest of the benchmark a run measured, kept once per
+  benchmark, for a door that records the run in another process;
 * :func:`pinned_baseline` — before anything is evaluated, the run ``--baseline run:<id>``
   pins, so a pinned baseline that cannot be used stores nothing.
 """
@@ -28,6 +30,7 @@ from typing import Generic, Protocol, TypeVar
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.errors import InputError, StoreError
+from goldeneval.core.manifest import BenchmarkManifest
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord, StoredRun
 from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
@@ -42,6 +45,7 @@ __all__ = [
     "Outcome",
     "RecordableRun",
     "judge",
+    "keep_manifest",
     "pinned_baseline",
     "record",
     "record_and_judge",
@@ -111,6 +115,20 @@ class KeptInSpool(StoreError):
         self.run_id = run_id
         self.cause = cause
         """The store's own error, in one line."""
+
+
+def keep_manifest(
+    store: Store | StoreLocation | Path, manifest: BenchmarkManifest | None, privacy: PrivacyMode
+) -> None:
+    """Keep the manifest of the benchmark a run measured, as ``privacy`` allows, before the
+    run itself is recorded: what a step that evaluates in one process and records in another
+    (the nightly's steps) must do, since the run rebuilt from its tables carries no manifest.
+    Recording a run that carries one keeps it too (:meth:`~goldeneval.store.Store.save_run_in_turn`);
+    either way it is kept once per benchmark."""
+    if manifest is None:
+        return
+    opened = store if isinstance(store, Store) else open_store(store)
+    opened.save_manifest(manifest.for_privacy(privacy))
 
 
 @fewer_collections()

@@ -15,6 +15,7 @@ allows them), the rates that flipped and ranks, and the description says what is
 
 from __future__ import annotations
 
+from goldeneval.core.manifest import listed
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.report.markdown import escape_markdown
 from goldeneval.report.model import QuestionRow, RunComparison, Side
@@ -87,12 +88,22 @@ def _question(comparison: RunComparison, row: QuestionRow, content: bool) -> str
 
 
 def check_description(comparison: RunComparison, *, limit: int = CHECK_LIMIT, report_path: str | None) -> str:
-    """The check's description: the verdict's summary line, at most ``limit`` newly failing
+    """The check's description: the verdict's summary line (on a mismatch, then the
+    informational comparison of the unchanged questions, marked so), at most ``limit`` newly failing
     questions with their text and both runs' top documents (``... and N more`` after them), and
     where the HTML report is (``report_path``; None: none was written)."""
     c = comparison
     content = c.privacy is PrivacyMode.FULL
     lines = [c.verdict.summary]
+    unchanged = c.verdict.informational
+    if unchanged is not None:
+        lines += ["", f"{escape_markdown(unchanged.heading[0].upper() + unchanged.heading[1:])}:", ""]
+        for rate in unchanged.rates:
+            line = f"- {escape_markdown(rate.describe(), limit=_NOTE_CHARS)}"
+            if rate.newly_failing:
+                ids = listed(rate.newly_failing, max(limit, 0))
+                line += f"; newly failing: {escape_markdown(ids, limit=_NOTE_CHARS)}"
+            lines.append(line)
     if c.earlier is not None:
         failing = c.newly_failing
         count = f"{len(failing)} question{'' if len(failing) == 1 else 's'}"

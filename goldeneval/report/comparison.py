@@ -269,11 +269,19 @@ def build_comparison(
             0,
             f"no numeric verdict ({verdict.state.value}): the questions are compared for information only",
         )
-        if earlier is not None and earlier.label_digest != current.label_digest:
+        change = verdict.benchmark_change
+        if change is not None:
             notes.insert(
                 1,
-                "the labels changed between the runs; a run records its labels' digest, not each question's, "
-                "so every question both runs have is compared as it is (its outcome may have moved with its labels)",
+                f"the verdict's informational comparison covers the {len(change.unchanged)} questions whose labels "
+                "and judged documents did not change (the benchmarks' manifests say which); the questions below are "
+                "every question both runs have, compared as they are",
+            )
+        elif earlier is not None and earlier.label_digest != current.label_digest:
+            notes.insert(
+                1,
+                "the labels changed between the runs and the store kept no manifest of one of the benchmarks, so "
+                "every question both runs have is compared as it is (its outcome may have moved with its labels)",
             )
     return RunComparison(
         current=current,

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from goldeneval.core.manifest import BenchmarkManifest
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import (
     Provenance,
@@ -109,6 +110,9 @@ class RetrievalRun:
     """Where returned ids were cut to document ids (``''`` or None: kept whole); part of the protocol."""
     judged_only: bool = False
     """Whether the rank metrics were computed on condensed lists (trec_eval -J); part of the protocol."""
+    manifest: BenchmarkManifest | None = None
+    """The manifest of the benchmark it measured (:mod:`goldeneval.retrieval.manifest`), with
+    document ids: filtered by the privacy mode when the run is recorded; None when unknown."""
     errors_reduced: bool = False
     """Whether the results' errors hold only their class already (read back from a
     ``metadata_only`` hits table): reduced again for the store, ``KeyError`` would become
@@ -236,6 +240,7 @@ class RetrievalRun:
             counts=(overall.questions, overall.scored, overall.errors),
             details=self.details(privacy, tables_run_id=tables_run_id),
             slices=slices,
+            manifest=self.manifest,
         )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from goldeneval.core.provenance import canonical_json, canonical_text
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 
-__all__ = ["LABEL_DIGEST_VERSION", "canonical_label_encoding", "label_digest"]
+__all__ = ["LABEL_DIGEST_VERSION", "canonical_label_encoding", "label_digest", "question_record"]
 
 LABEL_DIGEST_VERSION = "labels-v1"
 
@@ -31,7 +31,8 @@ def _nfc(value: str) -> str:
     return value if value.isascii() else unicodedata.normalize("NFC", value)
 
 
-def _question_record(question: GoldenQuestion) -> list[Any]:
+def question_record(question: GoldenQuestion) -> list[Any]:
+    """One question's record in the canonical encoding (NFC strings): its part of the digest."""
     record: list[Any] = [
         _nfc(question.id),
         _nfc(question.text),
@@ -46,6 +47,8 @@ def _question_record(question: GoldenQuestion) -> list[Any]:
     return record
 
 
+_question_record = question_record  # the name tests/test_judged_negatives.py reads
+
 _LABEL_FIELDS = operator.attrgetter("id", "text", "form", "hard_class", "expected", "grades", "not_relevant")
 
 
@@ -58,7 +61,7 @@ def _record_as_written(
     grades: dict[str, int],
     not_relevant: frozenset[str],
 ) -> tuple[object, ...]:
-    """One question's record with its strings as they are (:func:`_question_record`'s shape)."""
+    """One question's record with its strings as they are (:func:`question_record`'s shape)."""
     if not_relevant:
         return (qid, text, form, hard_class, sorted(expected), dict(sorted(grades.items())), sorted(not_relevant))
     if grades:
@@ -96,7 +99,7 @@ def canonical_label_encoding(questions: Iterable[GoldenQuestion]) -> bytes:
     text = _label_text_as_written(questions)
     if text.isascii() or unicodedata.is_normalized("NFC", text):
         return text.encode("utf-8")
-    records = sorted((_question_record(q) for q in questions), key=lambda record: record[0])
+    records = sorted((question_record(q) for q in questions), key=lambda record: record[0])
     return canonical_json({"version": LABEL_DIGEST_VERSION, "questions": records})
 
 

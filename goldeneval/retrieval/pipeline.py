@@ -25,6 +25,7 @@ from goldeneval.core.workers import usable_workers
 from goldeneval.history import door
 from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
+from goldeneval.retrieval.manifest import build_manifest
 from goldeneval.retrieval.metrics import WHOLE_RANKING_KINDS
 from goldeneval.retrieval.retrievers.base import RetrieverContext, check_judged_ids, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
@@ -115,10 +116,11 @@ def evaluate(
         provenance=provenance,
         progress=progress,
     )
+    manifest = build_manifest(golden_set, corpus, provenance.corpus_revision, run.benchmark_fingerprint)
     retriever_warnings = tuple(getattr(retriever, "warnings", ()))  # e.g. goldeneval.trec_run's reading
     _, workers_warning = usable_workers(spec.workers, "questions", retriever=retriever)
     concurrency = (workers_warning,) if workers_warning else ()
-    return dataclasses.replace(run, warnings=(*warnings, *retriever_warnings, *concurrency))
+    return dataclasses.replace(run, warnings=(*warnings, *retriever_warnings, *concurrency), manifest=manifest)
 
 
 def labels_outside_corpus(golden_set: GoldenQuestionSet, corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:

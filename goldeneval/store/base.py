@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 from goldeneval.core.errors import InputError, StoreError
+from goldeneval.core.manifest import BenchmarkManifest
+from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord, SliceRates, StoredRun
 from goldeneval.store.location import StoreLocation
 from goldeneval.store.schema import _MIGRATIONS, _SCHEMA_TABLE, IDENTITY_COLUMNS, PROVENANCE_COLUMNS, SCHEMA_VERSION
@@ -308,6 +310,8 @@ class Store(ABC):
                     ],
                 )
                 self._insert_slices(sql, run_id, record.slices)
+                if record.manifest is not None:
+                    self._put_manifest(sql, record.manifest)
                 preceded = sql.one(f"SELECT id FROM runs WHERE {self._SERIES} LIMIT 1", [*series, run_id]) is not None
             elif tuple(existing) != series:
                 raise StoreError(
@@ -325,6 +329,54 @@ class Store(ABC):
         stored = dataclasses.replace(_row_to_run(row), details_json=text)  # the one string written
         stored.__dict__["details"] = details  # fills the cached_property StoredRun.details
         return SavedRun(stored, preceded)
+
+    def save_manifest(self, manifest: BenchmarkManifest) -> None:
+        """Keep a benchmark's manifest (:mod:`goldeneval.core.manifest`), once per fingerprint:
+        a manifest already kept stays, unless it withheld document ids and this one holds them
+        (a ``full`` run may keep what a ``metadata_only`` run could not).  Saving a run keeps
+        the manifest its record carries in the same transaction."""
+        with self._write() as sql:
+            self._put_manifest(sql, manifest)
+
+    def _put_manifest(self, sql: Sql, manifest: BenchmarkManifest) -> None:
+        """Inside a write: the manifest's turn is taken last, after a run's own (a writer that
+        holds it waits for no other key), so writers of one benchmark cannot deadlock."""
+        fingerprint = manifest.benchmark_fingerprint
+        self._serialise(sql, ["manifest\0" + fingerprint])
+        held = sql.one("SELECT privacy FROM benchmark_manifests WHERE benchmark_fingerprint = ?", [fingerprint])
+        richer = manifest.privacy is PrivacyMode.FULL and manifest.documents is not None
+        if held is not None and not (held[0] == PrivacyMode.METADATA_ONLY.value and richer):
+            return
+        values = [
+            datetime.now(UTC).replace(tzinfo=None),
+            manifest.privacy.value,
+            manifest.document_count,
+            len(manifest.questions),
+            manifest.to_json_text(),
+        ]
+        if held is not None:
+            sql.run(
+                "UPDATE benchmark_manifests SET created_at = ?, privacy = ?, document_count = ?, question_count = ?, "
+                "manifest = ? WHERE benchmark_fingerprint = ?",
+                [*values, fingerprint],
+            )
+            return
+        sql.run(
+            "INSERT INTO benchmark_manifests (created_at, privacy, document_count, question_count, manifest, "
+            "benchmark_fingerprint) VALUES (?, ?, ?, ?, ?, ?)",
+            [*values, fingerprint],
+        )
+
+    def manifest(self, benchmark_fingerprint: str | None) -> BenchmarkManifest | None:
+        """The manifest kept for a benchmark; None when none was (runs stored before manifests
+        were kept, or a benchmark whose fingerprint is unknown)."""
+        if benchmark_fingerprint is None:
+            return None
+        with self._read() as sql:
+            row = sql.one(
+                "SELECT manifest FROM benchmark_manifests WHERE benchmark_fingerprint = ?", [benchmark_fingerprint]
+            )
+        return None if row is None else BenchmarkManifest.from_json_text(benchmark_fingerprint, row[0], self.name)
 
     def _insert_slices(self, con: Sql, run_id: str, slices: Sequence[SliceRates]) -> None:
         con.many(
@@ -460,6 +512,11 @@ class Store(ABC):
                 sql.many("DELETE FROM run_slices WHERE run_id = ?", ids)
                 sql.many("DELETE FROM acceptances WHERE run_id = ?", ids)
                 sql.many("DELETE FROM runs WHERE id = ?", ids)
+                # a manifest goes with the last run of its benchmark: retention keeps no document id
+                sql.run(
+                    "DELETE FROM benchmark_manifests WHERE benchmark_fingerprint NOT IN "
+                    "(SELECT benchmark_fingerprint FROM runs WHERE benchmark_fingerprint IS NOT NULL)"
+                )
         return doomed
 
     def tables_runs_in_use(self, tables_run_ids: Sequence[str], *, excluding: Sequence[str] = ()) -> set[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldeneval.core.errors import InputError, StoreError
-from goldeneval.store.base import _ACCEPTANCE_COLUMNS, _RUN_COLUMN_COUNT, _RUN_COLUMNS, _SLICE_COLUMNS, Store
+from goldeneval.store.base import _ACCEPTANCE_COLUMNS, _RUN_COLUMN_COUNT, _RUN_COLUMNS, _SLICE_COLUMNS, Sql, Store
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ def copy_runs(source: Store, target: Store) -> CopyReport:
     All runs are written in one transaction of the target.  A run the target already holds
     with the same content is left as it is (copying twice copies nothing the second time);
     a run id the target holds with different content refuses the whole copy, naming it.
+    The benchmarks' manifests the target lacks are copied too, as stored.
     """
     if source.location == target.location or (
         source.location.path is not None
@@ -101,4 +102,18 @@ def copy_runs(source: Store, target: Store) -> CopyReport:
                 )
                 if held_acceptance is None:
                     dst.run(f"INSERT INTO acceptances ({_ACCEPTANCE_COLUMNS}) VALUES (?, ?, ?, ?)", acceptance)
+        _copy_manifests(source, target, dst)
     return CopyReport(copied=copied, already_there=already)
+
+
+_MANIFEST_COLUMNS = "benchmark_fingerprint, created_at, privacy, document_count, question_count, manifest"
+
+
+def _copy_manifests(source: Store, target: Store, dst: Sql) -> None:
+    """The benchmarks' manifests (issue 43) the target lacks, as stored: a copied mismatch
+    names what changed as it did in the source."""
+    with source._read() as src:
+        rows = src.all(f"SELECT {_MANIFEST_COLUMNS} FROM benchmark_manifests ORDER BY benchmark_fingerprint")
+    for row in rows:
+        if dst.one("SELECT 1 FROM benchmark_manifests WHERE benchmark_fingerprint = ?", [row[0]]) is None:
+            dst.run(f"INSERT INTO benchmark_manifests ({_MANIFEST_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)", row)

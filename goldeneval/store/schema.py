@@ -101,6 +101,27 @@ _MIGRATIONS += (
         ),
     ),
 )
+_MIGRATIONS += (
+    (
+        5,
+        "issue 43: a content-free manifest per benchmark fingerprint, so a mismatch says what changed",
+        (
+            # One row per benchmark, written by the first run that measured it; no run refers to
+            # it by anything but its fingerprint.  ``manifest`` holds digests (and, under full
+            # privacy only, document ids): goldeneval.core.manifest.
+            """
+            CREATE TABLE benchmark_manifests (
+                benchmark_fingerprint VARCHAR PRIMARY KEY,
+                created_at TIMESTAMP NOT NULL,
+                privacy VARCHAR NOT NULL,
+                document_count INTEGER,
+                question_count INTEGER NOT NULL,
+                manifest JSON NOT NULL
+            )
+            """,
+        ),
+    ),
+)
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 _SCHEMA_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_version ("

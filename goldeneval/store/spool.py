@@ -27,8 +27,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goldeneval.core.errors import InputError
+from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.kinds import read_details
+from goldeneval.core.manifest import BenchmarkManifest
 from goldeneval.core.records import RunRecord, SliceRates
 from goldeneval.store.location import StoreLocation
 
@@ -112,6 +113,8 @@ def _record_json(record: RunRecord, run_id: str, target: str, origin: Mapping[st
         "created_at": created_at.astimezone(UTC).isoformat(),
         **{name: getattr(record, name) for name in _COMPARABILITY_FIELDS},
         "origin": dict(origin),
+        # as the store would keep it (no document id under metadata_only); absent in older files
+        **({} if record.manifest is None else {"manifest": record.manifest.to_json_text()}),
     }
 
 
@@ -159,6 +162,7 @@ def read_spooled(path: Path) -> SpooledRun:
             provenance=dict(raw["provenance"]),
             created_at=created_at,
             **{name: raw[name] for name in _COMPARABILITY_FIELDS},
+            manifest=_manifest(raw, path),
         )
         origin = raw.get("origin") or {}  # absent in files written before the Dagster door spooled
         if not isinstance(origin, dict):
@@ -174,3 +178,14 @@ def read_spooled(path: Path) -> SpooledRun:
         raise
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"spool file {path}: cannot be read: {exc}") from None
+
+
+def _manifest(raw: dict[str, Any], path: Path) -> BenchmarkManifest | None:
+    """The benchmark manifest a spool file carries (files written before manifests: none)."""
+    text, fingerprint = raw.get("manifest"), raw.get("benchmark_fingerprint")
+    if text is None or fingerprint is None:
+        return None
+    try:
+        return BenchmarkManifest.from_json_text(str(fingerprint), str(text), f"spool file {path}")
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
