@@ -84,7 +84,7 @@ def test_the_check_names_what_changed_and_compares_the_rest_for_information(full
     assert check.metadata["state"].value == "mismatch"
     description = check.description or ""
     first = description.splitlines()[0]
-    assert first.startswith("mismatch: benchmark differs from the previous run ")
+    assert first.startswith("mismatch: benchmark differs from accepted level run ")  # the nightly default
     assert f"1 document changed: {EDITED}" in first
     assert f"labels changed for 1 question: {RELABELLED}" in first
     assert "Informational, no numeric verdict: the 78 questions whose labels and judged documents did not change" in (
