@@ -29,13 +29,49 @@ from tests.test_answers_abstention_phrases import UNLISTED_VARIANTS
 
 # (prompt id, question, reference, scripted answer, passes?)
 CASES: list[tuple[str, str, str, str, bool]] = [
-    ("name-swapped", "What is the capital of France?", "Paris is the capital of France.", "Lyon is the capital of France.", False),  # noqa: E501
-    ("name-kept", "What is the capital of France?", "Paris is the capital of France.", "The capital of France is Paris.", True),  # noqa: E501
+    (
+        "name-swapped",
+        "What is the capital of France?",
+        "Paris is the capital of France.",
+        "Lyon is the capital of France.",
+        False,
+    ),
+    (
+        "name-kept",
+        "What is the capital of France?",
+        "Paris is the capital of France.",
+        "The capital of France is Paris.",
+        True,
+    ),
     ("name-alone", "What is the capital of France?", "Paris is the capital of France.", "Paris.", True),
-    ("opening-word", "Where can I buy a Visitor Card?", "Tickets are sold at the Customer Centre.", "At the Customer Centre.", True),  # noqa: E501
-    ("no-charge-yes", "Can I bring my kitten along on the bus?", "Yes, free in a closed carrier", "There is no charge for a kitten in a closed carrier.", True),  # noqa: E501
-    ("no-charge-no", "Does my seeing-eye dog need a fare?", "No, assistance dogs travel free", "There is no charge for assistance dogs.", True),  # noqa: E501
-    ("banned", "Can I take an e-scooter on the tram?", "No, e-scooters are not allowed, folded or not", "E-scooters are banned on trams, even folded.", True),  # noqa: E501
+    (
+        "opening-word",
+        "Where can I buy a Visitor Card?",
+        "Tickets are sold at the Customer Centre.",
+        "At the Customer Centre.",
+        True,
+    ),
+    (
+        "no-charge-yes",
+        "Can I bring my kitten along on the bus?",
+        "Yes, free in a closed carrier",
+        "There is no charge for a kitten in a closed carrier.",
+        True,
+    ),
+    (
+        "no-charge-no",
+        "Does my seeing-eye dog need a fare?",
+        "No, assistance dogs travel free",
+        "There is no charge for assistance dogs.",
+        True,
+    ),
+    (
+        "banned",
+        "Can I take an e-scooter on the tram?",
+        "No, e-scooters are not allowed, folded or not",
+        "E-scooters are banned on trams, even folded.",
+        True,
+    ),
     ("per-month", "How much is a resident parking permit?", "95.00 per year", "95.00 per month", False),
     ("per-annum", "How much is a resident parking permit?", "95.00 per year", "It costs 95.00 annually.", True),
     ("miles", "How long is the coastal cycle route?", "12 km", "The route is 12 miles long.", False),
@@ -91,7 +127,12 @@ def test_a_sentence_initial_name_is_a_fact_and_an_opening_word_is_not_required(
 
 
 def test_opening_words_are_read_by_the_stop_word_list_and_names_are_not() -> None:
-    entities = {f.text for f in extract_facts("Paris is big. The fare is low. According to HMT it is. Unfortunately not. Currently open.")}
+    entities = {
+        f.text
+        for f in extract_facts(
+            "Paris is big. The fare is low. According to HMT it is. Unfortunately not. Currently open."
+        )
+    }
     assert "Paris" in entities and "HMT" in entities
     assert not entities & {"The", "According", "Unfortunately", "Currently"}
 
@@ -106,18 +147,48 @@ def test_faithfulness_reads_a_sentence_initial_name() -> None:
 @pytest.mark.parametrize(
     ("question", "reference", "text", "passes"),
     [
-        ("Can I bring my kitten along on the bus?", "Yes, free in a closed carrier", "There is no charge for it.", True),
-        ("Does my seeing-eye dog need a fare?", "No, assistance dogs travel free", "Assistance dogs travel free.", True),
-        ("Is it free to take a folded bike?", "Yes, folded bikes travel free", "There's no fee for folded bikes.", True),
-        ("Is it free to take a folded bike?", "Yes, folded bikes travel free", "Folded bikes are charged a fare.", False),
+        (
+            "Can I bring my kitten along on the bus?",
+            "Yes, free in a closed carrier",
+            "There is no charge for it.",
+            True,
+        ),
+        (
+            "Does my seeing-eye dog need a fare?",
+            "No, assistance dogs travel free",
+            "Assistance dogs travel free.",
+            True,
+        ),
+        (
+            "Is it free to take a folded bike?",
+            "Yes, folded bikes travel free",
+            "There's no fee for folded bikes.",
+            True,
+        ),
+        (
+            "Is it free to take a folded bike?",
+            "Yes, folded bikes travel free",
+            "Folded bikes are charged a fare.",
+            False,
+        ),
         ("Can I take an e-scooter on the tram?", "No, not allowed", "E-scooters are prohibited on trams.", True),
         ("Can I take an e-scooter on the tram?", "No, not allowed", "Taking one on the tram is forbidden.", True),
         ("Can I take a folding bike on the bus?", "Yes, if folded", "Folding bikes are not banned on buses.", True),
         ("Can I smoke at tram stops?", "No, smoking is prohibited", "Smoking is permitted at open-air stops.", False),
         # the negation concerns something else: Sundays, a time limit, a deadline
-        ("Does the F1 ferry run on Saturdays?", "Yes, from 08:00", "It doesn't run on Sundays, but on Saturdays it leaves at 08:00.", True),  # noqa: E501
+        (
+            "Does the F1 ferry run on Saturdays?",
+            "Yes, from 08:00",
+            "It doesn't run on Sundays, but on Saturdays it leaves at 08:00.",
+            True,
+        ),
         ("Does the F1 ferry run on Saturdays?", "Yes, from 08:00", "The F1 ferry does not run on Saturdays.", False),
-        ("Is the Senior Pass valid before 09:00 on weekdays?", "No, only from 09:00 on weekdays", "The Senior Pass can be used before 09:00 on weekdays, there is no time limit.", False),  # noqa: E501
+        (
+            "Is the Senior Pass valid before 09:00 on weekdays?",
+            "No, only from 09:00 on weekdays",
+            "The Senior Pass can be used before 09:00 on weekdays, there is no time limit.",
+            False,
+        ),
         ("Can I apply online?", "Yes, apply online by 31 May", "You can apply online, no later than 31 May.", True),
     ],
 )

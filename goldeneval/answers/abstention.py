@@ -136,7 +136,7 @@ _REDIRECT_OPENERS = frozenset(
     {"please", "so", "and", "then", "you", "may", "might", "could", "can", "should", "would", "want", "wish", "to",
      "i", "we", "recommend", "suggest", "advise", "it", "is", "best", "better", "perhaps", "maybe", "instead",
      "alternatively", "also", "kindly", "directly", "feel", "free", "id", "consider", "for", "more", "information",
-     "details", "further", "help", "assistance", "advice", "this", "that", "would", "recommended", "suggested"}
+     "details", "further", "help", "assistance", "advice", "this", "that", "recommended", "suggested"}
 )  # fmt: skip
 
 

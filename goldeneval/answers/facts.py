@@ -224,9 +224,7 @@ _OPENING_WORDS = frozenset(
      "let", "it's", "there's", "that's", "here's", "you'll", "you're", "i'm", "i'd", "we're"}
 )  # fmt: skip
 """Words that open a sentence capitalised without being names, beyond the stop-word list."""
-_NEGATION = re.compile(
-    r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE
-)
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE)
 """Words that negate a statement: an answer without an opening yes or no says no when the
 clause about the question has one (:func:`_answer_polarity`)."""
 _PROHIBITION = re.compile(r"\b(?:banned|prohibited|forbidden|barred|disallowed|illegal|outlawed)\b", re.IGNORECASE)
@@ -412,11 +410,21 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
     for match in _HALF_HOUR.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())
-            found.append((match.start(), Fact("number", match.group(0), ((Fraction(30),), "duration", None, "minute", (Fraction(30),)))))
+            found.append(
+                (
+                    match.start(),
+                    Fact("number", match.group(0), ((Fraction(30),), "duration", None, "minute", (Fraction(30),))),
+                )
+            )
     for match in _HALF.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())
-            found.append((match.start(), Fact("number", match.group(0), ((Fraction(50),), "percent", None, "%", (Fraction(50),)))))
+            found.append(
+                (
+                    match.start(),
+                    Fact("number", match.group(0), ((Fraction(50),), "percent", None, "%", (Fraction(50),))),
+                )
+            )
     for match in _WORD_NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
@@ -640,21 +648,27 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
         other_month, other_day, other_year = got.key
         return (month, day) == (other_month, other_day) and (year is None or other_year is None or year == other_year)
     if wanted.kind == "number":
-        values, dimension, currency, unit, raw = wanted.key
-        other_values, other_dimension, other_currency, other_unit, other_raw = got.key
+        dimension, currency, unit = wanted.key[1:4]
+        other_dimension, other_currency, other_unit = got.key[1:4]
+        values, other_values = _fractions(wanted.key[0]), _fractions(got.key[0])
+        raw, other_raw = _fractions(wanted.key[4]), _fractions(got.key[4])
         if currency is not None and other_currency is not None and currency != other_currency:
             return False
         if dimension is not None and other_dimension is not None:
             if dimension != other_dimension:
                 return False
             if unit == other_unit:
-                return bool(set(values) & set(other_values))
+                return bool(values & other_values)
             return any(_close(a, b) for a in values for b in other_values)
         if dimension is None and other_dimension is None:
-            return bool(set(values) & set(other_values))
+            return bool(values & other_values)
         # one side has a unit, the other a bare number: compare the numbers as written
-        return bool(set(raw) & set(other_raw))
+        return bool(raw & other_raw)
     return wanted.key == got.key
+
+
+def _fractions(item: object) -> frozenset[Fraction]:
+    return frozenset(v for v in item if isinstance(v, Fraction)) if isinstance(item, tuple) else frozenset()
 
 
 CONVERSION_TOLERANCE = Fraction(1, 100)
