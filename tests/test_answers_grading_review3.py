@@ -190,6 +190,19 @@ def test_faithfulness_reads_a_sentence_initial_name() -> None:
             False,
         ),
         ("Can I apply online?", "Yes, apply online by 31 May", "You can apply online, no later than 31 May.", True),
+        # words that say no by themselves, unless the question asks about them or they describe a thing
+        ("Is the museum open on Mondays?", "No, closed on Mondays", "The museum is closed on Mondays.", True),
+        ("Is the museum closed on Mondays?", "Yes, closed on Mondays", "The museum is closed on Mondays.", True),
+        ("Can I take the boat in December?", "No, suspended in winter", "The F2 is suspended in winter.", True),
+        ("Can I bring my kitten?", "Yes, free in a closed carrier", "Kittens ride free in a closed carrier.", True),
+        # a yes after a preamble
+        (
+            "Can I bring my kitten?",
+            "Yes, in a carrier",
+            "Based on the context, the answer is: Yes, in a carrier.",
+            True,
+        ),
+        ("Can I bring my kitten?", "Yes, in a carrier", "Based on the context, the answer is: No.", False),
     ],
 )
 def test_polarity_is_read_from_the_clause_about_the_question(
@@ -225,6 +238,9 @@ def test_polarity_is_read_from_the_clause_about_the_question(
         ("1200.50 EUR", "1.200,50 €", True),
         ("50% of the ticket price", "half the ticket price", True),
         ("a day ticket costs 7.80", "a day ticket: 7.80", True),  # "a day ticket" is no rate
+        ("30 km/h", "30 mph", False),
+        ("30 km/h", "30 kilometres per hour", True),
+        ("2.5 km", "2,500 m", True),
     ],
 )
 def test_units_that_change_the_meaning_are_facts(reference: str, text: str, passes: bool) -> None:

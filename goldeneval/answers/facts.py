@@ -142,6 +142,8 @@ for _names, _dimension, _scale in (
     (("mi", "mile", "miles"), "length", Fraction(160_934_4, 10)),
     (("kg", "kilo", "kilos", "kilogram", "kilograms"), "mass", Fraction(1)),
     (("kwh",), "energy", Fraction(1)),
+    (("mph",), "length/duration", Fraction(160_934_4, 10) / 60),
+    (("kph", "kmh", "km/h"), "length/duration", Fraction(100_000, 60)),
 ):
     for _name in _names:
         _UNITS[_name] = (_dimension, _scale)
@@ -227,8 +229,15 @@ _OPENING_WORDS = frozenset(
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE)
 """Words that negate a statement: an answer without an opening yes or no says no when the
 clause about the question has one (:func:`_answer_polarity`)."""
-_PROHIBITION = re.compile(r"\b(?:banned|prohibited|forbidden|barred|disallowed|illegal|outlawed)\b", re.IGNORECASE)
-"""Words that say no by themselves ("E-scooters are banned"); negated ("not banned") they say yes."""
+_PROHIBITION = re.compile(
+    r"(?<!\ba )(?<!\ban )(?<!\bthe )"
+    r"\b(?:banned|prohibited|forbidden|barred|disallowed|illegal|outlawed|closed|shut|suspended|cancelled|canceled"
+    r"|discontinued|unavailable|invalid|expired|refused|rejected|excluded|impossible|withdrawn)\b",
+    re.IGNORECASE,
+)
+"""Words that say no by themselves ("E-scooters are banned", "The office is closed on
+Sundays"), unless the question asks about them ("Is the office closed on Sundays?") or they
+describe a thing ("a closed carrier"); negated ("not banned") they say yes."""
 _NEUTRAL_NEGATION = re.compile(
     r"\b(?:no|not)\s+(?:later|earlier|more|less|fewer|sooner)\s+than\b|\bnot\s+(?:only|just)\b"
     r"|\bno\s+(?:problem|matter|doubt)\b|\b(?:or|if)\s+not\b|\bwhether\s+or\s+not\b",
@@ -588,7 +597,9 @@ def _clause_says_no(clause: str, question: str) -> bool:
     clause = _NEUTRAL_NEGATION.sub(" ", clause)
     free = _FREE.search(clause) is not None
     rest = _FREE.sub(" ", clause)
-    says_no = (len(_NEGATION.findall(rest)) % 2 == 1) != (_PROHIBITION.search(rest) is not None)
+    asked = {word.lower() for word in _PROHIBITION.findall(question)}
+    prohibits = any(word.lower() not in asked for word in _PROHIBITION.findall(rest))
+    says_no = (len(_NEGATION.findall(rest)) % 2 == 1) != prohibits
     about_free = _FREE_QUESTION.search(question) is not None
     about_paying = not about_free and _PAY_QUESTION.search(question) is not None
     if about_paying and free:
@@ -602,10 +613,11 @@ def _answer_polarity(answer: str, question: str, reference_says: str) -> str:
     """What the answer says to a yes/no question: its opening yes or no; else no when a clause
     about the question (:func:`_about_question`) says no (:func:`_clause_says_no`), or, to a
     "No" reference, when the answer restricts ("only", "without", "except", "unless")."""
-    opening = _opening_polarity(answer)
-    if opening is not None:
-        return opening
     clauses = [c for c in _CLAUSES.split(answer) if c.strip()] or [answer]
+    for text in (answer, *clauses):  # "Yes, ..." or "Based on the context, the answer is: Yes, ..."
+        opening = _opening_polarity(_NEUTRAL_NEGATION.sub(" ", text))
+        if opening is not None:
+            return opening
     about = [c for c in clauses if _about_question(c, question)] or clauses
     if any(_clause_says_no(c, question) for c in about):
         return "no"
