@@ -287,6 +287,11 @@ FRESH_PHRASINGS = (
     "I'm afraid that's not something I can help with.",
     "None of the search results talk about it.",
     "The pages I have don't go into that.",
+    "No relevant passage addresses this question.",
+    "This question falls outside the provided documents.",
+    "I am not aware of this from the documents.",
+    "The context provided is insufficient to answer.",
+    "It isn't possible to tell from the context.",
 )
 """Phrasings written for the third round, none from the earlier lists."""
 

@@ -157,6 +157,11 @@ def _default_phrases() -> tuple[str, ...]:
     5. unanswerable: "does not answer", "can not be answered", "can not be determined",
        "unclear from", "unknown from", "not possible to answer", "answer is not in".
 
+    Round 3 of issue 42 widened each family with phrasings a review found missed ("That isn't
+    something the documents cover", "None of the passages mention it", "The documents say
+    nothing about this", "I have no way of knowing", "That's outside what the documents
+    cover"); the guide lists them.
+
     Contractions are spelled out before matching (``couldn't`` -> ``could not``, ``I'm`` ->
     ``i am``, ``there's`` -> ``there is``), articles are dropped, and a clause also matches
     without the words of :data:`QUALIFIERS` ("the passages provided do not address")."""
@@ -187,6 +192,10 @@ def _default_phrases() -> tuple[str, ...]:
         "we do not have details", "we do not have data",
     ]  # fmt: skip
     phrases += [f"{who} {can} {task}" for who in _FIRST_PERSON for can in _INABILITY for task in _TASKS]
+    phrases += [f"{neg} possible to {task}" for neg in ("not", "impossible") for task in _TASKS]
+    phrases += [f"impossible to {task}" for task in _TASKS]
+    phrases += ["i am not aware", "we are not aware", "insufficient to answer", "not sufficient to answer",
+                "not enough to answer", "falls outside", "fall outside"]  # fmt: skip
     for noun in _SOURCES:
         phrases += [f"{noun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS]
         phrases += [f"{noun} {aux} not {seem} to {verb}" for aux in ("does", "do", "did") for seem in ("seem", "appear")
@@ -196,6 +205,9 @@ def _default_phrases() -> tuple[str, ...]:
                     "contains", "give", "gives", "provide", "provides", "make", "makes", "offer", "offers",
                     "include", "includes", "have", "has") for nothing in ("nothing", "no")]  # fmt: skip
         phrases += [f"{noun} lack", f"{noun} lacks", f"none of {noun}", f"not something {noun}"]
+        phrases += [f"{noun} is insufficient", f"{noun} are insufficient", f"outside {noun}", f"outside of {noun}"]
+        phrases += [f"no {noun} {verb}" for verb in ("mentions", "says", "covers", "addresses", "contains",
+                    "specifies", "answers", "states", "includes", "discusses", "gives", "provides")]  # fmt: skip
         phrases += [f"{where} {noun}" for where in ("missing from", "absent from", "not part of", "outside what",
                     "beyond what", "outside of what")]  # fmt: skip
         phrases += [f"nothing in {noun}", f"not in {noun}", f"not from {noun}"]
