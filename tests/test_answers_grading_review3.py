@@ -159,6 +159,7 @@ def test_faithfulness_reads_a_sentence_initial_name() -> None:
             "Assistance dogs travel free.",
             True,
         ),
+        ("Does my seeing-eye dog need a fare?", "No, dogs travel free", "You don't have to pay for them.", True),
         (
             "Is it free to take a folded bike?",
             "Yes, folded bikes travel free",
@@ -236,6 +237,7 @@ def test_polarity_is_read_from_the_clause_about_the_question(
         ("1,200 bikes", "1.200 bikes", True),
         ("1,200 bikes", "1.500 bikes", False),
         ("1200.50 EUR", "1.200,50 €", True),
+        ("1234567 passengers", "1.234.567 passengers", True),
         ("50% of the ticket price", "half the ticket price", True),
         ("a day ticket costs 7.80", "a day ticket: 7.80", True),  # "a day ticket" is no rate
         ("30 km/h", "30 mph", False),
@@ -299,6 +301,7 @@ REDIRECTS = (
     "I can't find that; please contact customer service.",
     "The documents don't say. You may want to call the City Council on 0800 123 4567.",
     "I don't have that information - please check the HMT website or ask at the Customer Centre.",
+    "I couldn't find that. I'd recommend calling HMT Customer Service.",
 )
 HEDGED_ANSWERS = (
     "I'm not certain, but it costs 7.80.",
