@@ -64,6 +64,6 @@ def test_a_faithfulness_or_relevance_pass_on_an_unanswerable_question_is_a_misse
 def test_the_correctness_judge_still_decides_an_abstention_in_other_words(grader_id: str) -> None:
     judge = _AlwaysOne()
     grader = GradingService(judge=Judge(judge)).select(grader_id).grader
-    grading = grader.grade(UNANSWERABLE, "Wi-Fi on buses is beyond what these passages cover.")
+    grading = grader.grade(UNANSWERABLE, "Wi-Fi on buses is a mystery the passages leave unsolved.")
     assert (grading.passed, grading.outcome) == (True, "abstained")
     assert len(judge.calls) == 1

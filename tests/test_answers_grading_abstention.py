@@ -75,8 +75,8 @@ def test_phrases_are_configurable_and_their_identity_changes_the_grader_identity
     assert rules.match("No idea, sorry!") == "no idea"
     assert rules.match(ABSTAIN) is None
     assert rules.match("I have no idea at all, really, truly.") is None  # 8 words > 5
-    assert AbstentionRules().identity == "abstention/v3(default;max_words=50)"
-    assert rules.identity.startswith("abstention/v3(phrases=sha256:") and rules.identity.endswith(";max_words=5)")
+    assert AbstentionRules().identity == "abstention/v4(default;max_words=50)"
+    assert rules.identity.startswith("abstention/v4(phrases=sha256:") and rules.identity.endswith(";max_words=5)")
     default, custom = DeterministicGrader(), GradingService(abstention=rules).select("deterministic").grader
     assert default.identity != custom.identity
     assert "does not answer" in DEFAULT_ABSTENTION_PHRASES
@@ -137,9 +137,10 @@ def test_the_table_counts_over_abstentions_apart_and_metadata_only_keeps_no_answ
     start = len(lines) - lines[::-1].index("Overall:")  # the answer run's, after the retrieval run's
     overall = lines[start : start + 3]
     assert overall[0].split() == [
-        "questions", "graded", "errors", "passed", "pass", "rate", "mean", "failed", "over-abstained", "unstable"
+        "questions", "graded", "errors", "passed", "pass", "rate", "mean", "failed", "over-abstained",
+        "under-abstained", "unstable"
     ]  # fmt: skip
-    assert overall[2].split() == ["all", "81", "81", "0", "5", "0.062", "0.062", "0", "76", "0"]
+    assert overall[2].split() == ["all", "81", "81", "0", "5", "0.062", "0.062", "0", "76", "0", "0"]
     with duckdb.connect(str(tmp_path / "s.duckdb"), read_only=True) as con:
         dumped = "\n".join(str(row) for row in con.execute("SELECT * FROM runs").fetchall())
     assert "over_abstention" in dumped and "abstained" in dumped

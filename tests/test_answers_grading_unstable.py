@@ -147,7 +147,7 @@ def test_the_cli_shows_an_unstable_prompt_as_unstable_not_as_a_pass(tmp_path: Pa
     assert "UNSTABLE" in result.output
     assert "Unstable (judge samples straddle 0.5; not a pass): 1" in result.output
     row = next(line for line in result.output.splitlines() if line.startswith("all "))
-    assert row.split() == ["all", "1", "1", "0", "0", "0.000", "0.500", "0", "0", "1"]
+    assert row.split() == ["all", "1", "1", "0", "0", "0.000", "0.500", "0", "0", "0", "1"]
 
 
 def test_an_unstable_prompt_set_evaluates_without_a_database(tmp_path: Path) -> None:

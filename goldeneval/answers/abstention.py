@@ -41,7 +41,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v3"
+ABSTENTION_RULES_VERSION = "abstention/v4"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -89,11 +89,14 @@ checks so, with variants that are not listed here."""
 _SOURCES = (
     "context", "contexts", "document", "documents", "passage", "passages", "source", "sources", "corpus",
     "text", "texts", "excerpt", "excerpts", "material", "materials", "information", "snippets", "data",
-    "knowledge base", "records", "search results", "results",
+    "knowledge base", "records", "search results", "results", "docs", "files", "pages", "articles", "content",
+    "references", "documentation", "what i was given", "what i have", "what i have been given", "what i found",
 )  # fmt: skip
 QUALIFIERS = frozenset(
     {"provided", "given", "retrieved", "supplied", "available", "above", "here", "these", "those", "this", "any",
-     "relevant", "specific", "attached", "shared", "your", "my", "our", "anything", "anywhere", "really"}
+     "relevant", "specific", "attached", "shared", "your", "my", "our", "anything", "anywhere", "really",
+     "that", "such", "exact", "precise", "detailed", "accurate", "reliable", "current", "further", "more",
+     "enough", "sufficient", "100", "entirely", "completely", "totally", "quite", "fully", "absolutely", "actually"}
 )  # fmt: skip
 """Words a clause is also read without ("the provided documents do not say" is "documents do not
 say", "I do not have any information" is "i do not have information"): a phrase matches the
@@ -101,18 +104,40 @@ clause's tokens as they are, or with these left out."""
 _SOURCE_VERBS = (
     "say", "mention", "contain", "provide", "cover", "include", "specify", "state", "address", "answer",
     "give", "discuss", "indicate", "tell", "list", "describe", "show", "explain", "offer", "reference",
-    "detail", "have", "seem to mention", "seem to contain", "appear to mention", "appear to contain",
+    "detail", "have", "touch on", "go into", "talk about", "refer to", "deal with", "clarify", "confirm",
+    "record", "document", "note", "name", "give details", "get into",
 )  # fmt: skip
 _PARTICIPLES = (
     "mentioned", "stated", "specified", "covered", "provided", "found", "given", "included", "listed",
     "addressed", "discussed", "described", "available", "contained", "indicated", "shown", "explained",
+    "answered", "documented", "recorded", "referenced", "touched on", "dealt with", "present", "included anywhere",
 )  # fmt: skip
 _FIRST_PERSON = ("i", "we")
 _INABILITY = (
     "can not", "could not", "am unable to", "was unable to", "are unable to", "were unable to", "am not able to",
     "was not able to", "are not able to", "did not", "do not", "unable to", "not able to",
 )  # fmt: skip
-_TASKS = ("find", "answer", "tell", "say", "determine", "help", "locate", "see", "identify", "confirm", "provide")
+_TASKS = (
+    "find", "answer", "tell", "say", "determine", "help", "locate", "see", "identify", "confirm", "provide", "give",
+    "know", "verify", "check", "access", "work out", "figure out", "retrieve", "spot", "pin down",
+)  # fmt: skip
+HEDGES = frozenset({"i am not sure", "i am not certain", "not sure", "not certain", "i am unsure", "unsure"})
+"""Phrases of uncertainty: a clause that holds one and then a value or a guess ("I'm not
+certain, it costs 7.80", "Not certain, maybe 350.00") answers, hedged."""
+GUESSES = frozenset({"maybe", "probably", "perhaps", "possibly", "likely", "think", "believe", "guess", "suppose"})
+"""Words that make a short clause a guess, that is an answer ("probably Eastgate")."""
+REDIRECTS = frozenset(
+    {"contact", "call", "ask", "check", "visit", "consult", "refer", "reach", "email", "phone", "see", "look",
+     "try", "speak", "get", "go", "contacting", "calling", "asking", "checking", "visiting", "consulting", "write"}
+)  # fmt: skip
+"""Verbs that send the user elsewhere: a clause that opens with one ("please contact customer
+service", "you may want to call HMT on 0800 468 2000") neither abstains nor answers."""
+_REDIRECT_OPENERS = frozenset(
+    {"please", "so", "and", "then", "you", "may", "might", "could", "can", "should", "would", "want", "wish", "to",
+     "i", "we", "recommend", "suggest", "advise", "it", "is", "best", "better", "perhaps", "maybe", "instead",
+     "alternatively", "also", "kindly", "directly", "feel", "free", "id", "consider", "for", "more", "information",
+     "details", "further", "help", "assistance", "advice", "this", "that", "recommended", "suggested"}
+)  # fmt: skip
 
 
 def _default_phrases() -> tuple[str, ...]:
@@ -132,6 +157,11 @@ def _default_phrases() -> tuple[str, ...]:
     5. unanswerable: "does not answer", "can not be answered", "can not be determined",
        "unclear from", "unknown from", "not possible to answer", "answer is not in".
 
+    Round 3 of issue 42 widened each family with phrasings a review found missed ("That isn't
+    something the documents cover", "None of the passages mention it", "The documents say
+    nothing about this", "I have no way of knowing", "That's outside what the documents
+    cover"); the guide lists them.
+
     Contractions are spelled out before matching (``couldn't`` -> ``could not``, ``I'm`` ->
     ``i am``, ``there's`` -> ``there is``), articles are dropped, and a clause also matches
     without the words of :data:`QUALIFIERS` ("the passages provided do not address")."""
@@ -148,11 +178,38 @@ def _default_phrases() -> tuple[str, ...]:
         "unclear from", "unknown from", "not clear from", "not possible to answer", "not possible to determine",
         "answer is not in", "answer is not available", "answer is not provided", "information is not available",
         "information is not provided", "no answer in", "no answer to",
+        # issue 42, round 3: fresh phrasings
+        "no way of knowing", "no way to know", "no way to tell", "no way of telling", "not something i can",
+        "not something we can", "nothing i was given", "nothing i have", "nothing i found", "nothing i could find",
+        "nothing i can find", "i have nothing", "we have nothing", "i found nothing", "i have found nothing",
+        "we found nothing", "there is nothing about", "there is nothing on", "there is nothing regarding",
+        "there is nothing in", "outside scope of", "beyond scope of", "outside of scope of", "not available to me",
+        "not available to us", "no record of", "no records of", "no record", "i lack", "we lack", "i am unsure",
+        "unsure", "not sure", "not certain", "not in position to", "i have not found", "we have not found",
+        "i have not been able to", "we have not been able to", "i have been unable to", "we have been unable to",
+        "i do not have data", "i do not have knowledge", "i do not have details", "i do not have facts",
+        "i do not have access", "i do not have record", "i do not have records", "we do not have information",
+        "we do not have details", "we do not have data",
     ]  # fmt: skip
     phrases += [f"{who} {can} {task}" for who in _FIRST_PERSON for can in _INABILITY for task in _TASKS]
+    phrases += [f"{neg} possible to {task}" for neg in ("not", "impossible") for task in _TASKS]
+    phrases += [f"impossible to {task}" for task in _TASKS]
+    phrases += ["i am not aware", "we are not aware", "insufficient to answer", "not sufficient to answer",
+                "not enough to answer", "falls outside", "fall outside"]  # fmt: skip
     for noun in _SOURCES:
         phrases += [f"{noun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS]
-        phrases += [f"{noun} is silent", f"{noun} are silent"]
+        phrases += [f"{noun} {aux} not {seem} to {verb}" for aux in ("does", "do", "did") for seem in ("seem", "appear")
+                    for verb in _SOURCE_VERBS]  # fmt: skip
+        phrases += [f"{noun} is silent", f"{noun} are silent", f"{noun} is unclear", f"{noun} are unclear"]
+        phrases += [f"{noun} {verb} {nothing}" for verb in ("say", "says", "mention", "mentions", "contain",
+                    "contains", "give", "gives", "provide", "provides", "make", "makes", "offer", "offers",
+                    "include", "includes", "have", "has") for nothing in ("nothing", "no")]  # fmt: skip
+        phrases += [f"{noun} lack", f"{noun} lacks", f"none of {noun}", f"not something {noun}"]
+        phrases += [f"{noun} is insufficient", f"{noun} are insufficient", f"outside {noun}", f"outside of {noun}"]
+        phrases += [f"no {noun} {verb}" for verb in ("mentions", "says", "covers", "addresses", "contains",
+                    "specifies", "answers", "states", "includes", "discusses", "gives", "provides")]  # fmt: skip
+        phrases += [f"{where} {noun}" for where in ("missing from", "absent from", "not part of", "outside what",
+                    "beyond what", "outside of what")]  # fmt: skip
         phrases += [f"nothing in {noun}", f"not in {noun}", f"not from {noun}"]
         phrases += [f"not {part} {prep} {noun}" for part in _PARTICIPLES for prep in ("in", "by", "within")]
     return tuple(dict.fromkeys(phrases))
@@ -195,11 +252,15 @@ def _find(lookup: dict[str, str], lengths: tuple[int, ...], words: list[str]) ->
 
 
 @lru_cache(maxsize=32)
-def _compiled(phrases: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str], tuple[int, ...]]:
+def _compiled(
+    phrases: tuple[str, ...],
+) -> tuple[tuple[str, ...], dict[str, str], tuple[int, ...], dict[str, str], tuple[int, ...]]:
     """The phrases normalised, each normalised phrase to the first configured phrase that gives
-    it, and the phrase lengths in tokens; a phrase with nothing left is invalid input."""
+    it, and the phrase lengths in tokens; then the same for the clause read bare (:func:`_bare`:
+    the phrases read bare too); a phrase with nothing left is invalid input."""
     normalised: list[str] = []
     lookup: dict[str, str] = {}
+    bare: dict[str, str] = {}
     for position, phrase in enumerate(phrases, start=1):
         tokens = abstention_tokens(phrase)
         if not tokens:
@@ -209,7 +270,41 @@ def _compiled(phrases: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str]
             )
         normalised.append(" ".join(tokens))
         lookup.setdefault(normalised[-1], phrase)
-    return tuple(normalised), lookup, tuple(sorted({len(n.split()) for n in lookup}))
+        bare.setdefault(" ".join(_bare(tokens)) or normalised[-1], phrase)
+    for key, phrase in lookup.items():
+        bare.setdefault(key, phrase)
+    return (
+        tuple(normalised),
+        lookup,
+        tuple(sorted({len(n.split()) for n in lookup})),
+        bare,
+        tuple(sorted({len(n.split()) for n in bare})),
+    )
+
+
+_SOURCE_NOUNS = frozenset(n for n in _SOURCES if " " not in n)
+_RELATIVES = (("i", "have", "been", "given"), ("i", "was", "given"), ("you", "gave", "me"), ("i", "have"),
+              ("i", "found"), ("i", "received"), ("i", "got"), ("i", "can", "see"), ("we", "have"))  # fmt: skip
+"""What may follow a source and is read past: "the pages I have don't go into that"."""
+
+
+def _bare(words: list[str]) -> list[str]:
+    """A clause read without :data:`QUALIFIERS` and without a relative clause after a source
+    (:data:`_RELATIVES`): "the pages i have do not say" is read "pages do not say"."""
+    out: list[str] = []
+    position = 0
+    while position < len(words):
+        word = words[position]
+        position += 1
+        if word in QUALIFIERS:
+            continue
+        out.append(word)
+        if word in _SOURCE_NOUNS:
+            for run in _RELATIVES:
+                if tuple(words[position : position + len(run)]) == run:
+                    position += len(run)
+                    break
+    return out
 
 
 @dataclass(frozen=True)
@@ -233,12 +328,17 @@ class AbstentionRules:
 
     @property
     def _lookup(self) -> tuple[dict[str, str], tuple[int, ...]]:
-        _, lookup, lengths = _compiled(self.phrases)
+        _, lookup, lengths, _, _ = _compiled(self.phrases)
         return lookup, lengths
 
     @property
+    def _bare_lookup(self) -> tuple[dict[str, str], tuple[int, ...]]:
+        _, _, _, bare, lengths = _compiled(self.phrases)
+        return bare, lengths
+
+    @property
     def identity(self) -> str:
-        """``abstention/v3(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v4(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -250,20 +350,47 @@ class AbstentionRules:
         """The phrase (as configured) the answer abstains with, or None when it does not abstain.
 
         Every clause of the answer (sentences, and the parts a "but" or "however" joins) that
-        says something (:data:`MIN_CLAUSE_WORDS` words or more) must abstain: "The context does
-        not mention the 2025 price, but a day ticket costs 7.80" answers, and so does "The
-        ferry does not answer to the harbour master; it departs at 08:00"."""
+        says something must abstain: "The context does not mention the 2025 price, but a day
+        ticket costs 7.80" answers, and so does "The ferry does not answer to the harbour
+        master; it departs at 08:00".  A clause says something when it has
+        :data:`MIN_CLAUSE_WORDS` words or more, states a number (``7.80``, ``08:00``) or guesses
+        (:data:`GUESSES`: "probably Eastgate"), unless it sends the user elsewhere
+        (:data:`REDIRECTS`: "please contact customer service"); a clause that holds only a
+        hedge (:data:`HEDGES`: "I'm not certain") and then a number or a guess answers too."""
         tokens = abstention_tokens(answer)
         if not tokens or len(tokens) > self.max_words:
             return None
         lookup, lengths = self._lookup
+        bare_lookup, bare_lengths = self._bare_lookup
         found: str | None = None
         for clause in _CLAUSE_BREAK.split(answer):
             words = abstention_tokens(clause)
-            hit = _find(lookup, lengths, words) or _find(lookup, lengths, [w for w in words if w not in QUALIFIERS])
+            bare = _bare(words)
+            hit = _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare)
             if hit is not None:
+                if " ".join(abstention_tokens(hit)) in HEDGES and _guesses(bare, hedge=True):
+                    return None  # "I'm not certain, it costs 7.80": a hedged answer
                 found = found or hit
-            elif len(words) >= MIN_CLAUSE_WORDS:
+            elif _redirects(words):
+                continue  # "please contact customer service": neither abstains nor answers
+            elif len(words) >= MIN_CLAUSE_WORDS or _guesses(words, hedge=False):
                 return None  # this clause says something: the answer answers
-            # else filler: "Sorry", "Yes", "Please check the timetable"
+            # else filler: "Sorry", "Yes", "Thanks"
         return found
+
+
+_HEDGE_WORDS = frozenset({"i", "am", "we", "are", "not", "sure", "certain", "unsure", "sorry", "but", "so", "well"})
+
+
+def _guesses(words: list[str], *, hedge: bool) -> bool:
+    """Whether a clause states a number or guesses (for a hedge: beside the hedge's own words)."""
+    rest = [w for w in words if w not in _HEDGE_WORDS] if hedge else words
+    return any(any(c.isdigit() for c in w) or w in GUESSES for w in rest)
+
+
+def _redirects(words: list[str]) -> bool:
+    """Whether a clause sends the user elsewhere: its first word past the openers is a redirect."""
+    for word in words:
+        if word not in _REDIRECT_OPENERS:
+            return word in REDIRECTS
+    return False

@@ -119,6 +119,11 @@ class PromptDetail(_Record):
         return self.outcome == "over_abstention"
 
     @property
+    def under_abstained(self) -> bool:
+        """Answered a question no document answers (a missed abstention: also a failure)."""
+        return self.outcome == "missed_abstention"
+
+    @property
     def failed(self) -> bool:
         """A wrong answer: graded, not passed, neither an over-abstention nor unstable."""
         return self.scored and self.passed is False and not self.over_abstained
@@ -154,6 +159,9 @@ class PromptRate(_Record):
     failed: int = 0
     """Wrong answers (a missed abstention included); over-abstentions are counted apart."""
     over_abstentions: int = 0
+    under_abstentions: int = 0
+    """Answer runs: questions no document answers that the model answered anyway (missed
+    abstentions); they are also counted in ``failed``."""
     unstable: int = 0
 
 

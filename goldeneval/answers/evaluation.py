@@ -110,6 +110,7 @@ def _rate(details: Sequence[PromptDetail]) -> PromptRate:
         mean_score=fmean(scores) if scores else None,
         failed=sum(1 for d in graded if d.failed),
         over_abstentions=sum(1 for d in graded if d.over_abstained),
+        under_abstentions=sum(1 for d in graded if d.under_abstained),
         unstable=sum(1 for d in graded if d.status == "unstable"),
     )
 

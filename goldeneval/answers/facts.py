@@ -51,6 +51,7 @@ from fractions import Fraction
 from typing import Literal
 
 from goldeneval.answers.assertions import normalise_answer, token_f1
+from goldeneval.core.text import ENGLISH_STOPWORDS
 
 __all__ = [
     "FACTS_VERSION",
@@ -63,7 +64,7 @@ __all__ = [
     "unsupported_facts",
 ]
 
-FACTS_VERSION = "facts/v2"
+FACTS_VERSION = "facts/v3"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MAX_NUMBER_DIGITS = 30
@@ -85,11 +86,19 @@ _NUMBER_WORDS = {
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+    "thousand": 1000, "dozen": 12,
 }  # fmt: skip
-"""Number words read as numbers ("one" is not: "the one", "one-way")."""
+"""Number words read as numbers ("one" is not: "the one", "one-way"), alone or in a run
+("twenty-five", "four hundred and twenty", "a dozen", "half a dozen")."""
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "dozen": 12}
 _ONE_WORDS = {"a": 1, "an": 1, "one": 1}
 """Read as 1 only before a unit ("a week", "one hour")."""
 _NUMBER_WORD = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
+_NUMBER_RUN = (
+    r"(?:(?:a|an)\s+(?=(?:hundred|thousand|dozen)\b))?(?:" + _NUMBER_WORD + r"|one)"
+    r"(?:(?:[\s-]+and)?[\s-]+(?:" + _NUMBER_WORD + r"|one)\b)*"
+)
+"""A run of number words: "twenty-five", "four hundred and twenty", "a dozen"."""
 
 _MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
@@ -119,14 +128,22 @@ for _names, _dimension, _scale in (
     (("hour", "hours", "hr", "hrs", "h"), "duration", Fraction(60)),
     (("day", "days"), "duration", Fraction(1440)),
     (("week", "weeks"), "duration", Fraction(10080)),
+    (("fortnight", "fortnights"), "duration", Fraction(20160)),
     (("month", "months"), "month", Fraction(1)),
-    (("year", "years"), "month", Fraction(12)),
+    (("quarter", "quarters"), "month", Fraction(3)),
+    (("year", "years", "annum"), "month", Fraction(12)),
     (("mm", "millimetre", "millimetres", "millimeter", "millimeters"), "length", Fraction(1, 10)),
     (("cm", "centimetre", "centimetres", "centimeter", "centimeters"), "length", Fraction(1)),
     (("m", "metre", "metres", "meter", "meters"), "length", Fraction(100)),
     (("km", "kilometre", "kilometres", "kilometer", "kilometers"), "length", Fraction(100_000)),
+    (("inch", "inches"), "length", Fraction(254, 100)),
+    (("ft", "foot", "feet"), "length", Fraction(3048, 100)),
+    (("yd", "yard", "yards"), "length", Fraction(9144, 100)),
+    (("mi", "mile", "miles"), "length", Fraction(160_934_4, 10)),
     (("kg", "kilo", "kilos", "kilogram", "kilograms"), "mass", Fraction(1)),
     (("kwh",), "energy", Fraction(1)),
+    (("mph",), "length/duration", Fraction(160_934_4, 10) / 60),
+    (("kph", "kmh", "km/h"), "length/duration", Fraction(100_000, 60)),
 ):
     for _name in _names:
         _UNITS[_name] = (_dimension, _scale)
@@ -137,21 +154,34 @@ _CURRENCIES = {
 }  # fmt: skip
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _CURRENCY_WORD = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True) if c.isalpha())
-_QUALIFIER = r"(?:(?:working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
+_QUALIFIER = r"(?:(?P<qual>working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
 _AFTER = r"\s*(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
+_RATE_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
+                 "yearly": "year", "annually": "year"}  # fmt: skip
+_RATE = (
+    r"(?:\s*(?:/|\b(?:per|a|an|each|every)\s+)(?P<rate>" + _UNIT + r")(?![a-z])"
+    r"(?!\s+(?:ticket|pass|return|card|travelcard|rover)\b)"
+    r"|\s+(?P<adverb>" + "|".join(_RATE_ADVERBS) + r")\b)?"
+)
+"""A rate after a value: "95.00 per year", "65.00 an hour", "0.39/kWh", "180.00 annually"
+("a day ticket" is a ticket, not a rate)."""
+_WORKING = frozenset({"working", "business"})
 
 _NUMBER = re.compile(
     r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
-    r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?![.,]\d)(?:/(?P<den>\d+))?"
-    r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?(?![\w])",
+    r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:[.,]\d+)?)"
+    r"(?![.,]\d)(?:/(?P<den>\d+))?"
+    r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?" + _RATE + r"(?![\w])",
     re.IGNORECASE,
 )
 _WORD_NUMBER = re.compile(
-    r"\b(?P<half>half\s+(?:an?\s+)?)?(?P<word>" + _NUMBER_WORD + r"|a|an|one)\b(?:" + _AFTER + r")?",
+    r"\b(?P<half>half\s+(?:an?\s+)?)?(?P<word>" + _NUMBER_RUN + r"|a|an)\b(?:" + _AFTER + r")?" + _RATE,
     re.IGNORECASE,
 )
 _HALF_HOUR = re.compile(r"\b(?:a\s+)?half[\s-]+(?:an\s+)?hour(?:ly)?\b", re.IGNORECASE)
-_HALF = re.compile(r"\b(?:one\s+)?half\s+(?:of\b|the\s+price|price|fare)", re.IGNORECASE)
+_HALF = re.compile(
+    r"\b(?:one\s+)?half\s+(?:of\b|(?:the|your)\s+(?:[a-z-]+\s+)?(?:price|fare|cost)\b|price|fare)", re.IGNORECASE
+)
 """"half of", "half the price": 50 percent."""
 _AMPM = r"\s*(?P<ap>[ap])\.?\s?m\b\.?"
 _PART = r"(?:\s+(?:in\s+the\s+|at\s+)(?P<part>morning|afternoon|evening|night)\b)?"
@@ -185,8 +215,47 @@ _NOT_NAMES = frozenset({"i", "yes", "no", "the", "a", "an", "eur", "gbp", "usd",
 _YES = frozenset({"yes", "yeah", "yep", "correct", "sure", "indeed", "certainly", "absolutely"})
 _NO = frozenset({"no", "nope", "not", "never"})
 _LEAD_FILLER = frozenset({"well", "so", "sorry", "unfortunately", "sadly", "actually", "fortunately", "good", "news"})
-_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot)\b|n['\u2019]t\b", re.IGNORECASE)
-"""Words that negate a statement: an answer without an opening yes or no that has one says no."""
+_OPENING_WORDS = frozenset(
+    {*_YES, *_NO, *_LEAD_FILLER, "according", "based", "please", "note", "also", "however", "overall", "thanks",
+     "hope", "hi", "hello", "alternatively", "additionally", "furthermore", "moreover", "otherwise", "instead",
+     "besides", "therefore", "thus", "hence", "still", "maybe", "perhaps", "probably", "every", "either", "none",
+     "nothing", "everyone", "everything", "someone", "something", "anyone", "anything", "one", "another", "many",
+     "much", "several", "whether", "although", "though", "since", "unless", "yet", "per", "via", "within",
+     "without", "upon", "across", "around", "along", "among", "beyond", "towards", "till", "like", "plus", "next",
+     "last", "first", "then", "today", "tomorrow", "tonight", "early", "daily", "weekly", "yearly", "hourly",
+     "let", "it's", "there's", "that's", "here's", "you'll", "you're", "i'm", "i'd", "we're"}
+)  # fmt: skip
+"""Words that open a sentence capitalised without being names, beyond the stop-word list."""
+_NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE)
+"""Words that negate a statement: an answer without an opening yes or no says no when the
+clause about the question has one (:func:`_answer_polarity`)."""
+_PROHIBITION = re.compile(
+    r"(?<!\ba )(?<!\ban )(?<!\bthe )"
+    r"\b(?:banned|prohibited|forbidden|barred|disallowed|illegal|outlawed|closed|shut|suspended|cancelled|canceled"
+    r"|discontinued|unavailable|invalid|expired|refused|rejected|excluded|impossible|withdrawn)\b",
+    re.IGNORECASE,
+)
+"""Words that say no by themselves ("E-scooters are banned", "The office is closed on
+Sundays"), unless the question asks about them ("Is the office closed on Sundays?") or they
+describe a thing ("a closed carrier"); negated ("not banned") they say yes."""
+_NEUTRAL_NEGATION = re.compile(
+    r"\b(?:no|not)\s+(?:later|earlier|more|less|fewer|sooner)\s+than\b|\bnot\s+(?:only|just)\b"
+    r"|\bno\s+(?:problem|matter|doubt)\b|\b(?:or|if)\s+not\b|\bwhether\s+or\s+not\b",
+    re.IGNORECASE,
+)
+"""Negation words that negate nothing asked: "no later than 31 May", "folded or not"."""
+_FREE = re.compile(
+    r"\bfree(?:\s+of\s+charge)?\b|\bno\s+(?:extra\s+|additional\s+)?(?:charge|fee|cost|fare|payment)s?\b"
+    r"|\b(?:at|without)\s+(?:no\s+)?(?:extra\s+|additional\s+)?(?:charge|cost)\b|\bcosts?\s+nothing\b"
+    r"|\bnothing\s+to\s+pay\b|\b(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:cost\s+anything|(?:have\s+|need\s+)?(?:to\s+)?pay)\b"
+    r"|\bnot\s+charged\b",
+    re.IGNORECASE,
+)
+"""Saying that something costs nothing: "no charge", "free of charge", "at no extra cost"."""
+_PAY_QUESTION = re.compile(r"\b(?:pay|paid|charged?|charges|costs?|fees?|fares?|tickets?|price|supplement|buy)\b", re.I)
+_FREE_QUESTION = re.compile(r"\bfree\b", re.IGNORECASE)
+_CHARGED = re.compile(r"\b(?:pay|pays|paid|charged?|charges|costs?|fees?|fares?|price|supplement)\b", re.I)
+_CLAUSES = re.compile(r"[.;:!?]\s+|\n+|,\s*|\s+\b(?:but|however|although|though|whereas)\b", re.IGNORECASE)
 _RESTRICTION = re.compile(r"\b(?:only|without|except|unless)\b", re.IGNORECASE)
 """Words that also answer a no ("Only from 09:00 on weekdays"), but do not turn a yes into a no."""
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -199,23 +268,70 @@ class Fact:
     kind: FactKind
     text: str
     key: tuple[object, ...]
+    initial: bool = False
+    """An entity read from one capitalised word at the start of a sentence ("Paris is ..."):
+    perhaps a name, perhaps an ordinary word ("Tickets are ...")."""
 
     def describe(self) -> str:
         return f"{self.kind} {self.text!r}"
 
 
-def _number_fact(text: str, value: Fraction, unit: str | None, currency: str | None, raw: str) -> Fact:
-    dimension, scale = _UNITS[unit.lower()] if unit else (None, Fraction(1))
+def _number_fact(
+    text: str, values: tuple[Fraction, ...], groups: dict[str, str | None], currency: str | None, raw: str
+) -> Fact:
+    """A number fact; its key is ``(readings, dimension, currency, unit)``: the values it may
+    mean in the dimension's base unit ("1.200" may be 1.2 or 1200), the dimension (with a
+    rate: ``"percent/month"``; working days are their own), the currency and the unit as
+    written (a value converted from another unit compares within :data:`CONVERSION_TOLERANCE`)."""
+    unit = (groups.get("unit") or "").lower() or None
+    dimension, scale = _UNITS[unit] if unit else (None, Fraction(1))
+    if unit in ("day", "days") and (groups.get("qual") or "").lower() in _WORKING:
+        dimension, scale, unit = "working-day", Fraction(1), "working day"
+    rate = (groups.get("rate") or "").lower() or _RATE_ADVERBS.get((groups.get("adverb") or "").lower())
+    if rate:
+        per_dimension, per_scale = _UNITS[rate]
+        dimension, scale, unit = f"{dimension or 'count'}/{per_dimension}", scale / per_scale, f"{unit or ''}/{rate}"
     is_year = dimension is None and currency is None and re.fullmatch(r"(?:19|20)\d\d", raw) is not None
     if is_year:
         return Fact("year", text, (int(raw),))
-    return Fact("number", text, (value * scale, dimension, currency))
+    return Fact("number", text, (tuple(v * scale for v in values), dimension, currency, unit, values))
+
+
+def _readings(raw: str) -> tuple[Fraction, ...]:
+    """What a written number may mean: ``1,200`` is 1200 and ``7,80`` 7.8; ``1.200,50`` and
+    ``1.234.567`` are European (1200.5, 1234567); ``1.200`` is either 1.2 or 1200."""
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):
+        return (Fraction(raw.replace(",", "")),)
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}", raw):
+        return (Fraction(raw.replace(".", "").replace(",", ".")),)
+    value = Fraction(raw.replace(",", "."))
+    if re.fullmatch(r"[1-9]\d{0,2}\.\d{3}", raw):
+        return (value, Fraction(raw.replace(".", "")))
+    return (value,)
 
 
 def _parse_number(raw: str) -> Fraction:
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw):
-        return Fraction(raw.replace(",", ""))
-    return Fraction(raw.replace(",", "."))
+    return _readings(raw)[0]
+
+
+def _word_run_value(run: str) -> Fraction | None:
+    """The value of a run of number words ("four hundred and twenty": 420), or None."""
+    total, current = 0, 0
+    for word in re.split(r"[\s-]+", run.lower()):
+        if word in ("and", ""):
+            continue
+        if word in ("a", "an", "one"):
+            current += 1
+        elif word in _MULTIPLIERS:
+            if word == "thousand":
+                total, current = total + max(current, 1) * 1000, 0
+            else:
+                current = max(current, 1) * _MULTIPLIERS[word]
+        elif word in _NUMBER_WORDS:
+            current += _NUMBER_WORDS[word]
+        else:
+            return None
+    return Fraction(total + current)
 
 
 def _hour(text: str) -> int | None:
@@ -290,53 +406,57 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
         groups = match.groupdict()
         if len(groups["num"]) > MAX_NUMBER_DIGITS or len(groups.get("den") or "") > MAX_NUMBER_DIGITS:
             continue  # a run of digits that long is an identifier, not a number
-        value = _parse_number(groups["num"])
+        values = _readings(groups["num"])
         if groups.get("den"):
             denominator = int(groups["den"])
             if denominator == 0:
                 continue
-            value = value / denominator
+            values = tuple(v / denominator for v in values)
         mark = groups.get("cur1") or groups.get("cur0") or groups.get("cur2")
         currency = _CURRENCIES[mark.lower()] if mark else None
-        fact = _number_fact(match.group(0).strip(), value, groups.get("unit"), currency, groups["num"])
+        fact = _number_fact(match.group(0).strip(), values, groups, currency, groups["num"])
         found.append((match.start(), fact))
     for match in _HALF_HOUR.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())
-            found.append((match.start(), Fact("number", match.group(0), (Fraction(30), "duration", None))))
+            found.append(
+                (
+                    match.start(),
+                    Fact("number", match.group(0), ((Fraction(30),), "duration", None, "minute", (Fraction(30),))),
+                )
+            )
     for match in _HALF.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())
-            found.append((match.start(), Fact("number", match.group(0), (Fraction(50), "percent", None))))
+            found.append(
+                (
+                    match.start(),
+                    Fact("number", match.group(0), ((Fraction(50),), "percent", None, "%", (Fraction(50),))),
+                )
+            )
     for match in _WORD_NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
         groups = match.groupdict()
-        word, unit = groups["word"].lower(), groups.get("unit")
+        word, unit = re.sub(r"[\s-]+", " ", groups["word"].lower()), groups.get("unit")
         if word in _ONE_WORDS:
             if not unit or _UNITS[unit.lower()][0] not in ("duration", "month"):
                 continue
             if unit.lower() == "day" and re.match(r"\s+(?:ticket|pass|return|card)", text[match.end() :], re.I):
                 continue  # "a day ticket" is a ticket
-            value = Fraction(_ONE_WORDS[word])
-        else:
-            value = Fraction(_NUMBER_WORDS[word])
+        value = _word_run_value(word)
+        if value is None:
+            continue
         if groups.get("half"):
-            if not unit:
+            if not unit and not word.endswith("dozen"):
                 continue
             value = value / 2
-        if unit is None and groups.get("cur2") is None and word in ("hundred",):
+        if unit is None and groups.get("cur2") is None and word in ("hundred", "thousand"):
             continue
         claims.take(*match.span())
         mark = groups.get("cur2")
-        found.append(
-            (
-                match.start(),
-                _number_fact(
-                    match.group(0).strip(), value, unit, _CURRENCIES[mark.lower()] if mark else None, str(value)
-                ),
-            )
-        )
+        currency = _CURRENCIES[mark.lower()] if mark else None
+        found.append((match.start(), _number_fact(match.group(0).strip(), (value,), groups, currency, str(value))))
     return [fact for _, fact in sorted(found, key=lambda pair: pair[0])]
 
 
@@ -392,10 +512,25 @@ def _entity_facts(text: str) -> list[Fact]:
             joined = text[match.end() : tokens[position + 1].start()] if following else ""
             if not following or not re.fullmatch(r"\s+", joined) or not _is_name_like(following):
                 close()
+                key = _entity_key(token)
+                if not _opening_word(lower) and key is not None:
+                    facts.append(Fact("entity", token, (key,), initial=True))
                 continue
         run.append(token)
     close()
     return facts
+
+
+def _opening_word(lower: str) -> bool:
+    """An ordinary word that opens a sentence capitalised: a stop word
+    (:data:`goldeneval.core.text.ENGLISH_STOPWORDS`), an opening word that list lacks, or an
+    adverb in ``-ly`` ("Unfortunately", "Currently")."""
+    return (
+        lower in ENGLISH_STOPWORDS
+        or lower in _OPENING_WORDS
+        or (len(lower) >= 7 and lower.endswith("ly"))
+        or lower.replace("\u2019", "'").split("'")[0] in ENGLISH_STOPWORDS
+    )
 
 
 def _is_code(token: str) -> bool:
@@ -438,7 +573,8 @@ def _polarity(reference: str) -> Fact | None:
     return None
 
 
-def _answer_polarity(answer: str) -> str | None:
+def _opening_polarity(answer: str) -> str | None:
+    """The yes or no an answer opens with ("Yes, ...", "Unfortunately not: ..."), or None."""
     for word in normalise_answer(answer).split()[:4]:
         if word in _LEAD_FILLER:
             continue
@@ -448,6 +584,56 @@ def _answer_polarity(answer: str) -> str | None:
             return "no"
         return None
     return None
+
+
+def _content(text: str) -> set[str]:
+    return {_stem(t) for t in normalise_answer(text).split() if t not in ENGLISH_STOPWORDS and len(t) > 1}
+
+
+def _clause_says_no(clause: str, question: str) -> bool:
+    """Whether a clause says no to the question: a negation word, a prohibition ("banned"),
+    and, on a question about paying, a statement that it is free; a negated prohibition ("not
+    banned") says yes; on a question whether something is free, a charge says no."""
+    clause = _NEUTRAL_NEGATION.sub(" ", clause)
+    free = _FREE.search(clause) is not None
+    rest = _FREE.sub(" ", clause)
+    asked = {word.lower() for word in _PROHIBITION.findall(question)}
+    prohibits = any(word.lower() not in asked for word in _PROHIBITION.findall(rest))
+    says_no = (len(_NEGATION.findall(rest)) % 2 == 1) != prohibits
+    about_free = _FREE_QUESTION.search(question) is not None
+    about_paying = not about_free and _PAY_QUESTION.search(question) is not None
+    if about_paying and free:
+        return not says_no  # "There is no charge" to "Do I need a ticket?": no
+    if about_free and not free and _CHARGED.search(rest):
+        return not says_no  # "It is charged a child fare" to "Is it free?": no
+    return says_no
+
+
+def _answer_polarity(answer: str, question: str, reference_says: str) -> str:
+    """What the answer says to a yes/no question: its opening yes or no; else no when a clause
+    about the question (:func:`_about_question`) says no (:func:`_clause_says_no`), or, to a
+    "No" reference, when the answer restricts ("only", "without", "except", "unless")."""
+    clauses = [c for c in _CLAUSES.split(answer) if c.strip()] or [answer]
+    for text in (answer, *clauses):  # "Yes, ..." or "Based on the context, the answer is: Yes, ..."
+        opening = _opening_polarity(_NEUTRAL_NEGATION.sub(" ", text))
+        if opening is not None:
+            return opening
+    about = [c for c in clauses if _about_question(c, question)] or clauses
+    if any(_clause_says_no(c, question) for c in about):
+        return "no"
+    if reference_says == "no" and _RESTRICTION.search(answer):
+        return "no"
+    return "yes"
+
+
+def _about_question(clause: str, question: str) -> bool:
+    """A clause is about the question when it shares a content word with it and names nothing
+    the question does not ("The ferry doesn't run on Sundays" is not about a question on
+    Saturdays)."""
+    if not question or not _content(clause) & _content(question):
+        return False
+    asked = _answer_entity_keys(_prepared(question))
+    return all(all(k in asked for k in f.key) for f in _entity_facts(_prepared(clause)) if not f.initial)
 
 
 def _prepared(text: str) -> str:
@@ -474,31 +660,36 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
         other_month, other_day, other_year = got.key
         return (month, day) == (other_month, other_day) and (year is None or other_year is None or year == other_year)
     if wanted.kind == "number":
-        value, dimension, currency = wanted.key
-        other_value, other_dimension, other_currency = got.key
+        dimension, currency, unit = wanted.key[1:4]
+        other_dimension, other_currency, other_unit = got.key[1:4]
+        values, other_values = _fractions(wanted.key[0]), _fractions(got.key[0])
+        raw, other_raw = _fractions(wanted.key[4]), _fractions(got.key[4])
         if currency is not None and other_currency is not None and currency != other_currency:
             return False
         if dimension is not None and other_dimension is not None:
-            return dimension == other_dimension and value == other_value
+            if dimension != other_dimension:
+                return False
+            if unit == other_unit:
+                return bool(values & other_values)
+            return any(_close(a, b) for a in values for b in other_values)
         if dimension is None and other_dimension is None:
-            return value == other_value
+            return bool(values & other_values)
         # one side has a unit, the other a bare number: compare the numbers as written
-        return _plain(wanted) == _plain(got)
+        return bool(raw & other_raw)
     return wanted.key == got.key
 
 
-def _plain(fact: Fact) -> Fraction | None:
-    numbers = re.findall(r"\d+(?:[.,]\d+)?", fact.text)
-    return _parse_number(numbers[0]) if numbers else _word_value(fact.text)
+def _fractions(item: object) -> frozenset[Fraction]:
+    return frozenset(v for v in item if isinstance(v, Fraction)) if isinstance(item, tuple) else frozenset()
 
 
-def _word_value(text: str) -> Fraction | None:
-    for word in text.lower().split():
-        if word in _NUMBER_WORDS:
-            return Fraction(_NUMBER_WORDS[word])
-        if word in _ONE_WORDS:
-            return Fraction(1)
-    return None
+CONVERSION_TOLERANCE = Fraction(1, 100)
+"""A value converted from another unit of its dimension ("12 km" as "7.46 miles") is equal
+within this share of the reference's value; in the same unit, values are equal exactly."""
+
+
+def _close(wanted: Fraction, got: Fraction) -> bool:
+    return abs(wanted - got) <= abs(wanted) * CONVERSION_TOLERANCE
 
 
 def _values(facts: Iterable[Fact]) -> list[Fact]:
@@ -533,7 +724,7 @@ def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
             if matched is None:
                 continue
             for got in values:
-                alike = got.kind == matched.kind and (got.kind != "number" or got.key[1:] == matched.key[1:])
+                alike = got.kind == matched.kind and (got.kind != "number" or got.key[1:3] == matched.key[1:3])
                 if alike and not any(_same_value(w, got) for w in wanted):
                     return got
     return None
@@ -550,8 +741,8 @@ def best_sentence_f1(answer: str, reference: str) -> float:
     return max(token_f1(run, reference) for run in runs)
 
 
-def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactGrade:
-    """Grade ``answer`` against ``reference`` by the rules of this module."""
+def grade_reference(answer: str, reference: str, pass_threshold: float, question: str = "") -> FactGrade:
+    """Grade ``answer`` to ``question`` against ``reference`` by the rules of this module."""
     words = len(answer.split())
     if words > MAX_ANSWER_WORDS:
         return FactGrade(False, 0.0, f"not an answer: {words} words (over {MAX_ANSWER_WORDS}), a paste of the context")
@@ -566,16 +757,15 @@ def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactG
     prepared = _prepared(answer)
     got = _value_facts(prepared, _Claims(prepared))
     entity_keys = _answer_entity_keys(prepared)
+    asked = _answer_entity_keys(_prepared(question)) if question else set()
     missing: list[str] = []
     for fact in wanted:
         if fact.kind == "polarity":
-            said = _answer_polarity(answer)
-            if said is None:
-                negates = _NEGATION.search(answer) is not None
-                said = "no" if negates or (fact.key[0] == "no" and _RESTRICTION.search(answer)) else "yes"
-            ok = said == fact.key[0]
+            ok = _answer_polarity(answer, question, str(fact.key[0])) == fact.key[0]
         elif fact.kind == "entity":
-            ok = all(key in entity_keys for key in fact.key)
+            ok = all(key in entity_keys for key in fact.key) or all(key in asked for key in fact.key)
+            if not ok and fact.initial:
+                ok = not _foreign_names(prepared, _answer_entity_keys(_prepared(reference)) | asked)
         else:
             ok = any(_same_value(fact, other) for other in got)
         if not ok:
@@ -609,6 +799,11 @@ def grade_reference(answer: str, reference: str, pass_threshold: float) -> FactG
             tuple(missing),
         )
     return FactGrade(True, 1.0, f"all {len(wanted)} reference facts stated ({', '.join(f.text for f in wanted)})")
+
+
+def _foreign_names(answer: str, known: set[str]) -> list[Fact]:
+    """The answer's names that neither the reference nor the question has."""
+    return [f for f in _entity_facts(answer) if not all(key in known for key in f.key)]
 
 
 def unsupported_facts(answer: str, sources: Iterable[str]) -> tuple[list[Fact], list[Fact]]:

@@ -235,10 +235,12 @@ class DeterministicGrader:
         )
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
-        return grade_assertions_or_reference(self.abstention, item, answer, self._against_reference)
+        return grade_assertions_or_reference(
+            self.abstention, item, answer, lambda text, reference: self._against_reference(text, reference, item.prompt)
+        )
 
-    def _against_reference(self, answer: str, reference: str) -> Grading:
-        graded = grade_reference(answer, reference, self.pass_threshold)
+    def _against_reference(self, answer: str, reference: str, question: str) -> Grading:
+        graded = grade_reference(answer, reference, self.pass_threshold, question)
         return Grading(passed=graded.passed, score=graded.score, reason=graded.reason)
 
 

@@ -100,6 +100,7 @@ def _rate_rows(groups: Mapping[str, PromptRate]) -> list[list[str]]:
             _rate(r.mean_score),
             str(r.failed),
             str(r.over_abstentions),
+            str(r.under_abstentions),
             str(r.unstable),
         ]
         for name, r in groups.items()
@@ -131,6 +132,7 @@ def _body(stored: StoredRun, title: str) -> list[str]:
         "mean",
         "failed",
         "over-abstained",
+        "under-abstained",
         "unstable",
     ]
     groups: list[tuple[str, Mapping[str, PromptRate]]] = [("Overall", {"all": details.aggregates.overall})]
@@ -147,6 +149,11 @@ def _body(stored: StoredRun, title: str) -> list[str]:
         lines.append(
             f"Over-abstained (said it cannot answer a question a document answers): "
             f"{details.aggregates.overall.over_abstentions}"
+        )
+    if details.aggregates.overall.under_abstentions:
+        lines.append(
+            f"Under-abstained (answered a question no document answers; counted in failed): "
+            f"{details.aggregates.overall.under_abstentions}"
         )
     grader = details.grader
     if details.requested_grader:
@@ -192,6 +199,7 @@ def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
         "errors": stored.error_count,
         "failed": details.aggregates.overall.failed,
         "over_abstentions": details.aggregates.overall.over_abstentions,
+        "under_abstentions": details.aggregates.overall.under_abstentions,
         "unstable": details.aggregates.overall.unstable,
         "provenance": dict(stored.provenance),
         "label_digest": stored.label_digest,
