@@ -226,3 +226,39 @@ def test_a_server_that_trickles_its_answer_is_stopped_at_timeout_s() -> None:
 def test_a_json_answer_nested_too_deeply_is_one_line() -> None:
     with raw_server(ok(b"[" * 100_000)) as server, pytest.raises(SearchError, match="nested too deeply"):
         retriever(url=server.url()).retrieve("q", 3)
+
+
+@pytest.mark.parametrize("stall", ["status line", "headers"])
+def test_a_server_that_sends_its_status_and_headers_a_byte_a_second_is_stopped_at_timeout_s(stall: str) -> None:
+    """The issue's finding: a status line or header lines sent a byte a second kept one
+    question going 16 s under a 6 s ``timeout_s`` (each read waited its own timeout).  The
+    bound asserted is generous (timeout_s + 3 s), far above the limit, not a tight timing."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Padding: " + b"x" * 64 + b"\r\n\r\n"
+    sent_at_once = b"" if stall == "status line" else head[: head.index(b"\r\n") + 2]
+
+    def dribble() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(sent_at_once)
+            for byte in head[len(sent_at_once) :]:
+                if stop.wait(1.0):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    threading.Thread(target=dribble, daemon=True).start()
+    timeout_s = 1.5
+    try:
+        started = time.monotonic()
+        with pytest.raises(SearchError, match=r"^timed out after 1\.5 s \(option timeout_s\)$"):
+            retriever(url=f"http://127.0.0.1:{port}/search", timeout_s=str(timeout_s), max_retries="0").retrieve("q", 3)
+        assert time.monotonic() - started < timeout_s + 3
+    finally:
+        stop.set()
+        listener.close()
