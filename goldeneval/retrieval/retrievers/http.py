@@ -86,6 +86,7 @@ from goldeneval.retrieval.retrievers.http_wire import (
     Transport,
     WireError,
     WireRequest,
+    WireResponse,
     WireTimeout,
 )
 from goldeneval.retrieval.retrievers.options import check_known_options, float_option, int_option, str_option
@@ -188,7 +189,7 @@ class HTTPRetriever:
 
     def retrieve(self, question: str, limit: int) -> list[str]:
         try:
-            document = self._document(*self._exchange(question, limit))
+            document = self._document(self._exchange(question, limit))
             ids = self._ids(document)
         except SearchError as exc:  # the one door of every message: secrets hidden, then it may be cut
             raise SearchError(self.secrets.hide(str(exc))) from None
@@ -218,8 +219,8 @@ class HTTPRetriever:
 
     # -- one question
 
-    def _exchange(self, question: str, limit: int) -> tuple[bytes, str]:
-        """The body and content type of a 2xx response, after any retries."""
+    def _exchange(self, question: str, limit: int) -> WireResponse:
+        """A 2xx response, after any retries."""
         data = self._writer.encode(question, limit)
         deadline = time.monotonic() + self.timeout_s
         request = WireRequest(self.endpoint.method, data, deadline)
@@ -227,12 +228,13 @@ class HTTPRetriever:
         while True:
             attempts += 1
             try:
-                body, content_type, headers = self._send(request)
+                response = self._send(request)
             except RetryableError as exc:
                 problem, wait = str(exc), exc.retry_after_s
             else:
-                self._check_revisions(headers)
-                return body, content_type
+                if self.revision_headers:
+                    self._check_revisions(response.headers)
+                return response
             if attempts > self.max_retries:
                 raise SearchError(f"{problem} (after {attempts} attempt{'s' if attempts > 1 else ''})")
             if wait is not None and wait > MAX_RETRY_AFTER_S:
@@ -244,8 +246,8 @@ class HTTPRetriever:
                 )
             self._sleep(wait)
 
-    def _send(self, request: WireRequest) -> tuple[bytes, str, Headers]:
-        """One exchange through the transport: the body, content type and headers of a 2xx response."""
+    def _send(self, request: WireRequest) -> WireResponse:
+        """One exchange through the transport: a 2xx response, or the error it is."""
         try:
             response = self._transport.send(request)
         except WireTimeout:
@@ -258,9 +260,10 @@ class HTTPRetriever:
             raise SearchError(f"the response is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
         if time.monotonic() > request.deadline:
             raise self._timed_out()
-        status, headers, body = response.status, response.headers, response.body
+        status, body = response.status, response.body
         if 200 <= status < 300:
-            return body, headers.get("Content-Type", ""), headers
+            return response
+        headers = response.headers
         problem = f"HTTP {status} {self.secrets.quote(response.reason, 60)}".rstrip()
         snippet = self.secrets.quote(body, 120)
         problem += f": {snippet}" if snippet else ""
@@ -273,14 +276,17 @@ class HTTPRetriever:
     def _timed_out(self) -> SearchError:
         return SearchError(f"timed out after {self.timeout_s:g} s (option timeout_s)")
 
-    def _document(self, raw: bytes, content_type: str) -> Any:
+    def _document(self, response: WireResponse) -> Any:
+        raw = response.body
         if not raw.strip():
+            content_type = response.headers.get("Content-Type", "")
             raise SearchError(f"the response is empty (Content-Type {content_type or 'none'}); expected JSON")
         try:
             return json.loads(raw)
         except RecursionError:  # nested deeper than the parser goes: not a search answer either
             raise SearchError("the response is not JSON a search answer can be: nested too deeply") from None
         except ValueError:
+            content_type = response.headers.get("Content-Type", "")
             found = self.secrets.quote(raw, 80)
             raise SearchError(f"the response is not JSON (Content-Type {content_type or 'none'}): {found!r}") from None
 

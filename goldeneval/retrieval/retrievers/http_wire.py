@@ -25,11 +25,13 @@ the request said ``Connection: close``, and that it ended; not its target, heade
 
 from __future__ import annotations
 
+import functools
 import socket
 import ssl
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -55,6 +57,7 @@ MAX_HEAD_BYTES = 64 * 1024
 """The status line and headers together; ``h11`` refuses a longer head."""
 _RECEIVE_BYTES = 64 * 1024
 _HTTP_PORTS = {"http": 80, "https": 443}
+_END = h11.EndOfMessage()
 
 
 class Headers(dict[str, str]):
@@ -74,14 +77,23 @@ class WireRequest:
     """``time.monotonic()`` by which the whole response must have arrived."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class WireResponse:
     status: int
     reason: str
-    headers: Headers
+    raw_headers: Sequence[tuple[bytes, bytes]]
+    """The header lines as received (names in lower case): :attr:`headers` reads them when asked."""
     body: bytes
     complete: bool
     """The body was read to its end (not cut at the transport's ``max_body``)."""
+
+    @functools.cached_property
+    def headers(self) -> Headers:
+        headers = Headers()
+        for name, value in self.raw_headers:
+            key, text = name.decode("latin-1"), value.decode("latin-1")
+            headers[key] = f"{headers[key]}, {text}" if key in headers else text
+        return headers
 
 
 class WireError(Exception):
@@ -224,7 +236,7 @@ class H11Transport:
     def _exchange(self, connection: _Connection, request: WireRequest) -> WireResponse:
         protocol, sock, deadline = connection.protocol, connection.sock, request.deadline
         protocol.send(self._told[request.method])
-        protocol.send(h11.EndOfMessage())
+        protocol.send(_END)
         sock.settimeout(_left(deadline))
         try:
             sock.sendall(request.data)
@@ -278,12 +290,8 @@ class H11Transport:
 
     def _response(self, response: h11.Response | None, parts: list[bytes], *, complete: bool) -> WireResponse:
         assert response is not None
-        headers = Headers()
-        for name, value in response.headers:
-            key, text = name.decode("latin-1"), value.decode("latin-1")
-            headers[key] = f"{headers[key]}, {text}" if key in headers else text
         body = b"".join(parts)
-        return WireResponse(response.status_code, response.reason.decode("latin-1"), headers, body, complete)
+        return WireResponse(response.status_code, response.reason.decode("latin-1"), response.headers, body, complete)
 
     def _failed(self, exc: BaseException) -> WireError:
         return WireError(f"the connection to {self.name} failed: {failure_reason(exc)}", retryable=True)
