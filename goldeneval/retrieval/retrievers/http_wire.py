@@ -246,28 +246,20 @@ class H11Transport:
         parts: list[bytes] = []
         kept = 0
         heard = closed = False
+        needs_data = not protocol.trailing_data[0]  # nothing buffered from before: read, then ask h11
         while True:
+            if needs_data:
+                if closed:  # the connection ended in the middle of the status line or the headers
+                    raise self._not_http(response)
+                data = _receive(sock, deadline, heard)
+                heard, closed = True, not data
+                protocol.receive_data(data)
             try:
                 event = protocol.next_event()
             except h11.RemoteProtocolError:
                 raise self._not_http(response) from None
-            if event is h11.NEED_DATA:
-                if closed:  # the connection ended in the middle of the status line or the headers
-                    raise self._not_http(response)
-                sock.settimeout(_left(deadline))
-                try:
-                    data = sock.recv(_RECEIVE_BYTES)
-                except ConnectionResetError as exc:
-                    if heard:
-                        raise
-                    raise _Stale(exc) from None
-                if not data:
-                    if not heard:
-                        raise _Stale("Remote end closed connection without response")
-                    closed = True
-                heard = True
-                protocol.receive_data(data)
-            elif isinstance(event, h11.Data):
+            needs_data = event is h11.NEED_DATA
+            if isinstance(event, h11.Data):
                 kept += len(event.data)
                 parts.append(event.data)
                 if kept > self.max_body:
@@ -301,6 +293,21 @@ class H11Transport:
         line and headers (``BadStatusLine``), or a body cut short (``IncompleteRead``)."""
         problem = "BadStatusLine" if response is None else "IncompleteRead"
         return WireError(f"{self.name} did not answer in HTTP ({problem})", retryable=False)
+
+
+def _receive(sock: socket.socket, deadline: float, heard: bool) -> bytes:
+    """The next bytes of the answer (b"" at its close), within what is left of its time; a
+    connection closed or reset before the answer's first byte is :class:`_Stale`."""
+    sock.settimeout(_left(deadline))
+    try:
+        data = sock.recv(_RECEIVE_BYTES)
+    except ConnectionResetError as exc:
+        if heard:
+            raise
+        raise _Stale(exc) from None
+    if not data and not heard:
+        raise _Stale("Remote end closed connection without response")
+    return data
 
 
 def _left(deadline: float) -> float:
