@@ -25,15 +25,13 @@ the request said ``Connection: close``, and that it ended; not its target, heade
 
 from __future__ import annotations
 
-import functools
 import socket
 import ssl
 import threading
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import h11
 
@@ -67,8 +65,7 @@ class Headers(dict[str, str]):
         return dict.get(self, name.lower(), default)
 
 
-@dataclass(frozen=True, slots=True)
-class WireRequest:
+class WireRequest(NamedTuple):
     method: str
     """``GET`` or ``POST``: what the response's framing depends on."""
     data: bytes
@@ -77,23 +74,30 @@ class WireRequest:
     """``time.monotonic()`` by which the whole response must have arrived."""
 
 
-@dataclass(frozen=True)
 class WireResponse:
-    status: int
-    reason: str
-    raw_headers: Sequence[tuple[bytes, bytes]]
-    """The header lines as received (names in lower case): :attr:`headers` reads them when asked."""
-    body: bytes
-    complete: bool
-    """The body was read to its end (not cut at the transport's ``max_body``)."""
+    """A response: the status, the reason phrase, the headers and the body."""
 
-    @functools.cached_property
+    __slots__ = ("_headers", "body", "complete", "raw_headers", "reason", "status")
+
+    def __init__(
+        self, status: int, reason: str, raw_headers: Sequence[tuple[bytes, bytes]], body: bytes, complete: bool
+    ) -> None:
+        self.status, self.reason, self.body = status, reason, body
+        self.raw_headers = raw_headers
+        """The header lines as received (names in lower case): :attr:`headers` reads them when asked."""
+        self.complete = complete
+        """The body was read to its end (not cut at the transport's ``max_body``)."""
+        self._headers: Headers | None = None
+
+    @property
     def headers(self) -> Headers:
-        headers = Headers()
-        for name, value in self.raw_headers:
-            key, text = name.decode("latin-1"), value.decode("latin-1")
-            headers[key] = f"{headers[key]}, {text}" if key in headers else text
-        return headers
+        if self._headers is None:
+            headers = Headers()
+            for name, value in self.raw_headers:
+                key, text = name.decode("latin-1"), value.decode("latin-1")
+                headers[key] = f"{headers[key]}, {text}" if key in headers else text
+            self._headers = headers
+        return self._headers
 
 
 class WireError(Exception):
