@@ -1,9 +1,10 @@
-"""``goldeneval.http`` on the wire: the request goes out in one write and the response is read
-by goldeneval's own HTTP/1.x reader (the ``email`` header parser was the largest cost per
-question), so each framing a server may use is tested here against a real socket server on
-127.0.0.1 that answers with exact bytes: ``Content-Length``, chunked, up to the close, interim
-``100 Continue``, ``Connection: close``, repeated and folded headers, and answers that are not
-HTTP or stop short.  The service-level behaviour is in tests/test_http_retriever.py."""
+"""``goldeneval.http`` on the wire (``http_wire.H11Transport``): the request goes out in one
+write and ``h11`` parses the response under goldeneval's own connection handling, so each
+framing a server may use is tested here against a real socket server on 127.0.0.1 that answers
+with exact bytes: ``Content-Length``, chunked, up to the close, interim ``100 Continue``,
+``Connection: close``, repeated and folded headers, answers that are not HTTP or stop short,
+and answers trickled a byte at a time (``timeout_s`` bounds the whole response).  The
+service-level behaviour is in tests/test_http_retriever.py."""
 
 from __future__ import annotations
 
