@@ -207,15 +207,17 @@ def _bare_loop(port: int, questions: Sequence[str], limit: int) -> list[list[str
 def _retriever_loop(port: int, questions: Sequence[str], limit: int) -> list[list[str]]:
     """goldeneval's side: ``goldeneval.http`` built as ``--option url=...`` builds it."""
     from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+    from goldeneval.retrieval.retrievers.http import HTTPRetriever
 
     context = RetrieverContext(
         corpus=None, cache_dir=Path("unused"), options={"url": f"http://127.0.0.1:{port}/search"}
     )
     retriever = build_retriever("goldeneval.http", context)
+    assert isinstance(retriever, HTTPRetriever)
     try:
         return [retriever.retrieve(question, limit) for question in questions]
     finally:
-        retriever.close()  # type: ignore[attr-defined]
+        retriever.close()
 
 
 def measure_wire(port: int, n: int, rounds: int) -> dict[str, Any]:
