@@ -146,6 +146,15 @@ def test_a_body_up_to_the_close_and_connection_close_open_a_new_connection() -> 
     assert server.connections == 3
 
 
+def test_a_request_that_says_connection_close_opens_a_new_connection_for_the_next() -> None:
+    with raw_server(ok(), ok(b"[]")) as server:  # the server would keep it open: the request says close
+        asker = retriever(url=server.url(), **{"header.Connection": "close"})
+        assert asker.retrieve("q", 2) == ["fares/day-ticket", "fares/single-ticket"]
+        assert asker.retrieve("q", 2) == []
+    assert server.connections == 2
+    assert all(b"Connection: close" in request for request in server.requests)
+
+
 def test_an_interim_100_continue_is_passed_over() -> None:
     with raw_server(b"HTTP/1.1 100 Continue\r\n\r\n" + ok()) as server:
         assert retriever(url=server.url()).retrieve("q", 2) == ["fares/day-ticket", "fares/single-ticket"]
