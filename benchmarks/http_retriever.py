@@ -14,7 +14,14 @@ ratios (the issue's target: at most 1.5), each side's median wall and CPU time (
 wall time HTTP adds a question.  Both runs must find the same documents for every question,
 or the script exits 1.
 
-    .venv/bin/python -m benchmarks.http_retriever [--questions 4000] [--rounds 5] [--workers 8]
+The wire alone (issue 44): one thread asks ``--wire-questions`` questions in a row through
+:class:`~goldeneval.retrieval.retrievers.http.HTTPRetriever` and through a bare
+``http.client`` keep-alive loop (one ``HTTPConnection``, ``request``, ``getresponse``, ``read``,
+``json.loads``), against the same service, rounds alternating which goes first; the report is
+each side's median wall and CPU time a question (this process's CPU: the client's own work)
+and the median of the rounds' ratios (the target: at most 1.0).  Both must find the same ids.
+
+    .venv/bin/python -m benchmarks.http_retriever [--questions 4000] [--rounds 5] [--workers 8] [--wire-questions 5000]
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import http.client
 import json
 import os
 import re
@@ -182,11 +190,77 @@ def run_cli(
     return wall_s, usage.ru_utime + usage.ru_stime, service_cpu_s, json.loads(output.read_text())
 
 
+def _bare_loop(port: int, questions: Sequence[str], limit: int) -> list[list[str]]:
+    """The peer: ``http.client`` on one kept-alive connection, as a script would ask."""
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    found = []
+    try:
+        for question in questions:
+            connection.request("POST", "/search", json.dumps({"question": question, "limit": limit}), headers)
+            found.append(json.loads(connection.getresponse().read()))
+    finally:
+        connection.close()
+    return found
+
+
+def _retriever_loop(port: int, questions: Sequence[str], limit: int) -> list[list[str]]:
+    """goldeneval's side: ``goldeneval.http`` built as ``--option url=...`` builds it."""
+    from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
+    from goldeneval.retrieval.retrievers.http import HTTPRetriever
+
+    context = RetrieverContext(
+        corpus=None, cache_dir=Path("unused"), options={"url": f"http://127.0.0.1:{port}/search"}
+    )
+    retriever = build_retriever("goldeneval.http", context)
+    assert isinstance(retriever, HTTPRetriever)
+    try:
+        return [retriever.retrieve(question, limit) for question in questions]
+    finally:
+        retriever.close()
+
+
+def measure_wire(port: int, n: int, rounds: int) -> dict[str, Any]:
+    """Per question, one thread: ``goldeneval.http`` against a bare ``http.client`` loop."""
+    sample = yaml.safe_load((TRANSIT / "golden.yaml").read_text(encoding="utf-8"))["questions"]
+    questions = [f"{sample[i % len(sample)]['text']} (variant {i})" for i in range(n)]
+    sides = {"goldeneval.http": _retriever_loop, "http.client": _bare_loop}
+    for loop in sides.values():  # warm both (imports, the service's index, the first connection)
+        loop(port, questions[:200], 10)
+    wall: dict[str, list[float]] = {side: [] for side in sides}
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    ratios: list[float] = []
+    cpu_ratios: list[float] = []
+    found: dict[str, list[list[str]]] = {}
+    for round_number in range(rounds):
+        order = list(sides) if round_number % 2 == 0 else list(reversed(sides))
+        for side in order:
+            start_wall, start_cpu = time.perf_counter(), time.process_time()
+            found[side] = sides[side](port, questions, 10)
+            wall[side].append((time.perf_counter() - start_wall) / n * 1e6)
+            cpu[side].append((time.process_time() - start_cpu) / n * 1e6)
+        ratios.append(wall["goldeneval.http"][-1] / wall["http.client"][-1])
+        cpu_ratios.append(cpu["goldeneval.http"][-1] / cpu["http.client"][-1])
+        if found["goldeneval.http"] != found["http.client"]:
+            raise SystemExit("goldeneval.http and the http.client loop found different ids")
+    return {
+        "questions": n,
+        "rounds": rounds,
+        "wall_us": {side: statistics.median(values) for side, values in wall.items()},
+        "cpu_us": {side: statistics.median(values) for side, values in cpu.items()},
+        "wall_ratio": statistics.median(ratios),
+        "cpu_ratio": statistics.median(cpu_ratios),
+        "round_ratios": ratios,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=4000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--wire-questions", type=int, default=5000, help="questions of each wire round (0: none)")
+    parser.add_argument("--wire-rounds", type=int, default=7)
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the figures as JSON (benchmarks.run's http section)")
     args = parser.parse_args()
@@ -210,7 +284,9 @@ def main() -> None:
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise SystemExit("the search service did not start")
                 time.sleep(0.05)
-            options = {http: [f"url=http://127.0.0.1:{port_file.read_text()}/search"], plugin: []}
+            port = int(port_file.read_text())
+            wire = measure_wire(port, args.wire_questions, args.wire_rounds) if args.wire_questions else None
+            options = {http: [f"url=http://127.0.0.1:{port}/search"], plugin: []}
             services = {http: server.pid, plugin: None}
             for round_number in range(args.rounds):  # each round runs both sides, back to back
                 order = [http, plugin] if round_number % 2 == 0 else [plugin, http]
@@ -250,6 +326,14 @@ def main() -> None:
         f"HTTP adds {extra_ms / args.questions:.3f} ms of wall time a question"
     )
     print("both sides found the same documents for every question")
+    if wire is not None:
+        print(
+            f"the wire, one thread, {wire['questions']} questions x {wire['rounds']} rounds: goldeneval.http "
+            f"{wire['wall_us']['goldeneval.http']:.1f} us wall, {wire['cpu_us']['goldeneval.http']:.1f} us CPU a "
+            f"question; http.client loop {wire['wall_us']['http.client']:.1f} us wall, "
+            f"{wire['cpu_us']['http.client']:.1f} us CPU; ratio {wire['wall_ratio']:.2f} wall, "
+            f"{wire['cpu_ratio']:.2f} CPU (target <= 1.0)"
+        )
     if args.json:
         args.json.write_text(
             json.dumps(
@@ -269,8 +353,10 @@ def main() -> None:
                         }
                         for side, m in measured.items()
                     },
+                    "wire": wire,
                     "command": (
-                        f"python -m benchmarks.http_retriever --rounds {args.rounds} --questions {args.questions}"
+                        f"python -m benchmarks.http_retriever --rounds {args.rounds} --questions {args.questions} "
+                        f"--wire-questions {args.wire_questions} --wire-rounds {args.wire_rounds}"
                     ),
                 }
             ),

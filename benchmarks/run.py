@@ -964,7 +964,8 @@ def section_paths(options: dict[str, Any], work: Path) -> dict[str, Any]:
 
 def section_http(options: dict[str, Any], work: Path) -> dict[str, Any]:
     """``goldeneval.http`` against a local service that answers at once, paired with an
-    in-process plug-in calling the same function (``benchmarks/http_retriever.py``)."""
+    in-process plug-in calling the same function, and one question at a time against a bare
+    ``http.client`` keep-alive loop (``benchmarks/http_retriever.py``)."""
     out, log = work / "http.json", work / "http.log"
     command = [sys.executable, "-m", "benchmarks.http_retriever", "--rounds", str(max(options["overhead_rounds"], 3))]
     command += ["--json", str(out)]
@@ -1435,6 +1436,31 @@ def render_http(section: dict[str, Any]) -> list[str]:
         f"Wall ratio {section['wall_ratio']:.2f} (rounds: {', '.join(f'{r:.2f}' for r in section['round_ratios'])}); "
         f"CPU ratio {section['cpu_ratio']:.2f}; HTTP adds {section['extra_ms_a_question']:.3f} ms of wall time a "
         f"question. Command: `{section['command']}`.",
+        *render_http_wire(section.get("wire")),
+    ]
+
+
+def render_http_wire(wire: dict[str, Any] | None) -> list[str]:
+    """The wire alone (issue 44): ``goldeneval.http`` against a bare ``http.client`` keep-alive loop."""
+    if not wire:
+        return []
+    rows = [
+        f"| {label} | {wire['wall_us'][side]:.1f} us | {wire['cpu_us'][side]:.1f} us |"
+        for side, label in (("goldeneval.http", "`goldeneval.http` (h11)"), ("http.client", "bare `http.client` loop"))
+    ]
+    return [
+        "",
+        f"The wire alone (issue 44): one thread asks {wire['questions']:,} questions in a row of the same service "
+        f"through `goldeneval.http` and through a bare `http.client` keep-alive loop (`request`, `getresponse`, "
+        f"`read`, `json.loads`), {wire['rounds']} rounds alternating which goes first; per question, medians; CPU "
+        "is the asking process's own.",
+        "",
+        "| side | wall a question | CPU a question |",
+        "| --- | --- | --- |",
+        *rows,
+        "",
+        f"Ratio goldeneval.http / http.client, median of the rounds: {wire['wall_ratio']:.2f} wall, "
+        f"{wire['cpu_ratio']:.2f} CPU (rounds, wall: {', '.join(f'{r:.2f}' for r in wire['round_ratios'])}).",
     ]
 
 
@@ -1595,6 +1621,14 @@ def targets(results: Mapping[str, Any]) -> list[str]:
             f"{http['workers']} | {http['wall_ratio']:.2f}x wall, {http['cpu_ratio']:.2f}x CPU "
             f"| {yes(http['wall_ratio'] <= 1.5)} |"
         )
+        wire = http.get("wire")
+        if wire:
+            lines.append(
+                "| `goldeneval.http` a question at or below a bare `http.client` keep-alive loop against the same "
+                f"service (issue 44) | {wire['wall_us']['goldeneval.http']:.1f} us against "
+                f"{wire['wall_us']['http.client']:.1f} us wall ({wire['wall_ratio']:.2f}x), "
+                f"{wire['cpu_ratio']:.2f}x CPU | {yes(wire['wall_ratio'] <= 1.0 and wire['cpu_ratio'] <= 1.0)} |"
+            )
     dagster = results.get("dagster")
     if dagster and "workloads" in dagster:
         added = dagster_per_question(dagster)
@@ -1692,7 +1726,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("dagster", "The Dagster job against the CLI", render_dagster),
         ("paths", "The paths a user takes: both plug-in shapes and --format json", render_paths),
         ("memory", "Memory: a run against its set, and 1,000,000 questions through the real path", render_memory),
-        ("http", "goldeneval.http against an in-process plug-in", render_http),
+        ("http", "goldeneval.http against an in-process plug-in and a bare http.client loop", render_http),
         ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
         ("answer_calibration", "Answer graders against a labelled calibration set", render_answer_calibration),
         ("pooling", "Pooling: goldeneval pool against a plain pooling loop (issue 40)", render_pooling),

@@ -12,7 +12,11 @@ it must find exactly what ``goldeneval.lexical`` finds, and answers in the shape
   ``{"query": {"match": {"text": ...}}, "size": ...}``;
 * ``GET /select?q=...&rows=...`` (any path ending ``/select``) — Solr's shape,
   ``{"responseHeader", "response": {"docs": [{"id"}]}}``;
-* ``POST /points`` — Qdrant's points, ``{"result": [{"id", "score", "payload": {"doc_id"}}], "status", "time"}``.
+* ``POST /points`` — Qdrant's points, ``{"result": [{"id", "score", "payload": {"doc_id"}}], "status", "time"}``;
+* ``POST /echo`` — a careless service that echoes the credentials it was sent (the bearer token,
+  then the ``api_key`` query parameter) where the question says: ``"status 37"`` puts them after
+  37 characters of an HTTP 401 body, ``reason`` of the status line's reason phrase, ``html`` of a
+  body that is not JSON, ``string`` of a JSON string answer, ``key`` of an object's only key.
 
 A ``GET`` takes the question in ``q`` and the limit in ``rows`` (Solr) or ``limit``.  These are
 the dialects of step 6 of docs/guide/tutorial-search-api.md, which its test runs row by row.
@@ -55,6 +59,8 @@ class Reply:
     delay_s: float = 0.0
     hang_up: bool = False
     """Close the connection after this reply without saying so (as a server dropping idle connections does)."""
+    reason: str | None = None
+    """The status line's reason phrase (None: the standard one)."""
 
 
 def json_reply(document: Any, status: int = 200, headers: tuple[tuple[str, str], ...] = ()) -> Reply:
@@ -172,7 +178,7 @@ def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
             if reply is None:
                 reply = self._search(request)
             time.sleep(reply.delay_s)
-            self.send_response(reply.status)
+            self.send_response(reply.status, reply.reason)
             for name, value in reply.headers:
                 self.send_header(name, value)
             self.send_header("X-Index-Version", state.revision)
@@ -183,6 +189,8 @@ def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
 
         def _search(self, request: Request) -> Reply:
+            if request.path == "/echo":
+                return _echo(request)
             if state.token is not None and request.headers.get("Authorization") != f"Bearer {state.token}":
                 return json_reply({"error": "unauthorized"}, 401)
             asked = _question_and_limit(request)
@@ -196,6 +204,26 @@ def _handler(state: SearchServer) -> type[BaseHTTPRequestHandler]:
             return json_reply(_shaped(request.path, rank(question, limit)))
 
     return Handler
+
+
+ECHO_KINDS = ("status", "reason", "html", "string", "key")
+
+
+def _echo(request: Request) -> Reply:
+    """What ``POST /echo`` answers: the credentials sent, after as many characters as the question says."""
+    asked = _question_and_limit(request)
+    kind, _, offset = (asked[0] if asked else "status 0").partition(" ")
+    sent = [request.headers.get("Authorization", "").removeprefix("Bearer "), *request.query.get("api_key", [])]
+    echoed = "abcdefghij" * (int(offset) // 10) + "abcdefghij"[: int(offset) % 10] + " ".join(sent) + " was refused"
+    if kind == "reason":
+        return Reply(400, b"", reason=echoed)
+    if kind == "html":
+        return Reply(200, echoed.encode() + b"</p>", (("Content-Type", "text/html"),))
+    if kind == "string":
+        return json_reply(echoed)
+    if kind == "key":
+        return json_reply({echoed: 1})
+    return Reply(401, echoed.encode(), (("Content-Type", "text/plain"),))
 
 
 @contextmanager

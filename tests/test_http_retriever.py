@@ -11,18 +11,20 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import duckdb
 import pytest
 from click.testing import CliRunner, Result
 
 from goldeneval.cli import ExitCode, main
-from goldeneval.core.errors import RetrieverError
+from goldeneval.core.errors import RetrieverError, one_line
 from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
 from goldeneval.retrieval.retrievers.external import SearchError
 from goldeneval.retrieval.retrievers.http import HTTPRetriever, IdsPath, default_ids
 from goldeneval.retrieval.retrievers.http import build as build_http
-from tests.search_server import Reply, SearchServer, json_reply, rank, search_server
+from goldeneval.retrieval.retrievers.redaction import MIN_KEPT, Secrets
+from tests.search_server import ECHO_KINDS, TRANSIT_CORPUS, Reply, SearchServer, json_reply, rank, search_server
 
 SECRET_TOKEN = "tok-7Qm2Rv9Lx4Kp8Wz3"
 
@@ -164,6 +166,113 @@ def test_a_service_that_refuses_the_credential_gives_an_incomplete_run_without_e
     assert result.exit_code == ExitCode.OK  # incomplete, not gated
     assert 'ERROR: SearchError: HTTP 401 Unauthorized: {"error": "unauthorized"}' in result.output
     assert "not-the-token" not in result.output
+
+
+# ------------------------------------------------------------------ an echoed secret, wherever it falls
+
+ECHOED_TOKEN = "tok-7Qm2Rv9Lx4Kp8Wz3-Hy6Ns5Bd2Jc8Vf4Gt7Xq"
+"""41 characters, as in the issue's finding (40 of them were stored when the cut took one)."""
+ECHOED_KEY = "apk-Zr5Tw8Pk3Mv6Ly9Qh"
+ECHO_OFFSETS = range(len("HTTP 401 Unauthorized: ") + 160)
+"""Every offset that puts the token across a cut of a quoted body (40, 60, 80 and 120 characters)."""
+
+
+def runs_of(secret: str, size: int = MIN_KEPT) -> set[str]:
+    return {secret[i : i + size] for i in range(len(secret) - size + 1)}
+
+
+def leaked(text: str) -> set[str]:
+    """The runs of ``MIN_KEPT`` characters of either echoed secret that ``text`` holds."""
+    return {run for run in runs_of(ECHOED_TOKEN) | runs_of(ECHOED_KEY) if run in text}
+
+
+@pytest.fixture(scope="module")
+def echo_server() -> Iterator[SearchServer]:
+    with search_server() as state:
+        yield state
+
+
+@pytest.fixture
+def echoed_secrets(monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
+    monkeypatch.setenv("SEARCH_TOKEN", ECHOED_TOKEN)
+    monkeypatch.setenv("SEARCH_KEY", ECHOED_KEY)
+    return ("header.Authorization=Bearer ${SEARCH_TOKEN}", "max_retries=0")
+
+
+@pytest.mark.parametrize("offset", ECHO_OFFSETS)
+def test_a_secret_the_service_echoes_is_hidden_at_every_offset(
+    echo_server: SearchServer, echoed_secrets: tuple[str, ...], offset: int
+) -> None:
+    options = dict(option.split("=", 1) for option in echoed_secrets)
+    retriever = http_retriever(url=echo_server.url("/echo?api_key=${SEARCH_KEY}"), **options)
+    for kind in ECHO_KINDS:
+        with pytest.raises(SearchError) as raised:
+            retriever.retrieve(f"{kind} {offset}", 3)
+        message = str(raised.value)
+        assert leaked(message) == set(), (kind, message)
+        assert "***" in message or "..." in message, (kind, message)  # hidden, or cut before it began
+
+
+@pytest.mark.slow  # a run of 900 questions, each an error: over 3 s on a loaded 2-core machine
+def test_an_echoed_secret_is_never_stored_or_printed_whatever_its_position(
+    echo_server: SearchServer, echoed_secrets: tuple[str, ...], tmp_path: Path
+) -> None:
+    """The issue's finding end to end: the secrets echoed after every offset, in every kind of
+    answer, through the CLI into the store; neither the store nor the JSON or table output holds
+    a run of ``MIN_KEPT`` characters of either secret."""
+    lines = [json.dumps({"set": {"id": "echo", "corpus": str(TRANSIT_CORPUS)}})]
+    for kind in ECHO_KINDS:
+        for offset in ECHO_OFFSETS:
+            question = {"id": f"{kind}-{offset}", "text": f"{kind} {offset}", "form": "MATCH"}
+            lines.append(json.dumps({**question, "expected": ["fares/day-ticket"]}))
+    golden = tmp_path / "echo.jsonl"
+    golden.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    store = tmp_path / "r.duckdb"
+    args = ["retrieval", "--set", str(golden), "--store", str(store), "--no-progress", "--retriever", "goldeneval.http"]
+    for option in (f"url={echo_server.url('/echo?api_key=${SEARCH_KEY}')}", *echoed_secrets):
+        args += ["--option", option]
+    as_json_run = CliRunner().invoke(main, [*args, "--format", "json"])
+    table = CliRunner().invoke(main, args)
+    document = as_json(as_json_run)
+    assert document["run"]["status"] == "incomplete"
+    assert len(errors(document)) == len(ECHO_KINDS) * len(ECHO_OFFSETS)  # every question erred
+    assert table.exit_code == ExitCode.OK, table.output
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        tables = [name for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        stored = "".join(str(con.execute(f'SELECT * FROM "{name}"').fetchall()) for name in tables)
+    finally:
+        con.close()
+    assert "***" in stored and "***" in as_json_run.stdout  # the errors were stored and printed, secrets hidden
+    assert leaked(stored) == set()
+    assert leaked(as_json_run.output) == set()
+    assert leaked(table.output) == set()
+    assert not any(run.encode() in store.read_bytes() for run in runs_of(ECHOED_TOKEN, 12))
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_secrets_are_hidden_before_a_quote_is_cut_wherever_the_cut_falls(width: int) -> None:
+    """Every padding puts the token across another cut: the quote's own, and the end of the
+    window it reads (whitespace collapses, so that end can fall inside the quote)."""
+    secrets = Secrets([ECHOED_TOKEN, ECHOED_KEY])
+    for padding in range(6 * (width + len(ECHOED_TOKEN))):
+        for filler in ("x" * padding, "x" + " " * padding):
+            for raw in (f"{filler}{ECHOED_TOKEN} {ECHOED_KEY} tail", f"{filler}{quote(ECHOED_TOKEN)}"):
+                quoted = secrets.quote(raw.encode(), width)
+                assert len(quoted) <= width and leaked(quoted) == set(), (padding, quoted)
+                assert leaked(secrets.hide(one_line(raw, width))) == set(), (padding, raw)
+
+
+def test_a_secret_in_an_answer_without_ids_is_hidden_where_the_answer_is_described() -> None:
+    secrets = Secrets([ECHOED_TOKEN])
+    for padding in range(80):
+        document = {"x" * padding + ECHOED_TOKEN: 1, "error": "y" * padding + ECHOED_TOKEN}
+        with pytest.raises(SearchError) as raised:
+            default_ids(secrets.hide_in(document), "id")
+        assert leaked(str(raised.value)) == set()
+        with pytest.raises(SearchError) as raised:
+            IdsPath.parse("error", "ids_path").ids(secrets.hide_in(document))
+        assert leaked(str(raised.value)) == set()
 
 
 def test_429_and_503_are_retried_then_the_question_is_answered(server: SearchServer, tmp_path: Path) -> None:

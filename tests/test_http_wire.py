@@ -1,9 +1,10 @@
-"""``goldeneval.http`` on the wire: the request goes out in one write and the response is read
-by goldeneval's own HTTP/1.x reader (the ``email`` header parser was the largest cost per
-question), so each framing a server may use is tested here against a real socket server on
-127.0.0.1 that answers with exact bytes: ``Content-Length``, chunked, up to the close, interim
-``100 Continue``, ``Connection: close``, repeated and folded headers, and answers that are not
-HTTP or stop short.  The service-level behaviour is in tests/test_http_retriever.py."""
+"""``goldeneval.http`` on the wire (``http_wire.H11Transport``): the request goes out in one
+write and ``h11`` parses the response under goldeneval's own connection handling, so each
+framing a server may use is tested here against a real socket server on 127.0.0.1 that answers
+with exact bytes: ``Content-Length``, chunked, up to the close, interim ``100 Continue``,
+``Connection: close``, repeated and folded headers, answers that are not HTTP or stop short,
+and answers trickled a byte at a time (``timeout_s`` bounds the whole response).  The
+service-level behaviour is in tests/test_http_retriever.py."""
 
 from __future__ import annotations
 
@@ -145,6 +146,15 @@ def test_a_body_up_to_the_close_and_connection_close_open_a_new_connection() -> 
     assert server.connections == 3
 
 
+def test_a_request_that_says_connection_close_opens_a_new_connection_for_the_next() -> None:
+    with raw_server(ok(), ok(b"[]")) as server:  # the server would keep it open: the request says close
+        asker = retriever(url=server.url(), **{"header.Connection": "close"})
+        assert asker.retrieve("q", 2) == ["fares/day-ticket", "fares/single-ticket"]
+        assert asker.retrieve("q", 2) == []
+    assert server.connections == 2
+    assert all(b"Connection: close" in request for request in server.requests)
+
+
 def test_an_interim_100_continue_is_passed_over() -> None:
     with raw_server(b"HTTP/1.1 100 Continue\r\n\r\n" + ok()) as server:
         assert retriever(url=server.url()).retrieve("q", 2) == ["fares/day-ticket", "fares/single-ticket"]
@@ -226,3 +236,39 @@ def test_a_server_that_trickles_its_answer_is_stopped_at_timeout_s() -> None:
 def test_a_json_answer_nested_too_deeply_is_one_line() -> None:
     with raw_server(ok(b"[" * 100_000)) as server, pytest.raises(SearchError, match="nested too deeply"):
         retriever(url=server.url()).retrieve("q", 3)
+
+
+@pytest.mark.parametrize("stall", ["status line", "headers"])
+def test_a_server_that_sends_its_status_and_headers_a_byte_a_second_is_stopped_at_timeout_s(stall: str) -> None:
+    """The issue's finding: a status line or header lines sent a byte a second kept one
+    question going 16 s under a 6 s ``timeout_s`` (each read waited its own timeout).  The
+    bound asserted is generous (timeout_s + 3 s), far above the limit, not a tight timing."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Padding: " + b"x" * 64 + b"\r\n\r\n"
+    sent_at_once = b"" if stall == "status line" else head[: head.index(b"\r\n") + 2]
+
+    def dribble() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(sent_at_once)
+            for byte in head[len(sent_at_once) :]:
+                if stop.wait(1.0):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+    threading.Thread(target=dribble, daemon=True).start()
+    timeout_s = 1.5
+    try:
+        started = time.monotonic()
+        with pytest.raises(SearchError, match=r"^timed out after 1\.5 s \(option timeout_s\)$"):
+            retriever(url=f"http://127.0.0.1:{port}/search", timeout_s=str(timeout_s), max_retries="0").retrieve("q", 3)
+        assert time.monotonic() - started < timeout_s + 3
+    finally:
+        stop.set()
+        listener.close()
