@@ -21,13 +21,13 @@ from assets.metadata import float_rates, shown_counts, shown_rates, table_metada
 from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.regression import CheckedKind, build_regression_check
-from assets.series import observe
+from assets.series import RETRIEVAL_SERIES, CliRuns, observe
 from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.core.errors import StoreError
 from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.records import RETRIEVAL_GRADER
+from goldeneval.core.records import RETRIEVAL_GRADER, StoredRun
 from goldeneval.history import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.details import QUESTIONS_COMPLETION, RetrievalDetails, retrieval_details
@@ -44,6 +44,7 @@ from goldeneval.retrieval.tables import (
     run_from_hits,
     run_privacy,
 )
+from goldeneval.store import Store
 from resources.goldeneval import GoldenEvalResource
 
 HITS_PREVIEW_COLUMNS = (
@@ -65,6 +66,19 @@ def rates(summary: RateSummary, prefix: str = "") -> dict[str, float | None]:
     partitioned assets (:func:`assets.metadata.shown_rates`), plotted as floats on the
     per-series keys (:func:`assets.metadata.float_rates`)."""
     return {f"{prefix}top1_hit_rate": summary.top1_rate, f"{prefix}top3_hit_rate": summary.top3_rate}
+
+
+def stored_plotted(store: Store, stored: StoredRun) -> dict[str, float | None]:
+    """What a stored run plots on its series key, from the store alone (a run the CLI stored,
+    :data:`RETRIEVAL_CLI_RUNS`): the names and values the summary observes for its own runs."""
+    details = retrieval_details(stored)
+    by_slice: dict[str, float | None] = {}
+    for rates_ in store.slices(stored.id):
+        if rates_.kind in ("form", "hard_class"):
+            by_slice[f"{rates_.kind}={rates_.value}/top1_hit_rate"] = rates_.pass_rate
+            by_slice[f"{rates_.kind}={rates_.value}/top3_hit_rate"] = rates_.mean_score
+    overall = {"top1_hit_rate": stored.pass_rate, "top3_hit_rate": stored.mean_score}
+    return {**overall, **by_slice, **rank_metric_values(measurement(details)), **judged_values(details)}
 
 
 def rank_metric_values(measured: Mapping[str, Any]) -> dict[str, float | None]:
@@ -221,6 +235,14 @@ RETRIEVAL_KIND = EvaluatedKind(
     check_description="No question errored or timed out: the run is complete.",
     folders=RETRIEVAL_FOLDERS,
     hand_over=True,  # the summary records the evaluation's own run and reads only the table's identity
+)
+
+
+RETRIEVAL_CLI_RUNS = CliRuns(
+    series=RETRIEVAL_SERIES,
+    sensor="cli_run_series_sensor",
+    spec=lambda goldeneval, where: goldeneval.run_spec(where),
+    plotted=stored_plotted,
 )
 
 

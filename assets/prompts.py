@@ -21,7 +21,7 @@ import pyarrow as pa
 from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
 from assets.partitions import PROMPT_FOLDERS, prompt_cell
 from assets.regression import CheckedKind, build_regression_check
-from assets.series import PROMPT_SERIES, build_series_specs, observe
+from assets.series import PROMPT_SERIES, CliRuns, build_series_specs, observe
 from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.answers import pipeline as prompt_pipeline
@@ -42,13 +42,22 @@ PROMPT_SUMMARY_KEY = dg.AssetKey("prompt_summary")
 PROMPT_ASSETS = ("golden_prompt_sets", "model_responses", "prompt_gradings", "prompt_summary")
 GRADINGS_PREVIEW_COLUMNS = ("prompt_id", "status", "passed", "score", "unstable", "assertions_passed", "latency_ms")
 
-__all__ = ["PROMPT_ASSETS", "PROMPT_GROUP", "PROMPT_SUMMARY_KEY", "build_prompt_assets"]
+__all__ = ["PROMPT_ASSETS", "PROMPT_CLI_RUNS", "PROMPT_GROUP", "PROMPT_SUMMARY_KEY", "build_prompt_assets"]
 
 
 def prompt_rates(rate: PromptRate) -> dict[str, float | None]:
     """A prompt summary's pass rate and mean score, by name: shown as text on the partitioned
     assets, plotted as floats on the per-series keys (``assets.metadata``)."""
     return {"pass_rate": rate.pass_rate, "mean_score": rate.mean_score}
+
+
+PROMPT_CLI_RUNS = CliRuns(
+    series=PROMPT_SERIES,
+    sensor="prompt_cli_run_series_sensor",
+    spec=lambda goldeneval, where: goldeneval.prompt_run_spec(where),
+    plotted=lambda _store, stored: {"pass_rate": stored.pass_rate, "mean_score": stored.mean_score},
+)
+"""A prompt run the CLI stored plots what :func:`prompt_rates` gives the summary's."""
 
 
 def golden_prompt_sets(context: dg.AssetExecutionContext, goldeneval: GoldenEvalResource) -> dg.Output[pa.Table]:

@@ -23,13 +23,17 @@ and not a time partition dimension.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
 
 from assets.partitions import MODEL_DIMENSION, PROMPT_SET_DIMENSION, RETRIEVER_DIMENSION, SET_DIMENSION
+from goldeneval.core.records import StoredRun
+from goldeneval.history.door import JudgedSpec
+from goldeneval.store import Store
+from resources.goldeneval import GoldenEvalResource
 
 SERIES_GROUP = "goldeneval_series"
 
@@ -51,6 +55,22 @@ class SeriesKind:
     """Their column titles."""
 
 
+@dataclass(frozen=True)
+class CliRuns:
+    """How a kind's runs stored by the CLI join its series' plots (``pipelines.sensors``'s
+    CLI-run sensors): a run of a nightly series that no Dagster run wrote (``goldeneval
+    retrieval --name <retriever>``, ``goldeneval prompts --name <model>``) is observed on the
+    series key as the summary observes the nightly's, marked ``door: cli``."""
+
+    series: SeriesKind
+    sensor: str
+    """The sensor's name."""
+    spec: Callable[[GoldenEvalResource, Mapping[str, str]], JudgedSpec]
+    """The partition's run specification: the run is judged as the nightly judges its own."""
+    plotted: Callable[[Store, StoredRun], Mapping[str, float | None]]
+    """The floats a stored run plots, the same names the summary observes."""
+
+
 RETRIEVAL_SERIES = SeriesKind(
     "series", "nightly", SET_DIMENSION, RETRIEVER_DIMENSION, "evaluation_summary",
     ("top1_hit_rate", "top3_hit_rate"), ("top-1", "top-3"),
@@ -64,9 +84,12 @@ __all__ = [
     "PROMPT_SERIES",
     "RETRIEVAL_SERIES",
     "SERIES_GROUP",
+    "CliRuns",
     "SeriesKind",
     "build_series_specs",
+    "dimension_keys",
     "nightly_key",
+    "observations",
     "observe",
     "series_key",
 ]
@@ -80,7 +103,8 @@ def nightly_key(set_id: str, kind: SeriesKind = RETRIEVAL_SERIES) -> dg.AssetKey
     return dg.AssetKey([kind.nightly_prefix, set_id])
 
 
-def _dimension(partitions_def: dg.MultiPartitionsDefinition, name: str) -> list[str]:
+def dimension_keys(partitions_def: dg.MultiPartitionsDefinition, name: str) -> list[str]:
+    """The keys of one dimension of a kind's partitions (its sets, or its members)."""
     [dimension] = [d for d in partitions_def.partitions_defs if d.name == name]
     return [str(key) for key in dimension.partitions_def.get_partition_keys()]
 
@@ -89,8 +113,8 @@ def build_series_specs(
     partitions_def: dg.MultiPartitionsDefinition, kind: SeriesKind = RETRIEVAL_SERIES
 ) -> list[dg.AssetSpec]:
     """An observed asset per series (set x member) and per set, from the kind's partitions."""
-    sets = _dimension(partitions_def, kind.set_dimension)
-    members = _dimension(partitions_def, kind.member_dimension)
+    sets = dimension_keys(partitions_def, kind.set_dimension)
+    members = dimension_keys(partitions_def, kind.member_dimension)
     member = kind.member_dimension.replace("_", " ")
     specs = [
         dg.AssetSpec(
@@ -139,6 +163,47 @@ def _side_by_side(latest: Mapping[str, Mapping[str, Any]], kind: SeriesKind) -> 
     return "\n".join(lines) + "\n"
 
 
+def observations(
+    instance: dg.DagsterInstance,
+    where: Mapping[str, str],
+    members: list[str],
+    metadata: Mapping[str, Any],
+    kind: SeriesKind = RETRIEVAL_SERIES,
+    *,
+    pending: Mapping[dg.AssetKey, Mapping[str, Any]] | None = None,
+) -> list[dg.AssetObservation]:
+    """The observations of one stored run: on its series key, and the set's night on its
+    nightly key; none when the series' latest observation is that run already.
+
+    ``metadata`` holds floats (plotted) and texts, as values or ``MetadataValue``.  ``pending``
+    holds series observations made but not yet logged (a sensor tick that observes several
+    runs), read before the instance's."""
+    set_id, member = where[kind.set_dimension], where[kind.member_dimension]
+    metadata = {name: value.value if isinstance(value, dg.MetadataValue) else value for name, value in metadata.items()}
+    pending = pending or {}
+
+    def latest(key: dg.AssetKey) -> Mapping[str, Any]:
+        return pending[key] if key in pending else _latest(instance, key)
+
+    key = series_key(set_id, member, kind)
+    if latest(key).get("stored_run_id") == metadata.get("stored_run_id"):
+        return []
+    others = {name: latest(series_key(set_id, name, kind)) for name in members if name != member}
+    side = {name: values for name, values in others.items() if values}
+    side[member] = metadata
+    night: dict[str, Any] = {
+        f"{name}/{rate}": dg.MetadataValue.float(float(values[rate]))
+        for name, values in side.items()
+        for rate in kind.plotted
+        if values.get(rate) is not None
+    }
+    night[f"{kind.member_dimension}s"] = dg.MetadataValue.md(_side_by_side(side, kind))
+    return [
+        dg.AssetObservation(asset_key=key, metadata=dict(metadata)),
+        dg.AssetObservation(asset_key=nightly_key(set_id, kind), metadata=night),
+    ]
+
+
 def observe(
     context: dg.AssetExecutionContext,
     where: Mapping[str, str],
@@ -146,26 +211,8 @@ def observe(
     metadata: Mapping[str, Any],
     kind: SeriesKind = RETRIEVAL_SERIES,
 ) -> None:
-    """Log the stored run on its series key and the set's night on its nightly key.
-
-    ``metadata`` holds floats (plotted) and texts, as values or ``MetadataValue``.  A run already
-    observed (the summary re-materialised for the same tables) is not observed again, so a
-    series' plot has one point per stored run."""
-    set_id, member = where[kind.set_dimension], where[kind.member_dimension]
-    metadata = {name: value.value if isinstance(value, dg.MetadataValue) else value for name, value in metadata.items()}
-    instance = context.instance
-    key = series_key(set_id, member, kind)
-    if _latest(instance, key).get("stored_run_id") == metadata.get("stored_run_id"):
-        return
-    context.log_event(dg.AssetObservation(asset_key=key, metadata=dict(metadata)))
-    latest = {name: _latest(instance, series_key(set_id, name, kind)) for name in members if name != member}
-    latest = {name: values for name, values in latest.items() if values}
-    latest[member] = metadata
-    night: dict[str, Any] = {
-        f"{name}/{rate}": dg.MetadataValue.float(float(values[rate]))
-        for name, values in latest.items()
-        for rate in kind.plotted
-        if values.get(rate) is not None
-    }
-    night[f"{kind.member_dimension}s"] = dg.MetadataValue.md(_side_by_side(latest, kind))
-    context.log_event(dg.AssetObservation(asset_key=nightly_key(set_id, kind), metadata=night))
+    """Log the stored run on its series key and the set's night on its nightly key
+    (:func:`observations`): a run already observed (the summary re-materialised for the same
+    tables) is not observed again, so a series' plot has one point per stored run."""
+    for observation in observations(context.instance, where, members, metadata, kind):
+        context.log_event(observation)

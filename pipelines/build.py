@@ -9,15 +9,21 @@ from typing import Any
 import dagster as dg
 
 from assets import build_assets, evaluation_partitions
+from assets.evaluation import RETRIEVAL_CLI_RUNS
 from assets.io_manager import PartitionedParquetIOManager
 from assets.names import TABLES_IO_MANAGER
 from assets.partitions import prompt_partitions
-from assets.prompts import PROMPT_SUMMARY_KEY, build_prompt_assets
+from assets.prompts import PROMPT_CLI_RUNS, PROMPT_SUMMARY_KEY, build_prompt_assets
 from assets.summary import store_kind
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, Suite, load_suite
 from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_accept_job, build_jobs, build_prompt_jobs
 from pipelines.schedules import PROMPT_SCHEDULE, build_nightly_schedule
-from pipelines.sensors import PROMPT_REGRESSION_SENSOR, build_alert_sensor, build_regression_sensor
+from pipelines.sensors import (
+    PROMPT_REGRESSION_SENSOR,
+    build_alert_sensor,
+    build_cli_run_sensor,
+    build_regression_sensor,
+)
 from resources import AlertsResource, GoldenEvalResource
 from resources.alerts import SLACK_TOKEN_ENV
 
@@ -56,7 +62,8 @@ def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], 
                 job_name=PROMPT_REGRESSION_JOB,
                 summary_key=PROMPT_SUMMARY_KEY,
                 check_asset="prompt_regression_check",
-            )
+            ),
+            build_cli_run_sensor(partitions, PROMPT_CLI_RUNS),
         ],
     )
 
@@ -77,7 +84,12 @@ def definitions_for(suite: Suite) -> dg.Definitions:
         assets=[*build_assets(partitions, store_kind=store_kind(suite.store_location)), *prompt_assets],
         jobs=[*build_jobs(), *prompt_jobs, build_accept_job()],
         schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone), *prompt_schedules],
-        sensors=[build_regression_sensor(partitions), *prompt_sensors, build_alert_sensor()],
+        sensors=[
+            build_regression_sensor(partitions),
+            build_cli_run_sensor(partitions, RETRIEVAL_CLI_RUNS),
+            *prompt_sensors,
+            build_alert_sensor(),
+        ],
         resources={
             "goldeneval": goldeneval,
             TABLES_IO_MANAGER: PartitionedParquetIOManager(goldeneval=goldeneval),

@@ -16,18 +16,25 @@ key-value store as well as in its cursor, advanced after each delivered alert, s
 main command and the daemon share it and an alert is not sent twice.
 """
 
+import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE
-from assets.metadata import metadata_number
+from assets.metadata import float_rates, metadata_number
+from assets.series import CliRuns, dimension_keys, observations
 from goldeneval.core.alerts import Alert, AlertDeliveryError
 from goldeneval.core.errors import GoldenEvalError
+from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import GateDecision
+from goldeneval.history import door
 from goldeneval.history.delivery import deliver_spooled
+from goldeneval.store import open_store, store_exists
 from goldeneval.store.spool import SpooledRun, read_spooled, spool_folder, spooled_files
 from goldeneval.suite_storage import load_storage
 from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
@@ -161,6 +168,110 @@ def deliver_spool(
         context.log.warning(f"goldeneval: the spool is not delivered yet: {exc}")
         return delivered, f"spool not delivered yet: {exc}"
     return delivered, None
+
+
+LATE_RUN_WINDOW = timedelta(days=1)
+"""How long after its measurement started a run may still be stored and be observed: a run is
+dated by when it was measured, not by when it was stored, so a CLI run that took long is
+stored after runs measured later than it."""
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """A CLI-run sensor's cursor: the newest measurement time it has seen, and the runs it has
+    seen measured within :data:`LATE_RUN_WINDOW` before it (id and time), so a run stored late,
+    or in the same microsecond as another, is neither skipped nor observed twice."""
+
+    at: datetime | None
+    seen: Mapping[str, datetime] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, cursor: str | None) -> "_Seen":
+        if not cursor:
+            return cls(None)
+        raw = json.loads(cursor)
+        return cls(
+            datetime.fromisoformat(raw["at"]),
+            {run_id: datetime.fromisoformat(at) for run_id, at in raw["seen"].items()},
+        )
+
+    def text(self) -> str:
+        at = self.at or EPOCH  # an empty store: every run stored later is new
+        return json.dumps({"at": at.isoformat(), "seen": {run_id: t.isoformat() for run_id, t in self.seen.items()}})
+
+    def newer(self, run: StoredRun) -> bool:
+        return self.at is None or (run.created_at > self.at - LATE_RUN_WINDOW and run.id not in self.seen)
+
+    def after(self, runs: list[StoredRun]) -> "_Seen":
+        """The cursor once ``runs`` are seen too."""
+        times = [run.created_at for run in runs] + ([self.at] if self.at is not None else [])
+        if not times:
+            return self
+        at = max(times)
+        seen = {**self.seen, **{run.id: run.created_at for run in runs}}
+        return _Seen(at, {run_id: t for run_id, t in seen.items() if t > at - LATE_RUN_WINDOW})
+
+
+def build_cli_run_sensor(partitions_def: dg.MultiPartitionsDefinition, kind: CliRuns) -> dg.SensorDefinition:
+    """A sensor that observes the runs of the kind's nightly series that the CLI stored (no
+    Dagster run wrote them) on their series keys, judged as the nightly judges its own; it
+    starts from the runs stored after its first tick."""
+    series = kind.series
+    members = dimension_keys(partitions_def, series.member_dimension)
+    cells = [
+        {series.set_dimension: set_id, series.member_dimension: member}
+        for set_id in dimension_keys(partitions_def, series.set_dimension)
+        for member in members
+    ]
+
+    @dg.sensor(
+        name=kind.sensor,
+        minimum_interval_seconds=sensor_interval_s(),
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description=f"Observe on {series.series_prefix}/<set>/<{series.member_dimension}> the runs of the "
+        "nightly's series that the goldeneval command stored (door: cli).",
+    )
+    def cli_run_sensor(context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource) -> dg.SensorResult:
+        seen = _Seen.parse(context.cursor)
+        location = load_storage(goldeneval.config_path).store()
+        if not store_exists(location):
+            return dg.SensorResult(cursor=context.cursor, skip_reason=f"no store at {location} yet")
+        store = open_store(location)
+        listed = [
+            (run, where)
+            for where in cells
+            for run in store.list_runs(
+                set_id=where[series.set_dimension], model=where[series.member_dimension], limit=BATCH
+            )
+            if seen.newer(run)
+        ]
+        advanced = seen.after([run for run, _ in listed])
+        if seen.at is None:  # the first tick: from now on
+            return dg.SensorResult(cursor=advanced.text(), skip_reason="watching runs stored from now on")
+        events: list[dg.AssetObservation] = []
+        pending: dict[dg.AssetKey, dict[str, Any]] = {}
+        for run, where in sorted(listed, key=lambda pair: (pair[0].created_at, pair[0].id)):
+            stored = store.get_run(run.id)
+            if run.tables_run_id is not None or stored is None:
+                continue  # the nightly's own (its summary observed it), or purged meanwhile
+            verdict = door.judge(store, stored, kind.spec(goldeneval, where))
+            values = {
+                **float_rates(kind.plotted(store, stored)),
+                "stored_run_id": stored.id,
+                "verdict": verdict.status.value,
+                "status": stored.status,
+                "door": "cli",
+            }
+            for observation in observations(context.instance, where, members, values, series, pending=pending):
+                pending[observation.asset_key] = {name: value.value for name, value in observation.metadata.items()}
+                events.append(observation)
+        note = None if events else "no new run of a nightly series stored by the command"
+        return dg.SensorResult(asset_events=events, cursor=advanced.text(), skip_reason=note)
+
+    return cli_run_sensor
 
 
 ALERTED_CHECKS = (

@@ -237,6 +237,16 @@ def tick_regression_sensor(
     return sensor.evaluate_tick(sensor_context(defs, instance, cursor))
 
 
+def tick_cli_run_sensor(
+    defs: dg.Definitions, instance: dg.DagsterInstance, cursor: str | None = None, name: str = "cli_run_series_sensor"
+) -> dg.SensorExecutionData:
+    """One tick of a CLI-run sensor, its observations reported to the instance as the daemon does."""
+    tick = defs.resolve_sensor_def(name).evaluate_tick(sensor_context(defs, instance, cursor))
+    for event in tick.asset_events:
+        instance.report_runless_asset_event(event)
+    return tick
+
+
 def run_requests(
     defs: dg.Definitions, instance: dg.DagsterInstance, tick: dg.SensorExecutionData
 ) -> list[dg.ExecuteInProcessResult]:

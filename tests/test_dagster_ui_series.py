@@ -31,6 +31,7 @@ from tests.dagster_support import (
     latest_metadata,
     materialisations,
     run_nightly,
+    tick_cli_run_sensor,
     write_project,
 )
 
@@ -103,8 +104,10 @@ def test_each_series_is_one_key_with_one_point_per_stored_run_and_each_night_lis
     assert result.success
     assert len(_values(instance, series_key(SET, "fixed"))) == 2
 
-    # docs/guide/dagster.md: a CLI run of the series is compared with the nightly runs, but
-    # Dagster sees only what its own runs do: no point for it
+    # docs/guide/dagster.md: a CLI run of the series is compared with the nightly runs; the
+    # CLI-run sensor (its first tick watches from then on) observes it on the series key
+    first_tick = tick_cli_run_sensor(defs, instance)
+    assert not first_tick.asset_events
     provenance = [arg for name, value in FIXED_PROVENANCE.items() for arg in ("--provenance", f"{name}={value}")]
     cli = CliRunner().invoke(
         main,
@@ -115,8 +118,19 @@ def test_each_series_is_one_key_with_one_point_per_stored_run_and_each_night_lis
     assert cli.exit_code == 0, cli.output
     verdict = json.loads(cli.stdout)["verdict"]
     assert (verdict["state"], verdict["previous_run_id"]) == ("comparable", fixed[-1]["stored_run_id"])
-    assert len(_values(instance, series_key(SET, "fixed"))) == 2
+    assert len(_values(instance, series_key(SET, "fixed"))) == 2  # not before the sensor's tick
     assert len([run for run in ResultStore(project.store).list_runs() if run.model == "fixed"]) == 3
+
+    tick = tick_cli_run_sensor(defs, instance, first_tick.cursor)
+    cli_run = json.loads(cli.stdout)["run"]["id"]
+    points = _values(instance, series_key(SET, "fixed"))
+    assert len(points) == 3
+    assert (points[-1]["stored_run_id"], points[-1]["door"]) == (cli_run, "cli")
+    assert points[-1]["top1_hit_rate"] == nights[1] and isinstance(points[-1]["top1_hit_rate"], float)
+    assert set(points[-1]) >= {name for name in points[-2] if name != "door"}  # what a nightly point plots
+    assert _values(instance, nightly_key(SET))[-1]["fixed/top1_hit_rate"] == nights[1]
+    again = tick_cli_run_sensor(defs, instance, tick.cursor)
+    assert not again.asset_events and len(_values(instance, series_key(SET, "fixed"))) == 3
 
 
 def test_a_prompt_series_is_plotted_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
