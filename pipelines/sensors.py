@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -29,13 +30,13 @@ from assets import NO_REGRESSION, RUN_COMPLETE
 from assets.metadata import float_rates, metadata_number
 from assets.series import CliRuns, dimension_keys, observations
 from goldeneval.core.alerts import Alert, AlertDeliveryError
-from goldeneval.core.errors import GoldenEvalError
+from goldeneval.core.errors import GoldenEvalError, StoreError
 from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import GateDecision
 from goldeneval.history import door
 from goldeneval.history.delivery import deliver_spooled
 from goldeneval.store import open_store, store_exists
-from goldeneval.store.spool import SpooledRun, read_spooled, spool_folder, spooled_files
+from goldeneval.store.spool import SpooledRun, readable_spooled, spool_folder
 from goldeneval.suite_storage import load_storage
 from pipelines.dagster_internals import AssetCheckExecutionRecord, AssetCheckExecutionRecordStatus
 from pipelines.jobs import REGRESSION_JOB
@@ -80,29 +81,36 @@ def build_regression_sensor(
     )
     def regression_check_sensor(context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource) -> dg.SensorResult:
         known = {str(key) for key in partitions_def.get_partition_keys()}
-        delivered, note = deliver_spool(context, goldeneval, summary_key, known)
-        result = context.instance.fetch_materializations(
-            summary_key, limit=BATCH, cursor=context.cursor, ascending=True
-        )
-        requests = [
-            check_request(stored_run_id, partition, check_asset, delivered_from)
-            for stored_run_id, partition, delivered_from in delivered
-        ]
+        cursor = RegressionCursor.parse(context.cursor)
+        delivered, note = deliver_spool(context, goldeneval, summary_key)
+        result = context.instance.fetch_materializations(summary_key, limit=BATCH, cursor=cursor.events, ascending=True)
+        requests = []
+        pending = dict(cursor.pending)
         for record in result.records:
             materialization = record.asset_materialization
-            stored = materialization.metadata.get("stored_run_id") if materialization else None
-            if stored is None or record.partition_key not in known:
-                continue  # kept in the spool (delivered above), a partition no longer configured, not goldeneval's
-            requests.append(
-                check_request(
-                    str(stored.value),
-                    str(record.partition_key),
-                    check_asset,
-                    tags={"goldeneval/summary_storage_id": str(record.storage_id)},
-                )
-            )
-        cursor = result.cursor if result.records else context.cursor
-        return dg.SensorResult(run_requests=requests, cursor=cursor, skip_reason=note if not requests else None)
+            metadata = materialization.metadata if materialization else {}
+            stored, spooled = metadata.get("stored_run_id"), metadata.get("spooled_run_id")
+            if record.partition_key not in known:
+                continue  # a partition no longer configured, or not a summary goldeneval wrote
+            if stored is not None:
+                tags = {"goldeneval/summary_storage_id": str(record.storage_id)}
+                requests.append(check_request(str(stored.value), str(record.partition_key), check_asset, tags=tags))
+            elif spooled is not None:
+                pending[str(spooled.value)] = str(record.partition_key)  # judged once it is stored
+        if pending:
+            found, note = stored_among(goldeneval, pending, note)
+            for run_id in found:
+                partition = pending.pop(run_id)
+                if partition not in known:
+                    context.log.warning(
+                        f"goldeneval: run {run_id} is stored, but partition {partition} is gone: not judged"
+                    )
+                    continue
+                context.log.info(f"goldeneval: run {run_id}, kept in the spool, is stored: its check is asked for")
+                requests.append(check_request(run_id, partition, check_asset, delivered.get(run_id)))
+        events = result.cursor if result.records else cursor.events
+        advanced = RegressionCursor(events, pending).text()
+        return dg.SensorResult(run_requests=requests, cursor=advanced, skip_reason=note if not requests else None)
 
     return regression_check_sensor
 
@@ -138,35 +146,81 @@ def check_request(
     )
 
 
+@dataclass(frozen=True)
+class RegressionCursor:
+    """A regression sensor's cursor: where it is in the summaries' materialisations, and the
+    runs their summaries kept in the spool that it has not judged yet (id: partition).  A kept
+    run is judged once the store holds it, whoever delivered it (this sensor, or ``goldeneval
+    store retry`` by hand), and even when the tick that delivered it failed."""
+
+    events: str | None
+    pending: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str | None) -> "RegressionCursor":
+        if not text or not text.startswith("{"):
+            return cls(text)  # a cursor written before kept runs were followed: the event cursor alone
+        raw = json.loads(text)
+        return cls(raw.get("events"), dict(raw.get("pending") or {}))
+
+    def text(self) -> str | None:
+        if not self.pending:
+            return self.events
+        return json.dumps({"events": self.events, "pending": dict(sorted(self.pending.items()))})
+
+
+def stored_among(
+    goldeneval: GoldenEvalResource, pending: Mapping[str, str], note: str | None
+) -> tuple[list[str], str | None]:
+    """Which of the pending kept runs the store holds now; the store down is a note, not a failure."""
+    location = load_storage(goldeneval.config_path).store()
+    try:
+        if not store_exists(location):
+            return [], note
+        store = open_store(location)
+        return [run_id for run_id in pending if store.get_run(run_id) is not None], note
+    except StoreError as exc:
+        return [], note or f"kept runs not judged yet: {exc}"
+
+
 def deliver_spool(
-    context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource, summary_key: dg.AssetKey, known: set[str]
-) -> tuple[list[tuple[str, str, str]], str | None]:
+    context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource, summary_key: dg.AssetKey
+) -> tuple[dict[str, str], str | None]:
     """Store the runs this sensor's summary asset kept in the spool when the store was down
     (:func:`goldeneval.history.delivery.deliver_spooled`, the same as ``goldeneval store
-    retry``): each (stored run id, partition, spool file) to judge, and a note when the store
-    still cannot take them (the files stay for the next tick)."""
+    retry``): the spool file of each run stored, by run id, and a note when the store still
+    cannot take them (the files stay for the next tick).  A file that cannot be read is
+    skipped with a warning: it never stops the other files nor the checks."""
     folder = spool_folder()
     asset = summary_key.to_user_string()
 
     def ours(kept: SpooledRun) -> bool:
         return kept.origin.get("summary_asset") == asset
 
-    if not any(ours(read_spooled(path)) for path in spooled_files(folder)):
-        return [], None  # the common case: nothing kept; the suite file is not read
+    def unreadable(path: Path, error: GoldenEvalError) -> None:
+        context.log.warning(f"goldeneval: {error}; the file is left in the spool")
+
+    if not any(ours(kept) for kept in readable_spooled(folder)):
+        return {}, None  # the common case: nothing kept; the suite file is not read
     location = load_storage(goldeneval.config_path).store()
-    delivered: list[tuple[str, str, str]] = []
+    delivered: dict[str, str] = {}
+    elsewhere: list[str] = []
     try:
-        for item in deliver_spooled(location, folder, wanted=ours):
+        for item in deliver_spooled(location, folder, wanted=ours, on_unreadable=unreadable):
             if item.stored is None:
-                continue  # kept for another store
-            partition = item.kept.origin.get("partition", "")
+                elsewhere.append(f"{item.kept.path} (for {item.kept.target})")
+                continue
             done = "already stored" if item.already else "stored"
             context.log.info(f"goldeneval: {done} run {item.stored.id} kept in the spool at {item.kept.path}")
-            if partition in known:
-                delivered.append((item.stored.id, partition, str(item.kept.path)))
-    except GoldenEvalError as exc:  # the store still down, or a spool file that cannot be read
+            delivered[item.stored.id] = str(item.kept.path)
+    except StoreError as exc:  # the store still down: the files stay
         context.log.warning(f"goldeneval: the spool is not delivered yet: {exc}")
         return delivered, f"spool not delivered yet: {exc}"
+    if elsewhere:
+        context.log.warning(
+            f"goldeneval: {len(elsewhere)} spool file(s) kept for another store than {location} are left: "
+            + ", ".join(elsewhere[:5])
+        )
     return delivered, None
 
 

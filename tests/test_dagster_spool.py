@@ -20,6 +20,7 @@ from typing import Any
 
 import dagster as dg
 import pytest
+from click.testing import CliRunner
 
 import assets.summary
 from assets import RUN_COMPLETE
@@ -250,3 +251,71 @@ def test_a_step_whose_run_was_marked_failed_before_it_wrote_stores_nothing_and_t
     with _execute(project, instance, reexecution_options=dg.ReexecutionOptions(parent_run_id=first_id)) as third:
         assert third.success
     assert [r.id for r in open_store(project.store).list_runs()] == [stored.id]
+
+
+# --------------------------------------------------------------------------- delivered, whoever delivers
+
+
+def test_a_kept_night_is_judged_once_stored_by_hand_or_by_a_tick_that_failed_and_a_bad_file_stops_nothing(
+    project: Project, instance: dg.DagsterInstance, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from goldeneval.cli.app import main
+    from tests.test_store_retry import _block_writes
+
+    defs = build_definitions(project.config)
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    (spool / "0-unreadable.json").write_text("{not json", encoding="utf-8")  # older than every kept night
+
+    def kept_night() -> str:
+        before = {p.name for p in spooled_files(spool)}
+        assert all(r.success for r in run_nightly(defs, instance, [KEY]))
+        [new] = [p for p in spooled_files(spool) if p.name not in before]
+        return read_spooled(new).run_id
+
+    def judged(tick: Any) -> list[str]:
+        assert all(r.success for r in run_requests(defs, instance, tick))
+        return sorted(r.run_key or "" for r in tick.run_requests or [])
+
+    assert all(r.success for r in run_nightly(defs, instance, [KEY]))
+    tick = tick_regression_sensor(defs, instance)
+    assert len(judged(tick)) == 1  # the unreadable file stops nothing
+
+    # Night 2 is kept, then stored by hand, as the error line says: the next tick judges it.
+    lock = _block_writes(project.store)
+    two = kept_night()
+    down = tick_regression_sensor(defs, instance, tick.cursor)
+    assert not down.run_requests
+    lock.rmdir()
+    retried = CliRunner().invoke(main, ["store", "retry", "--store", str(project.store), "--spool", str(spool)])
+    assert retried.exit_code == 3 and "0-unreadable.json: cannot be read" in retried.stderr  # kept, named, last
+    assert f"Stored {two} " in retried.output
+    after = tick_regression_sensor(defs, instance, down.cursor)
+    assert judged(after) == [f"regression_check:{two}"]
+
+    # Night 3 is delivered by a tick that fails afterwards (its cursor is not committed): the
+    # next tick, from the cursor before it, judges the night all the same.
+    lock = _block_writes(project.store)
+    three = kept_night()
+    down = tick_regression_sensor(defs, instance, after.cursor)
+    lock.rmdir()
+    monkeypatch.setattr(type(instance), "fetch_materializations", _fails_once(type(instance).fetch_materializations))
+    with pytest.raises(RuntimeError, match="the tick failed"):
+        tick_regression_sensor(defs, instance, down.cursor)
+    assert [p.name for p in spooled_files(spool)] == ["0-unreadable.json"]  # night 3 was delivered
+    last = tick_regression_sensor(defs, instance, down.cursor)
+    assert judged(last) == [f"regression_check:{three}"]
+    assert not tick_regression_sensor(defs, instance, last.cursor).run_requests
+    assert {two, three} < {run.id for run in open_store(project.store).list_runs()}
+
+
+def _fails_once(fetch: Any) -> Any:
+    calls = {"n": 0}
+
+    def failing(self: dg.DagsterInstance, *args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("the tick failed")
+        return fetch(self, *args, **kwargs)
+
+    return failing

@@ -171,14 +171,15 @@ def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
 
     Each kept run is stored under the run id it was given, so retrying is idempotent: a run
     the store holds already (its commit did succeed) is not stored again.  A spool file is
-    deleted only after its run is stored; one meant for another store is left for it.  The
+    deleted only after its run is stored; one meant for another store is left for it, and one that cannot be read is kept and named (exit 3) after the others are stored.  The
     runs are not judged (no verdict, no gate): the next run of each series is compared with
     them as usual.  Exits 5, keeping the files, while the store still cannot be written."""
     resolved = load_storage().store(store_path)
     folder = spool_folder(spool)
 
     def retry() -> None:
-        for delivered in deliver_spooled(resolved, folder):
+        unreadable: list[InputError] = []
+        for delivered in deliver_spooled(resolved, folder, on_unreadable=lambda _path, exc: unreadable.append(exc)):
             kept, stored = delivered.kept, delivered.stored
             if stored is None:
                 click.echo(f"Left {kept.run_id}: kept for {kept.target}, not {resolved}.")
@@ -186,5 +187,8 @@ def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
                 click.echo(f"Already stored {stored.id} ({stored.set_id}, {stored.model}) in {resolved}.")
             else:
                 click.echo(f"Stored {stored.id} ({stored.set_id}, {stored.model}, {stored.status}) in {resolved}.")
+        if unreadable:  # the readable ones are stored first: one bad file keeps no night out
+            more = f" (and {len(unreadable) - 1} more unreadable file(s), kept)" if len(unreadable) > 1 else ""
+            raise InputError(f"{unreadable[0]}{more}")
 
     run_guarded(retry)

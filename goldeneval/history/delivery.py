@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from goldeneval.core.errors import StoreError
+from goldeneval.core.errors import InputError, StoreError
 from goldeneval.core.records import StoredRun
 from goldeneval.store import Store, StoreLocation, open_store
 from goldeneval.store.spool import SpooledRun, read_spooled, spooled_files, store_target
@@ -34,7 +34,11 @@ class Delivered:
 
 
 def deliver_spooled(
-    location: StoreLocation, folder: Path, *, wanted: Callable[[SpooledRun], bool] | None = None
+    location: StoreLocation,
+    folder: Path,
+    *,
+    wanted: Callable[[SpooledRun], bool] | None = None,
+    on_unreadable: Callable[[Path, InputError], None] | None = None,
 ) -> Iterator[Delivered]:
     """Store the runs kept in ``folder`` for the store at ``location``, oldest first, yielding
     each as it is stored (a run kept for another store is yielded with ``stored`` None).
@@ -42,11 +46,18 @@ def deliver_spooled(
 
     Raises :class:`StoreError` naming the folder while the store still cannot take them; the
     files not yet stored stay.  A file that cannot be read is an
-    :class:`~goldeneval.core.errors.InputError` naming it, and stays."""
+    :class:`~goldeneval.core.errors.InputError` naming it, and stays; with ``on_unreadable``
+    (a sensor, which must not stop at one bad file) it is reported there and skipped."""
     target = store_target(location)
     store: Store | None = None
     for path in spooled_files(folder):
-        kept = read_spooled(path)
+        try:
+            kept = read_spooled(path)
+        except InputError as exc:
+            if on_unreadable is None:
+                raise
+            on_unreadable(path, exc)
+            continue
         if wanted is not None and not wanted(kept):
             continue
         if kept.target != target:

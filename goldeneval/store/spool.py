@@ -21,7 +21,7 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +40,7 @@ __all__ = [
     "keep_run",
     "new_run_id",
     "read_spooled",
+    "readable_spooled",
     "spool_folder",
     "spooled_files",
     "store_target",
@@ -141,11 +142,30 @@ def keep_run(
 
 
 def spooled_files(folder: Path) -> list[Path]:
-    """The spool files in ``folder``, oldest first (temporary files are never listed)."""
+    """The spool files in ``folder``, oldest first (temporary files are never listed, nor a file
+    another process delivered while they were listed)."""
     if not folder.is_dir():
         return []
-    files = [p for p in folder.iterdir() if p.suffix == _SUFFIX and not p.name.startswith(".") and p.is_file()]
-    return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
+    dated: list[tuple[float, str, Path]] = []
+    for path in folder.iterdir():
+        if path.suffix != _SUFFIX or path.name.startswith("."):
+            continue
+        try:
+            if path.is_file():
+                dated.append((path.stat().st_mtime, path.name, path))
+        except FileNotFoundError:  # delivered by another process meanwhile
+            continue
+    return [path for _, _, path in sorted(dated)]
+
+
+def readable_spooled(folder: Path) -> Iterator[SpooledRun]:
+    """The spool files in ``folder`` that can be read, oldest first: for a reader that only
+    looks (a file that cannot be read is :func:`read_spooled`'s error where it is delivered)."""
+    for path in spooled_files(folder):
+        try:
+            yield read_spooled(path)
+        except InputError:
+            continue
 
 
 def read_spooled(path: Path) -> SpooledRun:
@@ -176,6 +196,8 @@ def read_spooled(path: Path) -> SpooledRun:
         )
     except InputError:
         raise
+    except FileNotFoundError:
+        raise InputError(f"spool file {path}: gone (delivered by another process meanwhile)") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"spool file {path}: cannot be read: {exc}") from None
 
