@@ -77,7 +77,12 @@ def main(argv: list[str] | None = None) -> int:
             print("Nothing stored yet: nothing to delete.")
             return 0
         report = purge_runs(
-            open_store(location), older_than, set_id=args.set_id, tables_root=suite.tables_root, dry_run=args.dry_run
+            open_store(location),
+            older_than,
+            set_id=args.set_id,
+            tables_root=suite.tables_root,
+            dry_run=args.dry_run,
+            thresholds=suite.thresholds,  # the nightly's: the levels kept are the ones its checks use
         )
     except GoldenEvalError as exc:
         print(f"goldeneval: error: {printable(' '.join(str(exc).split()))}", file=sys.stderr)
@@ -97,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     for stored in report.runs:
         print(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
+    if report.kept:
+        print(f"Kept {len(report.kept)} run(s): accepted levels of their series.")
+        for stored in report.kept:
+            print(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
     return 0
 
 

@@ -117,7 +117,10 @@ def purge(
     store_path: StoreLocation | None,
     config_path: Path | None,
 ) -> None:
-    """Delete whole runs (store rows and their Parquet table files) older than a duration."""
+    """Delete whole runs (store rows and their Parquet table files) older than a duration.
+
+    A run that is its series' accepted level (the run the series' next run is compared with
+    under ``baseline: accepted``) or its latest acceptance's run is kept, and listed."""
     storage = load_storage(config_path)
     resolved = storage.store(store_path)
     root = storage.tables(tables_root)
@@ -133,6 +136,10 @@ def purge(
     click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.table_files)} Parquet table file(s){reports}.")
     for stored in report.runs:
         click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
+    if report.kept:
+        click.echo(f"Kept {len(report.kept)} run(s): accepted levels of their series.")
+        for stored in report.kept:
+            click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
 
 
 # --------------------------------------------------------------------------- store maintenance
