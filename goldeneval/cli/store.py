@@ -55,7 +55,7 @@ def runs(
 @click.option("--by", "by", default=None, help="Who accepts it.  Default: the user running the command.")
 @store_option
 def accept(run_id: str, reason: str, by: str | None, store_path: StoreLocation | None) -> None:
-    """Accept a stored run as its series' level: the nightly compares with it from now on.
+    """Accept a stored run as its series' level (baseline: accepted, the nightly's default).
 
     With ``baseline: accepted`` (the suite file's default for the nightly) a run is compared
     with its series' accepted level: the last run that passed the gate, or the last one a
