@@ -14,6 +14,8 @@ regression would make the oldest run left, a bad one, the series' baseline, and 
 night would pass.  Where deleting the older runs would still change which run the walk
 reaches (a level reached by passing the gate step by step from an older run), the runs the
 walk goes through before the level are kept too.  Kept runs are reported (``kept``).
+``including_levels`` (``--including-levels``) deletes them as well, for a retention policy
+that allows no exception: the series' next run is then its baseline.
 """
 
 from __future__ import annotations
@@ -70,13 +72,15 @@ def purge_runs(
     dry_run: bool = False,
     now: datetime | None = None,
     thresholds: RegressionThresholds = DEFAULT_THRESHOLDS,
+    including_levels: bool = False,
 ) -> PurgeReport:
     """Delete whole runs created longer ago than ``older_than``, except the accepted levels of
-    their series (judged with ``thresholds``): the one rule behind ``goldeneval purge`` and
+    their series (judged with ``thresholds``; ``including_levels``: those too, so that a
+    series' next run is its baseline): the one rule behind ``goldeneval purge`` and
     ``python -m pipelines.purge``."""
     cutoff = (now or datetime.now(UTC)) - older_than
     old = store.purge(cutoff, set_id=set_id, dry_run=True)
-    kept = _levels_kept(store, old, thresholds)
+    kept = set() if including_levels else _levels_kept(store, old, thresholds)
     runs = store.purge(cutoff, set_id=set_id, dry_run=dry_run, keeping=sorted(kept))
     tables_runs = sorted({run.tables_run_id for run in runs if run.tables_run_id})
     still_used = store.tables_runs_in_use(tables_runs, excluding=[run.id for run in runs])
