@@ -353,7 +353,7 @@ def test_retention_keeps_the_latest_acceptances_run(folder: Path) -> None:
 
 
 def test_retention_keeps_the_older_runs_the_walk_needs_to_reach_the_level(
-    cli_workspace: CliWorkspace,
+    cli_workspace: CliWorkspace, store_location: StoreLocation
 ) -> None:
     """Night 2 measured another corpus (red, never a level on its own), night 3 the first one
     again and passed against night 1.  Deleting night 1 alone would make night 2 the series'
@@ -361,13 +361,15 @@ def test_retention_keeps_the_older_runs_the_walk_needs_to_reach_the_level(
     good = {"alpha": ["a", "x"], "beta": ["b", "x"], "gamma": []}
 
     def evaluate(corpus: str) -> dict[str, Any]:
-        result = cli_workspace.evaluate(good, "--baseline", "accepted", "--format", "json", corpus=corpus)
+        result = cli_workspace.evaluate(
+            good, "--baseline", "accepted", "--format", "json", "--store", str(store_location), corpus=corpus
+        )
         document: dict[str, Any] = json.loads(result.stdout)
         return document
 
     first, second, third = evaluate("rev-1"), evaluate("rev-2"), evaluate("rev-1")
     assert (second["verdict"]["state"], third["verdict"]["status"]) == ("mismatch", "pass")
-    store = ResultStore(cli_workspace.store)
+    store = open_store(store_location)  # both backends: the walk's queries that leave runs out
     night2 = store.get_run(second["run"]["id"])
     assert night2 is not None
     report = purge_runs(store, timedelta(0), now=night2.created_at)
@@ -406,3 +408,14 @@ def test_the_accept_line_says_whom_it_binds_and_which_run_is_the_level_now(folde
     ) in result.output
     _, third = night(folder, GOOD)
     assert third["verdict"]["previous_run_id"] == second["run"]["id"]
+
+
+def test_purge_including_levels_deletes_the_levels_too_and_the_next_run_is_the_baseline(folder: Path) -> None:
+    night(folder, GOOD)
+    night(folder, BAD)
+    result = invoke("purge", "--older-than", "0m", "--including-levels", "--store", str(folder / "results.duckdb"))
+    assert result.exit_code == ExitCode.OK, result.output
+    assert result.output.startswith("Deleted 2 run(s) and 0 Parquet table file(s).")
+    assert "Kept" not in result.output
+    code, after = night(folder, BAD)
+    assert (code, after["verdict"]["state"]) == (ExitCode.OK, "baseline")
