@@ -49,8 +49,9 @@ def acceptance_metadata(accepted: Accepted) -> dict[str, Any]:
 @dg.op(
     name=ACCEPT_OP,
     pool=STORE_POOL,
-    description="Accept a stored run as its series' level: the nightly (baseline: accepted) compares with it "
-    "from now on. The same as goldeneval accept RUN --reason TEXT --by NAME.",
+    description="Accept a stored run as its series' level: runs judged against the accepted level (baseline: "
+    "accepted, the nightly's default) compare with it until a later run passes the gate. The same as "
+    "goldeneval accept RUN --reason TEXT --by NAME.",
 )
 def accept_op(
     context: dg.OpExecutionContext, config: AcceptRunConfig, goldeneval: GoldenEvalResource

@@ -10,6 +10,10 @@ else goes through ``import dagster as dg``.  When upgrading Dagster, check this 
 * ``PartitionKeyFilter`` — the partition filter that same call takes.
 * ``RUN_KEY_TAG`` / ``SENSOR_NAME_TAG`` — the tags the daemon puts on a sensor's runs, which
   the main command sets too so that a daemon started later skips runs already made.
+* ``ROOT_RUN_ID_TAG`` — the tag (``dagster/root_run_id``) Dagster puts on a re-execution,
+  naming the run first executed; ``pipelines.purge`` finds a purged night's re-executions by it
+  (and by ``PARTITION_NAME_TAG``, ``dagster/partition``, for those executed in process,
+  which carry no such tag).
 * ``raise_execution_interrupts`` / ``iterate_with_context`` — how an executor lets Ctrl-C through
   while it waits for its steps; ``pipelines.executors`` (the dask executor) uses them as
   dagster-dask does.
@@ -30,10 +34,12 @@ from dagster._core.storage.asset_check_execution_record import (
 )
 from dagster._core.storage.event_log.schema import AssetCheckExecutionsTable
 from dagster._core.storage.event_log.sql_event_log import SqlEventLogStorage
-from dagster._core.storage.tags import RUN_KEY_TAG, SENSOR_NAME_TAG
+from dagster._core.storage.tags import PARTITION_NAME_TAG, ROOT_RUN_ID_TAG, RUN_KEY_TAG, SENSOR_NAME_TAG
 from dagster._utils import iterate_with_context
 
 __all__ = [
+    "PARTITION_NAME_TAG",
+    "ROOT_RUN_ID_TAG",
     "RUN_KEY_TAG",
     "SENSOR_NAME_TAG",
     "AssetCheckExecutionRecord",

@@ -22,6 +22,7 @@ from goldeneval.cli import ExitCode, main
 from goldeneval.core.baseline import ACCEPTED
 from goldeneval.history.accepted import accept
 from goldeneval.history.comparison import compare_with_history
+from goldeneval.history.retention import purge_runs
 from goldeneval.store import ResultStore, StoreLocation, copy_runs, open_store
 from tests.conftest import CliWorkspace
 
@@ -295,3 +296,126 @@ def test_accept_refuses_an_empty_by(cli_workspace: CliWorkspace) -> None:
         ExitCode.INVALID_INPUT,
         "goldeneval: error: accept: --by is empty: name who accepts the run\n",
     )
+
+
+def test_retention_keeps_the_accepted_level_so_a_lasting_regression_stays_red(folder: Path) -> None:
+    """Purging the good night before a lasting regression must not make a bad night the
+    series' baseline: the level (night 1) stays, and night 4 is still red against it."""
+    _, first = night(folder, GOOD)
+    _, second = night(folder, BAD)
+    night(folder, BAD)
+    store = open_store(StoreLocation.parse(str(folder / "results.duckdb")))
+    night1, night2 = first["run"]["id"], store.get_run(second["run"]["id"])
+    assert night2 is not None
+    # an age between night 1 and night 2: only night 1 is old enough to go
+    report = purge_runs(store, timedelta(0), now=night2.created_at)
+    assert ([run.id for run in report.runs], [run.id for run in report.kept]) == ([], [night1])
+    assert store.get_run(night1) is not None
+
+    code, fourth = night(folder, BAD)
+    assert (code, fourth["verdict"]["status"], fourth["verdict"]["previous_run_id"]) == (
+        ExitCode.REGRESSION,
+        "regression",
+        night1,
+    )
+    assert f"compared with accepted level run {night1} (it passed the gate)" in fourth["verdict"]["reason"]
+
+
+def test_purge_says_which_runs_it_kept_as_levels_and_deletes_the_rest(folder: Path) -> None:
+    _, first = night(folder, GOOD)
+    bad = [night(folder, BAD)[1]["run"]["id"] for _ in range(2)]
+    result = invoke("purge", "--older-than", "0m", "--store", str(folder / "results.duckdb"))
+    assert result.exit_code == ExitCode.OK, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "Deleted 2 run(s) and 0 Parquet table file(s)."
+    assert "Kept 1 run(s): accepted levels of their series." in lines
+    assert lines[-1].startswith(f"  {first['run']['id']}  ")
+    remaining = [run["id"] for run in json.loads(invoke("runs", "--store", str(folder / "results.duckdb"),
+                                                        "--format", "json").stdout)]  # fmt: skip
+    assert remaining == [first["run"]["id"]]
+    assert not set(bad) & set(remaining)
+    code, after = night(folder, BAD)
+    assert (code, after["verdict"]["previous_run_id"]) == (ExitCode.REGRESSION, first["run"]["id"])
+
+
+def test_retention_keeps_the_latest_acceptances_run(folder: Path) -> None:
+    night(folder, GOOD)
+    _, second = night(folder, BAD)
+    accepted = invoke("accept", second["run"]["id"], "--reason", "new ranking", "--by", "alice",
+                      "--store", str(folder / "results.duckdb"))  # fmt: skip
+    assert accepted.exit_code == ExitCode.OK, accepted.output
+    _, third = night(folder, GOOD)  # better than the accepted level: passes, and is the level now
+    assert third["verdict"]["status"] == "pass"
+    store = open_store(StoreLocation.parse(str(folder / "results.duckdb")))
+    report = purge_runs(store, timedelta(0))
+    assert {run.id for run in report.kept} == {second["run"]["id"], third["run"]["id"]}
+    assert store.acceptances([second["run"]["id"]])[second["run"]["id"]].accepted_by == "alice"
+
+
+def test_retention_keeps_the_older_runs_the_walk_needs_to_reach_the_level(
+    cli_workspace: CliWorkspace, store_location: StoreLocation
+) -> None:
+    """Night 2 measured another corpus (red, never a level on its own), night 3 the first one
+    again and passed against night 1.  Deleting night 1 alone would make night 2 the series'
+    first run, its baseline and level, and night 3 a mismatch against it: night 1 stays."""
+    good = {"alpha": ["a", "x"], "beta": ["b", "x"], "gamma": []}
+
+    def evaluate(corpus: str) -> dict[str, Any]:
+        result = cli_workspace.evaluate(
+            good, "--baseline", "accepted", "--format", "json", "--store", str(store_location), corpus=corpus
+        )
+        document: dict[str, Any] = json.loads(result.stdout)
+        return document
+
+    first, second, third = evaluate("rev-1"), evaluate("rev-2"), evaluate("rev-1")
+    assert (second["verdict"]["state"], third["verdict"]["status"]) == ("mismatch", "pass")
+    store = open_store(store_location)  # both backends: the walk's queries that leave runs out
+    night2 = store.get_run(second["run"]["id"])
+    assert night2 is not None
+    report = purge_runs(store, timedelta(0), now=night2.created_at)
+    assert (report.runs, [run.id for run in report.kept]) == ((), [first["run"]["id"]])
+    after = evaluate("rev-1")
+    assert (after["verdict"]["status"], after["verdict"]["previous_run_id"]) == ("pass", third["run"]["id"])
+
+
+def test_a_later_acceptance_of_an_older_run_undoes_an_acceptance(folder: Path) -> None:
+    _, first = night(folder, GOOD)
+    _, second = night(folder, BAD)
+    store = str(folder / "results.duckdb")
+    oops = invoke("accept", second["run"]["id"], "--reason", "oops", "--by", "bob", "--store", store)
+    assert oops.exit_code == ExitCode.OK, oops.output
+    rollback = invoke("accept", first["run"]["id"], "--reason", "rollback", "--by", "bob", "--store", store)
+    assert rollback.exit_code == ExitCode.OK, rollback.output
+    # night 2 is walked again against night 1, fails, so night 1 is the level and the line says nothing else
+    assert "the level now is" not in rollback.output
+    code, third = night(folder, BAD)
+    assert (code, third["verdict"]["previous_run_id"]) == (ExitCode.REGRESSION, first["run"]["id"])
+    assert f"accepted level run {first['run']['id']} (accepted by bob: rollback)" in third["verdict"]["reason"]
+
+
+def test_the_accept_line_says_whom_it_binds_and_which_run_is_the_level_now(folder: Path) -> None:
+    _, first = night(folder, GOOD)
+    _, second = night(folder, GOOD)  # passed the gate: the level
+    result = invoke("accept", first["run"]["id"], "--reason", "re-baseline", "--by", "carol",
+                    "--store", str(folder / "results.duckdb"))  # fmt: skip
+    assert result.exit_code == ExitCode.OK, result.output
+    assert result.output.count("\n") == 1
+    assert (
+        "; from now on, the series' runs judged against the accepted level (baseline: accepted, the nightly's "
+        "default) compare with it until a later run passes the gate; a run measured after it passed the gate "
+        f"against it (default thresholds), so the level now is run {second['run']['id']} and the series' next "
+        "run compares with that\n"
+    ) in result.output
+    _, third = night(folder, GOOD)
+    assert third["verdict"]["previous_run_id"] == second["run"]["id"]
+
+
+def test_purge_including_levels_deletes_the_levels_too_and_the_next_run_is_the_baseline(folder: Path) -> None:
+    night(folder, GOOD)
+    night(folder, BAD)
+    result = invoke("purge", "--older-than", "0m", "--including-levels", "--store", str(folder / "results.duckdb"))
+    assert result.exit_code == ExitCode.OK, result.output
+    assert result.output.startswith("Deleted 2 run(s) and 0 Parquet table file(s).")
+    assert "Kept" not in result.output
+    code, after = night(folder, BAD)
+    assert (code, after["verdict"]["state"]) == (ExitCode.OK, "baseline")

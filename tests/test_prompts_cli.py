@@ -236,7 +236,9 @@ def test_full_privacy_keeps_the_answers(workspace: Workspace) -> None:
 def test_retention_deletes_prompt_runs_whole(workspace: Workspace) -> None:
     assert workspace.run(GOOD).exit_code == 0
     store = ResultStore(workspace.store)
-    report = purge_runs(store, timedelta(0))
+    kept = purge_runs(store, timedelta(0))  # the series' only run is its accepted level: kept
+    assert (kept.runs, [r.grader for r in kept.kept]) == ((), ["deterministic"])
+    report = purge_runs(store, timedelta(0), including_levels=True)
     assert [r.grader for r in report.runs] == ["deterministic"]
     assert store.list_runs() == []
 

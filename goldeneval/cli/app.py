@@ -92,7 +92,7 @@ class LazyCommand:
 COMMANDS: Mapping[str, LazyCommand] = {
     "accept": LazyCommand(
         "goldeneval.cli.store:accept",
-        "Accept a stored run as its series' level: the nightly compares with it from now on.",
+        "Accept a stored run as its series' level (baseline: accepted, the nightly's default).",
     ),
     "answers": LazyCommand(
         "goldeneval.cli.answers:answers",

@@ -55,7 +55,7 @@ def runs(
 @click.option("--by", "by", default=None, help="Who accepts it.  Default: the user running the command.")
 @store_option
 def accept(run_id: str, reason: str, by: str | None, store_path: StoreLocation | None) -> None:
-    """Accept a stored run as its series' level: the nightly compares with it from now on.
+    """Accept a stored run as its series' level (baseline: accepted, the nightly's default).
 
     With ``baseline: accepted`` (the suite file's default for the nightly) a run is compared
     with its series' accepted level: the last run that passed the gate, or the last one a
@@ -96,6 +96,12 @@ class DurationParam(click.ParamType[timedelta, Any]):
 )
 @click.option("--set", "set_id", default=None, help="Only runs of this set.")
 @click.option("--dry-run", is_flag=True, help="Report what would be deleted; delete nothing.")
+@click.option(
+    "--including-levels",
+    is_flag=True,
+    help="Also delete old runs that are their series' accepted levels (kept otherwise); "
+    "such a series' next run is its baseline.",
+)
 @folder_option(
     "--tables-root",
     "Also delete the Parquet table files the runs were built from, below this folder. " + storage_default_help(TABLES),
@@ -113,11 +119,16 @@ def purge(
     older_than: timedelta,
     set_id: str | None,
     dry_run: bool,
+    including_levels: bool,
     tables_root: Path | None,
     store_path: StoreLocation | None,
     config_path: Path | None,
 ) -> None:
-    """Delete whole runs (store rows and their Parquet table files) older than a duration."""
+    """Delete whole runs (store rows and their Parquet table files) older than a duration.
+
+    A run that is its series' accepted level (the run the series' next run is compared with
+    under ``baseline: accepted``) or its latest acceptance's run is kept, and listed, unless
+    --including-levels is given."""
     storage = load_storage(config_path)
     resolved = storage.store(store_path)
     root = storage.tables(tables_root)
@@ -125,7 +136,14 @@ def purge(
     def run() -> PurgeReport:
         if not store_exists(resolved):  # nothing stored yet: nothing to delete, nothing created
             return PurgeReport((), (), dry_run)
-        return purge_runs(open_store(resolved), older_than, set_id=set_id, tables_root=root, dry_run=dry_run)
+        return purge_runs(
+            open_store(resolved),
+            older_than,
+            set_id=set_id,
+            tables_root=root,
+            dry_run=dry_run,
+            including_levels=including_levels,
+        )
 
     report = run_guarded(run)
     verb = "Would delete" if report.dry_run else "Deleted"
@@ -133,6 +151,10 @@ def purge(
     click.echo(f"{verb} {len(report.runs)} run(s) and {len(report.table_files)} Parquet table file(s){reports}.")
     for stored in report.runs:
         click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
+    if report.kept:
+        click.echo(f"Kept {len(report.kept)} run(s): accepted levels of their series.")
+        for stored in report.kept:
+            click.echo(f"  {stored.id}  {stored.created_at:%Y-%m-%d %H:%M:%S}  {stored.set_id}  {stored.model}")
 
 
 # --------------------------------------------------------------------------- store maintenance

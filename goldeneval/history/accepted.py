@@ -6,7 +6,9 @@ before it.  The level is computed from the store alone, the runs and the ``accep
 table, by walking the series' complete runs oldest first:
 
 * a run a person accepted (:func:`accept`: ``goldeneval accept``, the Dagster job
-  ``accept_run``) is the level, whatever it measured; the walk starts at the latest one;
+  ``accept_run``) is the level, whatever it measured; the walk starts at the latest
+  *acceptance* (the one recorded last), whichever run it names, so accepting an older run
+  again undoes a later acceptance: the runs measured after it are walked again against it;
 * every later complete run is judged as the gate judges it, against the level so far (no
   level yet: against the run before it, as ``previous`` does; none: it is the series'
   baseline), and becomes the level exactly when it passes the gate: a ``baseline``, or a
@@ -35,7 +37,7 @@ and it reads over one held connection: judging night 30 of the 81-question sampl
 from __future__ import annotations
 
 import getpass
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from goldeneval.core.errors import InputError
@@ -43,7 +45,7 @@ from goldeneval.core.records import StoredRun
 from goldeneval.core.regression import RegressionVerdict
 from goldeneval.store import Acceptance, Store
 
-__all__ = ["Accepted", "Level", "accept", "accepted_level", "default_accepter"]
+__all__ = ["Accepted", "Level", "accept", "accepted_level", "default_accepter", "level_after"]
 
 Judge = Callable[[StoredRun, StoredRun | None], RegressionVerdict]
 """The gate's verdict of a run against an earlier one (None: the series' first complete run)."""
@@ -68,16 +70,27 @@ def accepted_level(store: Store, current: StoredRun, judge: Judge) -> Level | No
     """The accepted level ``current`` is compared with, or None when no earlier run of its
     series is one (no complete run, or none passed the gate and nobody accepted one).
     ``judge`` is the gate's comparison (:func:`goldeneval.history.comparison.gate_verdict`)."""
+    return _walk(store, current, judge, including=False, leaving=())
+
+
+def level_after(store: Store, latest: StoredRun, judge: Judge, *, leaving: Sequence[str] = ()) -> Level | None:
+    """The level the run after ``latest`` would be compared with: the same walk, through
+    ``latest`` too.  ``leaving`` walks as if those runs (and their acceptances) were deleted:
+    what retention asks before it deletes anything."""
+    return _walk(store, latest, judge, including=True, leaving=leaving)
+
+
+def _walk(store: Store, current: StoredRun, judge: Judge, *, including: bool, leaving: Sequence[str]) -> Level | None:
     level: Level | None = None
     previous: StoredRun | None = None
     after: StoredRun | None = None
     with store.held():  # one connection for the walk's queries (a DuckDB connection costs 10-50 ms)
-        latest = store.latest_accepted_run(current)
-        if latest is not None:
+        latest = store.latest_accepted_run(current, including=including, leaving=leaving)
+        if latest is not None:  # the latest acceptance recorded, whichever run it names
             accepted_run, acceptance = latest
             after = accepted_run
             level = Level(_with_details(store, accepted_run), acceptance)
-        for night in store.complete_runs_before(current, after=after):
+        for night in store.complete_runs_before(current, after=after, including=including, leaving=leaving):
             run = _with_details(store, night)
             reference = level.run if level is not None else previous
             if judge(run, reference).passes_gate:
@@ -95,19 +108,30 @@ def _with_details(store: Store, run: StoredRun) -> StoredRun:
 
 @dataclass(frozen=True)
 class Accepted:
-    """What :func:`accept` recorded: the run and the acceptance."""
+    """What :func:`accept` recorded: the run and the acceptance, and the level the series'
+    next run is compared with now (None: the series has no level, which cannot happen after
+    an acceptance unless the run was purged meanwhile)."""
 
     run: StoredRun
     acceptance: Acceptance
+    level: Level | None = None
 
     @property
     def line(self) -> str:
         """The one line both doors print."""
         run = self.run
-        return (
+        line = (
             f"accepted run {run.id} (set {run.set_id}, series {run.model}, top-1 {_rate(run.pass_rate)}, "
-            f"top-3 {_rate(run.mean_score)}) {self.acceptance.shown}; its series' nightly compares with it from now on"
+            f"top-3 {_rate(run.mean_score)}) {self.acceptance.shown}; from now on, the series' runs judged "
+            "against the accepted level (baseline: accepted, the nightly's default) compare with it "
+            "until a later run passes the gate"
         )
+        if self.level is not None and self.level.run.id != run.id:
+            line += (
+                f"; a run measured after it passed the gate against it (default thresholds), so the level now is "
+                f"run {self.level.run.id} and the series' next run compares with that"
+            )
+        return line
 
 
 def _rate(value: float | None) -> str:
@@ -141,4 +165,9 @@ def accept(store: Store, run_text: str, reason: str, by: str | None = None) -> A
             f"accept: run {run.id} is incomplete ({run.error_count} of {run.question_count} {run.details.unit} "
             "errored): an incomplete run cannot be a series' level"
         )
-    return Accepted(run, store.accept_run(run.id, accepter, reason))
+    acceptance = store.accept_run(run.id, accepter, reason)
+    from goldeneval.history.comparison import gate_judge  # the gate's rule; it imports this module
+
+    latest = store.latest_complete_run(run)
+    level = None if latest is None else level_after(store, latest, gate_judge(store))
+    return Accepted(run, acceptance, level)

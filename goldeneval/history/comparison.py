@@ -54,13 +54,14 @@ from goldeneval.core.regression import (
     labels_incomplete,
 )
 from goldeneval.core.stats import Verdicts, paired_comparison
-from goldeneval.history.accepted import accepted_level
+from goldeneval.history.accepted import Judge, accepted_level
 from goldeneval.store import Store, StoredRun
 
 __all__ = [
     "benchmark_difference",
     "compare_pair",
     "compare_with_history",
+    "gate_judge",
     "gate_verdict",
     "resolve_pinned_baseline",
     "treatment_change",
@@ -212,14 +213,18 @@ def gate_verdict(
     return compare_pair(store, current, earlier, thresholds, seed=seed)
 
 
+def gate_judge(store: Store, thresholds: RegressionThresholds = DEFAULT_THRESHOLDS, *, seed: int = 42) -> Judge:
+    """:func:`gate_verdict` with the store and thresholds bound: the judge of the accepted
+    level's walk (:mod:`goldeneval.history.accepted`)."""
+    return lambda run, earlier: gate_verdict(store, run, earlier, thresholds, seed=seed)
+
+
 def _against_level(
     store: Store, current: StoredRun, thresholds: RegressionThresholds, seed: int
 ) -> tuple[StoredRun | None, str | None, str | None]:
     """``baseline: accepted``: the series' accepted level, how the reason names it, and the
     reference the verdict carries; without a level, the previous complete run."""
-    level = accepted_level(
-        store, current, lambda run, earlier: gate_verdict(store, run, earlier, thresholds, seed=seed)
-    )
+    level = accepted_level(store, current, gate_judge(store, thresholds, seed=seed))
     if level is not None:
         return level.run, level.reference, level.reference
     earlier = store.previous_complete_run(current)

@@ -455,6 +455,14 @@ class Store(ABC):
         with when one measured later was stored first (:attr:`SavedRun.preceded`)."""
         return self._one(self._LATER, self._earlier_params(current), "ORDER BY created_at, id")
 
+    def latest_complete_run(self, run: StoredRun) -> StoredRun | None:
+        """The latest complete run of ``run``'s series (``run`` itself, when it is that)."""
+        return self._one(
+            "set_id = ? AND model = ? AND grader = ? AND status = 'complete'",
+            [run.set_id, run.model, run.grader],
+            "ORDER BY created_at DESC, id DESC",
+        )
+
     def best_comparable_run(self, current: StoredRun) -> StoredRun | None:
         """The best earlier complete run of the series on the same known benchmark: highest
         top-1 rate, then top-3, then the latest."""
@@ -492,12 +500,20 @@ class Store(ABC):
         with self._read() as sql:
             return self._frame(sql, f"SELECT {columns} FROM runs {where} ORDER BY created_at, id", params)
 
-    def purge(self, older_than: datetime, *, set_id: str | None = None, dry_run: bool = False) -> list[StoredRun]:
+    def purge(
+        self,
+        older_than: datetime,
+        *,
+        set_id: str | None = None,
+        dry_run: bool = False,
+        keeping: Sequence[str] = (),
+    ) -> list[StoredRun]:
         """Delete whole runs (the row and its slices) created before ``older_than``.
 
         Retention never edits a run: a run is kept whole or deleted whole (with the
         acceptances of it), in one transaction.  Returns the runs deleted (or, with ``dry_run``, that would be), without
-        their details; ``tables_run_id`` is filled in for older rows too.
+        their details; ``tables_run_id`` is filled in for older rows too.  ``keeping`` names
+        runs that stay whatever their age (retention keeps the series' accepted levels).
         """
         columns = _select(False).replace("tables_run_id", f"{self._tables_run()} AS tables_run_id")
         text = f"SELECT {columns} FROM runs WHERE created_at < ?"
@@ -505,6 +521,9 @@ class Store(ABC):
         if set_id is not None:
             text += " AND set_id = ?"
             params.append(set_id)
+        if keeping:
+            text += f" AND NOT {self.dialect.in_list('id')}"
+            params.append(list(keeping))
         with self._write() as sql:
             doomed = [_row_to_run(row) for row in sql.all(text + " ORDER BY created_at, id", params)]
             if not dry_run:
@@ -568,23 +587,56 @@ class Store(ABC):
             )
         return {row[0]: _row_to_acceptance(row) for row in rows}  # the latest wins
 
-    def latest_accepted_run(self, current: StoredRun) -> tuple[StoredRun, Acceptance] | None:
-        """The latest complete run of ``current``'s series stored before it that a person
-        accepted, with its latest acceptance (one indexed query, then the run)."""
-        found = self._one(
-            self._EARLIER + " AND id IN (SELECT run_id FROM acceptances)",
-            self._earlier_params(current),
-            "ORDER BY created_at DESC, id DESC",
-        )
-        if found is None:
-            return None
-        acceptance = self.acceptances([found.id]).get(found.id)
-        return None if acceptance is None else (found, acceptance)
+    _UP_TO = (
+        "set_id = ? AND model = ? AND grader = ? AND status = 'complete' "
+        "AND (created_at < ? OR (created_at = ? AND id <= ?))"
+    )
+    """The complete runs of a series up to and including one run (the level the next run gets)."""
 
-    def complete_runs_before(self, current: StoredRun, *, after: StoredRun | None = None) -> list[StoredRun]:
-        """The complete runs of ``current``'s series stored before it (and after ``after``),
-        oldest first, without their details: the nights the accepted level walks through."""
-        where, params = self._EARLIER, self._earlier_params(current)
+    def _series_where(self, current: StoredRun, including: bool, leaving: Sequence[str]) -> tuple[str, list[Any]]:
+        """The complete runs of ``current``'s series before it (``including``: and it), less ``leaving``."""
+        if including:
+            at = current.created_at.astimezone(UTC).replace(tzinfo=None)
+            where, params = self._UP_TO, [current.set_id, current.model, current.grader, at, at, current.id]
+        else:
+            where, params = self._EARLIER, self._earlier_params(current)
+        if leaving:
+            where += f" AND NOT {self.dialect.in_list('id')}"
+            params.append(list(leaving))
+        return where, params
+
+    def latest_accepted_run(
+        self, current: StoredRun, *, including: bool = False, leaving: Sequence[str] = ()
+    ) -> tuple[StoredRun, Acceptance] | None:
+        """The complete run of ``current``'s series stored before it (``including``: or ``current``
+        itself) whose acceptance is the latest *recorded* (by ``accepted_at``), whichever run it
+        names, with that acceptance: a later acceptance of an older run undoes a newer run's.
+        ``leaving`` leaves runs out (what retention is about to delete)."""
+        where, params = self._series_where(current, including, leaving)
+        with self._read() as sql:
+            row = sql.one(
+                f"SELECT {_ACCEPTANCE_COLUMNS} FROM acceptances WHERE run_id IN (SELECT id FROM runs WHERE {where}) "
+                "ORDER BY accepted_at DESC, run_id DESC LIMIT 1",
+                params,
+            )
+        if row is None:
+            return None
+        acceptance = _row_to_acceptance(row)
+        found = self.get_run(acceptance.run_id)
+        return None if found is None else (found, acceptance)
+
+    def complete_runs_before(
+        self,
+        current: StoredRun,
+        *,
+        after: StoredRun | None = None,
+        including: bool = False,
+        leaving: Sequence[str] = (),
+    ) -> list[StoredRun]:
+        """The complete runs of ``current``'s series stored before it (``including``: and it; and
+        after ``after``; less ``leaving``), oldest first, without their details: the nights the
+        accepted level walks through."""
+        where, params = self._series_where(current, including, leaving)
         if after is not None:
             at = after.created_at.astimezone(UTC).replace(tzinfo=None)
             where += " AND (created_at > ? OR (created_at = ? AND id > ?))"
