@@ -64,7 +64,7 @@ __all__ = [
     "unsupported_facts",
 ]
 
-FACTS_VERSION = "facts/v3"
+FACTS_VERSION = "facts/v4"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MAX_NUMBER_DIGITS = 30
