@@ -86,16 +86,20 @@ _NUMBER_WORDS = {
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "thousand": 1000, "dozen": 12,
+    "thousand": 1000, "dozen": 12, "million": 1_000_000, "billion": 1_000_000_000,
 }  # fmt: skip
 """Number words read as numbers ("one" is not: "the one", "one-way"), alone or in a run
 ("twenty-five", "four hundred and twenty", "a dozen", "half a dozen")."""
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "dozen": 12}
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "dozen": 12, "million": 1_000_000, "billion": 1_000_000_000}
+_LARGE = frozenset({"thousand", "million", "billion"})
+_MAGNITUDES = {"thousand": 1000, "k": 1000, "million": 1_000_000, "mn": 1_000_000, "billion": 1_000_000_000,
+               "bn": 1_000_000_000}  # fmt: skip
+"""Magnitude words after a written number: "2.3 million" is 2,300,000, "5k" 5,000."""
 _ONE_WORDS = {"a": 1, "an": 1, "one": 1}
 """Read as 1 only before a unit ("a week", "one hour")."""
 _NUMBER_WORD = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 _NUMBER_RUN = (
-    r"(?:(?:a|an)\s+(?=(?:hundred|thousand|dozen)\b))?(?:" + _NUMBER_WORD + r"|one)"
+    r"(?:(?:a|an)\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?(?:" + _NUMBER_WORD + r"|one)"
     r"(?:(?:[\s-]+and)?[\s-]+(?:" + _NUMBER_WORD + r"|one)\b)*"
 )
 """A run of number words: "twenty-five", "four hundred and twenty", "a dozen"."""
@@ -119,6 +123,9 @@ _DAY_GROUPS = {
 }
 """An answer's "weekdays" names Monday to Friday, its "weekends" Saturday and Sunday."""
 
+POUND_KG = Fraction(45_359_237, 100_000_000)
+"""A pound (lb) in kilograms; "23 pounds" is a weight beside a weight, a price otherwise."""
+_FAHRENHEIT = frozenset({"°f", "° f", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"})
 # unit spelling -> (dimension, scale to the dimension's base unit)
 _UNITS: dict[str, tuple[str, Fraction]] = {}
 for _names, _dimension, _scale in (
@@ -140,7 +147,18 @@ for _names, _dimension, _scale in (
     (("ft", "foot", "feet"), "length", Fraction(3048, 100)),
     (("yd", "yard", "yards"), "length", Fraction(9144, 100)),
     (("mi", "mile", "miles"), "length", Fraction(160_934_4, 10)),
+    (("mg", "milligram", "milligrams"), "mass", Fraction(1, 1_000_000)),
+    (("g", "gram", "grams", "gramme", "grammes"), "mass", Fraction(1, 1000)),
     (("kg", "kilo", "kilos", "kilogram", "kilograms"), "mass", Fraction(1)),
+    (("tonne", "tonnes", "metric ton", "metric tons"), "mass", Fraction(1000)),
+    (("lb", "lbs"), "mass", POUND_KG),
+    (("oz", "ounce", "ounces"), "mass", POUND_KG / 16),
+    (
+        ("°c", "° c", "degrees celsius", "degree celsius", "degrees centigrade", "celsius", "centigrade"),
+        "temperature",
+        Fraction(1),
+    ),
+    (("°f", "° f", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"), "temperature", Fraction(1)),
     (("kwh",), "energy", Fraction(1)),
     (("mph",), "length/duration", Fraction(160_934_4, 10) / 60),
     (("kph", "kmh", "km/h"), "length/duration", Fraction(100_000, 60)),
@@ -155,7 +173,7 @@ _CURRENCIES = {
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _CURRENCY_WORD = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True) if c.isalpha())
 _QUALIFIER = r"(?:(?P<qual>working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
-_AFTER = r"\s*(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
+_AFTER = r"(?:\s*|-)(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
 _RATE_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
                  "yearly": "year", "annually": "year"}  # fmt: skip
 _RATE = (
@@ -171,6 +189,7 @@ _NUMBER = re.compile(
     r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
     r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:[.,]\d+)?)"
     r"(?![.,]\d)(?:/(?P<den>\d+))?"
+    r"(?:\s*(?P<mag>thousand|million|billion|bn|mn)\b|(?P<magk>k)(?![\w]))?"
     r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?" + _RATE + r"(?![\w])",
     re.IGNORECASE,
 )
@@ -186,7 +205,13 @@ _HALF = re.compile(
 _AMPM = r"\s*(?P<ap>[ap])\.?\s?m\b\.?"
 _PART = r"(?:\s+(?:in\s+the\s+|at\s+)(?P<part>morning|afternoon|evening|night)\b)?"
 """A part of the day after a clock time ("8:00 in the evening", "8 o'clock at night"): 20:00."""
+_SPOKEN_MINUTES = r"half|quarter|twenty[\s-]five|twenty|ten|five|\d{1,2}"
 _TIMES = (
+    re.compile(
+        r"\b(?P<mm>" + _SPOKEN_MINUTES + r")\s+(?:minutes\s+)?(?P<rel>past|to|after|before)\s+"
+        r"(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\b(?![:.]\d)(?:" + _AMPM + r"|" + _PART + r")",
+        re.IGNORECASE,
+    ),
     re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r"|" + _PART + r")", re.IGNORECASE),
     re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})\.(?P<m>\d{2})" + _AMPM, re.IGNORECASE),
     re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})" + _AMPM, re.IGNORECASE),
@@ -206,7 +231,15 @@ _DATES = (
         r"\b(?P<month>" + _MONTH + r")\s+" + _DAY.replace("|to|and", "") + r"(?!\s*:)(?:,?\s+(?P<y>\d{4}))?(?![\w])",
         re.IGNORECASE,
     ),
+    re.compile(r"\b(?P<month>" + _MONTH + r")\s+(?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
 )
+"""Dates: ISO, "1 January 2026", "January 1, 2026", and a month of a year ("March 2027")."""
+_SPLIT_PRICE = re.compile(
+    r"\b(?P<whole>\d{1,6})\s+(?P<cur>euros?|dollars?|pounds?)\s+(?:and\s+)?"
+    r"(?:(?P<cents>\d{2})(?![\w.,:])(?:\s*(?:cents?|pence)\b)?|(?P<few>\d{1,2})\s*(?:cents?|pence)\b)",
+    re.IGNORECASE,
+)
+"""A price spoken in two parts: "2 euros 40", "3 dollars and 5 cents"."""
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\u2019]*")
 _SENTENCE_END = re.compile(r"[.;:!?]\s*$")
 _CONNECTORS = frozenset({"and", "of", "&"})
@@ -287,6 +320,8 @@ def _number_fact(
     dimension, scale = _UNITS[unit] if unit else (None, Fraction(1))
     if unit in ("day", "days") and (groups.get("qual") or "").lower() in _WORKING:
         dimension, scale, unit = "working-day", Fraction(1), "working day"
+    if unit in _FAHRENHEIT:  # compared in degrees Celsius
+        values = tuple((v - 32) * Fraction(5, 9) for v in values)
     rate = (groups.get("rate") or "").lower() or _RATE_ADVERBS.get((groups.get("adverb") or "").lower())
     if rate:
         per_dimension, per_scale = _UNITS[rate]
@@ -323,8 +358,8 @@ def _word_run_value(run: str) -> Fraction | None:
         if word in ("a", "an", "one"):
             current += 1
         elif word in _MULTIPLIERS:
-            if word == "thousand":
-                total, current = total + max(current, 1) * 1000, 0
+            if word in _LARGE:
+                total, current = total + max(current, 1) * _MULTIPLIERS[word], 0
             else:
                 current = max(current, 1) * _MULTIPLIERS[word]
         elif word in _NUMBER_WORDS:
@@ -350,10 +385,24 @@ def _time(match: re.Match[str]) -> int | None:
     minute = int(groups.get("m") or 0)
     if hour is None or minute > 59:
         return None
+    if groups.get("rel"):  # "half past five", "quarter to six in the evening"
+        spoken = (groups.get("mm") or "").lower()
+        offset = {"half": 30, "quarter": 15}.get(spoken) or _word_run_value(spoken) or 0
+        if not 1 <= hour <= 12 or not 0 < offset < 60:
+            return None
+        sign = -1 if groups["rel"].lower() in ("to", "before") else 1
+        base = _time_of_hour(hour, groups)
+        return None if base is None else (base + sign * int(offset)) % (24 * 60)
+    base = _time_of_hour(hour, groups)
+    return None if base is None else base + minute
+
+
+def _time_of_hour(hour: int, groups: dict[str, str | None]) -> int | None:
+    """Minutes after midnight of ``hour`` o'clock read with its "am", "pm" or part of the day."""
     ap, part = (groups.get("ap") or "").lower(), (groups.get("part") or "").lower()
     if ap or part:
         if part and ap == "" and 13 <= hour <= 23:  # "20:00 in the evening": the clock says it already
-            return hour * 60 + minute
+            return hour * 60
         if not 1 <= hour <= 12:
             return None
         if ap == "a" or part == "morning":
@@ -362,7 +411,7 @@ def _time(match: re.Match[str]) -> int | None:
             hour = 0
         elif ap == "p" or part in ("afternoon", "evening", "night"):
             hour = hour if hour == 12 else hour + 12
-    return hour * 60 + minute if hour <= 24 else None
+    return hour * 60 if hour <= 24 else None
 
 
 class _Claims:
@@ -387,11 +436,19 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             groups = match.groupdict()
             month = int(groups["mo"]) if groups.get("mo") else _MONTHS[groups["month"].lower().rstrip(".")]
             year = int(groups["y"]) if groups.get("y") else None
-            days = [int(groups["d1"])] + ([int(groups["d2"])] if groups.get("d2") else [])
-            if not 1 <= month <= 12 or not all(1 <= d <= 31 for d in days):
+            days: list[int | None] = [int(groups["d1"])] if groups.get("d1") else [None]
+            days += [int(groups["d2"])] if groups.get("d2") else []
+            if not 1 <= month <= 12 or not all(d is None or 1 <= d <= 31 for d in days):
                 continue
             claims.take(*match.span())
             found += [(match.start(), Fact("date", match.group(0), (month, day, year))) for day in days]
+    for match in _SPLIT_PRICE.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            cents = Fraction(int(match.group("cents") or match.group("few")), 100)
+            value = (Fraction(int(match.group("whole"))) + cents,)
+            currency = _CURRENCIES[match.group("cur").lower()]
+            found.append((match.start(), _number_fact(match.group(0), value, {}, currency, str(value[0]))))
     for pattern in _TIMES:
         for match in pattern.finditer(text):
             minutes = _time(match)
@@ -407,6 +464,9 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
         if len(groups["num"]) > MAX_NUMBER_DIGITS or len(groups.get("den") or "") > MAX_NUMBER_DIGITS:
             continue  # a run of digits that long is an identifier, not a number
         values = _readings(groups["num"])
+        magnitude = (groups.get("mag") or groups.get("magk") or "").lower()
+        if magnitude:
+            values = tuple(v * _MAGNITUDES[magnitude] for v in values)
         if groups.get("den"):
             denominator = int(groups["den"])
             if denominator == 0:
@@ -414,7 +474,8 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             values = tuple(v / denominator for v in values)
         mark = groups.get("cur1") or groups.get("cur0") or groups.get("cur2")
         currency = _CURRENCIES[mark.lower()] if mark else None
-        fact = _number_fact(match.group(0).strip(), values, groups, currency, groups["num"])
+        raw = groups["num"] if not magnitude else str(values[0])
+        fact = _number_fact(match.group(0).strip(), values, groups, currency, raw)
         found.append((match.start(), fact))
     for match in _HALF_HOUR.finditer(text):
         if claims.free(*match.span()):
@@ -451,7 +512,7 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             if not unit and not word.endswith("dozen"):
                 continue
             value = value / 2
-        if unit is None and groups.get("cur2") is None and word in ("hundred", "thousand"):
+        if unit is None and groups.get("cur2") is None and word in ("hundred", *_LARGE):
             continue
         claims.take(*match.span())
         mark = groups.get("cur2")
@@ -497,6 +558,9 @@ def _entity_facts(text: str) -> list[Fact]:
         previous_end = match.end()
         initial = position == 0 or _SENTENCE_END.search(separator) is not None
         lower = token.lower()
+        if separator.endswith("\u00b0") or separator.endswith("\u00b0 "):
+            close()  # "28 °C": a unit of temperature, not a name
+            continue
         if run and lower in _CONNECTORS:
             run.append(token)  # "Department of Mobility", "Park and Ride"
             continue
@@ -506,6 +570,9 @@ def _entity_facts(text: str) -> list[Fact]:
         common = lower in _NOT_NAMES and not letter
         if month or common or lower in _UNITS or token.isdigit() or not _is_name_like(token):
             close()
+            continue
+        if initial and not weekday and not _is_code(token) and _opening_word(lower):
+            close()  # "On Saturdays", "From Monday": the stop word is no part of the name
             continue
         if initial and not weekday and not _is_code(token):
             following = tokens[position + 1].group(0) if position + 1 < len(tokens) else ""
