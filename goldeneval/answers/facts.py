@@ -48,6 +48,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Literal
 
 from goldeneval.answers.assertions import normalise_answer, token_f1
@@ -725,14 +726,20 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
     if wanted.kind == "date":
         month, day, year = wanted.key
         other_month, other_day, other_year = got.key
-        return (month, day) == (other_month, other_day) and (year is None or other_year is None or year == other_year)
+        same_day = day is None or day == other_day  # "March 2027" is met by "15 March 2027"
+        return month == other_month and same_day and (year is None or other_year is None or year == other_year)
     if wanted.kind == "number":
+        wanted, got = _as_weight(wanted, got), _as_weight(got, wanted)
         dimension, currency, unit = wanted.key[1:4]
         other_dimension, other_currency, other_unit = got.key[1:4]
         values, other_values = _fractions(wanted.key[0]), _fractions(got.key[0])
         raw, other_raw = _fractions(wanted.key[4]), _fractions(got.key[4])
         if currency is not None and other_currency is not None and currency != other_currency:
             return False
+        if (currency is None and dimension is not None and other_currency is not None and other_dimension is None) or (
+            other_currency is None and other_dimension is not None and currency is not None and dimension is None
+        ):
+            return False  # "23 kg" is no price, "£95" no length
         if dimension is not None and other_dimension is not None:
             if dimension != other_dimension:
                 return False
@@ -744,6 +751,17 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
         # one side has a unit, the other a bare number: compare the numbers as written
         return bool(raw & other_raw)
     return wanted.key == got.key
+
+
+_POUNDS = re.compile(r"\bpounds?$", re.IGNORECASE)
+
+
+def _as_weight(fact: Fact, beside: Fact) -> Fact:
+    """ "23 pounds" beside a weight is a weight in pounds (lb), not a price in GBP."""
+    if fact.key[2] == "GBP" and fact.key[1] is None and beside.key[1] == "mass" and _POUNDS.search(fact.text):
+        raw = _fractions(fact.key[4])
+        return Fact("number", fact.text, (tuple(v * POUND_KG for v in raw), "mass", None, "lb", fact.key[4]))
+    return fact
 
 
 def _fractions(item: object) -> frozenset[Fraction]:
@@ -773,7 +791,101 @@ class FactGrade:
     missing: tuple[str, ...] = ()
 
 
-_ALTERNATIVE = re.compile(r"\b(?:or|either)\b", re.IGNORECASE)
+_ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b", re.IGNORECASE)
+_RANGE_GAP = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*", re.IGNORECASE)
+_BETWEEN = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
+_ENTITY_OR = re.compile(
+    r"\b(?P<a>[A-Z][\w'\u2019-]*)\s*,?\s+or\s+(?:the\s+|on\s+|at\s+|in\s+|a\s+|an\s+)?(?P<b>[A-Z][\w'\u2019-]*)"
+)
+_POLARITY_WORDS = frozenset(
+    {"not", "no", "longer", "never", "closed", "open", "opened", "outside", "during", "inside", "within", "non",
+     "only", "also", "too", "still", "anymore", "shut"}
+)  # fmt: skip
+_OUTSIDE = re.compile(r"\boutside\b|\bnon-(?=[a-z])", re.IGNORECASE)
+"""Beyond :data:`_NEGATION` and :data:`_PROHIBITION`, words that say a clause holds in the
+negative: "outside peak hours", "non-refundable"."""
+
+
+def _rival(fact: Fact, got: list[Fact], wanted: list[Fact]) -> bool:
+    """Whether the answer states a value of the fact's kind (and, for a number, dimension) that
+    no reference fact has: "109 hours" where the reference says "72 hours"."""
+    return any(
+        g.kind == fact.kind
+        and (g.kind != "number" or g.key[1] == fact.key[1])
+        and not any(_same_value(w, g) for w in wanted)
+        for g in got
+    )
+
+
+def _years(facts: Iterable[Fact]) -> set[object]:
+    """The years that facts state: bare years and the years of dates."""
+    return {f.key[0] for f in facts if f.kind == "year"} | {
+        f.key[2] for f in facts if f.kind == "date" and f.key[2] is not None
+    }
+
+
+def _ranged(answer: str, wanted: list[Fact]) -> Fact | None:
+    """A number the answer gives as the other end of a range around the reference's number
+    ("between 300 and 320 metres", "30-35%") when the reference states no such range."""
+    values = [f for f in _value_facts(answer, _Claims(answer)) if f.kind == "number"]
+    cursor, spans = 0, []
+    for fact in values:
+        start = answer.find(fact.text, cursor)
+        if start < 0:
+            return None
+        spans.append((start, start + len(fact.text), fact))
+        cursor = start + len(fact.text)
+    for (_, end, first), (start, _, second) in pairwise(spans):
+        gap = answer[end:start]
+        if not _RANGE_GAP.fullmatch(gap):
+            continue
+        if gap.strip().lower() == "and" and not _BETWEEN.search(answer[: end - len(first.text)]):
+            continue  # "€5 and 10 minutes": two values, not a range
+        hits = [any(_same_value(w, f) for w in wanted) for f in (first, second)]
+        if hits == [True, False]:
+            return second
+        if hits == [False, True]:
+            return first
+    return None
+
+
+def _entity_hedge(answer: str, reference: str) -> Fact | None:
+    """A name the answer offers as an alternative to a name of the reference ("the CFO or the
+    CEO", "Saturday or Sunday") that the reference does not name."""
+    known = _answer_entity_keys(_prepared(reference))
+    for match in _ENTITY_OR.finditer(_prepared(answer)):
+        first, second = (_entity_key(match.group(g)) for g in ("a", "b"))
+        if first is None or second is None or _opening_word(match.group("a").lower()):
+            continue
+        if (first in known) != (second in known):
+            other = match.group("b") if first in known else match.group("a")
+            return Fact("entity", other, (second if first in known else first,))
+    return None
+
+
+def _says_no(clause: str, question: str) -> bool:
+    return _clause_says_no(_OUTSIDE.sub(" not ", clause), question)
+
+
+def _flipped_clause(reference: str, answer: str, question: str) -> str | None:
+    """A clause of the reference that says no ("Shipping costs are not refunded", "It is closed
+    on Sundays", "outside peak hours") to which the answer's clause on the same thing (sharing
+    at least half of its content words, and one at the least) says yes; None when there is none."""
+    answer_clauses = [c for c in _CLAUSES.split(_prepared(answer)) if c.strip()]
+    for clause in (c for c in _CLAUSES.split(_prepared(_PAREN.sub("", reference))) if c.strip()):
+        if not _says_no(clause, question):
+            continue
+        topic = {w for w in _content(clause) if w not in _POLARITY_WORDS}
+        if not topic:
+            continue
+        need = max(1, (len(topic) + 1) // 2)
+        scored = [(len(_content(c) & topic), c) for c in answer_clauses]
+        best = max((n for n, _ in scored), default=0)
+        if best < need:
+            continue
+        if not any(_says_no(c, question) for n, c in scored if n == best):
+            return clause.strip()
+    return None
 
 
 def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
@@ -813,7 +925,10 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     words = len(answer.split())
     if words > MAX_ANSWER_WORDS:
         return FactGrade(False, 0.0, f"not an answer: {words} words (over {MAX_ANSWER_WORDS}), a paste of the context")
-    wanted = [f for f in extract_facts(reference) if f.kind != "year"]
+    question_text = _prepared(question) if question else ""
+    asked_values = _value_facts(question_text, _Claims(question_text)) if question else []
+    asked_years = _years(asked_values)
+    wanted = [f for f in extract_facts(reference) if f.kind != "year" or f.key[0] not in asked_years]
     if not wanted:
         score = best_sentence_f1(answer, reference)
         return FactGrade(
@@ -826,17 +941,27 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     entity_keys = _answer_entity_keys(prepared)
     asked = _answer_entity_keys(_prepared(question)) if question else set()
     missing: list[str] = []
+    reference_years = _years(extract_facts(reference))
+    answer_years = _years(got)
     for fact in wanted:
-        if fact.kind == "polarity":
+        if fact.kind == "year":  # a wrong year fails; an answer that names no other year may leave it out
+            ok = fact.key[0] in answer_years or not answer_years - reference_years - asked_years
+        elif fact.kind == "polarity":
             ok = _answer_polarity(answer, question, str(fact.key[0])) == fact.key[0]
         elif fact.kind == "entity":
             ok = all(key in entity_keys for key in fact.key) or all(key in asked for key in fact.key)
             if not ok and fact.initial:
                 ok = not _foreign_names(prepared, _answer_entity_keys(_prepared(reference)) | asked)
-        else:
-            ok = any(_same_value(fact, other) for other in got)
+        else:  # a value the question states need not be repeated, unless the answer gives another
+            ok = any(_same_value(fact, other) for other in got) or (
+                any(_same_value(fact, q) for q in asked_values) and not _rival(fact, got, wanted)
+            )
         if not ok:
             missing.append(fact.describe())
+    if not missing and not any(f.kind == "polarity" for f in wanted):
+        flipped = _flipped_clause(reference, answer, question)
+        if flipped is not None:
+            missing.append(f"negation {flipped!r}")
     score = (len(wanted) - len(missing)) / len(wanted)
     wanted_values = _values(wanted)
     extra = [f for f in _values(got) if not any(_same_value(w, f) for w in wanted_values)]
@@ -849,7 +974,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
             "a paste of the context",
             tuple(missing),
         )
-    hedged = _hedged(answer, wanted_values)
+    hedged = _hedged(answer, wanted_values) or _ranged(prepared, wanted_values) or _entity_hedge(answer, reference)
     if hedged and not missing:
         return FactGrade(
             False,
