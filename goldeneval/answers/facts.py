@@ -237,7 +237,7 @@ _DATES = (
 """Dates: ISO, "1 January 2026", "January 1, 2026", and a month of a year ("March 2027")."""
 _SPLIT_PRICE = re.compile(
     r"\b(?P<whole>\d{1,6})\s+(?P<cur>euros?|dollars?|pounds?)\s+(?:and\s+)?"
-    r"(?:(?P<cents>\d{2})(?![\w.,:])(?:\s*(?:cents?|pence)\b)?|(?P<few>\d{1,2})\s*(?:cents?|pence)\b)",
+    r"(?:(?P<cents>\d{2})(?!\w|[.,:]\d)(?:\s*(?:cents?|pence)\b)?|(?P<few>\d{1,2})\s*(?:cents?|pence)\b)",
     re.IGNORECASE,
 )
 """A price spoken in two parts: "2 euros 40", "3 dollars and 5 cents"."""
@@ -569,7 +569,8 @@ def _entity_facts(text: str) -> list[Fact]:
         month = lower.rstrip(".") in _MONTHS and token[0].isupper()
         letter = token == "A" and not initial  # "zones A and B"; a sentence-initial "A" is the article
         common = lower in _NOT_NAMES and not letter
-        if month or common or lower in _UNITS or token.isdigit() or not _is_name_like(token):
+        magnitude = re.fullmatch(r"\d+k", lower) is not None  # "5k" is 5,000, not a code
+        if month or common or magnitude or lower in _UNITS or token.isdigit() or not _is_name_like(token):
             close()
             continue
         if initial and not weekday and not _is_code(token) and _opening_word(lower):
