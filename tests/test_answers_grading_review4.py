@@ -101,7 +101,7 @@ RULES: list[tuple[str, str, str, str, bool]] = [
         "The CFO approves reports over $5,000.",
         "The CFO, for reports over $8,000.",
         False,
-    ),  # fmt: skip
+    ),
     ("half-past", "When does it leave?", "The first train leaves at 05:30.", "At half past five.", True),
     ("quarter-to", "When does it leave?", "The last train leaves at 17:45.", "At quarter to six in the evening.", True),
     ("quarter-past", "When?", "The last train leaves at 17:45.", "At quarter past six in the evening.", False),
