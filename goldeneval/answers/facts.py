@@ -447,9 +447,9 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
         if claims.free(*match.span()):
             claims.take(*match.span())
             cents = Fraction(int(match.group("cents") or match.group("few")), 100)
-            value = (Fraction(int(match.group("whole"))) + cents,)
-            currency = _CURRENCIES[match.group("cur").lower()]
-            found.append((match.start(), _number_fact(match.group(0), value, {}, currency, str(value[0]))))
+            price = Fraction(int(match.group("whole"))) + cents
+            money = _CURRENCIES[match.group("cur").lower()]
+            found.append((match.start(), _number_fact(match.group(0), (price,), {}, money, str(price))))
     for pattern in _TIMES:
         for match in pattern.finditer(text):
             minutes = _time(match)
