@@ -107,6 +107,14 @@ RULES: list[tuple[str, str, str, str, bool]] = [
     ("quarter-past", "When?", "The last train leaves at 17:45.", "At quarter past six in the evening.", False),
     ("two-part-price", "How much?", "A single ticket costs €2.40.", "It's 2 euros 40.", True),
     ("two-part-price-wrong", "How much?", "A single ticket costs €2.40.", "It's 2 euros 80.", False),
+    ("cents", "How much?", "A coffee costs $3.05.", "It costs 3 dollars and 5 cents.", True),
+    ("ten-past", "When?", "The bus leaves at 07:10.", "At ten past seven in the morning.", True),
+    ("twenty-to", "When?", "The bus leaves at 18:40.", "At twenty to seven in the evening.", True),
+    ("bn", "What is the budget?", "The budget is €1.2 billion.", "It is €1.2bn.", True),
+    ("mn", "What is the budget?", "The budget is €3 million.", "It is €3 mn.", True),
+    ("perhaps", "What time?", "Check-out is at 11:00.", "At 11:00, or perhaps 12:00.", False),
+    ("possibly", "How much?", "It costs €5.", "It costs €5, possibly €6.", False),
+    ("price-is-no-weight", "How heavy?", "Bags may weigh up to 23 kg.", "Bags cost £23.", False),
 ]
 
 
@@ -130,6 +138,7 @@ def test_temperature_letters_and_opening_stop_words_are_no_names() -> None:
         "The provided documents don't identify the head of security. You could check the staff directory.",
         "The documents only cover weekday schedules; they don't mention holiday service.",
         "The retrieved passages list the 2024 fares but not the 2026 ones, so I can't tell you the current price.",
+        "The sources don't list the fee. Is there anything else I can help with?",
     ],
 )
 def test_an_abstention_with_a_follow_up_question_or_a_scope_clause_abstains(answer: str) -> None:

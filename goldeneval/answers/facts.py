@@ -23,14 +23,25 @@ same in prose):
      (an answer's "weekdays" names Monday to Friday, "weekends" Saturday and Sunday), e-mail
      addresses; ``P+R`` is read as "Park and Ride".
 
-   A bare year ("the 2026 tariff") qualifies, it is not required and not counted as extra;
-   citation markers (``[1]``, ``[2, 3]``) are no facts.
+   A bare year ("reopened in 2019") is a fact: an answer naming another year fails, one naming
+   no other year may leave it out; it is not counted as extra.  Round 4 also reads magnitudes
+   (``2.3 million``, ``€5k``), months of a year (``March 2027``), mass (``kg``, ``g``, ``lb``,
+   ``oz``, ``tonnes``; "pounds" beside a weight is lb), temperatures (``°C``, ``°F``,
+   converted), hyphenated units (``24-month``), spoken times (``half past five``) and two-part
+   prices (``2 euros 40``); a price never equals a measured quantity.  Citation markers
+   (``[1]``, ``[2, 3]``) are no facts.
 3. **Every fact of the reference must be in the answer, equal**: a wrong or missing number,
    time, date or entity fails the answer whatever its token overlap.  Polarity: an answer that
    opens with the opposite word ("No, ..." to a "Yes" reference) fails; an answer without an
    opening yes or no says no when it negates ("not", "never", "no", "n't", "cannot"), and
    answers a "No" reference also with a restriction ("only", "without", "except", "unless").
-   Extra words, full sentences and a few extra values do not hurt.
+   Without an opening Yes or No in the reference, each reference clause that says no ("not",
+   "no longer", "closed", "outside", "non-") must be matched by an answer clause on the same
+   thing that says no too (:func:`_flipped_clause`).  Hedges fail: "or", "maybe", "perhaps"
+   offering another value, a range around the value ("30-35%"), "A or B" of names
+   (:func:`_ranged`, :func:`_entity_hedge`).  A value the question states need not be
+   repeated unless the answer gives a rival one.  Extra words, full sentences and a few extra
+   values do not hurt.
 4. **Pasting never pays.** An answer of more than :data:`MAX_ANSWER_WORDS` words, or one that
    states more than ``max(3, the reference's number of values)`` values (numbers, times,
    dates) the reference does not have, is a paste of the context, not an answer: it fails with
