@@ -86,6 +86,13 @@ RULES: list[tuple[str, str, str, str, bool]] = [
     # 4. hedges
     ("range-and", "How tall?", "Harbor Tower is 320 metres tall.", "Between 300 and 320 metres tall.", False),
     ("range-dash", "What share?", "Research receives 35% of the budget.", "Roughly 30-35% of the budget.", False),
+    (
+        "range-of-a-bound",
+        "Who travels free?",
+        "Children under 6 travel free.",
+        "Children aged 0 to 6 travel free.",
+        True,
+    ),
     ("range-in-reference", "How long?", "Shipping takes 3 to 5 days.", "It takes 3-5 days.", True),
     ("maybe", "What time is check-out?", "Check-out is at 11:00.", "Probably at 11:00, maybe noon.", False),
     ("name-or", "Who approves?", "The CFO must approve it.", "Either the CFO or the CEO approves it.", False),

@@ -805,6 +805,12 @@ class FactGrade:
 
 _ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b", re.IGNORECASE)
 _RANGE_GAP = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*", re.IGNORECASE)
+_BOUND = re.compile(
+    r"\b(?:under|up\s+to|at\s+(?:most|least)|over|(?:more|less|fewer)\s+than|below|above|max(?:imum)?|min(?:imum)?"
+    r"|until|between|from)\b",
+    re.IGNORECASE,
+)
+"""A reference that bounds its value ("Children under 6") is met by a range ("aged 0 to 6")."""
 _BETWEEN = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
 _ENTITY_OR = re.compile(
     r"\b(?P<a>[A-Z][\w'\u2019-]*)\s*,?\s+or\s+(?:the\s+|on\s+|at\s+|in\s+|a\s+|an\s+)?(?P<b>[A-Z][\w'\u2019-]*)"
@@ -986,7 +992,8 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
             "a paste of the context",
             tuple(missing),
         )
-    hedged = _hedged(answer, wanted_values) or _ranged(prepared, wanted_values) or _entity_hedge(answer, reference)
+    ranged = None if _BOUND.search(reference) else _ranged(prepared, wanted_values)
+    hedged = _hedged(answer, wanted_values) or ranged or _entity_hedge(answer, reference)
     if hedged and not missing:
         return FactGrade(
             False,
