@@ -41,7 +41,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v4"
+ABSTENTION_RULES_VERSION = "abstention/v5"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -105,7 +105,7 @@ _SOURCE_VERBS = (
     "say", "mention", "contain", "provide", "cover", "include", "specify", "state", "address", "answer",
     "give", "discuss", "indicate", "tell", "list", "describe", "show", "explain", "offer", "reference",
     "detail", "have", "touch on", "go into", "talk about", "refer to", "deal with", "clarify", "confirm",
-    "record", "document", "note", "name", "give details", "get into",
+    "record", "document", "note", "name", "give details", "get into", "identify", "specify",
 )  # fmt: skip
 _PARTICIPLES = (
     "mentioned", "stated", "specified", "covered", "provided", "found", "given", "included", "listed",
@@ -113,6 +113,23 @@ _PARTICIPLES = (
     "answered", "documented", "recorded", "referenced", "touched on", "dealt with", "present", "included anywhere",
 )  # fmt: skip
 _FIRST_PERSON = ("i", "we")
+_PRONOUN_SOURCES = ("they", "it")
+"""A pronoun for a source named in an earlier clause: "The documents only cover weekdays; they
+don't mention holidays" (round 4)."""
+_SCOPE_VERBS = frozenset(
+    {"cover", "covers", "list", "lists", "mention", "mentions", "include", "includes", "state", "states", "give",
+     "gives", "show", "shows", "describe", "describes", "discuss", "discusses", "only", "just"}
+)  # fmt: skip
+"""A clause that says what the sources hold ("The documents only cover weekday schedules", "The
+passages list the 2024 fares") neither abstains nor answers: the answer is read from its other
+clauses (round 4)."""
+_FOLLOW_UP = re.compile(
+    r"(?:^|(?<=[.!?;:]))\s*(?:could|would|can|do|shall|should|may|will|is\s+there|are\s+there)\s+"
+    r"(?:you|i|we|there|anything|something)\b[^.!?]*\?",
+    re.IGNORECASE,
+)
+"""A polite follow-up question ("Could you rephrase the question?", "Would you like me to search
+something else?"): it neither abstains nor answers (round 4)."""
 _INABILITY = (
     "can not", "could not", "am unable to", "was unable to", "are unable to", "were unable to", "am not able to",
     "was not able to", "are not able to", "did not", "do not", "unable to", "not able to",
@@ -196,6 +213,9 @@ def _default_phrases() -> tuple[str, ...]:
     phrases += [f"impossible to {task}" for task in _TASKS]
     phrases += ["i am not aware", "we are not aware", "insufficient to answer", "not sufficient to answer",
                 "not enough to answer", "falls outside", "fall outside"]  # fmt: skip
+    for pronoun in _PRONOUN_SOURCES:
+        phrases += [f"{pronoun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS
+                    if verb not in ("have", "answer", "tell", "give", "show", "offer", "note", "record")]  # fmt: skip
     for noun in _SOURCES:
         phrases += [f"{noun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS]
         phrases += [f"{noun} {aux} not {seem} to {verb}" for aux in ("does", "do", "did") for seem in ("seem", "appear")
@@ -338,7 +358,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v4(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v5(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -363,7 +383,7 @@ class AbstentionRules:
         lookup, lengths = self._lookup
         bare_lookup, bare_lengths = self._bare_lookup
         found: str | None = None
-        for clause in _CLAUSE_BREAK.split(answer):
+        for clause in _CLAUSE_BREAK.split(_FOLLOW_UP.sub(" ", answer)):
             words = abstention_tokens(clause)
             bare = _bare(words)
             hit = _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare)
@@ -371,8 +391,8 @@ class AbstentionRules:
                 if " ".join(abstention_tokens(hit)) in HEDGES and _guesses(bare, hedge=True):
                     return None  # "I'm not certain, it costs 7.80": a hedged answer
                 found = found or hit
-            elif _redirects(words):
-                continue  # "please contact customer service": neither abstains nor answers
+            elif _redirects(words) or _scope(bare):
+                continue  # "please contact customer service", "the documents only cover weekdays"
             elif len(words) >= MIN_CLAUSE_WORDS or _guesses(words, hedge=False):
                 return None  # this clause says something: the answer answers
             # else filler: "Sorry", "Yes", "Thanks"
@@ -386,6 +406,12 @@ def _guesses(words: list[str], *, hedge: bool) -> bool:
     """Whether a clause states a number or guesses (for a hedge: beside the hedge's own words)."""
     rest = [w for w in words if w not in _HEDGE_WORDS] if hedge else words
     return any(any(c.isdigit() for c in w) or w in GUESSES for w in rest)
+
+
+def _scope(bare: list[str]) -> bool:
+    """Whether a clause (read bare) says what the sources hold: a source, then "only", "cover",
+    "list", ... ("the documents only cover weekday schedules")."""
+    return len(bare) >= 2 and bare[0] in _SOURCE_NOUNS and bare[1] in _SCOPE_VERBS
 
 
 def _redirects(words: list[str]) -> bool:

@@ -23,14 +23,25 @@ same in prose):
      (an answer's "weekdays" names Monday to Friday, "weekends" Saturday and Sunday), e-mail
      addresses; ``P+R`` is read as "Park and Ride".
 
-   A bare year ("the 2026 tariff") qualifies, it is not required and not counted as extra;
-   citation markers (``[1]``, ``[2, 3]``) are no facts.
+   A bare year ("reopened in 2019") is a fact: an answer naming another year fails, one naming
+   no other year may leave it out; it is not counted as extra.  Round 4 also reads magnitudes
+   (``2.3 million``, ``€5k``), months of a year (``March 2027``), mass (``kg``, ``g``, ``lb``,
+   ``oz``, ``tonnes``; "pounds" beside a weight is lb), temperatures (``°C``, ``°F``,
+   converted), hyphenated units (``24-month``), spoken times (``half past five``) and two-part
+   prices (``2 euros 40``); a price never equals a measured quantity.  Citation markers
+   (``[1]``, ``[2, 3]``) are no facts.
 3. **Every fact of the reference must be in the answer, equal**: a wrong or missing number,
    time, date or entity fails the answer whatever its token overlap.  Polarity: an answer that
    opens with the opposite word ("No, ..." to a "Yes" reference) fails; an answer without an
    opening yes or no says no when it negates ("not", "never", "no", "n't", "cannot"), and
    answers a "No" reference also with a restriction ("only", "without", "except", "unless").
-   Extra words, full sentences and a few extra values do not hurt.
+   Without an opening Yes or No in the reference, each reference clause that says no ("not",
+   "no longer", "closed", "outside", "non-") must be matched by an answer clause on the same
+   thing that says no too (:func:`_flipped_clause`).  Hedges fail: "or", "maybe", "perhaps"
+   offering another value, a range around the value ("30-35%"), "A or B" of names
+   (:func:`_ranged`, :func:`_entity_hedge`).  A value the question states need not be
+   repeated unless the answer gives a rival one.  Extra words, full sentences and a few extra
+   values do not hurt.
 4. **Pasting never pays.** An answer of more than :data:`MAX_ANSWER_WORDS` words, or one that
    states more than ``max(3, the reference's number of values)`` values (numbers, times,
    dates) the reference does not have, is a paste of the context, not an answer: it fails with
@@ -48,6 +59,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Literal
 
 from goldeneval.answers.assertions import normalise_answer, token_f1
@@ -64,7 +76,7 @@ __all__ = [
     "unsupported_facts",
 ]
 
-FACTS_VERSION = "facts/v3"
+FACTS_VERSION = "facts/v4"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MAX_NUMBER_DIGITS = 30
@@ -86,16 +98,20 @@ _NUMBER_WORDS = {
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
-    "thousand": 1000, "dozen": 12,
+    "thousand": 1000, "dozen": 12, "million": 1_000_000, "billion": 1_000_000_000,
 }  # fmt: skip
 """Number words read as numbers ("one" is not: "the one", "one-way"), alone or in a run
 ("twenty-five", "four hundred and twenty", "a dozen", "half a dozen")."""
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "dozen": 12}
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "dozen": 12, "million": 1_000_000, "billion": 1_000_000_000}
+_LARGE = frozenset({"thousand", "million", "billion"})
+_MAGNITUDES = {"thousand": 1000, "k": 1000, "million": 1_000_000, "mn": 1_000_000, "billion": 1_000_000_000,
+               "bn": 1_000_000_000}  # fmt: skip
+"""Magnitude words after a written number: "2.3 million" is 2,300,000, "5k" 5,000."""
 _ONE_WORDS = {"a": 1, "an": 1, "one": 1}
 """Read as 1 only before a unit ("a week", "one hour")."""
 _NUMBER_WORD = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 _NUMBER_RUN = (
-    r"(?:(?:a|an)\s+(?=(?:hundred|thousand|dozen)\b))?(?:" + _NUMBER_WORD + r"|one)"
+    r"(?:(?:a|an)\s+(?=(?:hundred|thousand|million|billion|dozen)\b))?(?:" + _NUMBER_WORD + r"|one)"
     r"(?:(?:[\s-]+and)?[\s-]+(?:" + _NUMBER_WORD + r"|one)\b)*"
 )
 """A run of number words: "twenty-five", "four hundred and twenty", "a dozen"."""
@@ -119,6 +135,9 @@ _DAY_GROUPS = {
 }
 """An answer's "weekdays" names Monday to Friday, its "weekends" Saturday and Sunday."""
 
+POUND_KG = Fraction(45_359_237, 100_000_000)
+"""A pound (lb) in kilograms; "23 pounds" is a weight beside a weight, a price otherwise."""
+_FAHRENHEIT = frozenset({"°f", "° f", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"})
 # unit spelling -> (dimension, scale to the dimension's base unit)
 _UNITS: dict[str, tuple[str, Fraction]] = {}
 for _names, _dimension, _scale in (
@@ -140,7 +159,18 @@ for _names, _dimension, _scale in (
     (("ft", "foot", "feet"), "length", Fraction(3048, 100)),
     (("yd", "yard", "yards"), "length", Fraction(9144, 100)),
     (("mi", "mile", "miles"), "length", Fraction(160_934_4, 10)),
+    (("mg", "milligram", "milligrams"), "mass", Fraction(1, 1_000_000)),
+    (("g", "gram", "grams", "gramme", "grammes"), "mass", Fraction(1, 1000)),
     (("kg", "kilo", "kilos", "kilogram", "kilograms"), "mass", Fraction(1)),
+    (("tonne", "tonnes", "metric ton", "metric tons"), "mass", Fraction(1000)),
+    (("lb", "lbs"), "mass", POUND_KG),
+    (("oz", "ounce", "ounces"), "mass", POUND_KG / 16),
+    (
+        ("°c", "° c", "degrees celsius", "degree celsius", "degrees centigrade", "celsius", "centigrade"),
+        "temperature",
+        Fraction(1),
+    ),
+    (("°f", "° f", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"), "temperature", Fraction(1)),
     (("kwh",), "energy", Fraction(1)),
     (("mph",), "length/duration", Fraction(160_934_4, 10) / 60),
     (("kph", "kmh", "km/h"), "length/duration", Fraction(100_000, 60)),
@@ -155,7 +185,7 @@ _CURRENCIES = {
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _CURRENCY_WORD = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True) if c.isalpha())
 _QUALIFIER = r"(?:(?P<qual>working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
-_AFTER = r"\s*(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
+_AFTER = r"(?:\s*|-)(?:" + _QUALIFIER + r"(?P<unit>" + _UNIT + r")|(?P<cur2>" + _CURRENCY_WORD + r"|[€£$]))(?![a-z])"
 _RATE_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
                  "yearly": "year", "annually": "year"}  # fmt: skip
 _RATE = (
@@ -171,6 +201,7 @@ _NUMBER = re.compile(
     r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
     r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:[.,]\d+)?)"
     r"(?![.,]\d)(?:/(?P<den>\d+))?"
+    r"(?:\s*(?P<mag>thousand|million|billion|bn|mn)\b|(?P<magk>k)(?![\w]))?"
     r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?" + _RATE + r"(?![\w])",
     re.IGNORECASE,
 )
@@ -186,7 +217,13 @@ _HALF = re.compile(
 _AMPM = r"\s*(?P<ap>[ap])\.?\s?m\b\.?"
 _PART = r"(?:\s+(?:in\s+the\s+|at\s+)(?P<part>morning|afternoon|evening|night)\b)?"
 """A part of the day after a clock time ("8:00 in the evening", "8 o'clock at night"): 20:00."""
+_SPOKEN_MINUTES = r"half|quarter|twenty[\s-]five|twenty|ten|five|\d{1,2}"
 _TIMES = (
+    re.compile(
+        r"\b(?P<mm>" + _SPOKEN_MINUTES + r")\s+(?:minutes\s+)?(?P<rel>past|to|after|before)\s+"
+        r"(?P<h>\d{1,2}|" + _NUMBER_WORD + r"|one)\b(?![:.]\d)(?:" + _AMPM + r"|" + _PART + r")",
+        re.IGNORECASE,
+    ),
     re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r"|" + _PART + r")", re.IGNORECASE),
     re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})\.(?P<m>\d{2})" + _AMPM, re.IGNORECASE),
     re.compile(r"(?<![\d.:,])(?P<h>\d{1,2})" + _AMPM, re.IGNORECASE),
@@ -206,7 +243,15 @@ _DATES = (
         r"\b(?P<month>" + _MONTH + r")\s+" + _DAY.replace("|to|and", "") + r"(?!\s*:)(?:,?\s+(?P<y>\d{4}))?(?![\w])",
         re.IGNORECASE,
     ),
+    re.compile(r"\b(?P<month>" + _MONTH + r")\s+(?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
 )
+"""Dates: ISO, "1 January 2026", "January 1, 2026", and a month of a year ("March 2027")."""
+_SPLIT_PRICE = re.compile(
+    r"\b(?P<whole>\d{1,6})\s+(?P<cur>euros?|dollars?|pounds?)\s+(?:and\s+)?"
+    r"(?:(?P<cents>\d{2})(?!\w|[.,:]\d)(?:\s*(?:cents?|pence)\b)?|(?P<few>\d{1,2})\s*(?:cents?|pence)\b)",
+    re.IGNORECASE,
+)
+"""A price spoken in two parts: "2 euros 40", "3 dollars and 5 cents"."""
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\u2019]*")
 _SENTENCE_END = re.compile(r"[.;:!?]\s*$")
 _CONNECTORS = frozenset({"and", "of", "&"})
@@ -287,6 +332,8 @@ def _number_fact(
     dimension, scale = _UNITS[unit] if unit else (None, Fraction(1))
     if unit in ("day", "days") and (groups.get("qual") or "").lower() in _WORKING:
         dimension, scale, unit = "working-day", Fraction(1), "working day"
+    if unit in _FAHRENHEIT:  # compared in degrees Celsius
+        values = tuple((v - 32) * Fraction(5, 9) for v in values)
     rate = (groups.get("rate") or "").lower() or _RATE_ADVERBS.get((groups.get("adverb") or "").lower())
     if rate:
         per_dimension, per_scale = _UNITS[rate]
@@ -323,8 +370,8 @@ def _word_run_value(run: str) -> Fraction | None:
         if word in ("a", "an", "one"):
             current += 1
         elif word in _MULTIPLIERS:
-            if word == "thousand":
-                total, current = total + max(current, 1) * 1000, 0
+            if word in _LARGE:
+                total, current = total + max(current, 1) * _MULTIPLIERS[word], 0
             else:
                 current = max(current, 1) * _MULTIPLIERS[word]
         elif word in _NUMBER_WORDS:
@@ -350,10 +397,24 @@ def _time(match: re.Match[str]) -> int | None:
     minute = int(groups.get("m") or 0)
     if hour is None or minute > 59:
         return None
+    if groups.get("rel"):  # "half past five", "quarter to six in the evening"
+        spoken = (groups.get("mm") or "").lower()
+        offset = {"half": 30, "quarter": 15}.get(spoken) or _word_run_value(spoken) or 0
+        if not 1 <= hour <= 12 or not 0 < offset < 60:
+            return None
+        sign = -1 if groups["rel"].lower() in ("to", "before") else 1
+        base = _time_of_hour(hour, groups)
+        return None if base is None else (base + sign * int(offset)) % (24 * 60)
+    base = _time_of_hour(hour, groups)
+    return None if base is None else base + minute
+
+
+def _time_of_hour(hour: int, groups: dict[str, str | None]) -> int | None:
+    """Minutes after midnight of ``hour`` o'clock read with its "am", "pm" or part of the day."""
     ap, part = (groups.get("ap") or "").lower(), (groups.get("part") or "").lower()
     if ap or part:
         if part and ap == "" and 13 <= hour <= 23:  # "20:00 in the evening": the clock says it already
-            return hour * 60 + minute
+            return hour * 60
         if not 1 <= hour <= 12:
             return None
         if ap == "a" or part == "morning":
@@ -362,7 +423,7 @@ def _time(match: re.Match[str]) -> int | None:
             hour = 0
         elif ap == "p" or part in ("afternoon", "evening", "night"):
             hour = hour if hour == 12 else hour + 12
-    return hour * 60 + minute if hour <= 24 else None
+    return hour * 60 if hour <= 24 else None
 
 
 class _Claims:
@@ -387,11 +448,19 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             groups = match.groupdict()
             month = int(groups["mo"]) if groups.get("mo") else _MONTHS[groups["month"].lower().rstrip(".")]
             year = int(groups["y"]) if groups.get("y") else None
-            days = [int(groups["d1"])] + ([int(groups["d2"])] if groups.get("d2") else [])
-            if not 1 <= month <= 12 or not all(1 <= d <= 31 for d in days):
+            days: list[int | None] = [int(groups["d1"])] if groups.get("d1") else [None]
+            days += [int(groups["d2"])] if groups.get("d2") else []
+            if not 1 <= month <= 12 or not all(d is None or 1 <= d <= 31 for d in days):
                 continue
             claims.take(*match.span())
             found += [(match.start(), Fact("date", match.group(0), (month, day, year))) for day in days]
+    for match in _SPLIT_PRICE.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            cents = Fraction(int(match.group("cents") or match.group("few")), 100)
+            price = Fraction(int(match.group("whole"))) + cents
+            money = _CURRENCIES[match.group("cur").lower()]
+            found.append((match.start(), _number_fact(match.group(0), (price,), {}, money, str(price))))
     for pattern in _TIMES:
         for match in pattern.finditer(text):
             minutes = _time(match)
@@ -407,6 +476,9 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
         if len(groups["num"]) > MAX_NUMBER_DIGITS or len(groups.get("den") or "") > MAX_NUMBER_DIGITS:
             continue  # a run of digits that long is an identifier, not a number
         values = _readings(groups["num"])
+        magnitude = (groups.get("mag") or groups.get("magk") or "").lower()
+        if magnitude:
+            values = tuple(v * _MAGNITUDES[magnitude] for v in values)
         if groups.get("den"):
             denominator = int(groups["den"])
             if denominator == 0:
@@ -414,7 +486,8 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             values = tuple(v / denominator for v in values)
         mark = groups.get("cur1") or groups.get("cur0") or groups.get("cur2")
         currency = _CURRENCIES[mark.lower()] if mark else None
-        fact = _number_fact(match.group(0).strip(), values, groups, currency, groups["num"])
+        raw = groups["num"] if not magnitude else str(values[0])
+        fact = _number_fact(match.group(0).strip(), values, groups, currency, raw)
         found.append((match.start(), fact))
     for match in _HALF_HOUR.finditer(text):
         if claims.free(*match.span()):
@@ -451,7 +524,7 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
             if not unit and not word.endswith("dozen"):
                 continue
             value = value / 2
-        if unit is None and groups.get("cur2") is None and word in ("hundred", "thousand"):
+        if unit is None and groups.get("cur2") is None and word in ("hundred", *_LARGE):
             continue
         claims.take(*match.span())
         mark = groups.get("cur2")
@@ -497,6 +570,9 @@ def _entity_facts(text: str) -> list[Fact]:
         previous_end = match.end()
         initial = position == 0 or _SENTENCE_END.search(separator) is not None
         lower = token.lower()
+        if separator.endswith("\u00b0") or separator.endswith("\u00b0 "):
+            close()  # "28 °C": a unit of temperature, not a name
+            continue
         if run and lower in _CONNECTORS:
             run.append(token)  # "Department of Mobility", "Park and Ride"
             continue
@@ -504,8 +580,12 @@ def _entity_facts(text: str) -> list[Fact]:
         month = lower.rstrip(".") in _MONTHS and token[0].isupper()
         letter = token == "A" and not initial  # "zones A and B"; a sentence-initial "A" is the article
         common = lower in _NOT_NAMES and not letter
-        if month or common or lower in _UNITS or token.isdigit() or not _is_name_like(token):
+        magnitude = re.fullmatch(r"\d+k", lower) is not None  # "5k" is 5,000, not a code
+        if month or common or magnitude or lower in _UNITS or token.isdigit() or not _is_name_like(token):
             close()
+            continue
+        if initial and not weekday and not _is_code(token) and _opening_word(lower):
+            close()  # "On Saturdays", "From Monday": the stop word is no part of the name
             continue
         if initial and not weekday and not _is_code(token):
             following = tokens[position + 1].group(0) if position + 1 < len(tokens) else ""
@@ -658,14 +738,20 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
     if wanted.kind == "date":
         month, day, year = wanted.key
         other_month, other_day, other_year = got.key
-        return (month, day) == (other_month, other_day) and (year is None or other_year is None or year == other_year)
+        same_day = day is None or day == other_day  # "March 2027" is met by "15 March 2027"
+        return month == other_month and same_day and (year is None or other_year is None or year == other_year)
     if wanted.kind == "number":
+        wanted, got = _as_weight(wanted, got), _as_weight(got, wanted)
         dimension, currency, unit = wanted.key[1:4]
         other_dimension, other_currency, other_unit = got.key[1:4]
         values, other_values = _fractions(wanted.key[0]), _fractions(got.key[0])
         raw, other_raw = _fractions(wanted.key[4]), _fractions(got.key[4])
         if currency is not None and other_currency is not None and currency != other_currency:
             return False
+        if (currency is None and dimension is not None and other_currency is not None and other_dimension is None) or (
+            other_currency is None and other_dimension is not None and currency is not None and dimension is None
+        ):
+            return False  # "23 kg" is no price, "£95" no length
         if dimension is not None and other_dimension is not None:
             if dimension != other_dimension:
                 return False
@@ -677,6 +763,17 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
         # one side has a unit, the other a bare number: compare the numbers as written
         return bool(raw & other_raw)
     return wanted.key == got.key
+
+
+_POUNDS = re.compile(r"\bpounds?$", re.IGNORECASE)
+
+
+def _as_weight(fact: Fact, beside: Fact) -> Fact:
+    """ "23 pounds" beside a weight is a weight in pounds (lb), not a price in GBP."""
+    if fact.key[2] == "GBP" and fact.key[1] is None and beside.key[1] == "mass" and _POUNDS.search(fact.text):
+        raw = _fractions(fact.key[4])
+        return Fact("number", fact.text, (tuple(v * POUND_KG for v in raw), "mass", None, "lb", fact.key[4]))
+    return fact
 
 
 def _fractions(item: object) -> frozenset[Fraction]:
@@ -706,7 +803,107 @@ class FactGrade:
     missing: tuple[str, ...] = ()
 
 
-_ALTERNATIVE = re.compile(r"\b(?:or|either)\b", re.IGNORECASE)
+_ALTERNATIVE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly)\b", re.IGNORECASE)
+_RANGE_GAP = re.compile(r"\s*(?:-|\u2013|\u2014|to|and)\s*", re.IGNORECASE)
+_BOUND = re.compile(
+    r"\b(?:under|up\s+to|at\s+(?:most|least)|over|(?:more|less|fewer)\s+than|below|above|max(?:imum)?|min(?:imum)?"
+    r"|until|between|from)\b",
+    re.IGNORECASE,
+)
+"""A reference that bounds its value ("Children under 6") is met by a range ("aged 0 to 6")."""
+_BETWEEN = re.compile(r"\b(?:between|from)\s+$", re.IGNORECASE)
+_ENTITY_OR = re.compile(
+    r"\b(?P<a>[A-Z][\w'\u2019-]*)\s*,?\s+or\s+(?:the\s+|on\s+|at\s+|in\s+|a\s+|an\s+)?(?P<b>[A-Z][\w'\u2019-]*)"
+)
+_POLARITY_WORDS = frozenset(
+    {"not", "no", "longer", "never", "closed", "open", "opened", "outside", "during", "inside", "within", "non",
+     "only", "also", "too", "still", "anymore", "shut"}
+)  # fmt: skip
+_OUTSIDE = re.compile(r"\boutside\b|\bnon-(?=[a-z])", re.IGNORECASE)
+"""Beyond :data:`_NEGATION` and :data:`_PROHIBITION`, words that say a clause holds in the
+negative: "outside peak hours", "non-refundable"."""
+
+
+def _rival(fact: Fact, got: list[Fact], wanted: list[Fact]) -> bool:
+    """Whether the answer states a value of the fact's kind (and, for a number, dimension) that
+    no reference fact has: "109 hours" where the reference says "72 hours"."""
+    return any(
+        g.kind == fact.kind
+        and (g.kind != "number" or g.key[1] == fact.key[1])
+        and not any(_same_value(w, g) for w in wanted)
+        for g in got
+    )
+
+
+def _years(facts: Iterable[Fact]) -> set[object]:
+    """The years that facts state: bare years and the years of dates."""
+    return {f.key[0] for f in facts if f.kind == "year"} | {
+        f.key[2] for f in facts if f.kind == "date" and f.key[2] is not None
+    }
+
+
+def _ranged(answer: str, wanted: list[Fact]) -> Fact | None:
+    """A number the answer gives as the other end of a range around the reference's number
+    ("between 300 and 320 metres", "30-35%") when the reference states no such range."""
+    values = [f for f in _value_facts(answer, _Claims(answer)) if f.kind == "number"]
+    cursor, spans = 0, []
+    for fact in values:
+        start = answer.find(fact.text, cursor)
+        if start < 0:
+            return None
+        spans.append((start, start + len(fact.text), fact))
+        cursor = start + len(fact.text)
+    for (_, end, first), (start, _, second) in pairwise(spans):
+        gap = answer[end:start]
+        if not _RANGE_GAP.fullmatch(gap):
+            continue
+        if gap.strip().lower() == "and" and not _BETWEEN.search(answer[: end - len(first.text)]):
+            continue  # "€5 and 10 minutes": two values, not a range
+        hits = [any(_same_value(w, f) for w in wanted) for f in (first, second)]
+        if hits == [True, False]:
+            return second
+        if hits == [False, True]:
+            return first
+    return None
+
+
+def _entity_hedge(answer: str, reference: str) -> Fact | None:
+    """A name the answer offers as an alternative to a name of the reference ("the CFO or the
+    CEO", "Saturday or Sunday") that the reference does not name."""
+    known = _answer_entity_keys(_prepared(reference))
+    for match in _ENTITY_OR.finditer(_prepared(answer)):
+        first, second = (_entity_key(match.group(g)) for g in ("a", "b"))
+        if first is None or second is None or _opening_word(match.group("a").lower()):
+            continue
+        if (first in known) != (second in known):
+            other = match.group("b") if first in known else match.group("a")
+            return Fact("entity", other, (second if first in known else first,))
+    return None
+
+
+def _says_no(clause: str, question: str) -> bool:
+    return _clause_says_no(_OUTSIDE.sub(" not ", clause), question)
+
+
+def _flipped_clause(reference: str, answer: str, question: str) -> str | None:
+    """A clause of the reference that says no ("Shipping costs are not refunded", "It is closed
+    on Sundays", "outside peak hours") to which the answer's clause on the same thing (sharing
+    at least half of its content words, and one at the least) says yes; None when there is none."""
+    answer_clauses = [c for c in _CLAUSES.split(_prepared(answer)) if c.strip()]
+    for clause in (c for c in _CLAUSES.split(_prepared(_PAREN.sub("", reference))) if c.strip()):
+        if not _says_no(clause, question):
+            continue
+        topic = {w for w in _content(clause) if w not in _POLARITY_WORDS}
+        if not topic:
+            continue
+        need = max(1, (len(topic) + 1) // 2)
+        scored = [(len(_content(c) & topic), c) for c in answer_clauses]
+        best = max((n for n, _ in scored), default=0)
+        if best < need:
+            continue
+        if not any(_says_no(c, question) for n, c in scored if n == best):
+            return clause.strip()
+    return None
 
 
 def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
@@ -746,7 +943,10 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     words = len(answer.split())
     if words > MAX_ANSWER_WORDS:
         return FactGrade(False, 0.0, f"not an answer: {words} words (over {MAX_ANSWER_WORDS}), a paste of the context")
-    wanted = [f for f in extract_facts(reference) if f.kind != "year"]
+    question_text = _prepared(question) if question else ""
+    asked_values = _value_facts(question_text, _Claims(question_text)) if question else []
+    asked_years = _years(asked_values)
+    wanted = [f for f in extract_facts(reference) if f.kind != "year" or f.key[0] not in asked_years]
     if not wanted:
         score = best_sentence_f1(answer, reference)
         return FactGrade(
@@ -759,17 +959,27 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     entity_keys = _answer_entity_keys(prepared)
     asked = _answer_entity_keys(_prepared(question)) if question else set()
     missing: list[str] = []
+    reference_years = _years(extract_facts(reference))
+    answer_years = _years(got)
     for fact in wanted:
-        if fact.kind == "polarity":
+        if fact.kind == "year":  # a wrong year fails; an answer that names no other year may leave it out
+            ok = fact.key[0] in answer_years or not answer_years - reference_years - asked_years
+        elif fact.kind == "polarity":
             ok = _answer_polarity(answer, question, str(fact.key[0])) == fact.key[0]
         elif fact.kind == "entity":
             ok = all(key in entity_keys for key in fact.key) or all(key in asked for key in fact.key)
             if not ok and fact.initial:
                 ok = not _foreign_names(prepared, _answer_entity_keys(_prepared(reference)) | asked)
-        else:
-            ok = any(_same_value(fact, other) for other in got)
+        else:  # a value the question states need not be repeated, unless the answer gives another
+            ok = any(_same_value(fact, other) for other in got) or (
+                any(_same_value(fact, q) for q in asked_values) and not _rival(fact, got, wanted)
+            )
         if not ok:
             missing.append(fact.describe())
+    if not missing and not any(f.kind == "polarity" for f in wanted):
+        flipped = _flipped_clause(reference, answer, question)
+        if flipped is not None:
+            missing.append(f"negation {flipped!r}")
     score = (len(wanted) - len(missing)) / len(wanted)
     wanted_values = _values(wanted)
     extra = [f for f in _values(got) if not any(_same_value(w, f) for w in wanted_values)]
@@ -782,7 +992,8 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
             "a paste of the context",
             tuple(missing),
         )
-    hedged = _hedged(answer, wanted_values)
+    ranged = None if _BOUND.search(reference) else _ranged(prepared, wanted_values)
+    hedged = _hedged(answer, wanted_values) or ranged or _entity_hedge(answer, reference)
     if hedged and not missing:
         return FactGrade(
             False,

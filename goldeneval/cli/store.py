@@ -193,7 +193,8 @@ def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
 
     Each kept run is stored under the run id it was given, so retrying is idempotent: a run
     the store holds already (its commit did succeed) is not stored again.  A spool file is
-    deleted only after its run is stored; one meant for another store is left for it, and one that cannot be read is kept and named (exit 3) after the others are stored.  The
+    deleted only after its run is stored; one meant for another store is left for it, and one that cannot be read is
+    kept and named (exit 3) after the others are stored.  The
     runs are not judged (no verdict, no gate): the next run of each series is compared with
     them as usual.  Exits 5, keeping the files, while the store still cannot be written."""
     resolved = load_storage().store(store_path)
