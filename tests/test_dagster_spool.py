@@ -319,3 +319,24 @@ def _fails_once(fetch: Any) -> Any:
         return fetch(self, *args, **kwargs)
 
     return failing
+
+
+def test_the_main_command_exits_5_when_the_store_could_not_take_a_night(tmp_path: Path) -> None:
+    from tests.dagster_support import SETS as ALL_SETS
+    from tests.test_dagster_main import _main
+
+    project = write_project(tmp_path / "project", sets={"alpha-set": ALL_SETS["alpha-set"]})
+    project.store.parent.mkdir(parents=True)
+    project.store.mkdir()  # a folder where the DuckDB file should be: the store cannot be opened
+    env = {SPOOL_ENV: str(tmp_path / "spool")}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        result = _main(project.root, tmp_path / "home", "--partition", "alpha-set|fixed")
+    assert result.returncode == 5, result.stderr
+    [kept] = spooled_files(tmp_path / "spool")
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"goldeneval: error: the store could not take 1 night(s); kept in the spool: {kept}; ")
+    )
