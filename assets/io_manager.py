@@ -34,7 +34,7 @@ from assets.handoff import RunHandOff
 from assets.partitions import partition_cell
 from goldeneval.core.errors import StoreError
 from goldeneval.store.parquet import TableInBatches, WrittenTable, read_table, write_partition_file
-from resources.goldeneval import GoldenEvalResource
+from goldeneval.suite_storage import load_storage
 
 PATH_METADATA_KEY = "path"
 PARTITION_FOLDERS_METADATA_KEY = "goldeneval/partition_folders"
@@ -61,9 +61,17 @@ def _evaluated_at(table: WrittenTable) -> datetime:
 class PartitionedParquetIOManager(dg.ConfigurableIOManager):
     """Arrow tables to and from hive-style Parquet files below the suite's tables folder (a
     table too large to hold whole, :class:`~goldeneval.store.parquet.TableInBatches`, is
-    written a batch at a time)."""
+    written a batch at a time).
 
-    goldeneval: GoldenEvalResource
+    It names the suite file, not the ``goldeneval`` resource: a nested resource makes Dagster
+    1.13 call its own deprecated ``InitResourceContext.dagster_run`` at every run, and the
+    tables folder is all it needs (read from the file's ``storage:`` section alone, as
+    :meth:`goldeneval.suite.Suite.tables_root` resolves it)."""
+
+    config_path: str
+
+    def _tables_root(self) -> Path:
+        return load_storage(self.config_path).tables()
 
     def handle_output(self, context: dg.OutputContext, obj: WrittenTable) -> None:
         table_name = context.asset_key.path[-1]
@@ -75,7 +83,7 @@ class PartitionedParquetIOManager(dg.ConfigurableIOManager):
                 "build a kind's assets with assets.tables.build_kind_assets"
             )
         path = write_partition_file(
-            self.goldeneval.suite().tables_root,
+            self._tables_root(),
             table_name,
             partition_cell(context.asset_partition_key, tuple(str(folders).split(","))),
             obj,

@@ -92,7 +92,7 @@ def definitions_for(suite: Suite) -> dg.Definitions:
         ],
         resources={
             "goldeneval": goldeneval,
-            TABLES_IO_MANAGER: PartitionedParquetIOManager(goldeneval=goldeneval),
+            TABLES_IO_MANAGER: PartitionedParquetIOManager(config_path=str(suite.path)),
             "alerts": AlertsResource(
                 webhook_url=_secret(WEBHOOK_ENV, alerts.webhook_url),
                 slack_token=_secret(SLACK_TOKEN_ENV, None),

@@ -91,7 +91,10 @@ def test_a_toy_kind_runs_through_the_shared_dagster_factories(tmp_path: Path) ->
         {"set": dg.StaticPartitionsDefinition(["toy-set"]), "reranker": dg.StaticPartitionsDefinition(["toy"])}
     )
     graph = [*build_kind_assets(TOY_GRAPH, partitions), build_regression_check(TOY_CHECK, partitions)]
-    resources = {"goldeneval": goldeneval, TABLES_IO_MANAGER: PartitionedParquetIOManager(goldeneval=goldeneval)}
+    resources = {
+        "goldeneval": goldeneval,
+        TABLES_IO_MANAGER: PartitionedParquetIOManager(config_path=goldeneval.config_path),
+    }
     key = dg.MultiPartitionKey({"set": "toy-set", "reranker": "toy"})
 
     def materialise(firsts: dict[str, bool]) -> dg.ExecuteInProcessResult:
