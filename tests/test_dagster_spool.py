@@ -29,7 +29,7 @@ from goldeneval.store import open_store
 from goldeneval.store.spool import SPOOL_ENV, read_spooled, spooled_files
 from pipelines.build import build_definitions
 from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
-from tests import test_store_retry
+from tests import test_dagster_gate, test_store_retry
 from tests.dagster_support import (
     QUIET,
     Project,
@@ -39,13 +39,14 @@ from tests.dagster_support import (
     run_requests,
     tick_alert_sensor,
     tick_regression_sensor,
-    webhook_server,
     write_project,
 )
 from tests.test_dagster_gate import SETS, _fixed
 from tests.test_store_retry import Restartable
 
 server = test_store_retry.server  # a PostgreSQL server of this module's own, stopped and started here
+webhook = test_dagster_gate.webhook  # the same fixtures as the gate's tests
+instance = test_dagster_gate.instance
 pytestmark = pytest.mark.slow  # the in-process asset graph, and a PostgreSQL server stopped and started
 
 KEY = "fixed|alpha-set"
@@ -56,12 +57,6 @@ def nightly_job(config: str) -> dg.JobDefinition:
     """The nightly job of a suite file, rebuilt by Dagster from this name and the file's path
     (a job re-executed in process must be reconstructable)."""
     return build_definitions(config).resolve_job_def(NIGHTLY_JOB)
-
-
-@pytest.fixture
-def webhook() -> Iterator[Webhook]:
-    with webhook_server() as hook:
-        yield hook
 
 
 @pytest.fixture
@@ -80,13 +75,6 @@ def _provenance() -> dict[str, str]:
     from tests.dagster_support import FIXED_PROVENANCE
 
     return dict(FIXED_PROVENANCE)
-
-
-@pytest.fixture
-def instance(tmp_path: Path) -> Iterator[dg.DagsterInstance]:
-    (tmp_path / "home").mkdir()
-    with dg.DagsterInstance.local_temp(str(tmp_path / "home")) as temp:
-        yield temp
 
 
 def _check_evaluation(instance: dg.DagsterInstance, run_id: str) -> dg.AssetCheckEvaluation:
