@@ -57,6 +57,9 @@ class RecordedSummary:
     tables_run_id: str
     verdict: RegressionVerdict
     """The stored run against the earlier run the specification's baseline chooses."""
+    superseded: str | None = None
+    """Why this step's measurement is not what the store holds for its night (a re-execution
+    that measured the night again, differently): ``run_complete`` fails with it."""
 
 
 def store_kind(location: StoreLocation) -> str:
@@ -178,7 +181,30 @@ def record_summary(
             return spooled
         with store_failure("stored, but not judged"):
             verdict = door.judge(store, saved.stored, spec, pinned=pinned)
-    return RecordedSummary(store, saved.stored, privacy, tables_run_id, verdict)
+    return RecordedSummary(
+        store, saved.stored, privacy, tables_run_id, verdict, superseded(saved.stored, run, privacy, tables_run_id)
+    )
+
+
+def superseded(stored: StoredRun, run: SummarisedRun, privacy: PrivacyMode, tables_run_id: str) -> str | None:
+    """Why the night the store holds is not this step's measurement, or None: the night was
+    stored from another run's tables (a re-execution measured it again) and measured other
+    rates or another benchmark.  The store keeps the first measurement of a night."""
+    if stored.tables_run_id in (None, tables_run_id):
+        return None
+    record = run.to_record(privacy, tables_run_id=tables_run_id)
+    same = (record.pass_rate, record.mean_score, record.benchmark_fingerprint) == (
+        stored.pass_rate,
+        stored.mean_score,
+        stored.benchmark_fingerprint,
+    )
+    if same:
+        return None
+    return (
+        f"this night was stored already from the tables of run {stored.tables_run_id} "
+        f"(stored run {stored.id}); this re-execution measured it again, differently, and the store keeps "
+        "the first measurement: launch a new run (not a re-execution) to measure again"
+    )
 
 
 @contextmanager
@@ -216,6 +242,8 @@ def summary_result(
     identity = {**identity, "stored_run_id": stored.id}
     complete, reason = completion
     verdict = "complete" if complete else "incomplete"
+    if recorded.superseded is not None:
+        complete, reason, verdict = False, recorded.superseded, "not stored"
     return dg.MaterializeResult(
         metadata={
             **identity,

@@ -328,3 +328,29 @@ def test_the_main_command_exits_5_when_the_store_could_not_take_a_night(tmp_path
         .splitlines()[-1]
         .startswith(f"goldeneval: error: the store could not take 1 night(s); kept in the spool: {kept}; ")
     )
+
+
+def test_a_re_execution_that_measures_the_night_differently_says_its_measurement_is_not_stored(
+    project: Project, instance: dg.DagsterInstance
+) -> None:
+    from tests.dagster_support import WORSE_ALPHA
+
+    with _execute(project, instance) as first:
+        assert first.success
+        first_id = first.run_id
+    [stored] = open_store(project.store).list_runs()
+    project.set_rankings(WORSE_ALPHA)  # the retriever changed before the re-execution
+    with _execute(project, instance, reexecution_options=dg.ReexecutionOptions(parent_run_id=first_id)) as again:
+        assert again.success
+        [check] = [
+            e.event_specific_data
+            for e in again.all_events
+            if isinstance(e.event_specific_data, dg.AssetCheckEvaluation)
+        ]
+    assert [r.id for r in open_store(project.store).list_runs()] == [stored.id]
+    assert not check.passed
+    assert check.description == (
+        f"not stored: this night was stored already from the tables of run {first_id} (stored run {stored.id}); "
+        "this re-execution measured it again, differently, and the store keeps the first measurement: launch a "
+        "new run (not a re-execution) to measure again"
+    )
