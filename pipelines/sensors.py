@@ -28,7 +28,7 @@ import dagster as dg
 
 from assets import NO_REGRESSION, RUN_COMPLETE
 from assets.metadata import float_rates, metadata_number
-from assets.series import CliRuns, dimension_keys, observations
+from assets.series import CliRuns, dimension_keys, observations, series_key
 from goldeneval.core.alerts import Alert, AlertDeliveryError
 from goldeneval.core.errors import GoldenEvalError, StoreError
 from goldeneval.core.records import StoredRun
@@ -269,6 +269,16 @@ class _Seen:
         return _Seen(at, {run_id: t for run_id, t in seen.items() if t > at - LATE_RUN_WINDOW})
 
 
+def observed_ids(instance: dg.DagsterInstance, key: dg.AssetKey, limit: int = BATCH) -> set[str]:
+    """The stored runs among the latest observations of a series key."""
+    records = instance.fetch_observations(key, limit=limit).records
+    return {
+        str(record.asset_observation.metadata["stored_run_id"].value)
+        for record in records
+        if record.asset_observation is not None and "stored_run_id" in record.asset_observation.metadata
+    }
+
+
 def build_cli_run_sensor(partitions_def: dg.MultiPartitionsDefinition, kind: CliRuns) -> dg.SensorDefinition:
     """A sensor that observes the runs of the kind's nightly series that the CLI stored (no
     Dagster run wrote them) on their series keys, judged as the nightly judges its own; it
@@ -286,7 +296,8 @@ def build_cli_run_sensor(partitions_def: dg.MultiPartitionsDefinition, kind: Cli
         minimum_interval_seconds=sensor_interval_s(),
         default_status=dg.DefaultSensorStatus.RUNNING,
         description=f"Observe on {series.series_prefix}/<set>/<{series.member_dimension}> the runs of the "
-        "nightly's series that the goldeneval command stored (door: cli).",
+        "nightly's series that the goldeneval command stored (door: cli), and the nights kept in the spool "
+        "once delivered (door: dagster).",
     )
     def cli_run_sensor(context: dg.SensorEvaluationContext, goldeneval: GoldenEvalResource) -> dg.SensorResult:
         seen = _Seen.parse(context.cursor)
@@ -309,20 +320,23 @@ def build_cli_run_sensor(partitions_def: dg.MultiPartitionsDefinition, kind: Cli
         pending: dict[dg.AssetKey, dict[str, Any]] = {}
         for run, where in sorted(listed, key=lambda pair: (pair[0].created_at, pair[0].id)):
             stored = store.get_run(run.id)
-            if run.tables_run_id is not None or stored is None:
-                continue  # the nightly's own (its summary observed it), or purged meanwhile
+            if stored is None:
+                continue  # purged meanwhile
+            key = series_key(where[series.set_dimension], where[series.member_dimension], series)
+            if run.tables_run_id is not None and run.id in observed_ids(context.instance, key):
+                continue  # the nightly's own, observed by its summary (one kept in the spool was not)
             verdict = door.judge(store, stored, kind.spec(goldeneval, where))
             values = {
                 **float_rates(kind.plotted(store, stored)),
                 "stored_run_id": stored.id,
                 "verdict": verdict.status.value,
                 "status": stored.status,
-                "door": "cli",
+                "door": "cli" if run.tables_run_id is None else "dagster",
             }
             for observation in observations(context.instance, where, members, values, series, pending=pending):
                 pending[observation.asset_key] = {name: value.value for name, value in observation.metadata.items()}
                 events.append(observation)
-        note = None if events else "no new run of a nightly series stored by the command"
+        note = None if events else "no new run of a nightly series to observe"
         return dg.SensorResult(asset_events=events, cursor=advanced.text(), skip_reason=note)
 
     return cli_run_sensor

@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 import assets.summary
 from assets import RUN_COMPLETE
+from assets.series import series_key
 from goldeneval.history import door
 from goldeneval.store import open_store
 from goldeneval.store.spool import SPOOL_ENV, read_spooled, spooled_files
@@ -38,6 +39,7 @@ from tests.dagster_support import (
     run_nightly,
     run_requests,
     tick_alert_sensor,
+    tick_cli_run_sensor,
     tick_regression_sensor,
     write_project,
 )
@@ -119,6 +121,7 @@ def test_postgres_stopped_during_the_nightly_write_keeps_the_night_and_the_next_
 
     monkeypatch.setattr(door, "record_or_keep", stop_then_write)
     defs = build_definitions(project.config)
+    watching = tick_cli_run_sensor(defs, instance)  # the series sensor watches from before the night
     [night] = run_nightly(defs, instance, [KEY])
     monkeypatch.setattr(door, "record_or_keep", write)
     assert night.success  # the night is kept, not lost: the run succeeds and its check says why
@@ -175,6 +178,16 @@ def test_postgres_stopped_during_the_nightly_write_keeps_the_night_and_the_next_
     again = tick_regression_sensor(defs, instance, tick.cursor)
     assert not again.run_requests
     assert [run.id for run in open_store(url).list_runs()] == [kept.run_id]
+
+    # The night's point on its series key, which the summary could not draw, comes once it is stored.
+    observed = tick_cli_run_sensor(defs, instance, watching.cursor)
+    [point] = [
+        {name: value.value for name, value in event.metadata.items()}
+        for event in observed.asset_events
+        if event.asset_key == series_key("alpha-set", "fixed")
+    ]
+    assert (point["stored_run_id"], point["door"], point["verdict"]) == (kept.run_id, "dagster", "baseline")
+    assert not tick_cli_run_sensor(defs, instance, observed.cursor).asset_events
     tick_alert_sensor(defs, instance)
     assert len(webhook.received) == 1  # the delivered run's check passed: nothing more to alert
 
