@@ -647,7 +647,9 @@ def _answer_entity_keys(answer: str) -> set[str]:
 
 
 def _polarity(reference: str) -> Fact | None:
-    words = normalise_answer(reference).split()
+    """A reference that opens with Yes or No; "No later than 31 May", "No more than 2 bags" state
+    a limit, not a No (:data:`_NEUTRAL_NEGATION`)."""
+    words = normalise_answer(_NEUTRAL_NEGATION.sub(" ", reference)).split()
     if words and words[0] in ("yes", "no"):
         return Fact("polarity", words[0], (words[0],))
     return None
@@ -906,6 +908,20 @@ def _flipped_clause(reference: str, answer: str, question: str) -> str | None:
     return None
 
 
+_OR_CURRENCY = re.compile(r"(?P<cur>[€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?![\d:])")
+_OR_UNIT = re.compile(
+    r"(?<![\d.,:€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?P<unit>\s*(?:working\s+|business\s+)?(?:" + _UNIT + r"))(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _shared_unit(sentence: str) -> str:
+    """Two values joined by "or" share the unit or currency written once: "3 or 5 working days"
+    reads "3 working days or 5 working days", "£10 or 12" reads "£10 or £12"."""
+    sentence = _OR_CURRENCY.sub(lambda m: f"{m['cur']}{m['a']} or {m['cur']}{m['b']}", sentence)
+    return _OR_UNIT.sub(lambda m: f"{m['a']}{m['unit']} or {m['b']}{m['unit']}", sentence)
+
+
 def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
     """A value the answer offers as an alternative to a value of the reference: in a sentence
     that says "or" (or "either"), another value of the same kind and, for a number, the same
@@ -914,7 +930,7 @@ def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
     for sentence in _SENTENCES.split(answer):
         if not _ALTERNATIVE.search(sentence):
             continue
-        prepared = _prepared(sentence)
+        prepared = _shared_unit(_prepared(sentence))
         values = _values(_value_facts(prepared, _Claims(prepared)))
         for fact in wanted:
             matched = next((got for got in values if _same_value(fact, got)), None)
