@@ -271,6 +271,19 @@ _OPENING_WORDS = frozenset(
      "let", "it's", "there's", "that's", "here's", "you'll", "you're", "i'm", "i'd", "we're"}
 )  # fmt: skip
 """Words that open a sentence capitalised without being names, beyond the stop-word list."""
+_IMPERATIVES = frozenset(
+    {"add", "apply", "ask", "avoid", "book", "bring", "buy", "call", "cancel", "change", "check", "choose", "click",
+     "close", "collect", "complete", "confirm", "contact", "continue", "discard", "dispose", "do", "download",
+     "drink", "drop", "eat", "email", "enter", "fill", "find", "follow", "get", "give", "go", "help", "hold",
+     "include", "inform", "install", "keep", "leave", "log", "make", "merge", "move", "note", "notify", "open",
+     "order", "pay", "phone", "pick", "place", "post", "press", "print", "put", "read", "register", "remember",
+     "remove", "renew", "report", "request", "reset", "return", "ring", "run", "save", "see", "select", "send",
+     "set", "shake", "show", "sign", "start", "stop", "store", "submit", "swallow", "switch", "take", "tap",
+     "tell", "text", "throw", "turn", "type", "update", "upload", "use", "visit", "wait", "wash", "wear", "write"}
+)  # fmt: skip
+"""Verbs that open an instruction ("Store it in a fridge", "Call your line manager"): a
+documented list (no verb lexicon ships with the project's packages; nltk is installed without
+its data).  Sentence-initial, they are no names."""
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE)
 """Words that negate a statement: an answer without an opening yes or no says no when the
 clause about the question has one (:func:`_answer_polarity`)."""
@@ -604,10 +617,12 @@ def _entity_facts(text: str) -> list[Fact]:
 def _opening_word(lower: str) -> bool:
     """An ordinary word that opens a sentence capitalised: a stop word
     (:data:`goldeneval.core.text.ENGLISH_STOPWORDS`), an opening word that list lacks, or an
-    adverb in ``-ly`` ("Unfortunately", "Currently")."""
+    adverb in ``-ly`` ("Unfortunately", "Currently"), or an imperative verb
+    (:data:`_IMPERATIVES`: "Store", "Call")."""
     return (
         lower in ENGLISH_STOPWORDS
         or lower in _OPENING_WORDS
+        or lower in _IMPERATIVES
         or (len(lower) >= 7 and lower.endswith("ly"))
         or lower.replace("\u2019", "'").split("'")[0] in ENGLISH_STOPWORDS
     )
