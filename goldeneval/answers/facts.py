@@ -196,6 +196,18 @@ _RATE = (
 """A rate after a value: "95.00 per year", "65.00 an hour", "0.39/kWh", "180.00 annually"
 ("a day ticket" is a ticket, not a rate)."""
 _WORKING = frozenset({"working", "business"})
+_COUNTS = {"once": 1, "twice": 2, "thrice": 3}
+_FREQUENCY = re.compile(
+    r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,2}|" + _NUMBER_WORD + r")\s+times)"
+    r"\s+(?:(?:a|an|per|each|every)\s+(?P<unit>day|week|month|year)|(?P<adverb>daily|weekly|monthly|yearly|annually))\b",
+    re.IGNORECASE,
+)
+"""How often: "once a day" = "once daily", "twice a day" = "two times daily", "3 times a week"."""
+_EVERY = {
+    unit: re.compile(rf"\b(?:{adverb}|every\s+{unit}|each\s+{unit}|(?:a|per)\s+{unit})\b", re.IGNORECASE)
+    for adverb, unit in (("daily", "day"), ("weekly", "week"), ("monthly", "month"), ("(?:yearly|annually)", "year"))
+}
+"""Once per unit said without a count: "daily", "every day", "a day" meet "once a day"."""
 
 _NUMBER = re.compile(
     r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
@@ -481,6 +493,17 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
                 continue
             claims.take(*match.span())
             found.append((match.start(), Fact("time", match.group(0).strip(), (minutes,))))
+    for match in _FREQUENCY.finditer(text):
+        if not claims.free(*match.span()):
+            continue
+        word = (match.group("once") or "").lower()
+        n = match.group("n") or ""
+        count = _COUNTS[word] if word else Fraction(int(n)) if n.isdigit() else _word_run_value(n.lower())
+        if count is None:
+            continue
+        claims.take(*match.span())
+        unit = match.group("unit") or _RATE_ADVERBS[match.group("adverb").lower()]
+        found.append((match.start(), Fact("frequency", match.group(0), (count, unit.lower()))))
     for match in _NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
@@ -733,9 +756,18 @@ def _about_question(clause: str, question: str) -> bool:
     return all(all(k in asked for k in f.key) for f in _entity_facts(_prepared(clause)) if not f.initial)
 
 
+_PER_DAY = re.compile(
+    r"\b(?:in|within|every|per|each|over|a)\s+(?:any\s+|a\s+)?24[\s-]*(?:hours?|hrs?|h)(?:\s+period)?\b"
+    r"|\bin\s+(?:a|one)\s+day\b",
+    re.IGNORECASE,
+)
+"""A daily amount written over 24 hours or "in a day": "4 g in 24 hours" reads "4 g per day"."""
+
+
 def _prepared(text: str) -> str:
-    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped."""
-    return _PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text))
+    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; "in 24
+    hours" read as "per day" (:data:`_PER_DAY`)."""
+    return _PER_DAY.sub("per day", _PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text)))
 
 
 def extract_facts(text: str, *, notes: bool = False) -> list[Fact]:
@@ -769,6 +801,15 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
             other_currency is None and other_dimension is not None and currency is not None and dimension is None
         ):
             return False  # "23 kg" is no price, "£95" no length
+        if (
+            dimension is not None
+            and "/" not in str(dimension)
+            and str(other_dimension).startswith(f"{dimension}/")
+            and str(other_unit).split("/")[0] in _UNITS
+        ):  # "4 g of paracetamol per day" is met by "4,000 mg per day": the rate is the reference's too
+            other_unit = str(other_unit).split("/")[0]
+            other_dimension, scale = _UNITS[other_unit]
+            other_values = frozenset(v * scale for v in other_raw)
         if dimension is not None and other_dimension is not None:
             if dimension != other_dimension:
                 return False
@@ -995,6 +1036,12 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     for fact in wanted:
         if fact.kind == "year":  # a wrong year fails; an answer that names no other year may leave it out
             ok = fact.key[0] in answer_years or not answer_years - reference_years - asked_years
+        elif fact.kind == "frequency":  # "once a day" is met by "daily" unless another count is given
+            ok = any(_same_value(fact, other) for other in got) or (
+                fact.key[0] == 1
+                and _EVERY[str(fact.key[1])].search(prepared) is not None
+                and not any(other.kind == "frequency" and other.key[1] == fact.key[1] for other in got)
+            )
         elif fact.kind == "polarity":
             ok = _answer_polarity(answer, question, str(fact.key[0])) == fact.key[0]
         elif fact.kind == "entity":
