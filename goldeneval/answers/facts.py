@@ -946,20 +946,22 @@ def _says_no(clause: str, question: str) -> bool:
 def _flipped_clause(reference: str, answer: str, question: str) -> str | None:
     """A clause of the reference that says no ("Shipping costs are not refunded", "It is closed
     on Sundays", "outside peak hours") to which the answer's clause on the same thing (sharing
-    at least half of its content words, and one at the least) says yes; None when there is none."""
+    at least half of its content words, and one at the least) says yes, or one that says yes
+    ("Visitors can use the gym") to which every such clause of the answer says no ("Visitors
+    cannot use the gym", "non-refundable"); None when there is none."""
     answer_clauses = [c for c in _CLAUSES.split(_prepared(answer)) if c.strip()]
     for clause in (c for c in _CLAUSES.split(_prepared(_PAREN.sub("", reference))) if c.strip()):
-        if not _says_no(clause, question):
-            continue
+        no = _says_no(clause, question)
         topic = {w for w in _content(clause) if w not in _POLARITY_WORDS}
         if not topic:
             continue
         need = max(1, (len(topic) + 1) // 2)
-        scored = [(len(_content(c) & topic), c) for c in answer_clauses]
+        scored = [(len(_content(_OUTSIDE.sub(" not ", c)) & topic), c) for c in answer_clauses]
         best = max((n for n, _ in scored), default=0)
         if best < need:
             continue
-        if not any(_says_no(c, question) for n, c in scored if n == best):
+        answered = [_says_no(c, question) for n, c in scored if n == best]
+        if (no and not any(answered)) or (not no and all(answered)):
             return clause.strip()
     return None
 
@@ -1021,6 +1023,9 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     wanted = [f for f in extract_facts(reference) if f.kind != "year" or f.key[0] not in asked_years]
     if not wanted:
         score = best_sentence_f1(answer, reference)
+        flipped = _flipped_clause(reference, answer, question)
+        if flipped is not None:
+            return FactGrade(False, 0.0, f"it says the opposite of the reference: negation {flipped!r}")
         return FactGrade(
             score >= pass_threshold,
             score,
