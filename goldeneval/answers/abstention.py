@@ -422,8 +422,7 @@ def _scope(bare: list[str]) -> bool:
     weekday schedules").  An answer whose only says are such a clause with "only" and a
     follow-up question (:data:`_FOLLOW_UP`) abstains: it offers to look elsewhere (round 5)."""
     return any(
-        len(bare) >= start + 2 and bare[start] in _SOURCE_NOUNS and bare[start + 1] in _SCOPE_VERBS
-        for start in (0, 1)
+        len(bare) >= start + 2 and bare[start] in _SOURCE_NOUNS and bare[start + 1] in _SCOPE_VERBS for start in (0, 1)
     )
 
 

@@ -76,7 +76,7 @@ __all__ = [
     "unsupported_facts",
 ]
 
-FACTS_VERSION = "facts/v4"
+FACTS_VERSION = "facts/v5"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MAX_NUMBER_DIGITS = 30
@@ -968,7 +968,9 @@ def _flipped_clause(reference: str, answer: str, question: str) -> str | None:
 
 _OR_CURRENCY = re.compile(r"(?P<cur>[€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?![\d:])")
 _OR_UNIT = re.compile(
-    r"(?<![\d.,:€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?P<unit>\s*(?:working\s+|business\s+)?(?:" + _UNIT + r"))(?![a-z])",
+    r"(?<![\d.,:€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?P<unit>\s*(?:working\s+|business\s+)?(?:"
+    + _UNIT
+    + r"))(?![a-z])",
     re.IGNORECASE,
 )
 
