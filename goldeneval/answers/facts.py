@@ -84,7 +84,7 @@ MAX_NUMBER_DIGITS = 30
 MIN_EXTRA_VALUES = 3
 """An answer may state this many values the reference lacks (or as many as the reference has)."""
 
-FactKind = Literal["number", "time", "date", "year", "polarity", "entity"]
+FactKind = Literal["number", "time", "date", "year", "frequency", "polarity", "entity"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _PARK_AND_RIDE = re.compile(r"\bP\s*\+\s*R\b", re.IGNORECASE)
