@@ -107,6 +107,9 @@ def test_frequencies_compare_by_count_and_a_daily_amount_over_24_hours_is_per_da
     for answer in ("The maximum is 4 g per day.", "The maximum for an adult is 4,000 mg per day.", "4 g in a day."):
         assert passes("What is the maximum daily dose?", reference, answer), answer
     assert not passes("What is the maximum daily dose?", reference, "The maximum is 3 g per day.")
+    # only an amount over 24 hours is per day: a delivery time stays a duration
+    assert not passes("How fast?", "Refunds are processed within 24 hours.", "Refunds are processed within 48 hours.")
+    assert passes("How fast?", "Delivery takes 24 hours.", "Delivery takes one day.")
 
 
 def test_no_later_than_and_no_more_than_are_limits_not_a_no() -> None:

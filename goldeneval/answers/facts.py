@@ -757,17 +757,28 @@ def _about_question(clause: str, question: str) -> bool:
 
 
 _PER_DAY = re.compile(
-    r"\b(?:in|within|every|per|each|over|a)\s+(?:any\s+|a\s+)?24[\s-]*(?:hours?|hrs?|h)(?:\s+period)?\b"
-    r"|\bin\s+(?:a|one)\s+day\b",
+    r"\b(?:in|every|per|each|over)\s+(?:any\s+)?24[\s-]*(?:hours?|hrs?|h)(?:\s+period)?\b|\bin\s+(?:a|one)\s+day\b",
     re.IGNORECASE,
 )
-"""A daily amount written over 24 hours or "in a day": "4 g in 24 hours" reads "4 g per day"."""
+_DOSE_BEFORE = re.compile(
+    r"\d\s*(?:mg|g|grams?|milligrams?|mcg|micrograms?|ml|millilitres?|l|litres?|tablets?|capsules?|doses?|units?"
+    r"|puffs?|drinks?|cups?)\b[^.;!?]{0,40}$",
+    re.IGNORECASE,
+)
+"""A daily amount written over 24 hours or "in a day": "4 g of paracetamol in 24 hours" reads "4 g
+of paracetamol per day"; only right after an amount ("delivery in 24 hours" stays a duration)."""
+
+
+def _per_day(text: str) -> str:
+    return _PER_DAY.sub(
+        lambda m: "per day" if _DOSE_BEFORE.search(text[max(0, m.start() - 60) : m.start()]) else m.group(0), text
+    )
 
 
 def _prepared(text: str) -> str:
-    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; "in 24
-    hours" read as "per day" (:data:`_PER_DAY`)."""
-    return _PER_DAY.sub("per day", _PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text)))
+    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; an amount
+    "in 24 hours" read as "per day" (:data:`_PER_DAY`)."""
+    return _per_day(_PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text)))
 
 
 def extract_facts(text: str, *, notes: bool = False) -> list[Fact]:
