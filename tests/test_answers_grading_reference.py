@@ -91,7 +91,7 @@ def test_a_fact_buried_in_extra_words_passes_but_a_paste_of_the_context_does_not
 def test_the_deterministic_grader_identity_changed_so_old_runs_compare_as_a_mismatch() -> None:
     identity = DeterministicGrader().identity
     assert identity.startswith(
-        "deterministic/v4(assertions;reference=facts/v4(max_words=100)|best-sentences-token-f1>=0.5;abstention/v5("
+        "deterministic/v5(assertions;reference=facts/v5(max_words=100)|best-sentences-token-f1>=0.5;abstention/v6("
     )
     digest = "prompts-v1:sha256:" + "0" * 64
     for old in (

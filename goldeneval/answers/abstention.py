@@ -41,7 +41,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v5"
+ABSTENTION_RULES_VERSION = "abstention/v6"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -358,7 +358,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v5(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v6(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -383,6 +383,7 @@ class AbstentionRules:
         lookup, lengths = self._lookup
         bare_lookup, bare_lengths = self._bare_lookup
         found: str | None = None
+        limited: str | None = None
         for clause in _CLAUSE_BREAK.split(_FOLLOW_UP.sub(" ", answer)):
             words = abstention_tokens(clause)
             bare = _bare(words)
@@ -392,10 +393,14 @@ class AbstentionRules:
                     return None  # "I'm not certain, it costs 7.80": a hedged answer
                 found = found or hit
             elif _redirects(words) or _scope(bare):
+                if _scope(bare) and _ONLY & set(bare) and not _guesses(bare, hedge=False):
+                    limited = limited or " ".join(bare[: bare.index(next(w for w in bare if w in _ONLY)) + 2])
                 continue  # "please contact customer service", "the documents only cover weekdays"
             elif len(words) >= MIN_CLAUSE_WORDS or _guesses(words, hedge=False):
                 return None  # this clause says something: the answer answers
             # else filler: "Sorry", "Yes", "Thanks"
+        if found is None and limited is not None and _FOLLOW_UP.search(answer):
+            return limited  # "The documents only describe X. Would you like me to look for something else?"
         return found
 
 
@@ -408,10 +413,17 @@ def _guesses(words: list[str], *, hedge: bool) -> bool:
     return any(any(c.isdigit() for c in w) or w in GUESSES for w in rest)
 
 
+_ONLY = frozenset({"only", "just"})
+
+
 def _scope(bare: list[str]) -> bool:
-    """Whether a clause (read bare) says what the sources hold: a source, then "only", "cover",
-    "list", ... ("the documents only cover weekday schedules")."""
-    return len(bare) >= 2 and bare[0] in _SOURCE_NOUNS and bare[1] in _SCOPE_VERBS
+    """Whether a clause (read bare) says what the sources hold: a source (after at most one
+    word: "the policy documents"), then "only", "cover", "list", ... ("the documents only cover
+    weekday schedules").  An answer whose only says are such a clause with "only" and a
+    follow-up question (:data:`_FOLLOW_UP`) abstains: it offers to look elsewhere (round 5)."""
+    return any(
+        len(bare) >= start + 2 and bare[start] in _SOURCE_NOUNS and bare[start + 1] in _SCOPE_VERBS for start in (0, 1)
+    )
 
 
 def _redirects(words: list[str]) -> bool:

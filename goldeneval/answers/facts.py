@@ -76,7 +76,7 @@ __all__ = [
     "unsupported_facts",
 ]
 
-FACTS_VERSION = "facts/v4"
+FACTS_VERSION = "facts/v5"
 MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MAX_NUMBER_DIGITS = 30
@@ -84,7 +84,7 @@ MAX_NUMBER_DIGITS = 30
 MIN_EXTRA_VALUES = 3
 """An answer may state this many values the reference lacks (or as many as the reference has)."""
 
-FactKind = Literal["number", "time", "date", "year", "polarity", "entity"]
+FactKind = Literal["number", "time", "date", "year", "frequency", "polarity", "entity"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _PARK_AND_RIDE = re.compile(r"\bP\s*\+\s*R\b", re.IGNORECASE)
@@ -196,6 +196,18 @@ _RATE = (
 """A rate after a value: "95.00 per year", "65.00 an hour", "0.39/kWh", "180.00 annually"
 ("a day ticket" is a ticket, not a rate)."""
 _WORKING = frozenset({"working", "business"})
+_COUNTS = {"once": 1, "twice": 2, "thrice": 3}
+_FREQUENCY = re.compile(
+    r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,2}|" + _NUMBER_WORD + r")\s+times)"
+    r"\s+(?:(?:a|an|per|each|every)\s+(?P<unit>day|week|month|year)|(?P<adverb>daily|weekly|monthly|yearly|annually))\b",
+    re.IGNORECASE,
+)
+"""How often: "once a day" = "once daily", "twice a day" = "two times daily", "3 times a week"."""
+_EVERY = {
+    unit: re.compile(rf"\b(?:{adverb}|every\s+{unit}|each\s+{unit}|(?:a|per)\s+{unit})\b", re.IGNORECASE)
+    for adverb, unit in (("daily", "day"), ("weekly", "week"), ("monthly", "month"), ("(?:yearly|annually)", "year"))
+}
+"""Once per unit said without a count: "daily", "every day", "a day" meet "once a day"."""
 
 _NUMBER = re.compile(
     r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
@@ -271,6 +283,19 @@ _OPENING_WORDS = frozenset(
      "let", "it's", "there's", "that's", "here's", "you'll", "you're", "i'm", "i'd", "we're"}
 )  # fmt: skip
 """Words that open a sentence capitalised without being names, beyond the stop-word list."""
+_IMPERATIVES = frozenset(
+    {"add", "apply", "ask", "avoid", "book", "bring", "buy", "call", "cancel", "change", "check", "choose", "click",
+     "close", "collect", "complete", "confirm", "contact", "continue", "discard", "dispose", "do", "download",
+     "drink", "drop", "eat", "email", "enter", "fill", "find", "follow", "get", "give", "go", "help", "hold",
+     "include", "inform", "install", "keep", "leave", "log", "make", "merge", "move", "note", "notify", "open",
+     "order", "pay", "phone", "pick", "place", "post", "press", "print", "put", "read", "register", "remember",
+     "remove", "renew", "report", "request", "reset", "return", "ring", "run", "save", "see", "select", "send",
+     "set", "shake", "show", "sign", "start", "stop", "store", "submit", "swallow", "switch", "take", "tap",
+     "tell", "text", "throw", "turn", "type", "update", "upload", "use", "visit", "wait", "wash", "wear", "write"}
+)  # fmt: skip
+"""Verbs that open an instruction ("Store it in a fridge", "Call your line manager"): a
+documented list (no verb lexicon ships with the project's packages; nltk is installed without
+its data).  Sentence-initial, they are no names."""
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE)
 """Words that negate a statement: an answer without an opening yes or no says no when the
 clause about the question has one (:func:`_answer_polarity`)."""
@@ -468,6 +493,17 @@ def _value_facts(text: str, claims: _Claims) -> list[Fact]:
                 continue
             claims.take(*match.span())
             found.append((match.start(), Fact("time", match.group(0).strip(), (minutes,))))
+    for match in _FREQUENCY.finditer(text):
+        if not claims.free(*match.span()):
+            continue
+        word = (match.group("once") or "").lower()
+        n = match.group("n") or ""
+        count = _COUNTS[word] if word else Fraction(int(n)) if n.isdigit() else _word_run_value(n.lower())
+        if count is None:
+            continue
+        claims.take(*match.span())
+        unit = match.group("unit") or _RATE_ADVERBS[match.group("adverb").lower()]
+        found.append((match.start(), Fact("frequency", match.group(0), (count, unit.lower()))))
     for match in _NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
@@ -604,10 +640,12 @@ def _entity_facts(text: str) -> list[Fact]:
 def _opening_word(lower: str) -> bool:
     """An ordinary word that opens a sentence capitalised: a stop word
     (:data:`goldeneval.core.text.ENGLISH_STOPWORDS`), an opening word that list lacks, or an
-    adverb in ``-ly`` ("Unfortunately", "Currently")."""
+    adverb in ``-ly`` ("Unfortunately", "Currently"), or an imperative verb
+    (:data:`_IMPERATIVES`: "Store", "Call")."""
     return (
         lower in ENGLISH_STOPWORDS
         or lower in _OPENING_WORDS
+        or lower in _IMPERATIVES
         or (len(lower) >= 7 and lower.endswith("ly"))
         or lower.replace("\u2019", "'").split("'")[0] in ENGLISH_STOPWORDS
     )
@@ -647,7 +685,9 @@ def _answer_entity_keys(answer: str) -> set[str]:
 
 
 def _polarity(reference: str) -> Fact | None:
-    words = normalise_answer(reference).split()
+    """A reference that opens with Yes or No; "No later than 31 May", "No more than 2 bags" state
+    a limit, not a No (:data:`_NEUTRAL_NEGATION`)."""
+    words = normalise_answer(_NEUTRAL_NEGATION.sub(" ", reference)).split()
     if words and words[0] in ("yes", "no"):
         return Fact("polarity", words[0], (words[0],))
     return None
@@ -716,9 +756,29 @@ def _about_question(clause: str, question: str) -> bool:
     return all(all(k in asked for k in f.key) for f in _entity_facts(_prepared(clause)) if not f.initial)
 
 
+_PER_DAY = re.compile(
+    r"\b(?:in|every|per|each|over)\s+(?:any\s+)?24[\s-]*(?:hours?|hrs?|h)(?:\s+period)?\b|\bin\s+(?:a|one)\s+day\b",
+    re.IGNORECASE,
+)
+_DOSE_BEFORE = re.compile(
+    r"\d\s*(?:mg|g|grams?|milligrams?|mcg|micrograms?|ml|millilitres?|l|litres?|tablets?|capsules?|doses?|units?"
+    r"|puffs?|drinks?|cups?)\b[^.;!?]{0,40}$",
+    re.IGNORECASE,
+)
+"""A daily amount written over 24 hours or "in a day": "4 g of paracetamol in 24 hours" reads "4 g
+of paracetamol per day"; only right after an amount ("delivery in 24 hours" stays a duration)."""
+
+
+def _per_day(text: str) -> str:
+    return _PER_DAY.sub(
+        lambda m: "per day" if _DOSE_BEFORE.search(text[max(0, m.start() - 60) : m.start()]) else m.group(0), text
+    )
+
+
 def _prepared(text: str) -> str:
-    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped."""
-    return _PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text))
+    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; an amount
+    "in 24 hours" read as "per day" (:data:`_PER_DAY`)."""
+    return _per_day(_PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text)))
 
 
 def extract_facts(text: str, *, notes: bool = False) -> list[Fact]:
@@ -752,6 +812,15 @@ def _same_value(wanted: Fact, got: Fact) -> bool:
             other_currency is None and other_dimension is not None and currency is not None and dimension is None
         ):
             return False  # "23 kg" is no price, "£95" no length
+        if (
+            dimension is not None
+            and "/" not in str(dimension)
+            and str(other_dimension).startswith(f"{dimension}/")
+            and str(other_unit).split("/")[0] in _UNITS
+        ):  # "4 g of paracetamol per day" is met by "4,000 mg per day": the rate is the reference's too
+            other_unit = str(other_unit).split("/")[0]
+            other_dimension, scale = _UNITS[other_unit]
+            other_values = frozenset(v * scale for v in other_raw)
         if dimension is not None and other_dimension is not None:
             if dimension != other_dimension:
                 return False
@@ -888,22 +957,40 @@ def _says_no(clause: str, question: str) -> bool:
 def _flipped_clause(reference: str, answer: str, question: str) -> str | None:
     """A clause of the reference that says no ("Shipping costs are not refunded", "It is closed
     on Sundays", "outside peak hours") to which the answer's clause on the same thing (sharing
-    at least half of its content words, and one at the least) says yes; None when there is none."""
+    at least half of its content words, and one at the least) says yes, or one that says yes
+    ("Visitors can use the gym") to which every such clause of the answer says no ("Visitors
+    cannot use the gym", "non-refundable"); None when there is none."""
     answer_clauses = [c for c in _CLAUSES.split(_prepared(answer)) if c.strip()]
     for clause in (c for c in _CLAUSES.split(_prepared(_PAREN.sub("", reference))) if c.strip()):
-        if not _says_no(clause, question):
-            continue
+        no = _says_no(clause, question)
         topic = {w for w in _content(clause) if w not in _POLARITY_WORDS}
         if not topic:
             continue
         need = max(1, (len(topic) + 1) // 2)
-        scored = [(len(_content(c) & topic), c) for c in answer_clauses]
+        scored = [(len(_content(_OUTSIDE.sub(" not ", c)) & topic), c) for c in answer_clauses]
         best = max((n for n, _ in scored), default=0)
         if best < need:
             continue
-        if not any(_says_no(c, question) for n, c in scored if n == best):
+        answered = [_says_no(c, question) for n, c in scored if n == best]
+        if (no and not any(answered)) or (not no and all(answered)):
             return clause.strip()
     return None
+
+
+_OR_CURRENCY = re.compile(r"(?P<cur>[€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?![\d:])")
+_OR_UNIT = re.compile(
+    r"(?<![\d.,:€£$])(?P<a>\d[\d.,]*)\s+or\s+(?P<b>\d[\d.,]*)(?P<unit>\s*(?:working\s+|business\s+)?(?:"
+    + _UNIT
+    + r"))(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _shared_unit(sentence: str) -> str:
+    """Two values joined by "or" share the unit or currency written once: "3 or 5 working days"
+    reads "3 working days or 5 working days", "£10 or 12" reads "£10 or £12"."""
+    sentence = _OR_CURRENCY.sub(lambda m: f"{m['cur']}{m['a']} or {m['cur']}{m['b']}", sentence)
+    return _OR_UNIT.sub(lambda m: f"{m['a']}{m['unit']} or {m['b']}{m['unit']}", sentence)
 
 
 def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
@@ -914,7 +1001,7 @@ def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
     for sentence in _SENTENCES.split(answer):
         if not _ALTERNATIVE.search(sentence):
             continue
-        prepared = _prepared(sentence)
+        prepared = _shared_unit(_prepared(sentence))
         values = _values(_value_facts(prepared, _Claims(prepared)))
         for fact in wanted:
             matched = next((got for got in values if _same_value(fact, got)), None)
@@ -949,6 +1036,9 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     wanted = [f for f in extract_facts(reference) if f.kind != "year" or f.key[0] not in asked_years]
     if not wanted:
         score = best_sentence_f1(answer, reference)
+        flipped = _flipped_clause(reference, answer, question)
+        if flipped is not None:
+            return FactGrade(False, 0.0, f"it says the opposite of the reference: negation {flipped!r}")
         return FactGrade(
             score >= pass_threshold,
             score,
@@ -964,6 +1054,12 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     for fact in wanted:
         if fact.kind == "year":  # a wrong year fails; an answer that names no other year may leave it out
             ok = fact.key[0] in answer_years or not answer_years - reference_years - asked_years
+        elif fact.kind == "frequency":  # "once a day" is met by "daily" unless another count is given
+            ok = any(_same_value(fact, other) for other in got) or (
+                fact.key[0] == 1
+                and _EVERY[str(fact.key[1])].search(prepared) is not None
+                and not any(other.kind == "frequency" and other.key[1] == fact.key[1] for other in got)
+            )
         elif fact.kind == "polarity":
             ok = _answer_polarity(answer, question, str(fact.key[0])) == fact.key[0]
         elif fact.kind == "entity":
