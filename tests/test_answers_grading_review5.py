@@ -36,7 +36,7 @@ def passes(question: str, reference: str, answer: str) -> bool:
     return GRADER.grade(GradingItem("q", question, (), reference), answer).passed is True
 
 
-def outcome(question: str, answer: str) -> str:
+def outcome(question: str, answer: str) -> str | None:
     return GRADER.grade(GradingItem("q", question, (), NO_ANSWER, answerable=False), answer).outcome
 
 
