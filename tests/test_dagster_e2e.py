@@ -218,6 +218,7 @@ def test_the_schedule_and_sensors_run_without_a_click(services: Services) -> Non
     assert states == {
         "nightly_evaluation_schedule": "RUNNING",
         "regression_check_sensor": "RUNNING",
+        "cli_run_series_sensor": "RUNNING",
         "check_alert_sensor": "RUNNING",
     }
 
