@@ -35,7 +35,7 @@ from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
-from goldeneval.retrieval.scoring import RateSummary
+from goldeneval.retrieval.results import RateSummary
 from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from goldeneval.retrieval.details import AggregatesDetail, QuestionDetail, RateDetail, RetrievalDetails
-from goldeneval.retrieval.scoring import OVERFETCH_MULTIPLIER, SCORING_PROTOCOL_REVISION, TOP_K
+from goldeneval.retrieval.protocol import OVERFETCH_MULTIPLIER, SCORING_PROTOCOL_REVISION, TOP_K
 
 
 def question(qid: str, top1: bool | None = True, top3: bool | None = True, **fields: Any) -> QuestionDetail:

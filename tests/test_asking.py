@@ -15,7 +15,7 @@ import pytest
 from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
-from goldeneval.retrieval.scoring import QuestionStatus
+from goldeneval.retrieval.results import QuestionStatus
 
 
 def _set(n: int, *, prefix: str = "q") -> GoldenQuestionSet:

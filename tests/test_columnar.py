@@ -31,7 +31,9 @@ from goldeneval.retrieval import columnar
 from goldeneval.retrieval.columnar import Judgements, Rankings, collapse, encode, score
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.metrics import METRIC_KINDS, parse_metric
-from goldeneval.retrieval.scoring import aggregate, error_result, raw_limit, score_question
+from goldeneval.retrieval.protocol import raw_limit
+from goldeneval.retrieval.results import aggregate, error_result
+from goldeneval.retrieval.scoring import score_question
 
 CUTOFFS = (1, 3, 10, 100, 1000)
 CUT_KINDS = [kind for kind, family in METRIC_KINDS.items() if family.takes_cutoff]

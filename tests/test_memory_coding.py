@@ -17,10 +17,10 @@ import pytest
 import goldeneval.retrieval.evaluation as evaluation
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import columnar
+from goldeneval.retrieval.encoding import RunCoder, code_run
 from goldeneval.retrieval.evaluation import _rounded_ms, _shared_floats, ask_to_depth, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import document_id_mapper
-from goldeneval.retrieval.scoring import RunCoder, code_run
 
 to_doc = document_id_mapper("#")
 

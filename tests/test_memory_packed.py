@@ -14,10 +14,11 @@ import goldeneval.retrieval.report as report
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import StoredRun
 from goldeneval.retrieval.details import DocumentColumns, retrieval_details
+from goldeneval.retrieval.encoding import RawRankings
 from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import document_id_mapper
-from goldeneval.retrieval.scoring import KeptDocuments, RawRankings, ScoredAnswers
+from goldeneval.retrieval.scored import KeptDocuments, ScoredAnswers
 from goldeneval.store.duckdb_store import ResultStore
 
 to_doc = document_id_mapper("#")
@@ -191,7 +192,7 @@ def test_a_run_asked_again_deeper_collapses_its_final_rankings() -> None:
 
 
 def test_same_numbers_is_array_equal_a_block_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    import goldeneval.retrieval.scoring as scoring
+    import goldeneval.retrieval.scored as scoring
 
     monkeypatch.setattr(scoring, "_COMPARED_AT_ONCE", 4)
     a = np.arange(10, dtype=np.int32)

@@ -19,8 +19,9 @@ import pytest
 
 from goldeneval.history import door
 from goldeneval.retrieval import pipeline
+from goldeneval.retrieval.encoding import compact_strings
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, load_golden_set
-from goldeneval.retrieval.scoring import ExpectedDocuments, compact_strings
+from goldeneval.retrieval.scored import ExpectedDocuments
 from goldeneval.retrieval.spec import RunSpec
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from goldeneval.retrieval.encoding import code_run
 from goldeneval.retrieval.golden import GoldenQuestion
-from goldeneval.retrieval.scoring import code_run
 
 
 def test_raw_rankings_read_back_as_the_returned_tuples() -> None:

@@ -10,15 +10,10 @@ from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
+from goldeneval.retrieval.protocol import OVERFETCH_MULTIPLIER, TOP_K
+from goldeneval.retrieval.results import QuestionResult, QuestionStatus, aggregate
 from goldeneval.retrieval.retrievers.base import document_id_mapper
-from goldeneval.retrieval.scoring import (
-    OVERFETCH_MULTIPLIER,
-    TOP_K,
-    QuestionResult,
-    QuestionStatus,
-    aggregate,
-    score_question,
-)
+from goldeneval.retrieval.scoring import score_question
 
 to_doc = document_id_mapper("#")
 

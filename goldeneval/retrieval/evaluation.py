@@ -37,6 +37,7 @@ from goldeneval.retrieval.details import (
     QuestionDetail,
     RetrievalDetails,
 )
+from goldeneval.retrieval.encoding import CodedRun, RawRankings, RunCoder
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.metrics import (
@@ -48,29 +49,22 @@ from goldeneval.retrieval.metrics import (
     measurement_depth,
     parse_metrics,
 )
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, Retriever, document_id_mapper
-from goldeneval.retrieval.scoring import (
+from goldeneval.retrieval.protocol import (
     DEFAULT_HIT_CUTOFFS,
     GRADER_ID,
     OVERFETCH_MULTIPLIER,
     TOP_K,
-    Aggregates,
-    CodedRun,
-    JudgedSummary,
-    QuestionResult,
-    RateSummary,
-    RawRankings,
-    RunCoder,
-    ScoredAnswers,
     first_raw_limit,
     judged_name,
     next_raw_limit,
     raw_ceiling,
     run_metrics,
-    score_answers,
     scoring_protocol,
-    summarise_judged,
 )
+from goldeneval.retrieval.results import Aggregates, JudgedSummary, QuestionResult, RateSummary, summarise_judged
+from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, Retriever, document_id_mapper
+from goldeneval.retrieval.scored import ScoredAnswers
+from goldeneval.retrieval.scoring import score_answers
 
 __all__ = ["ASK_CHUNK", "DEFAULT_TIMEOUT_S", "AskedRun", "RetrievalRun", "ask_to_depth", "evaluate_retrieval"]
 

@@ -27,9 +27,9 @@ from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_ret
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
 from goldeneval.retrieval.manifest import build_manifest
 from goldeneval.retrieval.metrics import WHOLE_RANKING_KINDS
+from goldeneval.retrieval.protocol import GRADER_ID
 from goldeneval.retrieval.retrievers.base import RetrieverContext, check_judged_ids, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
-from goldeneval.retrieval.scoring import GRADER_ID
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation

@@ -23,7 +23,7 @@ from goldeneval.retrieval.details import (
     retrieval_details,
 )
 from goldeneval.retrieval.metrics import parse_metric
-from goldeneval.retrieval.scoring import TOP_K
+from goldeneval.retrieval.protocol import TOP_K
 from goldeneval.store import Acceptance, StoredRun, StoreLocation
 
 __all__ = [

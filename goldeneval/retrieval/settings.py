@@ -25,8 +25,8 @@ from goldeneval.retrieval.metrics import (
     AverageOver,
     parse_metrics,
 )
+from goldeneval.retrieval.protocol import DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
-from goldeneval.retrieval.scoring import DEFAULT_HIT_CUTOFFS
 
 __all__ = [
     "MAX_BATCH_SIZE",

@@ -32,11 +32,14 @@ import pyarrow as pa
 from goldeneval.core.privacy import PrivacyMode, content_free_error
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval import columnar
+from goldeneval.retrieval.encoding import RawRankings
 from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
+from goldeneval.retrieval.protocol import TOP_K
+from goldeneval.retrieval.results import QuestionResult, QuestionStatus, aggregate
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, document_id_mapper
-from goldeneval.retrieval.scoring import TOP_K, QuestionResult, QuestionStatus, RawRankings, ScoredAnswers, aggregate
+from goldeneval.retrieval.scored import ScoredAnswers
 from goldeneval.store.parquet import (
     STAMP_FIELDS,
     TABLE_FORMAT_VERSION,

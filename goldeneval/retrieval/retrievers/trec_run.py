@@ -38,9 +38,9 @@ from goldeneval.core.errors import RetrieverError
 from goldeneval.core.provenance import NOT_APPLICABLE, Provenance
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.labels import label_digest
+from goldeneval.retrieval.protocol import TOP_K, raw_limit
 from goldeneval.retrieval.retrievers.base import RetrieverContext, execution_revision
 from goldeneval.retrieval.retrievers.options import check_known_options, path_option, str_option
-from goldeneval.retrieval.scoring import TOP_K, raw_limit
 from goldeneval.retrieval.trec import REPLAY_NOTES_SUFFIX, RUN_ORDERS, RunOrder, read_replay_notes, read_trec_run_file
 
 __all__ = ["TrecRunRetriever", "build"]
