@@ -31,11 +31,11 @@ from goldeneval.core.records import RETRIEVAL_GRADER, StoredRun
 from goldeneval.history import door
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.details import QUESTIONS_COMPLETION, RetrievalDetails, retrieval_details
-from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
 from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
 from goldeneval.retrieval.results import RateSummary
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from goldeneval.core.corpus import Corpus, Document, load_corpus
     from goldeneval.core.regression import RegressionThresholds, detect_regression
-    from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+    from goldeneval.retrieval.evaluation import evaluate_retrieval
     from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
     from goldeneval.retrieval.retrievers import Retriever, RetrieverContext, build_retriever
+    from goldeneval.retrieval.run import RetrievalRun
     from goldeneval.retrieval.sets import resolve_golden_set
     from goldeneval.retrieval.spec import RunSpec
     from goldeneval.store import ResultStore
@@ -29,7 +30,7 @@ _PUBLIC = {
     "load_corpus": "goldeneval.core.corpus",
     "RegressionThresholds": "goldeneval.core.regression",
     "detect_regression": "goldeneval.core.regression",
-    "RetrievalRun": "goldeneval.retrieval.evaluation",
+    "RetrievalRun": "goldeneval.retrieval.run",
     "evaluate_retrieval": "goldeneval.retrieval.evaluation",
     "GoldenQuestion": "goldeneval.retrieval.golden",
     "GoldenQuestionSet": "goldeneval.retrieval.golden",

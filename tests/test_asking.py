@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
 from goldeneval.retrieval.results import QuestionStatus
+from goldeneval.retrieval.run import RetrievalRun
 
 
 def _set(n: int, *, prefix: str = "q") -> GoldenQuestionSet:

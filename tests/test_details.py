@@ -28,9 +28,10 @@ from goldeneval.retrieval.details import (
     read_verdicts,
     retrieval_details,
 )
-from goldeneval.retrieval.evaluation import RetrievalRun, _rounded_ms, evaluate_retrieval
+from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
+from goldeneval.retrieval.run import RetrievalRun, _rounded_ms
 from goldeneval.store import ResultStore
 
 

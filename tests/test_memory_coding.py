@@ -14,13 +14,15 @@ from unittest import mock
 import numpy as np
 import pytest
 
-import goldeneval.retrieval.evaluation as evaluation
+import goldeneval.retrieval.asking as asking
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import columnar
+from goldeneval.retrieval.asking import ask_to_depth
 from goldeneval.retrieval.encoding import RunCoder, code_run
-from goldeneval.retrieval.evaluation import _rounded_ms, _shared_floats, ask_to_depth, evaluate_retrieval
+from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import document_id_mapper
+from goldeneval.retrieval.run import _rounded_ms, _shared_floats
 
 to_doc = document_id_mapper("#")
 
@@ -127,7 +129,7 @@ class _Deep:
 def test_asking_in_chunks_and_rounds_codes_what_the_final_rankings_code_to(
     chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(evaluation, "ASK_CHUNK", chunk)
+    monkeypatch.setattr(asking, "ASK_CHUNK", chunk)
     questions = _questions(10)
     retriever = _Deep()
     answers, coded = ask_to_depth(retriever, questions, 20, to_doc, timeout_s=None)
@@ -148,7 +150,7 @@ def _last_limits(
 def test_the_calls_do_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     for chunk in (2, 1000):
-        monkeypatch.setattr(evaluation, "ASK_CHUNK", chunk)
+        monkeypatch.setattr(asking, "ASK_CHUNK", chunk)
         retriever = _Deep()
         ask_to_depth(retriever, _questions(9), 20, to_doc, timeout_s=None)
         calls.append(retriever.calls)
@@ -159,7 +161,7 @@ def test_a_chunked_run_stores_what_one_chunk_stores(monkeypatch: pytest.MonkeyPa
     golden = GoldenQuestionSet(id="s", questions=_questions(12))
     details = []
     for chunk in (1, 5, 1000):
-        monkeypatch.setattr(evaluation, "ASK_CHUNK", chunk)
+        monkeypatch.setattr(asking, "ASK_CHUNK", chunk)
         run = evaluate_retrieval(golden, _Deep(), "deep", to_document=to_doc, timeout_s=None)
         stored = run.details(PrivacyMode.FULL).to_json()
         del stored["questions"]["latency_ms"]  # measured: differs from run to run

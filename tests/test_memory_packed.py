@@ -173,7 +173,7 @@ class _Repeats:
 @pytest.mark.parametrize("retriever", [_Repeats(), _Documents()], ids=["repeats", "documents"])
 def test_the_collapse_made_while_asking_is_the_one_the_scoring_reads(retriever: object) -> None:
     from goldeneval.retrieval import columnar
-    from goldeneval.retrieval.evaluation import ask_to_depth
+    from goldeneval.retrieval.asking import ask_to_depth
 
     _, coded = ask_to_depth(retriever, _set(9).questions, 5, to_doc, timeout_s=None)  # type: ignore[arg-type]
     assert 5 in coded.collapsed  # made once, while asking
@@ -184,7 +184,7 @@ def test_the_collapse_made_while_asking_is_the_one_the_scoring_reads(retriever: 
 
 def test_a_run_asked_again_deeper_collapses_its_final_rankings() -> None:
     from goldeneval.retrieval import columnar
-    from goldeneval.retrieval.evaluation import ask_to_depth
+    from goldeneval.retrieval.asking import ask_to_depth
 
     _, coded = ask_to_depth(_Chunks(), _set(12).questions, 5, to_doc, timeout_s=None)
     kept, fresh = coded.kept(5), columnar.collapse(coded.rankings, 5)

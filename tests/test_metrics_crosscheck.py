@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 
 from goldeneval.core.corpus import load_corpus
 from goldeneval.retrieval.beir import load_beir_set
-from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import METRIC_KINDS, WHOLE_RANKING_KINDS, Metric, parse_metrics
 from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.scoring import score_question
 
 CUTOFFS = (1, 3, 5, 10, 100)

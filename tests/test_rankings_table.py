@@ -18,9 +18,10 @@ from goldeneval.core.errors import StoreError
 from goldeneval.core.forms import QuestionForm
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import tables
-from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import document_id_mapper
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.tables import rankings_table, read_table, write_partition_file
 from goldeneval.store.parquet import TableInBatches
 

@@ -11,9 +11,10 @@ import pytest
 
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.retrieval.evaluation import RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.retrievers.lexical import LexicalRetriever
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.tables import (
     golden_set_table,
     hits_table,

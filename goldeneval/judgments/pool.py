@@ -1,7 +1,7 @@
 """TREC pooling: the union of each source's top-k distinct documents per question, to be judged.
 
 A source is a retriever, built as a retrieval run builds it and asked through the same
-machinery (:func:`goldeneval.retrieval.evaluation.ask_to_depth`: timeouts, workers, over-fetch until
+machinery (:func:`goldeneval.retrieval.asking.ask_to_depth`: timeouts, workers, over-fetch until
 ``depth`` distinct documents), or a stored run, whose kept documents are read with
 :func:`goldeneval.retrieval.details.retrieval_details`.  Each pooled pair is appended to the
 judgments file as a pool line (:mod:`goldeneval.judgments.judgments`) listing its sources and
@@ -25,8 +25,8 @@ from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.sets import corpus_for
 from goldeneval.judgments.judgments import appending, json_string, pool_line_json, read_judgments, source_json
+from goldeneval.retrieval.asking import ask_to_depth
 from goldeneval.retrieval.details import QuestionColumns, retrieval_details
-from goldeneval.retrieval.evaluation import ask_to_depth
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, RetrieverContext, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever

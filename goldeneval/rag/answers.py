@@ -53,10 +53,10 @@ from goldeneval.core.regression import GateDecision
 from goldeneval.core.sets import corpus_for
 from goldeneval.history import door
 from goldeneval.retrieval import pipeline
-from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.protocol import SCORING_PROTOCOL_REVISION
 from goldeneval.retrieval.results import QuestionResult
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation, open_store, store_exists
 

@@ -23,13 +23,14 @@ from goldeneval.core.set_files import remembered_parses
 from goldeneval.core.sets import corpus_for, expect_set_id
 from goldeneval.core.workers import usable_workers
 from goldeneval.history import door
-from goldeneval.retrieval.evaluation import Progress, RetrievalRun, evaluate_retrieval
+from goldeneval.retrieval.evaluation import Progress, evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestionSet, forget_loaded
 from goldeneval.retrieval.manifest import build_manifest
 from goldeneval.retrieval.metrics import WHOLE_RANKING_KINDS
 from goldeneval.retrieval.protocol import GRADER_ID
 from goldeneval.retrieval.retrievers.base import RetrieverContext, check_judged_ids, document_id_mapper
 from goldeneval.retrieval.retrievers.registry import build_retriever
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation

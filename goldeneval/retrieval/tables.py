@@ -33,12 +33,12 @@ from goldeneval.core.privacy import PrivacyMode, content_free_error
 from goldeneval.core.provenance import Provenance
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.encoding import RawRankings
-from goldeneval.retrieval.evaluation import RetrievalRun
 from goldeneval.retrieval.golden import GoldenQuestionSet
 from goldeneval.retrieval.metrics import DEFAULT_AVERAGE_OVER
 from goldeneval.retrieval.protocol import TOP_K
 from goldeneval.retrieval.results import QuestionResult, QuestionStatus, aggregate
 from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR, document_id_mapper
+from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.scored import ScoredAnswers
 from goldeneval.store.parquet import (
     STAMP_FIELDS,
@@ -203,7 +203,7 @@ def _rankings_of(
     """Each question's id, the length of its raw ranking (0 for an errored one), every returned
     id as a code into the distinct returned ids, those ids, each question's expected documents
     and latency.  From the evaluator's arrays when the run has them (its rankings already
-    coded, :class:`~goldeneval.retrieval.scoring.RawRankings`), without a tuple or a
+    coded, :class:`~goldeneval.retrieval.encoding.RawRankings`), without a tuple or a
     :class:`QuestionResult` per question; else from the results."""
     if isinstance(results, ScoredAnswers):
         ids, expected = results.question_ids.tolist(), list(results.expected)
@@ -325,7 +325,7 @@ def _scored_hits_columns(scored: ScoredAnswers, full: bool, *, judged: bool) -> 
 
 
 def _strings(values: np.ndarray) -> pa.Array:
-    """A :func:`~goldeneval.retrieval.scoring.compact_strings` array as one Arrow string array.
+    """A :func:`~goldeneval.retrieval.encoding.compact_strings` array as one Arrow string array.
     pyarrow converts a numpy ``StringDType`` array of more than 16 MiB of text into chunks,
     which ``ListArray.from_arrays`` refuses: a 100,000-question run's 10,000,000 documents
     failed the Dagster job's hits table."""
