@@ -116,7 +116,7 @@ def _measure_lines(details: PromptDetails) -> list[str]:
     names = list(summaries)
     rows = [[p.id, *(_rate(p.measures.get(name)) for name in names)] for p in details.prompts if p.measures]
     means = [["mean", *(_rate(summaries[name].mean) for name in names)]]
-    counts = [["questions", *(str(summaries[name].questions) for name in names)]]
+    counts = [["measured", *(str(summaries[name].questions) for name in names)]]
     title = "Judge measures (--judge-rubrics; apart from the pass rate):"
     return ["", title, *_table([details.unit, *names], rows + means + counts)]
 
