@@ -235,3 +235,18 @@ def test_the_suite_file_names_the_measures_as_a_list_or_text(tmp_path: Path) -> 
         assert spec.judge is not None and spec.judge.rubrics == ("relevance", "correctness")
     with pytest.raises(InputError, match=r"field 'prompts.judge.rubrics': .*unknown judge rubric 'vibes'"):
         load_suite(_prompt_suite(tmp_path, {"judge": {"id": "j", "rubrics": ["vibes"]}}))
+
+
+def test_with_nothing_retrieved_recall_is_zero_and_precision_null_without_a_judge_call() -> None:
+    from goldeneval.answers.graders import GradingItem
+    from goldeneval.answers.measures import MeasureJudge
+    from goldeneval.answers.models import ModelContext, build_model
+    from goldeneval.answers.rubrics import MEASURES
+
+    with chat_server(default=lambda body: verdict(1.0)) as server:
+        judge = build_model(ModelContext("goldeneval.openai", {"base_url": server.base_url, "model": "judge"}))
+        wanted = (MEASURES["context_precision"], MEASURES["context_recall"])
+        measured = MeasureJudge(judge, judge.provenance(), wanted).measure(  # type: ignore[attr-defined]
+            GradingItem("q", "What does it cost?", reference="It costs 7.80. Children ride free.", context=()), "7.80"
+        )
+    assert measured.values == {"context_precision": None, "context_recall": 0.0} and not server.requests
