@@ -44,6 +44,8 @@ from starlette.routing import Route
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError
 from goldeneval.judgments.judgments import DEFAULT_SCALE, SEARCH_SOURCE
+from goldeneval.judgments.page_answers import AnswerJudging, AnswerReview
+from goldeneval.judgments.page_answers_html import ANSWER_PAGE
 from goldeneval.judgments.page_html import PAGE
 from goldeneval.judgments.page_judging import Judging, Searcher, lexical_search
 from goldeneval.judgments.page_pool import PoolView
@@ -56,6 +58,7 @@ __all__ = [
     "SEARCH_SOURCE",
     "PoolView",
     "Searcher",
+    "answer_judging_app",
     "grade_labels",
     "highlighted",
     "judging_app",
@@ -66,6 +69,31 @@ __all__ = [
 ]
 
 HOST = "127.0.0.1"
+
+
+async def posted(request: Request, action: Callable[[Any], tuple[int, dict[str, Any]]]) -> Response:
+    """A POST endpoint: the body must come as ``application/json`` (which a page on another site
+    cannot send without the browser asking first); ``action`` runs on a worker thread."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return JSONResponse({"error": "send the grade as application/json"}, status_code=415)
+    try:
+        body = await request.json()
+    except ValueError:
+        return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+    status, reply = await run_in_threadpool(action, body)
+    return JSONResponse(reply, status_code=status)
+
+
+def _index(request: Request, name: str) -> int | None:
+    try:
+        return int(request.query_params.get(name, ""))
+    except ValueError:
+        return None
+
+
+def _local_app(routes: list[Route]) -> Starlette:
+    """An app that answers only requests whose ``Host`` is 127.0.0.1 or localhost."""
+    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[HOST, "localhost"])])
 
 
 def judging_app(
@@ -97,16 +125,6 @@ def judging_app(
             return JSONResponse({"error": f"no question at index {index}"}, status_code=404)
         return JSONResponse(found)
 
-    async def posted(request: Request, action: Callable[[Any], tuple[int, dict[str, Any]]]) -> Response:
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return JSONResponse({"error": "send the grade as application/json"}, status_code=415)
-        try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "the body is not JSON"}, status_code=400)
-        status, reply = await run_in_threadpool(action, body)
-        return JSONResponse(reply, status_code=status)
-
     async def judge(request: Request) -> Response:
         return await posted(request, judging.judge)
 
@@ -124,8 +142,8 @@ def judging_app(
         status, reply = judging.search(request.query_params.get("q", ""), index)
         return JSONResponse(reply, status_code=status)
 
-    app = Starlette(
-        routes=[
+    app = _local_app(
+        [
             Route("/", page),
             Route("/api/state", state),
             Route("/api/question", question),
@@ -133,11 +151,44 @@ def judging_app(
             Route("/api/search", searched),
             Route("/api/pool", add, methods=["POST"]),
             Route("/api/question-text", edited, methods=["POST"]),
-        ],
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=[HOST, "localhost"])],
+        ]
     )
     app.state.warnings = tuple(judging.pool.warnings)  # what the first read of the file found
     return app
+
+
+def answer_judging_app(review: AnswerReview, path: Path, assessor: str) -> Starlette:
+    """The answer judging page (:mod:`goldeneval.judgments.page_answers`): a stored run's
+    answers, each verdict appended to the answer judgments file at ``path`` (read here once: a
+    bad file is invalid input here, not in the browser)."""
+    judging = AnswerJudging(review, path, assessor)
+
+    async def page(_request: Request) -> Response:
+        return HTMLResponse(ANSWER_PAGE)
+
+    def state(_request: Request) -> Response:  # sync: Starlette runs it on a worker thread
+        return JSONResponse(judging.state())
+
+    def item(request: Request) -> Response:
+        index = _index(request, "index")
+        if index is None:
+            return JSONResponse({"error": "index must be a whole number"}, status_code=400)
+        found = judging.item(index)
+        if found is None:
+            return JSONResponse({"error": f"no answer at index {index}"}, status_code=404)
+        return JSONResponse(found)
+
+    async def record(request: Request) -> Response:
+        return await posted(request, judging.record)
+
+    return _local_app(
+        [
+            Route("/", page),
+            Route("/api/answers/state", state),
+            Route("/api/answers/item", item),
+            Route("/api/answers/verdicts", record, methods=["POST"]),
+        ]
+    )
 
 
 def listen(port: int) -> socket.socket:
