@@ -19,6 +19,16 @@ appended to it since, on each request, so opening the page again (after a re-poo
 the file as it is and starts at the first unjudged pair; the page keeps its progress counts
 as grades are given, without asking again.
 
+:func:`answer_judging_app` is the page of answer judgments (``goldeneval judgments
+judge-answers``, :mod:`goldeneval.judgments.page_answers`): a stored run's answers, each
+person's verdict appended to an answer judgments file, through ``GET /api/answers/state``,
+``GET /api/answers/item?index=N`` and ``POST /api/answers/verdicts``.
+
+The modules of the page: :mod:`~goldeneval.judgments.page_text` (marked text, grade labels),
+:mod:`~goldeneval.judgments.page_pool` (the judgments file as read), :mod:`~goldeneval.judgments.page_judging`
+(what the grading endpoints do), :mod:`~goldeneval.judgments.page_html` and
+:mod:`~goldeneval.judgments.page_answers_html` (the pages); this module serves them.
+
 Only requests whose ``Host`` is 127.0.0.1 or localhost are answered, and a grade must come as
 ``application/json`` (which a page on another site cannot send without the browser asking
 first), so another site open in the same browser cannot grade for the assessor.
