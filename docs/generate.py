@@ -857,6 +857,11 @@ PROMPT_JSON_FIELDS: dict[str, str] = {
     "run.over_abstentions": "Answer runs: answerable questions the model said it could not answer.",
     "run.under_abstentions": "Answer runs: questions no document answers that the model answered (also in failed).",
     "run.unstable": "Prompts whose judge samples straddle the pass threshold (graded, not a pass).",
+    "run.measures": "Each judge measure of `--judge-rubrics` and its mean over the graded prompts (null when none "
+    "had a value); empty without measures. Per prompt they are `prompts[].measures` (each value) and "
+    "`prompts[].measure_verdicts` (the judge's score of each unit), in the summary `aggregates.measures.<name>` "
+    "(`questions`, `mean`); those keys are absent when the run asked for no measure. Never mixed into "
+    "`pass_rate` or `mean_score`.",
     "run.provenance": "The declared provenance fields; null = unknown.",
     "run.provenance.corpus_revision": "Revision of the corpus the model read, if any.",
     "run.provenance.model_revision": "The model's name and declared revision, or `(mutable alias)` without one.",

@@ -11,8 +11,10 @@ Format versions: 1 — the first; 2 — each prompt's ``outcome`` (``pass``, ``f
 ``unstable`` (an unstable judge verdict: graded, but neither a pass nor a fail), and per group
 the counts ``failed``, ``over_abstentions`` and ``unstable`` (issue 24); 3 — answer runs'
 faithfulness without a judge per question, ``supported_share`` and ``unsupported_facts``
+(issue 42); 4 — the judge measures of ``--judge-rubrics`` per question (``measures``,
+``measure_verdicts``) and in the aggregates (``measures``), absent when the run asked for none
 (issue 42).  Version 1 details read as they were (no outcome; their failures count as
-``failed``); versions 1 and 2 have no faithfulness.
+``failed``); versions 1 and 2 have no faithfulness; versions 1 to 3 no judge measures.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = [
     "PROMPT_RATE_NAMES",
     "SLICE_KEYS",
     "AssertionOutcome",
+    "MeasureSummary",
     "Outcome",
     "PromptAggregates",
     "PromptDetail",
@@ -42,7 +45,7 @@ __all__ = [
     "PromptRate",
 ]
 
-PROMPT_DETAILS_FORMAT_VERSION = 3
+PROMPT_DETAILS_FORMAT_VERSION = 4
 Outcome = Literal["pass", "fail", "abstained", "missed_abstention", "over_abstention", "unstable"]
 """What kind of verdict a graded prompt got: ``pass``/``fail``; on a question no document
 answers, ``abstained`` (a pass) or ``missed_abstention`` (a fail: it answered anyway); on one
@@ -108,6 +111,13 @@ class PromptDetail(_Record):
     unsupported_facts: list[str] | None = Field(default=None, exclude_if=withheld)
     """Answer runs (format 3): the answer's facts no retrieved passage states; None in
     ``metadata_only`` (they quote the answer)."""
+    measures: dict[str, float | None] = Field(default_factory=dict, exclude_if=lambda value: not value)
+    """Format 4: each judge measure of ``--judge-rubrics`` (:mod:`goldeneval.answers.measures`),
+    from 0 to 1, None when there was nothing to measure; absent when the run asked for none.
+    Numbers only: kept in ``metadata_only``."""
+    measure_verdicts: dict[str, list[float]] = Field(default_factory=dict, exclude_if=lambda value: not value)
+    """Format 4: the judge's score of each unit behind a measure (answer sentences, retrieved
+    documents in rank order, reference sentences), so a measure can be recomputed by hand."""
 
     @property
     def scored(self) -> bool:
@@ -165,6 +175,14 @@ class PromptRate(_Record):
     unstable: int = 0
 
 
+class MeasureSummary(_Record):
+    """A judge measure over a run: its mean over the graded questions that have a value."""
+
+    questions: int
+    """Graded questions with a value of this measure."""
+    mean: float | None
+
+
 class PromptAggregates(_Record):
     overall: PromptRate
     unstable: int = 0
@@ -173,6 +191,9 @@ class PromptAggregates(_Record):
     """Answer runs: ``hit`` / ``miss`` (retrieval found an expected document or not)."""
     by_form: dict[str, PromptRate] = Field(default_factory=dict)
     by_hard_class: dict[str, PromptRate] = Field(default_factory=dict)
+    measures: dict[str, MeasureSummary] = Field(default_factory=dict, exclude_if=lambda value: not value)
+    """Format 4: each judge measure's mean (``--judge-rubrics``), beside and never mixed into the
+    pass rate and the mean score; absent when the run asked for none."""
 
 
 def _retrieval_slice(detail: PromptDetail) -> str | None:

@@ -21,11 +21,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from statistics import fmean
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from goldeneval.answers.details import (
     PROMPT_DETAILS_FORMAT_VERSION,
     SLICE_KEYS,
+    MeasureSummary,
     PromptAggregates,
     PromptDetail,
     PromptDetails,
@@ -41,6 +42,9 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, variant_fingerprint
 from goldeneval.core.records import RunRecord, SliceRates, record_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from goldeneval.answers.measures import MeasureJudge
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -124,9 +128,20 @@ def _groups(details: Sequence[PromptDetail], key: Callable[[PromptDetail], str |
     return {name: _rate(members) for name, members in sorted(grouped.items())}
 
 
+def _measures(details: Sequence[PromptDetail]) -> dict[str, MeasureSummary]:
+    """Each judge measure's mean over the graded questions that have a value of it."""
+    names = list(dict.fromkeys(name for d in details if d.scored for name in d.measures))
+    summaries = {}
+    for name in names:
+        values = [v for d in details if d.scored and (v := d.measures.get(name)) is not None]
+        summaries[name] = MeasureSummary(questions=len(values), mean=fmean(values) if values else None)
+    return summaries
+
+
 def aggregate_prompts(details: Sequence[PromptDetail], *, answers: bool = False) -> PromptAggregates:
     latencies = [d.latency_ms for d in details if d.stage != "retrieval"]
     return PromptAggregates(
+        measures=_measures(details),
         overall=_rate(details),
         unstable=sum(1 for d in details if d.unstable),
         mean_latency_ms=round(fmean(latencies), 3) if latencies else None,
@@ -269,6 +284,8 @@ class EvaluationService:
     model: Model
     grader: Grader
     timeout_s: float | None = DEFAULT_TIMEOUT_S
+    measures: MeasureJudge | None = None
+    """The judge measures asked beside the grader (``--judge-rubrics``)."""
 
     def answer(self, task: Task) -> tuple[str | None, float, str | None]:
         """``(answer, latency in ms, error)`` of one model call, within the timeout."""
@@ -303,10 +320,21 @@ class EvaluationService:
         if grading.error is not None:
             return _detail(task, answer, latency_ms, status="error", stage="grader", passed=None, score=None,
                            error=grading.error, **common)  # fmt: skip
+        measured: dict[str, object] = {}
+        if self.measures is not None:
+            try:
+                result = self.measures.measure(task.item, answer)
+            except Exception as exc:  # a measure's bug is this prompt's grading failure
+                return _detail(task, answer, latency_ms, status="error", stage="grader", passed=None, score=None,
+                               error=_failure(exc), **common)  # fmt: skip
+            if result.error is not None:
+                return _detail(task, answer, latency_ms, status="error", stage="grader", passed=None, score=None,
+                               error=result.error, **common)  # fmt: skip
+            measured = {"measures": result.values, "measure_verdicts": result.verdicts}
         grading = grading.with_outcome()
         status = "unstable" if grading.outcome == "unstable" else "ok"
         return _detail(task, answer, latency_ms, status=status, passed=grading.passed, score=grading.score,
-                       outcome=grading.outcome, **common, **_faithfulness(task, answer))  # fmt: skip
+                       outcome=grading.outcome, **common, **_faithfulness(task, answer), **measured)  # fmt: skip
 
     @plugin_collections()  # models and graders are plug-in code (goldeneval.core.collector)
     def run(self, tasks: Sequence[Task], progress: Progress | None = None) -> list[PromptDetail]:

@@ -42,7 +42,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import fmean
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from goldeneval.answers.abstention import AbstentionRules
 from goldeneval.answers.assertions import check_assertion
@@ -55,6 +55,9 @@ from goldeneval.answers.rubrics import Rubric, catalogue_identity, rubric_named
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.provenance import Provenance
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from goldeneval.answers.measures import MeasureJudge
 
 __all__ = [
     "DEFAULT_PASS_THRESHOLD",
@@ -69,6 +72,7 @@ __all__ = [
     "Judge",
     "LlmJudgeGrader",
     "PluginGrader",
+    "ask_judge",
     "grade_abstention",
     "grade_assertions",
     "grade_assertions_or_reference",
@@ -298,6 +302,18 @@ def judge_messages(item: GradingItem, answer: str, rubric: Rubric | None = None)
     return (ChatMessage("system", system), ChatMessage("user", "\n\n".join(parts)))
 
 
+def ask_judge(model: Model, request: ChatRequest, timeout_s: float | None) -> tuple[float, str]:
+    """One judge call: ``(score, reason)``; a failed call or a malformed verdict raises
+    ``ValueError`` saying what went wrong (the grader's samples and the judge measures alike)."""
+    try:
+        text = call_with_timeout(lambda: model.complete(request), timeout_s)
+    except (Exception, SystemExit) as exc:
+        raise ValueError(f"judge call failed: {type(exc).__name__}: {one_line(str(exc), 200)}") from None
+    if not isinstance(text, str):
+        raise ValueError(f"judge call returned {type(text).__name__}, not text")
+    return parse_judge_verdict(text)
+
+
 @dataclass(frozen=True)
 class LlmJudgeGrader:
     """A judge model's score, sampled ``samples`` times (``--judge-samples``)."""
@@ -330,13 +346,7 @@ class LlmJudgeGrader:
         )
 
     def _sample(self, request: ChatRequest) -> tuple[float, str]:
-        try:
-            text = call_with_timeout(lambda: self.model.complete(request), self.timeout_s)
-        except (Exception, SystemExit) as exc:
-            raise ValueError(f"judge call failed: {type(exc).__name__}: {one_line(str(exc), 200)}") from None
-        if not isinstance(text, str):
-            raise ValueError(f"judge call returned {type(text).__name__}, not text")
-        return parse_judge_verdict(text)
+        return ask_judge(self.model, request, self.timeout_s)
 
     def grade(self, item: GradingItem, answer: str) -> Grading:
         rubric = rubric_named(item.rubric) if item.rubric is not None else self.rubric
@@ -521,6 +531,8 @@ class GraderChoice:
     requested: str
     notice: str | None = None
     """Set when the requested grader was unknown and the deterministic one stood in."""
+    measures: MeasureJudge | None = None
+    """The judge measures of ``--judge-rubrics``, asked beside the grader (None: none)."""
 
 
 @dataclass(frozen=True)

@@ -35,14 +35,16 @@ from goldeneval.answers.evaluation import (
 )
 from goldeneval.answers.golden import GoldenPromptSet, prompt_set_digest
 from goldeneval.answers.graders import Grader, GraderChoice, GradingService, Judge, is_judge
+from goldeneval.answers.measures import MeasureJudge
 from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.openai_chat import MODEL_ID as OPENAI_MODEL_ID
 from goldeneval.answers.openai_chat import MUTABLE_ALIAS, series_name
 from goldeneval.answers.registry import resolve_prompt_set
+from goldeneval.answers.rubrics import measure_named
 from goldeneval.answers.spec import GradingSpec, PromptRunSpec
 from goldeneval.answers.workers import evaluate_tasks
 from goldeneval.core.corpus import Corpus
-from goldeneval.core.errors import one_line
+from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance, retriever_provenance
 from goldeneval.core.secret_scan import remembered_scans
@@ -60,6 +62,7 @@ __all__ = [
     "declared_series",
     "default_series",
     "evaluate",
+    "graded_identity",
     "graded_run_fields",
     "grading_choice",
     "load_prompt_set",
@@ -203,7 +206,7 @@ def grading_choice(spec: GradingSpec) -> GraderChoice:
     answer within the spec's ``timeout_s`` (:mod:`goldeneval.answers.bounded`): ``--timeout``
     covers grading as it covers the model call."""
     judge: Judge | None = None
-    if is_judge(spec.grader) and spec.judge is not None:
+    if spec.judge is not None and (is_judge(spec.grader) or spec.judge.rubrics):
         judge_model = build_model(
             ModelContext(model_id=spec.judge.model_id, options=spec.judge.options, cache_dir=spec.cache_dir)
         )
@@ -220,13 +223,25 @@ def grading_choice(spec: GradingSpec) -> GraderChoice:
         abstention=spec.abstention_rules(),
     )
     choice = service.select(spec.grader)
+    if judge is not None and spec.judge is not None and spec.judge.rubrics:
+        measures = tuple(measure_named(name) for name in spec.judge.rubrics)
+        choice = replace(choice, measures=MeasureJudge(judge.model, judge.provenance, measures, spec.timeout_s))
     if is_judge(choice.grader.id):
         return choice  # each judge call is bounded by timeout_s already
     return replace(choice, grader=TimeBoundGrader(choice.grader, spec.timeout_s))
 
 
-def protocol_for(grader: Grader) -> str:
-    return f"{PROMPT_PROTOCOL_REVISION}[{grader.identity}]"
+def graded_identity(choice: GraderChoice) -> str:
+    """What grades the run, for its protocol: the grader's identity, then the judge measures'
+    (:mod:`goldeneval.answers.measures`) when it asks any, so that a run's fingerprint covers
+    every rubric it asked (a run without measures keeps the fingerprint it had)."""
+    if choice.measures is None:
+        return choice.grader.identity
+    return f"{choice.grader.identity}+{choice.measures.identity}"
+
+
+def protocol_for(choice: GraderChoice) -> str:
+    return f"{PROMPT_PROTOCOL_REVISION}[{graded_identity(choice)}]"
 
 
 def evaluate(
@@ -240,9 +255,16 @@ def evaluate(
     prompt_set = prompt_set or load_prompt_set(spec)
     digest = prompt_set_digest(prompt_set)  # first: a code check that cannot be imported stops the run here
     choice = choice or grading_choice(spec)
+    if choice.measures is not None:
+        context = [m.name for m in choice.measures.measures if m.needs_context]
+        if context:
+            raise InputError(
+                f"--judge-rubrics {','.join(context)}: a prompt run has no retrieved documents to judge; "
+                "measure them on goldeneval answers"
+            )
     model, provenance = build_spec_model(spec, corpus_for(spec.corpus, prompt_set.corpus))
     graded = graded_run_fields(spec, model, choice, prompt_tasks(prompt_set), progress)
-    protocol = protocol_for(choice.grader)
+    protocol = protocol_for(choice)
     return PromptRun(
         kind="prompts",
         set_id=prompt_set.id,
@@ -285,7 +307,7 @@ def graded_run_fields(
     the workers' notices and before those about the model calls."""
     grader = choice.grader
     started_at = datetime.now(UTC)
-    results, workers_notice = ask_and_grade(spec, model, grader, tasks, progress)
+    results, workers_notice = ask_and_grade(spec, model, grader, tasks, progress, choice.measures)
     return GradedFields(
         series=declared_series(spec.series, spec.model_id, spec.model_options, model),
         model_id=spec.model_id,
@@ -298,43 +320,55 @@ def graded_run_fields(
         notices=(
             *(n for n in (choice.notice, workers_notice) if n),
             *notices,
-            *run_call_notices(model, grader),
+            *run_call_notices(model, grader, choice.measures),
         ),
-        usage=run_usage(model, grader),
+        usage=run_usage(model, grader, choice.measures),
     )
 
 
 def ask_and_grade(
-    spec: GradingSpec, model: Model, grader: Grader, tasks: Sequence[Task], progress: Progress | None
+    spec: GradingSpec,
+    model: Model,
+    grader: Grader,
+    tasks: Sequence[Task],
+    progress: Progress | None,
+    measures: MeasureJudge | None = None,
 ) -> tuple[list[PromptDetail], str | None]:
     """Ask and grade every task, ``spec.workers`` at once (one at a time when the model, the
     judge or the grader is not thread-safe: then with the notice saying so).  Both doors
     (prompt runs and answer runs) call this."""
     workers, notice = usable_workers(
-        spec.workers, "prompts", model=model, judge=getattr(grader, "model", None), grader=grader
+        spec.workers, "prompts", model=model, judge=_judge_model(grader, measures), grader=grader
     )
     timeout_s = spec.timeout_s
     if isinstance(model, ManagedModel) and model.timeout_s is not None:
         # The managed model times its calls out itself (and its breaker counts them before the
         # next prompt is asked); the evaluator's bound is the safety net behind it.
         timeout_s = model.timeout_s + MANAGED_TIMEOUT_GRACE_S
-    return evaluate_tasks(EvaluationService(model, grader, timeout_s), tasks, progress, workers), notice
+    service = EvaluationService(model, grader, timeout_s, measures)
+    return evaluate_tasks(service, tasks, progress, workers), notice
 
 
-def run_usage(model: Model, grader: Grader) -> dict[str, dict[str, Any]] | None:
+def _judge_model(grader: Grader, measures: MeasureJudge | None) -> Model | None:
+    """The run's judge model: the judge grader's, else the judge measures' (one model for both)."""
+    judge: Model | None = getattr(grader, "model", None)
+    return judge if judge is not None else (measures.model if measures is not None else None)
+
+
+def run_usage(model: Model, grader: Grader, measures: MeasureJudge | None = None) -> dict[str, dict[str, Any]] | None:
     """The run's managed calls by role, for the details: what :func:`run_call_notices` shows."""
     usage = {
         role: part.totals().to_json()
-        for role, part in (("model", model), ("judge", getattr(grader, "model", None)))
+        for role, part in (("model", model), ("judge", _judge_model(grader, measures)))
         if isinstance(part, ManagedModel)
     }
     return usage or None
 
 
-def run_call_notices(model: Model, grader: Grader) -> tuple[str, ...]:
+def run_call_notices(model: Model, grader: Grader, measures: MeasureJudge | None = None) -> tuple[str, ...]:
     """What the run output says about the run's model calls and its judge's: usage, cost, the
     response cache, an open circuit breaker (shown by each door, never stored)."""
-    return call_notices(model) + call_notices(getattr(grader, "model", None), "judge")
+    return call_notices(model) + call_notices(_judge_model(grader, measures), "judge")
 
 
 def run(spec: PromptRunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> PromptOutcome:

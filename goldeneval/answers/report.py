@@ -107,6 +107,20 @@ def _rate_rows(groups: Mapping[str, PromptRate]) -> list[list[str]]:
     ]
 
 
+def _measure_lines(details: PromptDetails) -> list[str]:
+    """The judge measures of ``--judge-rubrics``: per question, then each one's mean (apart from
+    the pass rate and the mean score, never averaged with them)."""
+    summaries = details.aggregates.measures
+    if not summaries:
+        return []
+    names = list(summaries)
+    rows = [[p.id, *(_rate(p.measures.get(name)) for name in names)] for p in details.prompts if p.measures]
+    means = [["mean", *(_rate(summaries[name].mean) for name in names)]]
+    counts = [["measured", *(str(summaries[name].questions) for name in names)]]
+    title = "Judge measures (--judge-rubrics; apart from the pass rate):"
+    return ["", title, *_table([details.unit, *names], rows + means + counts)]
+
+
 def _body(stored: StoredRun, title: str) -> list[str]:
     details = _details(stored)
     answers = details.kind == "answers"
@@ -155,6 +169,7 @@ def _body(stored: StoredRun, title: str) -> list[str]:
             f"Under-abstained (answered a question no document answers; counted in failed): "
             f"{details.aggregates.overall.under_abstentions}"
         )
+    lines += _measure_lines(details)
     grader = details.grader
     if details.requested_grader:
         grader += f" (asked for {details.requested_grader!r}: unknown, fell back)"
@@ -201,6 +216,7 @@ def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
         "over_abstentions": details.aggregates.overall.over_abstentions,
         "under_abstentions": details.aggregates.overall.under_abstentions,
         "unstable": details.aggregates.overall.unstable,
+        "measures": {name: summary.mean for name, summary in details.aggregates.measures.items()},
         "provenance": dict(stored.provenance),
         "label_digest": stored.label_digest,
         "benchmark_fingerprint": stored.benchmark_fingerprint,

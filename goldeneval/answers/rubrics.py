@@ -13,6 +13,23 @@ A rubric's identity (name, version and a digest of its exact text) is part of th
 identity and so of the benchmark fingerprint: editing a rubric's text without bumping its
 version still makes the next comparison a ``mismatch``, never a silent one.  A prompt may
 name its own rubric (the prompt set's ``rubric`` field), overriding the run's for that prompt.
+
+**Judge measures** (issue 42, ``--judge-rubrics``): beside the grader's verdict, a run with a
+judge model can ask for several rubrics at once, each stored as its own measure per question
+(:mod:`goldeneval.answers.measures`), judged per unit as RAGAS defines them:
+
+* ``faithfulness`` — per sentence of the answer: is it supported by the retrieved passages
+  (:data:`STATEMENT_SUPPORT`); the measure is the share supported;
+* ``relevance`` and ``correctness`` — the whole answer, under the rubric of that name; the
+  measure is the judge's score;
+* ``context_precision`` — per retrieved document, in rank order: is it useful to arrive at the
+  reference answer (:data:`CONTEXT_PRECISION`); the measure is RAGAS's rank-weighted precision;
+* ``context_recall`` — per sentence of the reference answer: can it be attributed to the
+  retrieved passages (:data:`CONTEXT_RECALL`); the measure is the share attributable.
+
+The measures' rubrics are not in :data:`RUBRICS` (they judge a sentence or a passage, not an
+answer, so no grader uses them) and their identities join the run's protocol, not
+:func:`catalogue_identity`: runs without measures keep their fingerprints.
 """
 
 from __future__ import annotations
@@ -20,10 +37,26 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from goldeneval.core.errors import InputError
 
-__all__ = ["CORRECTNESS", "FAITHFULNESS", "RELEVANCE", "RUBRICS", "Rubric", "catalogue_identity", "rubric_named"]
+__all__ = [
+    "CONTEXT_PRECISION",
+    "CONTEXT_RECALL",
+    "CORRECTNESS",
+    "FAITHFULNESS",
+    "MEASURES",
+    "RELEVANCE",
+    "RUBRICS",
+    "STATEMENT_SUPPORT",
+    "Measure",
+    "MeasureUnit",
+    "Rubric",
+    "catalogue_identity",
+    "measure_named",
+    "rubric_named",
+]
 
 
 @dataclass(frozen=True)
@@ -90,3 +123,68 @@ def catalogue_identity() -> str:
     per-prompt rubric (named in the set, defined here) that changes is seen too."""
     encoded = "\n".join(sorted(r.identity for r in RUBRICS.values())).encode("utf-8")
     return f"rubrics:sha256:{hashlib.sha256(encoded).hexdigest()[:16]}"
+
+
+STATEMENT_SUPPORT = Rubric(
+    "statement_support",
+    1,
+    "You check one statement of an answer against the context passages the model was given. Score 1 when "
+    "the statement is stated in, or follows directly from, the passages; score 0 when the passages do not "
+    "state it or contradict it, even if it is true in the world.",
+    uses_context=True,
+)
+CONTEXT_PRECISION = Rubric(
+    "context_precision",
+    1,
+    "You judge one passage that a search returned for a question. Given the question and its reference "
+    "answer, score 1 when the passage is useful to arrive at the reference answer (it states something the "
+    "reference answer rests on), 0 when it is not.",
+    uses_reference=True,
+)
+CONTEXT_RECALL = Rubric(
+    "context_recall",
+    1,
+    "You judge whether one statement of a reference answer can be attributed to the context passages a "
+    "search returned. Score 1 when the passages state it or it follows directly from them, 0 when they do "
+    "not.",
+    uses_context=True,
+)
+
+MeasureUnit = Literal["answer", "answer_statement", "document", "reference_statement"]
+"""What one judge call judges: the whole answer, one sentence of the answer, one retrieved
+document, or one sentence of the reference answer."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A judge measure of ``--judge-rubrics``: a rubric asked per ``unit``."""
+
+    name: str
+    rubric: Rubric
+    unit: MeasureUnit
+    needs_context: bool = False
+    """Measured from retrieved documents: only answer runs have them."""
+
+    @property
+    def identity(self) -> str:
+        return f"{self.name}[{self.unit}]={self.rubric.identity}"
+
+
+MEASURES: Mapping[str, Measure] = {
+    m.name: m
+    for m in (
+        Measure("faithfulness", STATEMENT_SUPPORT, "answer_statement", needs_context=True),
+        Measure("relevance", RELEVANCE, "answer"),
+        Measure("correctness", CORRECTNESS, "answer"),
+        Measure("context_precision", CONTEXT_PRECISION, "document", needs_context=True),
+        Measure("context_recall", CONTEXT_RECALL, "reference_statement", needs_context=True),
+    )
+}
+
+
+def measure_named(name: str) -> Measure:
+    """The judge measure ``name``; an unknown name is invalid input listing the known ones."""
+    try:
+        return MEASURES[name]
+    except KeyError:
+        raise InputError(f"unknown judge rubric {name!r} for --judge-rubrics (known: {', '.join(MEASURES)})") from None

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from goldeneval.answers.abstention import AbstentionRules
 from goldeneval.answers.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
 from goldeneval.answers.graders import DEFAULT_PASS_THRESHOLD, DETERMINISTIC, MAX_JUDGE_SAMPLES
-from goldeneval.answers.rubrics import RUBRICS
+from goldeneval.answers.measures import check_measure_names
+from goldeneval.answers.rubrics import MEASURES, RUBRICS
 from goldeneval.answers.workers import MAX_WORKERS
 from goldeneval.core.errors import InputError
 from goldeneval.core.settings import Flag, Fraction
@@ -68,6 +69,15 @@ class JudgeSettings(BaseModel):
         description="Judge with a versioned rubric instead of the default prompt: correctness (against the "
         "reference or gist), faithfulness (every claim supported by the passages the model saw; answers), "
         "relevance. The grader becomes llm_judge:<rubric>.",
+    )
+    rubrics: Annotated[
+        tuple[str, ...], Flag("--judge-rubrics", separated=True), BeforeValidator(check_measure_names)
+    ] = Field(
+        default=(),
+        description="Judge measures asked beside the grader, each stored as its own measure per question and "
+        f"in the summary, never averaged with the pass rate: {', '.join(MEASURES)} (RAGAS's definitions, "
+        "judged per answer sentence, retrieved document or reference sentence; see docs/guide/answers.md). "
+        "The context measures need retrieved documents (goldeneval answers).",
     )
 
 

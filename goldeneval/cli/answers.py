@@ -88,7 +88,11 @@ def _grading_flags(
     judge = JudgeSettings(**declared)
     judge_spec: JudgeSpec | None = None
     if judge_model is None:
-        for given, flag in ((judge_options, "--judge-option"), (judge.rubric, "--judge-rubric")):
+        for given, flag in (
+            (judge_options, "--judge-option"),
+            (judge.rubric, "--judge-rubric"),
+            (judge.rubrics, "--judge-rubrics"),
+        ):
             if given:
                 raise click.BadParameter(f"{flag} needs --judge-model", param_hint=flag)
     else:

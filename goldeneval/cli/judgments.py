@@ -22,6 +22,7 @@ from goldeneval.cli.params import (
     format_option,
     key_value_option,
     parse_options,
+    sets_dir_option,
     storage_default_help,
     store_option,
 )
@@ -260,13 +261,7 @@ def judge(
     The page's search box finds any document of the corpus (the lexical index) for the question
     shown; adding one pools it with the source search:<assessor>, to be judged like the others."""
     grades = _scale(scale)
-    name = assessor or getpass.getuser()
-    if not name.strip():
-        raise click.BadParameter("must not be empty", param_hint="--assessor")
-    if is_model_assessor(name):
-        raise click.BadParameter(
-            f"{MODEL_ASSESSOR_PREFIX}... names a model's suggestions, not a person", param_hint="--assessor"
-        )
+    name = _person(assessor)
 
     def start() -> None:
         from goldeneval.judgments.page import HOST, judging_app, lexical_search, listen, serve  # starlette only here
@@ -280,6 +275,18 @@ def judge(
         serve(app, sock)
 
     run_guarded(start)
+
+
+def _person(assessor: str | None) -> str:
+    """The assessor's name (default: the login name); never empty, never a model's."""
+    name = assessor or getpass.getuser()
+    if not name.strip():
+        raise click.BadParameter("must not be empty", param_hint="--assessor")
+    if is_model_assessor(name):
+        raise click.BadParameter(
+            f"{MODEL_ASSESSOR_PREFIX}... names a model's suggestions, not a person", param_hint="--assessor"
+        )
+    return name
 
 
 def _scale(value: str) -> tuple[int, ...]:
@@ -343,6 +350,55 @@ def answer_stats(answer_judgments: Path, store_path: StoreLocation | None, outpu
         return "\n".join([header, *(printable(a.to_text()) for a in found)])
 
     click.echo(run_guarded(compute))
+
+
+@judgments_group.command("judge-answers")
+@click.argument("run_ref", metavar="RUN")
+@click.option(
+    "--out", required=True, type=judgments_path, help="Answer judgments file (JSON lines); each verdict appended."
+)
+@click.option(
+    "--set", "set_ref", default=None, help="The run's set (id or file): its questions and references. Default: "
+    "the run's set id."
+)  # fmt: skip
+@sets_dir_option
+@corpus_option("Corpus of an answer run's passages. Default: the set's own.")
+@click.option("--assessor", default=None, help="Your name in the judgments. Default: your login name.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port on 127.0.0.1.")
+@store_option
+def judge_answers(
+    run_ref: str,
+    out: Path,
+    set_ref: str | None,
+    sets_dirs: tuple[Path, ...],
+    corpus_path: Path | None,
+    assessor: str | None,
+    port: int,
+    store_path: StoreLocation | None,
+) -> None:
+    """Judge a stored run's answers on a local web page (127.0.0.1): correct, incorrect or abstained.
+
+    Each verdict is appended at once to the answer judgments file that `goldeneval judgments
+    answer-stats` reads. A metadata_only run kept no answer to show: the page says so."""
+    name = _person(assessor)
+    resolved = load_storage().store(store_path)
+
+    def start() -> None:
+        from goldeneval.judgments.page import HOST, answer_judging_app, listen, serve  # starlette only here
+        from goldeneval.judgments.page_answers import load_answer_review
+
+        sock = listen(port)  # a port in use fails first, in one line
+        if not store_exists(resolved):
+            raise InputError(f"no result store at {resolved}: the run is read from it")
+        store = open_store(resolved)
+        run = store.get_run(store.resolve_run_id(run_ref))
+        if run is None:
+            raise InputError(f"run {run_ref!r} is not in {resolved}")
+        app = answer_judging_app(load_answer_review(run, set_ref, sets_dirs, corpus_path), out, name)
+        click.echo(f"judging the answers of run {run.id} as {name} at http://{HOST}:{port}/ (Ctrl-C to stop)", err=True)
+        serve(app, sock)
+
+    run_guarded(start)
 
 
 @judgments_group.command("to-set")

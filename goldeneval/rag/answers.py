@@ -40,6 +40,7 @@ from goldeneval.answers.models import ChatMessage, ChatRequest
 from goldeneval.answers.pipeline import (
     PromptOutcome,
     build_spec_model,
+    graded_identity,
     graded_run_fields,
     grading_choice,
     served_provenance,
@@ -182,7 +183,9 @@ def evaluate_answers(
     graded = graded_run_fields(spec, model, choice, tasks, progress, notices=notices if skipped else ())
     grader = choice.grader
     labels = answer_label_digest(golden_set, retrieval.label_digest or "")
-    protocol = f"{SCORING_PROTOCOL_REVISION}+{ANSWER_PROTOCOL_REVISION}(depth={spec.context_depth})[{grader.identity}]"
+    protocol = (
+        f"{SCORING_PROTOCOL_REVISION}+{ANSWER_PROTOCOL_REVISION}(depth={spec.context_depth})[{graded_identity(choice)}]"
+    )
     provenance = _combined_provenance(retrieval.provenance, served_provenance(model_provenance, model))
     return PromptRun(
         kind="answers",
