@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goldeneval.retrieval import columnar
-from goldeneval.retrieval.columnar import scan as columnar_scan
 from goldeneval.retrieval.columnar import Judgements, Rankings, collapse, encode, score
+from goldeneval.retrieval.columnar import scan as columnar_scan
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.metrics import METRIC_KINDS, parse_metric
 from goldeneval.retrieval.scoring import aggregate, error_result, raw_limit, score_question
