@@ -88,6 +88,10 @@ def test_ids_of_other_types_and_bad_ids_are_read_as_at_once(batch: int, monkeypa
     assert str(error.value) == "judged holds 1 null value(s); every entry must be set"
     with pytest.raises(ValueError, match=r"^rankings: every value must be of one type \("):
         encode([["a", 1]], [["a"]])
+    chunked = pa.chunked_array([pa.array([["a", None]]), pa.array([[None], ["b"]])])
+    with pytest.raises(ValueError) as error:
+        encode(chunked, [["a"], [], []])
+    assert str(error.value) == "rankings holds 2 null value(s); every entry must be set"
 
 
 _ALLOCATIONS = """

@@ -59,7 +59,7 @@ def _as_list_array(values: Any, what: str) -> pa.Array:
     return pa.LargeListArray.from_arrays(pa.array(offsets), flat_array)
 
 
-def _flatten(values: pa.Array, what: str) -> tuple[Int64Array, pa.Array]:
+def _flatten(values: pa.Array, what: str, allow_nulls: bool = False) -> tuple[Int64Array, pa.Array]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -69,8 +69,8 @@ def _flatten(values: pa.Array, what: str) -> tuple[Int64Array, pa.Array]:
     offsets = np.zeros(lengths.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     flat = values.flatten()
-    if flat.null_count:
-        raise ValueError(f"{what} holds {flat.null_count} null value(s); every entry must be set")
+    if flat.null_count and not allow_nulls:
+        raise _null_error(what, flat.null_count)
     return offsets, flat
 
 
@@ -87,8 +87,8 @@ class _Side:
     offsets: Int64Array
     rows: Sequence[Iterable[Any]] | None
     """The Python rows, when the side came as Python sequences."""
-    flat: pa.Array | None
-    """Every id as one Arrow array, when the side came as an Arrow list array."""
+    flat: Sequence[pa.Array] | None
+    """Every id as Arrow arrays (one per chunk), when the side came as an Arrow list array."""
 
     @property
     def count(self) -> int:
@@ -98,11 +98,12 @@ class _Side:
         """The side's ids in order, about ``size()`` a batch (asked afresh for each batch)."""
 
         if self.flat is not None:
-            start = 0
-            while start < len(self.flat):
-                step = size()
-                yield self.flat.slice(start, step)
-                start += step
+            for chunk in self.flat:
+                start = 0
+                while start < len(chunk):
+                    step = size()
+                    yield chunk.slice(start, step)
+                    start += step
             return
         assert self.rows is not None
         kind: pa.DataType | None = None
@@ -140,11 +141,19 @@ def _side(values: Any, what: str) -> _Side:
     its shape checked; Python ids are read when coded, a batch at a time, never as one list."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if isinstance(values, pa.Array):
-        offsets, flat = _flatten(values, what)
-        return _Side(what, offsets, None, flat)
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        # a chunked column is read chunk by chunk: combining its chunks would copy every id
+        chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+        flattened = [_flatten(chunk, what, True) for chunk in chunks] or [_flatten(values.combine_chunks(), what)]
+        nulls = sum(flat.null_count for _, flat in flattened)
+        if nulls:
+            raise _null_error(what, nulls)
+        offsets = np.zeros(1 + sum(o.size - 1 for o, _ in flattened), dtype=np.int64)
+        at = 0
+        for chunk_offsets, _ in flattened:
+            offsets[at + 1 : at + chunk_offsets.size] = offsets[at] + chunk_offsets[1:]
+            at += chunk_offsets.size - 1
+        return _Side(what, offsets, None, [flat for _, flat in flattened])
     rows = values if isinstance(values, list) else list(values)
     lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
