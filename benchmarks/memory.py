@@ -15,6 +15,11 @@ nothing in advance) and a stored run out, a whole process measured from outside.
 * **Target: the run at 100,000 within 1.5x of the set's own size**: the run's peak RSS less
   that of a process importing what the run imports, against the set's own size.
 * **Target: 1,000,000 x 100 through the real path within 2 GB**: the run's peak RSS.
+* **Target: 1,000,000 x 100 from Python string ids within 2 GB end to end** (issue 44): a
+  process that holds a run as Python lists of string ids (:func:`python_id_run`: the zero-cost
+  retriever's rankings, as document ids) and codes and scores it with the columnar core
+  (``columnar.encode``, then ``columnar.score``), its peak RSS; beside it, its peer: a process
+  that only builds the same lists (what the ids themselves cost), and the ratio of the two.
 
 The functions of ``benchmarks.run`` that measure a process are imported when the section runs.
 """
@@ -25,12 +30,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RUN_LIMIT_BYTES", "SET_RATIO", "memory_targets", "render_memory", "section_memory"]
+__all__ = ["RUN_LIMIT_BYTES", "SET_RATIO", "memory_targets", "python_id_run", "render_memory", "section_memory"]
 
 SET_RATIO = 1.5
 """The run at 100,000 questions within this many times the set's own size in memory."""
 RUN_LIMIT_BYTES = 2 * 10**9
-"""1,000,000 x 100 through the real path within 2 GB."""
+"""1,000,000 x 100 through the real path within 2 GB (and from Python string ids, end to end)."""
+PYTHON_IDS_FROM = 100_000
+"""Sizes from which the run from Python string ids is measured too."""
 _RSS_NOW = (
     "gc.collect(); "
     "print([int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmRSS:')][0])"
@@ -46,9 +53,40 @@ WRITE_SET = (
     "import sys; from pathlib import Path; from benchmarks.zero_retriever import write_set; "
     "write_set(Path(sys.argv[1]), int(sys.argv[2]))"
 )
+PYTHON_IDS_BUILT = (
+    "import sys; from goldeneval.retrieval import columnar; from benchmarks.memory import python_id_run; "
+    "rankings, judged = python_id_run(int(sys.argv[1]))"
+)
+"""Builds a run of Python string ids and stops: the peer, what the ids cost (imports included)."""
+PYTHON_IDS_SCORED = (
+    PYTHON_IDS_BUILT + "; coded = columnar.encode(rankings, judged); "
+    "scores = columnar.score(coded.rankings, coded.judgements, depth_limit=10); "
+    "print(len(coded.vocabulary), scores.means())"
+)
+"""Builds the same run, codes it from its Python string ids and scores it."""
 RUN_IMPORTS = (
     "import goldeneval.cli.retrieval, goldeneval.retrieval.pipeline, goldeneval.store, benchmarks.zero_retriever"
 )
+
+
+def python_id_run(n: int, depth: int = 100) -> tuple[list[list[str]], list[list[str]]]:
+    """``n`` rankings of ``depth`` document ids, as Python lists of strings, and each question's
+    judged documents: :mod:`benchmarks.zero_retriever`'s rankings (its distractors, the expected
+    document at a rank that cycles with the question), document ids rather than chunk ids.  The
+    distractors are shared string objects, the expected ids made afresh (as a plug-in's are)."""
+    from benchmarks.zero_retriever import DISTRACTORS, HIT_CYCLE
+
+    pool = [f"other{j}" for j in range(DISTRACTORS)]
+    pool = pool * (1 + (depth + DISTRACTORS - 1) // DISTRACTORS)
+    rankings: list[list[str]] = []
+    for i in range(n):
+        start = (i * 31) % DISTRACTORS
+        ids = pool[start : start + depth]
+        position = i % HIT_CYCLE
+        if position < min(10, depth):
+            ids[position] = f"doc{i}"
+        rankings.append(ids)
+    return rankings, [[f"doc{i}"] for i in range(n)]
 
 
 def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
@@ -87,6 +125,17 @@ def section_memory(options: dict[str, Any], work: Path) -> dict[str, Any]:
         }
         (work / f"run-{n}.duckdb").unlink()
         set_path.unlink()
+        if n >= PYTHON_IDS_FROM:
+            built = run([sys.executable, "-c", PYTHON_IDS_BUILT, str(n)], f"python-ids-built-{n}")
+            scored = run([sys.executable, "-c", PYTHON_IDS_SCORED, str(n)], f"python-ids-scored-{n}")
+            sizes[str(n)]["python_ids"] = {
+                "built_peak_rss_bytes": built.peak_rss_bytes,
+                "scored_peak_rss_bytes": scored.peak_rss_bytes,
+                "scored_wall_s": scored.wall_s,
+                "built_wall_s": built.wall_s,
+                "ratio": scored.peak_rss_bytes / max(built.peak_rss_bytes, 1),
+                "command": f"python -c '{PYTHON_IDS_SCORED}' {n}",
+            }
     for size in sizes.values():
         size["set_in_memory_bytes"] = size["loader_peak_rss_bytes"] - loader_imports
         size["run_beyond_imports_bytes"] = size["run_peak_rss_bytes"] - run_imports
@@ -116,6 +165,26 @@ def render_memory(section: dict[str, Any]) -> list[str]:
             f"| {secs(size['run_cpu_s'])} |"
         )
     first = next(iter(section["sizes"].values()))
+    python_rows = [
+        f"| {int(n):,} x 100 | {mib(ids['built_peak_rss_bytes'])} | {mib(ids['scored_peak_rss_bytes'])} "
+        f"| {ids['ratio']:.2f}x | {secs(ids['built_wall_s'])} | {secs(ids['scored_wall_s'])} |"
+        for n, size in section["sizes"].items()
+        if (ids := size.get("python_ids"))
+    ]
+    python_ids = []
+    if python_rows:
+        python_ids = [
+            "",
+            "From Python string ids, end to end (issue 44): a process that builds the run as Python lists of string "
+            "ids (`benchmarks.memory.python_id_run`: the zero-cost retriever's rankings as document ids, its "
+            "distractors shared string objects) and codes and scores it with the columnar core "
+            "(`columnar.encode`, then `columnar.score`); its peer: a process that only builds the same lists. "
+            "Peak RSS of each, imports included.",
+            "",
+            "| run | peer: the Python ids alone | coded and scored | ratio | peer wall | wall |",
+            "| --- | --- | --- | --- | --- | --- |",
+            *python_rows,
+        ]
     return [
         "`goldeneval retrieval` on generated sets, string ids in (`benchmarks.zero_retriever` with "
         "`shape=generated`: each ranking of 100 chunk ids built when asked, nothing held in advance) and a stored run "
@@ -129,6 +198,7 @@ def render_memory(section: dict[str, Any]) -> list[str]:
         *rows,
         "",
         f"Command: `{first['command']}`",
+        *python_ids,
     ]
 
 
@@ -166,4 +236,12 @@ def memory_targets(section: dict[str, Any]) -> list[str]:
             f"| 1,000,000 x 100 through the real path (string ids in, stored run out) within 2 GB "
             f"| {peak / 1e9:.2f} GB ({mib(peak)}) peak RSS | {yes(peak <= RUN_LIMIT_BYTES)} |"
         )
+        ids = sizes["1000000"].get("python_ids")
+        if ids:
+            scored, built = ids["scored_peak_rss_bytes"], ids["built_peak_rss_bytes"]
+            lines.append(
+                f"| 1,000,000 x 100 from Python string ids (coded and scored) within 2 GB end to end "
+                f"| {scored / 1e9:.2f} GB ({mib(scored)}) peak RSS; the ids alone {mib(built)}: {ids['ratio']:.2f}x "
+                f"| {yes(scored <= RUN_LIMIT_BYTES)} |"
+            )
     return lines

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.columnar import Judgements, Rankings, collapse, encode, score
+from goldeneval.retrieval.columnar import scan as columnar_scan
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.metrics import METRIC_KINDS, parse_metric
 from goldeneval.retrieval.protocol import raw_limit
@@ -40,7 +41,7 @@ CUT_KINDS = [kind for kind, family in METRIC_KINDS.items() if family.takes_cutof
 """The families with a cutoff; R-precision has none, and bpref and infAP are not this core's."""
 ALL_METRICS = (*(f"{kind}@{k}" for kind in CUT_KINDS for k in CUTOFFS), "rprec")
 ENGINES: dict[str, dict[str, int]] = {
-    "narrow-and-sorted": {"_NARROW_WIDTH": columnar._NARROW_WIDTH},
+    "narrow-and-sorted": {"_NARROW_WIDTH": columnar_scan._NARROW_WIDTH},
     "sorted-only": {"_NARROW_WIDTH": 0},
     "tiny-blocks": {"_CHUNK_ELEMENTS": 7},
     "tiny-blocks-sorted-only": {"_CHUNK_ELEMENTS": 7, "_NARROW_WIDTH": 0},
@@ -51,7 +52,7 @@ ENGINES: dict[str, dict[str, int]] = {
 def engine(name: str) -> Iterator[None]:
     """Run the core with one of the scan configurations of ``ENGINES``."""
     settings: dict[str, Any] = dict(ENGINES[name])
-    with mock.patch.multiple(columnar, **settings):
+    with mock.patch.multiple(columnar_scan, **settings):
         yield
 
 
@@ -226,7 +227,7 @@ def uniform_collection(seed: int, n: int, length: int) -> tuple[list[list[str]],
 def blocks_read() -> Iterator[list[int]]:
     """The ``start`` of every block the scan reads (>= 0: a contiguous, reshaped slice)."""
     starts: list[int] = []
-    narrow, block = columnar._scan_narrow, columnar._scan_block
+    narrow, block = columnar_scan._scan_narrow, columnar_scan._scan_block
 
     def spy_narrow(scan: Any, start: int, rows: Any, width: int) -> Any:
         starts.append(start)
@@ -236,7 +237,7 @@ def blocks_read() -> Iterator[list[int]]:
         starts.append(start)
         return block(scan, start, rows, width)
 
-    with mock.patch.multiple(columnar, _scan_narrow=spy_narrow, _scan_block=spy_block):
+    with mock.patch.multiple(columnar_scan, _scan_narrow=spy_narrow, _scan_block=spy_block):
         yield starts
 
 

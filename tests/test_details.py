@@ -17,7 +17,6 @@ import pytest
 
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.retrieval import details as details_module
 from goldeneval.retrieval.details import (
     DocumentColumns,
     QuestionColumns,
@@ -28,6 +27,8 @@ from goldeneval.retrieval.details import (
     read_verdicts,
     retrieval_details,
 )
+from goldeneval.retrieval.details import documents as documents_module
+from goldeneval.retrieval.details import questions as questions_module
 from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
 from goldeneval.retrieval.metrics import parse_metrics
@@ -136,7 +137,10 @@ def test_json_rows_name_each_questions_documents_a_block_at_a_time(
         read = parse_details_json(details.to_json_text(), "run r1")
         assert isinstance(read, RetrievalDetails)
         details = read
-    with mock.patch.multiple(details_module, _BLOCK_CODES=block, _NAMED_AT_ONCE=named, _BASE64_SLICE=characters):
+    with (
+        mock.patch.multiple(documents_module, _BLOCK_CODES=block, _BASE64_SLICE=characters),
+        mock.patch.object(questions_module, "_NAMED_AT_ONCE", named),
+    ):
         rows = list(details.question_json())
     assert rows == [record.to_json() for record in _records_of(run)]
     assert [len(row["documents"]) for row in rows] == [3, 12, 0, 20]
@@ -150,7 +154,7 @@ def test_json_rows_of_codes_that_cannot_be_decoded_are_a_store_error(block: int)
     stored["questions"]["documents"]["codes"] = codes[: len(codes) // 2]
     read = parse_details_json(json.dumps(stored), "run r1")
     with (
-        mock.patch.object(details_module, "_BLOCK_CODES", block),
+        mock.patch.object(documents_module, "_BLOCK_CODES", block),
         pytest.raises(StoreError, match=r"^run r1: details field 'questions\.documents\.codes': cannot be decoded"),
     ):
         list(read.question_json())
@@ -174,7 +178,7 @@ def test_json_rows_of_more_codes_than_the_count_are_a_store_error(block: int) ->
     codes = written.decoded()
     read = parse_details_json(_stored_with_codes(np.concatenate([codes, codes[:5]])), "run r1")
     with (
-        mock.patch.object(details_module, "_BLOCK_CODES", block),
+        mock.patch.object(documents_module, "_BLOCK_CODES", block),
         pytest.raises(StoreError, match=r"cannot be decoded: more bytes than 38 codes of 1 bytes"),
     ):
         list(read.question_json())
@@ -188,7 +192,7 @@ def test_json_rows_of_text_that_is_not_base64_past_the_first_slice_are_a_store_e
     stored["questions"]["documents"]["codes"] = codes[:8] + "!!!!" + codes[12:]
     read = parse_details_json(json.dumps(stored), "run r1")
     with (
-        mock.patch.object(details_module, "_BASE64_SLICE", 4),
+        mock.patch.object(documents_module, "_BASE64_SLICE", 4),
         pytest.raises(StoreError, match=r"^run r1: details field 'questions\.documents\.codes': cannot be decoded"),
     ):
         list(read.question_json())

@@ -18,6 +18,7 @@ import goldeneval.retrieval.asking as asking
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.asking import ask_to_depth
+from goldeneval.retrieval.columnar import scan as columnar_scan
 from goldeneval.retrieval.encoding import RunCoder, code_run
 from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
@@ -99,7 +100,7 @@ def test_a_collapse_that_loses_nothing_allocates_no_mask_as_long_as_the_run(lose
     if loses:
         codes[-1, -1] = codes[-1, 0]  # the last ranking repeats a document: the mask is needed
     rankings = columnar.Rankings(np.arange(0, rows * width + 1, width, dtype=np.int64), codes.reshape(-1))
-    with mock.patch.object(columnar, "_CHUNK_ELEMENTS", 1 << 12):
+    with mock.patch.object(columnar_scan, "_CHUNK_ELEMENTS", 1 << 12):
         columnar.collapse(columnar.Rankings(rankings.offsets[:3], codes[:2].reshape(-1)), width)  # lazy imports
         tracemalloc.start()
         try:

@@ -42,9 +42,9 @@ def test_encoding_in_place_writes_what_encoding_writes_and_reads_back_the_codes(
 
 
 def test_picked_reads_across_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    import goldeneval.retrieval.details as details
+    import goldeneval.retrieval.details.documents as documents
 
-    monkeypatch.setattr(details, "_BLOCK_CODES", 7)
+    monkeypatch.setattr(documents, "_BLOCK_CODES", 7)
     codes = np.arange(100, dtype="<u4") % 300
     packed = DocumentColumns.encode_in_place([f"d{i}" for i in range(300)], codes.copy())
     positions = np.array([0, 6, 7, 8, 50, 99])
