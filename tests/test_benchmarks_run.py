@@ -4,6 +4,7 @@ reports.  No timing is asserted: the numbers depend on the machine and its load.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -47,15 +48,17 @@ def test_measure_reports_the_exit_status_and_peak_rss_of_a_child(tmp_path: Path)
     )
     assert slow.timed_out and not slow.ok
 
+    # It would sleep past its timeout: ended for its memory (killed, not timed out), not waited for.
     hungry = measure.measure(
-        [sys.executable, "-c", allocate + "; import time; time.sleep(30)"],
+        [sys.executable, "-c", allocate + "; import time; time.sleep(600)"],
         env=measure.clean_env(),
         cwd=tmp_path,
         log=tmp_path / "log",
-        timeout_s=60,
+        timeout_s=120,
         memory_limit_bytes=100 * 2**20,
     )
-    assert hungry.memory_exceeded and not hungry.ok and hungry.wall_s < 30
+    assert hungry.memory_exceeded and not hungry.timed_out and not hungry.ok
+    assert hungry.exit_status == -signal.SIGKILL
 
 
 def test_clean_env_drops_goldeneval_settings(monkeypatch: pytest.MonkeyPatch) -> None:
