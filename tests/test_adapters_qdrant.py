@@ -83,6 +83,7 @@ def closed_port() -> Iterator[int]:
 # ------------------------------------------------------------------ options, before anything opens
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -147,6 +148,7 @@ def test_a_folder_another_client_holds_is_one_line(tmp_path: Path, store: Path) 
         holder.close()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_server_that_is_not_there_is_one_line_with_its_url(tmp_path: Path, closed_port: int) -> None:
     message = refused(tmp_path, url=f"http://127.0.0.1:{closed_port}", collection="docs")
     assert message.startswith(

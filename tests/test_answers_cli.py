@@ -34,6 +34,7 @@ def transit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     return root, json.loads(result.stdout)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_answer_quality_is_split_by_retrieval_hit_and_miss(transit: tuple[Path, dict[str, Any]]) -> None:
     _, document = transit
     answers = document["answers"]
@@ -101,6 +102,7 @@ def test_a_chat_model_answers_from_the_retrieved_documents(tmp_path: Path) -> No
     assert prompts[1]["answer"] == "I do not know." and prompts[1]["passed"] is False
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_stores_no_answer_and_no_document(tmp_path: Path) -> None:
     result = _answers(tmp_path, "--model", "goldeneval.extractive", "--privacy", "metadata_only")
     assert result.exit_code == 0, result.output

@@ -86,6 +86,7 @@ def test_unstable_verdicts_are_their_own_status_and_fail_on_unstable_makes_them_
     assert document["run"]["status"] == "incomplete"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_rubric_flag_reaches_the_judge_and_names_the_grader(tmp_path: Path) -> None:
     result, judged = _judged(tmp_path, "--judge-rubric", "correctness", "--judge-samples", "1")
     assert result.exit_code == 0, result.output

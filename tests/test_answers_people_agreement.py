@@ -60,6 +60,7 @@ def _stats(tmp_path: Path, lines: list[dict[str, str]], *extra: str) -> Result:
     return CliRunner().invoke(main, args)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_graders_kappa_against_people_matches_scikit_learn(tmp_path: Path) -> None:
     from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 

@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from goldeneval.cli import main
@@ -146,6 +147,7 @@ def unsafe_factory(context: object) -> _UnsafePlugin:
     return _UnsafePlugin()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_run_warns_when_workers_are_ignored(tmp_path: Path) -> None:
     args = ["retrieval", "--set", "transit-sample", "--retriever", f"{__name__}:unsafe_factory", "--workers", "4"]
     args += ["--store", str(tmp_path / "s.duckdb"), "--cache-dir", str(tmp_path / "c"), "--no-progress"]

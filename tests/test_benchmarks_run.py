@@ -258,6 +258,7 @@ def test_the_dagster_target_row_says_when_a_lower_bound_for_the_job_is_above_the
     assert "Dagster's floor alone / CLI: cold 1.20x, warm 1.20x" in row  # timed in one run of two: left out
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_dagsters_floor_runs_two_empty_jobs_without_goldeneval(tmp_path: Path) -> None:
     probe = (
         "import sys; from benchmarks import dagster_floor; status = dagster_floor.main(); "
@@ -333,6 +334,7 @@ def test_the_tables_floor_writes_again_the_newest_file_of_each_table_as_the_job_
     assert tables_floor.main(["--tables", str(tmp_path / "none"), "--json", str(out)]) == 2
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_dagster_section_times_the_tables_its_job_wrote_and_shows_them_beside_the_floor(tmp_path: Path) -> None:
     import pyarrow as pa
 

@@ -124,6 +124,7 @@ def _cli(workspace: CliWorkspace, retriever: str, *extra: str) -> tuple[int, str
     return result.exit_code, result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_sys_exit_in_every_question_stores_an_incomplete_run_that_fails_the_gate(exiting_plugin: CliWorkspace) -> None:
     code, _ = _cli(exiting_plugin, "exiting_plugin:build", "--fail-on-regression")
     assert code == ExitCode.INCOMPLETE
@@ -226,6 +227,7 @@ def test_the_lock_file_is_filelocks_own_and_no_probe_file_is_left(tmp_path: Path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.duckdb", "results.duckdb.lock"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_connections_never_autoload_or_install_extensions(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "results.duckdb")
     with store._connection() as con:
@@ -260,6 +262,7 @@ def test_a_malformed_or_absurd_purge_duration_is_bad_usage(tmp_path: Path, durat
     assert not store.exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_control_characters_from_a_set_file_are_escaped_on_the_terminal(cli_workspace: CliWorkspace) -> None:
     cli_workspace.write_set([{"id": "q\x1b[2J1", "text": "alpha", "form": "MATCH", "expected": ["a"]}])
     result = cli_workspace.evaluate({"alpha": ["a"]})

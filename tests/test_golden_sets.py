@@ -336,6 +336,7 @@ BAD_FILES: list[tuple[str, str, Any, str]] = [
 ]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("name", "content", "problem"),
     [case[1:] for case in BAD_FILES],

@@ -100,6 +100,7 @@ def test_the_real_run_scores_every_scifact_question_to_depth_100(scifact_run: Re
     assert set(scifact_run.short) == {r.question_id for r in scifact_run.results if r.depth < 100}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_every_metric_equals_trec_eval_per_question_on_scifact(scifact_run: RetrievalRun) -> None:
     qrels = {r.question_id: dict.fromkeys(r.expected, 1) for r in scifact_run.results}
     with_cutoff = sum(kind.takes_cutoff for kind in METRIC_KINDS.values())
