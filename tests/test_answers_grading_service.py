@@ -55,7 +55,8 @@ def test_one_call_per_prompt_with_its_latency_and_no_database(tmp_path: Path) ->
     assert [r.id for r in results] == ["capital", "sum", "slow"]
     assert [(r.status, r.passed, r.outcome) for r in results] == [("ok", True, "pass")] * 3
     by_id = {r.id: r for r in results}
-    assert by_id["slow"].latency_ms >= 300.0 > by_id["capital"].latency_ms
+    assert by_id["slow"].latency_ms >= 300.0  # its own call, the server's 0.3 s in it
+    assert all(r.latency_ms > 0 for r in results)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.yaml"]  # nothing stored, no store opened
 
 
