@@ -30,7 +30,7 @@ if [ "${1:-}" = "--fast" ]; then
   unset PYTHONDONTWRITEBYTECODE
   # The fast lane's limit: docs/testing.md (processor seconds; a later --unmarked-slow-limit wins).
   exec .venv/bin/python -m pytest -q -m "not slow and not e2e" "${parallel[@]}" --durations=15 \
-    --unmarked-slow-limit=1 "$@"
+    --unmarked-slow-limit=2 "$@"
 fi
 bash scripts/setup-venv.sh
 echo "== ruff"

@@ -178,6 +178,7 @@ def test_a_benchmark_change_stays_unjudged_until_a_person_accepts_a_run_of_it(
     assert (after["verdict"]["status"], after["verdict"]["previous_run_id"]) == ("pass", changed[1]["run"]["id"])
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_accept_refuses_an_unknown_run_an_incomplete_run_and_an_empty_reason(cli_workspace: CliWorkspace) -> None:
     store = str(cli_workspace.store)
     missing = invoke("accept", "0123abc", "--reason", "fine", "--store", store)
@@ -209,6 +210,7 @@ def test_accept_refuses_an_unknown_run_an_incomplete_run_and_an_empty_reason(cli
     assert ResultStore(cli_workspace.store).acceptances([incomplete.id, complete.id]) == {}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_accept_defaults_by_to_the_user_running_it(
     cli_workspace: CliWorkspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

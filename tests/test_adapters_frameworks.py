@@ -89,6 +89,7 @@ def test_llamaindex_similarity_top_k_is_set_on_a_shallow_copy(tmp_path: Path) ->
     assert retriever.retriever.similarity_top_k == 2
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_llamaindex_ids_fall_back_to_the_source_document_then_the_node_id(tmp_path: Path) -> None:
     by_source = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_keyword_nodes")
     assert by_source.retrieve("ticket price", 2) == ["fares/day-ticket", "fares/single-ticket"]  # ref_doc_id

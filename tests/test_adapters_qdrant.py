@@ -112,6 +112,7 @@ def test_bad_options_are_one_line(tmp_path: Path, options: dict[str, str], messa
 # ------------------------------------------------------------------ the collection, before the model
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_missing_collection_names_those_there(tmp_path: Path, store: Path) -> None:
     assert refused(tmp_path, path=str(store), collection="transit") == (
         "retriever 'goldeneval.qdrant': collection 'transit' at local does not exist (collections there: docs)"

@@ -95,6 +95,7 @@ def test_a_catastrophic_regex_ends_within_the_timeout_as_that_prompts_error_thro
     assert len(server.requests) == 3
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_search_raises_at_the_bound_and_the_bound_is_the_one_set(engine_timeouts: list[float]) -> None:
     """The engine is given what is left of the bound set (0.3 s), or the default outside one,
     and a pattern no engine finishes ends with :class:`RegexTimeout` naming that bound."""
@@ -125,6 +126,7 @@ class _TwoSearches:
         return Grading(passed=True, score=1.0)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_bound_covers_the_whole_grading_of_one_prompt(engine_timeouts: list[float]) -> None:
     """One bound for the whole grading of a prompt: within one :func:`time_bound`, once a
     catastrophic pattern has spent it, the next search (a trivial pattern) times out without

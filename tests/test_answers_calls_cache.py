@@ -96,6 +96,7 @@ def test_no_cache_calls_the_model_again(workspace: Workspace) -> None:
     assert "response cache off (--no-cache)" in result.stderr
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_changed_prompt_is_asked_and_the_unchanged_ones_are_not(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         assert workspace.run(server).exit_code == 0
@@ -123,6 +124,7 @@ def test_a_mutable_alias_is_never_cached(workspace: Workspace) -> None:
     assert workspace.cache_files() == []
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_temperature_above_zero_is_not_cached_and_the_output_says_why(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         for _ in range(2):

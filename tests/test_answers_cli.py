@@ -47,6 +47,7 @@ def test_answer_quality_is_split_by_retrieval_hit_and_miss(transit: tuple[Path, 
     assert by_retrieval["hit"]["pass_rate"] > by_retrieval["miss"]["pass_rate"]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_answer_run_is_stored_beside_the_retrieval_run(transit: tuple[Path, dict[str, Any]]) -> None:
     root, document = transit
     runs = {run.grader: run for run in ResultStore(root / "s.duckdb").list_runs()}

@@ -89,6 +89,7 @@ def test_the_graders_kappa_against_people_matches_scikit_learn(tmp_path: Path) -
     assert "ann" in text.output and "deterministic" in text.output
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize(
     ("line", "message"),
     [

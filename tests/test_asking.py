@@ -156,6 +156,7 @@ def test_a_call_that_returned_in_time_is_not_timed_out_when_the_caller_looks_lat
     assert answers.latency_ms[1] >= 300  # its own call (load only adds)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_timeout_shorter_than_the_callers_poll_is_exact_in_every_round() -> None:
     """A call that outlasts a 0.1 s timeout (or what a deeper round leaves of 0.3 s) is a
     timeout: the caller used to sleep its whole 0.25 s poll before a call had started, and took

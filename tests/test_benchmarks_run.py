@@ -21,6 +21,7 @@ from goldeneval.retrieval.retrievers.base import RetrieverContext
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_measure_reports_the_exit_status_and_peak_rss_of_a_child(tmp_path: Path) -> None:
     allocate = "x = bytearray(200 * 2**20); x[::4096] = b'1' * len(x[::4096])"
     result = measure.measure(

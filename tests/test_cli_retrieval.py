@@ -98,6 +98,7 @@ def test_an_incomplete_run_is_stored_and_fails_the_gate(workspace: CliWorkspace)
     assert (stored.status, stored.error_count, stored.pass_rate) == ("incomplete", 1, 1.0)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_json_output_is_machine_readable(workspace: CliWorkspace) -> None:
     result = evaluate(workspace, GOOD, "--format", "json")
     document = json.loads(result.output)
@@ -148,6 +149,7 @@ def test_an_unusable_store_exits_with_the_store_code(workspace: CliWorkspace) ->
     assert "cannot create its folder" in result.stderr
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_name_sets_the_series_and_keeps_the_retriever_id(workspace: CliWorkspace) -> None:
     result = evaluate(workspace, GOOD, "--name", "nightly-fixed", "--format", "json")
     run = json.loads(result.output)["run"]
@@ -294,6 +296,7 @@ def test_a_bad_metric_or_relevance_level_is_a_usage_error(
     assert not workspace.store.exists()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_hit_at_100_is_exact_and_every_requested_metric_is_reported(workspace: CliWorkspace) -> None:
     """The target at rank 60 of 150: hit@50 misses and hit@100 hits (the evaluator asks deep
     enough instead of reporting hit@30 under those names)."""

@@ -197,6 +197,7 @@ def test_a_pinned_run_in_a_store_that_does_not_exist_is_invalid_input_and_create
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_an_unknown_pinned_run_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(ALL_HIT, "--baseline", "run:nope")
@@ -323,6 +324,7 @@ def test_an_incomplete_pinned_run_is_invalid_input_and_stores_nothing(cli_worksp
     assert len(ResultStore(cli_workspace.store).list_runs()) == 1
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_run_is_never_its_own_pinned_baseline(cli_workspace: CliWorkspace) -> None:
     from goldeneval.core.baseline import Baseline
     from goldeneval.history.comparison import compare_with_history

@@ -81,6 +81,7 @@ def test_goldeneval_executor_dask_puts_the_nightly_job_on_dask(tmp_path: Path, m
     assert dask_executor_config() == {"cluster": {"existing": {"address": {"env": DASK_SCHEDULER_ENV}}}}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize(("name", "value"), [(EXECUTOR_ENV, "celery"), (DASK_WORKERS_ENV, "0")])
 def test_an_unknown_executor_or_worker_count_is_refused_when_the_definitions_load(
     name: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

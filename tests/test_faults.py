@@ -215,6 +215,7 @@ def test_a_lock_file_the_system_refuses_to_create_fails_at_once_not_after_the_lo
         ResultStore("/proc/goldeneval-results.duckdb")
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_lock_file_is_filelocks_own_and_no_probe_file_is_left(tmp_path: Path) -> None:
     """The up-front check never creates the lock file itself: filelock's mode (0666 less the
     umask) stays, so a group sharing a store folder with umask 002 can still write it."""
@@ -282,6 +283,7 @@ def half_corpus(cli_workspace: CliWorkspace) -> Path:
 ALL_HIT = {"alpha": ["a"], "beta": ["b"], "gamma": []}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_expected_ids_missing_from_the_corpus_are_a_warning(cli_workspace: CliWorkspace, half_corpus: Path) -> None:
     result = cli_workspace.evaluate(ALL_HIT, "--corpus", str(half_corpus), "--format", "json")
     assert result.exit_code == ExitCode.OK
@@ -299,6 +301,7 @@ def test_strict_makes_missing_expected_ids_invalid_input(cli_workspace: CliWorks
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_in_metadata_only_the_warning_counts_the_ids_without_naming_them(
     cli_workspace: CliWorkspace, half_corpus: Path
 ) -> None:

@@ -253,6 +253,7 @@ def test_an_echoed_secret_is_never_stored_or_printed_whatever_its_position(
     assert not any(run.encode() in store.read_bytes() for run in runs_of(ECHOED_TOKEN, 12))
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize("width", [40, 60, 80, 120])
 def test_secrets_are_hidden_before_a_quote_is_cut_wherever_the_cut_falls(width: int) -> None:
     """Every padding puts the token across another cut: the quote's own, and the end of the
@@ -334,6 +335,7 @@ def test_a_response_without_ids_makes_an_incomplete_run_whose_error_says_what_wa
     assert errors(document) == {"q-001": error}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_an_incomplete_run_fails_the_gate(server: SearchServer, tmp_path: Path) -> None:
     server.reply_next("/search", Reply(200, b"not json"))
     result = http_run(tmp_path / "r.duckdb", f"url={server.url()}", extra=("--fail-on-regression",))

@@ -245,6 +245,7 @@ def test_a_first_run_below_min_judged_is_the_baseline_says_so_and_exits_6(negati
     assert json.loads(after.output)["verdict"]["previous_run_id"] == document["run"]["id"]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_first_run_below_min_judged_says_so_in_one_line_without_the_gate(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, JUDGED, "--min-judged", "0.9")
     assert result.exit_code == 0, result.output
@@ -254,6 +255,7 @@ def test_a_first_run_below_min_judged_says_so_in_one_line_without_the_gate(negat
     assert "a baseline the labels cannot judge fails the gate" in line
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_first_run_reaching_min_judged_is_a_plain_baseline(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, JUDGED, "--min-judged", "0.75", "--fail-on-regression", "--format", "json")
     assert result.exit_code == 0, result.output

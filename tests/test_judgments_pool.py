@@ -104,6 +104,7 @@ def test_pooling_again_with_the_same_retriever_appends_nothing(tmp_path: Path, c
     assert ": 0 new, 0 with a new source" in result.output
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_pooling_a_new_retriever_appends_only_new_pairs_and_new_sources_and_keeps_grades(
     tmp_path: Path, cache: Path
 ) -> None:

@@ -127,6 +127,7 @@ def test_bpref_and_infap_equal_trec_eval_per_question_on_scifact_to_depth_1000(
     assert differences(scifact_whole_run, qrels) == {}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_top1_and_top3_hits_equal_trec_eval_success(scifact_run: RetrievalRun) -> None:
     for r in scifact_run.results:
         assert (float(r.top1_hit), float(r.top3_hit)) == (r.metrics["hit@1"], r.metrics["hit@3"]), r.question_id

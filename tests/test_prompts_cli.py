@@ -187,6 +187,7 @@ def _judge_args(base_url: str, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_judge_grades_over_http_and_a_malformed_verdict_is_a_recorded_failure(workspace: Workspace) -> None:
     def reply(body: dict[str, Any]) -> Any:
         prompt = last_user_message(body)

@@ -175,6 +175,7 @@ def test_the_summary_has_the_verdict_the_rates_table_and_the_newly_failing_quest
     assert "Alpha office" in html and "doc-other-2" in html  # titles and both runs' documents
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_user_text_renders_as_text_inside_its_cell(pair: Pair) -> None:
     markdown = summary_markdown(pair.regressed)
     html = _md().render(markdown)

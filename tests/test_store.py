@@ -65,6 +65,7 @@ def store(store_location: StoreLocation) -> Store:
     return open_store(store_location)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_new_store_is_at_the_latest_schema_version(store: Store) -> None:
     assert store.schema_version() == SCHEMA_VERSION
 
@@ -92,6 +93,7 @@ def test_a_runs_details_are_stored_as_written_and_read_by_the_database_as_json(
     assert protocol == saved.details.protocol
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_duckdb_store_runs_on_one_thread(tmp_path: Path) -> None:
     # Its checkpoint compresses a run's details on every thread DuckDB has: one keeps the
     # write's memory steady (see goldeneval.store.duckdb_store).

@@ -76,6 +76,7 @@ def test_an_error_of_the_block_passes_through_and_releases_the_store(tmp_path: P
     assert store.schema_version() > 0  # lock and connection were given back
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_database_error_inside_held_is_the_store_error_naming_the_store(tmp_path: Path) -> None:
     store = open_store(tmp_path / "r.duckdb")
     with pytest.raises(StoreError, match=r"r\.duckdb: .*no_such_table"), store.held(), store._read() as sql:
