@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: lint (ruff), types (mypy, strict on goldeneval/), the architecture
-# (import-linter contracts in pyproject.toml), then pytest.  What CI runs.
+# The full run (what CI runs) and the fast lane; docs/testing.md describes both.
 #
-#   bash scripts/test.sh            everything (set-up, ruff, mypy, lint-imports, every test)
-#   bash scripts/test.sh --fast     no set-up, no mypy, no slow or e2e tests, in parallel (pytest-xdist);
-#                                   prints the slowest, and any test not marked slow over 3 s as a warning
+#   bash scripts/test.sh            the full run
+#   bash scripts/test.sh --fast     the fast lane
 #   bash scripts/test.sh ARGS...    pytest ARGS after the checks (e.g. -k store); with --fast too
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +28,9 @@ if [ "${1:-}" = "--fast" ]; then
   # Keep compiled bytecode (gitignored __pycache__/): without it every run and every goldeneval
   # child process compiles the sources and pytest rewrites every test module anew (seconds each).
   unset PYTHONDONTWRITEBYTECODE
+  # The fast lane's limit: docs/testing.md (processor seconds; a later --unmarked-slow-limit wins).
   exec .venv/bin/python -m pytest -q -m "not slow and not e2e" "${parallel[@]}" --durations=15 \
-    --list-unmarked-slow=3 "$@"
+    --unmarked-slow-limit=2 "$@"
 fi
 bash scripts/setup-venv.sh
 echo "== ruff"

@@ -34,22 +34,25 @@ class LocalTestServer(ThreadingHTTPServer):
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted reply: an HTTP status, a body, optional headers and a delay before it."""
+    """One scripted reply: an HTTP status, a body, optional headers and a delay before it;
+    ``wait`` is called before it is sent, outside the server's lock (a barrier that only
+    requests served at the same time get past)."""
 
     status: int = 200
     body: bytes = b""
     headers: tuple[tuple[str, str], ...] = ()
     delay_s: float = 0.0
+    wait: Callable[[], object] | None = None
 
 
-def answer(content: str, *, delay_s: float = 0.0) -> Reply:
+def answer(content: str, *, delay_s: float = 0.0, wait: Callable[[], object] | None = None) -> Reply:
     """A well-formed chat-completions answer."""
     document = {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
     }
-    return Reply(200, json.dumps(document).encode(), (("Content-Type", "application/json"),), delay_s)
+    return Reply(200, json.dumps(document).encode(), (("Content-Type", "application/json"),), delay_s, wait)
 
 
 def verdict(score: Any, reason: str = "scripted") -> Reply:
@@ -91,6 +94,8 @@ def chat_server(*replies: Reply, default: Callable[[dict[str, Any]], Reply] | No
                     reply = server_state.default(body)
                 else:
                     reply = error(500, "script exhausted")
+            if reply.wait is not None:
+                reply.wait()
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             try:

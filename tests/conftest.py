@@ -28,42 +28,109 @@ WriteSet = Callable[..., Path]
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--list-unmarked-slow",
+        "--unmarked-slow-limit",
         type=float,
         default=None,
-        metavar="SECONDS",
-        help="after the run, list the tests not marked slow whose setup and call took over SECONDS "
-        "(a warning for the fast lane and the before-commit routine: it never fails the run)",
+        metavar="CPU_SECONDS",
+        help="fail the run, naming them, when tests not marked slow or e2e took over CPU_SECONDS of "
+        "processor time (their process and the child processes they waited for; setup, call and "
+        "teardown together): the fast lane's limit, see docs/testing.md",
+    )
+    parser.addoption(
+        "--cpu-durations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="list the N tests that took the most processor time (0: all), as --durations does for wall time",
     )
 
 
-class _UnmarkedSlowTests:
-    """Adds up each test's setup and call time; lists those over the limit not marked slow.
-    Runs in the xdist controller too: the workers' reports carry the marker names as keywords."""
+CPU_PROPERTY = "goldeneval_cpu_s"
+"""The user property each test report carries: the processor time of its test so far."""
+_CPU_START = pytest.StashKey[float]()
 
-    def __init__(self, limit_s: float) -> None:
+
+def _cpu_now() -> float:
+    """Processor time of this process (all its threads) and of the child processes it has waited for."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    item.stash[_CPU_START] = _cpu_now()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report: pytest.TestReport = yield
+    if _CPU_START in item.stash:  # the processor time so far: the teardown report's is the test's
+        report.user_properties.append((CPU_PROPERTY, _cpu_now() - item.stash[_CPU_START]))
+    return report
+
+
+class _UnmarkedSlowTests:
+    """Keeps each test's processor time (setup, call and teardown); fails the run when a test not
+    marked slow or e2e is over the limit.  Processor time, not wall time, so that a loaded
+    machine (other jobs, the other xdist workers) does not make a fast test look slow; it runs
+    in the xdist controller, which gets the workers' reports with their user properties and
+    marker names (keywords)."""
+
+    def __init__(self, limit_s: float | None, listed: int | None) -> None:
         self.limit_s = limit_s
-        self.seconds: dict[str, float] = {}
+        self.listed = listed
+        self.cpu_s: dict[str, float] = {}
+        self.wall_s: dict[str, float] = {}
+        self.marked: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when in ("setup", "call") and "slow" not in report.keywords:
-            self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+        for name, value in report.user_properties:
+            if name == CPU_PROPERTY and isinstance(value, float):
+                self.cpu_s[report.nodeid] = max(self.cpu_s.get(report.nodeid, 0.0), float(value))
+        self.wall_s[report.nodeid] = self.wall_s.get(report.nodeid, 0.0) + report.duration
+        if "slow" in report.keywords or "e2e" in report.keywords:
+            self.marked.add(report.nodeid)
+
+    def over(self) -> list[tuple[float, str]]:
+        if self.limit_s is None:
+            return []
+        over = [(s, nodeid) for nodeid, s in self.cpu_s.items() if s > self.limit_s and nodeid not in self.marked]
+        return sorted(over, reverse=True)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.over() and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        over = sorted(((s, nodeid) for nodeid, s in self.seconds.items() if s > self.limit_s), reverse=True)
+        if self.listed is not None:
+            most = sorted(((s, nodeid) for nodeid, s in self.cpu_s.items()), reverse=True)
+            terminalreporter.write_sep("=", f"processor time of the {len(most[: self.listed or None])} busiest tests")
+            for seconds, nodeid in most[: self.listed or None]:
+                wall = self.wall_s.get(nodeid, 0.0)
+                terminalreporter.write_line(f"{seconds:.2f}s cpu {wall:.2f}s wall {nodeid}")
+            total = sum(self.cpu_s.values())
+            terminalreporter.write_line(f"{total:.1f}s cpu in all tests, {len(self.cpu_s)} tests")
+        over = self.over()
         if not over:
             return
         tests = "1 test" if len(over) == 1 else f"{len(over)} tests"
-        terminalreporter.write_sep("=", f"warning: {tests} not marked slow took over {self.limit_s:g} s", yellow=True)
+        terminalreporter.write_sep(
+            "=", f"FAILED: {tests} not marked slow took over {self.limit_s:g} s of processor time", red=True
+        )
         for seconds, nodeid in over:
-            terminalreporter.write_line(f"{seconds:.2f}s setup+call {nodeid}")
-        terminalreporter.write_line("mark each @pytest.mark.slow (CI still runs it; --fast skips it) or make it faster")
+            terminalreporter.write_line(f"{seconds:.2f}s cpu {self.wall_s.get(nodeid, 0.0):.2f}s wall {nodeid}")
+        terminalreporter.write_line(
+            "mark each @pytest.mark.slow (the full run still runs it; the fast lane skips it) or make it "
+            "cheaper; docs/testing.md"
+        )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    limit_s = config.getoption("list_unmarked_slow")
-    if limit_s is not None and not hasattr(config, "workerinput"):  # the xdist controller, or no xdist
-        config.pluginmanager.register(_UnmarkedSlowTests(limit_s), "goldeneval-unmarked-slow-tests")
+    limit_s = config.getoption("unmarked_slow_limit")
+    listed = config.getoption("cpu_durations")
+    if (limit_s is not None or listed is not None) and not hasattr(config, "workerinput"):  # the controller
+        config.pluginmanager.register(_UnmarkedSlowTests(limit_s, listed), "goldeneval-unmarked-slow-tests")
 
 
 @pytest.fixture(autouse=True)

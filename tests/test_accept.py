@@ -90,6 +90,7 @@ def night(folder: Path, retriever: str, baseline: str = "accepted") -> tuple[int
 GOOD, BAD = "goldeneval.lexical", "worse_lexical:build"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_regression_stays_red_until_a_person_accepts_a_run_then_the_next_night_passes(folder: Path) -> None:
     code, first = night(folder, GOOD)
     assert (code, first["verdict"]["state"]) == (ExitCode.OK, "baseline")
@@ -133,6 +134,7 @@ def test_a_regression_stays_red_until_a_person_accepts_a_run_then_the_next_night
     assert marked.endswith("by alice")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_command_line_keeps_previous_so_a_persisting_regression_turns_green_there(folder: Path) -> None:
     night(folder, GOOD)
     night(folder, BAD)
@@ -143,6 +145,7 @@ def test_the_command_line_keeps_previous_so_a_persisting_regression_turns_green_
     assert next(p.default for p in retrieval.params if p.name == "baseline_text") == "previous"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_that_passed_against_the_level_becomes_the_level(folder: Path) -> None:
     _, first = night(folder, GOOD)
     _, second = night(folder, GOOD)
@@ -154,6 +157,7 @@ def test_a_run_that_passed_against_the_level_becomes_the_level(folder: Path) -> 
     assert first["run"]["id"] != second["run"]["id"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_benchmark_change_stays_unjudged_until_a_person_accepts_a_run_of_it(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -174,6 +178,7 @@ def test_a_benchmark_change_stays_unjudged_until_a_person_accepts_a_run_of_it(
     assert (after["verdict"]["status"], after["verdict"]["previous_run_id"]) == ("pass", changed[1]["run"]["id"])
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_accept_refuses_an_unknown_run_an_incomplete_run_and_an_empty_reason(cli_workspace: CliWorkspace) -> None:
     store = str(cli_workspace.store)
     missing = invoke("accept", "0123abc", "--reason", "fine", "--store", store)
@@ -205,6 +210,7 @@ def test_accept_refuses_an_unknown_run_an_incomplete_run_and_an_empty_reason(cli
     assert ResultStore(cli_workspace.store).acceptances([incomplete.id, complete.id]) == {}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_accept_defaults_by_to_the_user_running_it(
     cli_workspace: CliWorkspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,6 +223,7 @@ def test_accept_defaults_by_to_the_user_running_it(
     assert ResultStore(cli_workspace.store).acceptances([run.id])[run.id].accepted_by == "operator-bob"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_acceptances_are_stored_purged_and_copied_with_their_run(
     store_location: StoreLocation, cli_workspace: CliWorkspace, tmp_path: Path
 ) -> None:
@@ -240,6 +247,7 @@ def test_acceptances_are_stored_purged_and_copied_with_their_run(
     assert store.acceptances([later.id]) == {}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_verdict_against_the_level_names_the_accepted_run_and_who_accepted_it(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate({"alpha": ["a"], "beta": ["b"], "gamma": []})
     cli_workspace.evaluate({"alpha": ["x"], "beta": ["x"], "gamma": []})
@@ -255,6 +263,7 @@ def test_the_verdict_against_the_level_names_the_accepted_run_and_who_accepted_i
     assert verdict.reference == f"accepted level run {second.id} (accepted by dana: labels were wrong)"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_series_without_a_level_is_judged_against_the_run_before_until_one_passes(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -277,6 +286,7 @@ def test_a_series_without_a_level_is_judged_against_the_run_before_until_one_pas
     assert fourth["verdict"]["reason"].endswith(f"accepted level run {third['run']['id']} (it passed the gate)")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_compare_against_accepted_shows_the_level(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate({"alpha": ["a"], "beta": ["b"], "gamma": []})
     cli_workspace.evaluate({"alpha": ["x"], "beta": ["x"], "gamma": []})
@@ -298,6 +308,7 @@ def test_accept_refuses_an_empty_by(cli_workspace: CliWorkspace) -> None:
     )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_retention_keeps_the_accepted_level_so_a_lasting_regression_stays_red(folder: Path) -> None:
     """Purging the good night before a lasting regression must not make a bad night the
     series' baseline: the level (night 1) stays, and night 4 is still red against it."""
@@ -321,6 +332,7 @@ def test_retention_keeps_the_accepted_level_so_a_lasting_regression_stays_red(fo
     assert f"compared with accepted level run {night1} (it passed the gate)" in fourth["verdict"]["reason"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_purge_says_which_runs_it_kept_as_levels_and_deletes_the_rest(folder: Path) -> None:
     _, first = night(folder, GOOD)
     bad = [night(folder, BAD)[1]["run"]["id"] for _ in range(2)]
@@ -338,6 +350,7 @@ def test_purge_says_which_runs_it_kept_as_levels_and_deletes_the_rest(folder: Pa
     assert (code, after["verdict"]["previous_run_id"]) == (ExitCode.REGRESSION, first["run"]["id"])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_retention_keeps_the_latest_acceptances_run(folder: Path) -> None:
     night(folder, GOOD)
     _, second = night(folder, BAD)
@@ -352,6 +365,7 @@ def test_retention_keeps_the_latest_acceptances_run(folder: Path) -> None:
     assert store.acceptances([second["run"]["id"]])[second["run"]["id"]].accepted_by == "alice"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_retention_keeps_the_older_runs_the_walk_needs_to_reach_the_level(
     cli_workspace: CliWorkspace, store_location: StoreLocation
 ) -> None:
@@ -378,6 +392,7 @@ def test_retention_keeps_the_older_runs_the_walk_needs_to_reach_the_level(
     assert (after["verdict"]["status"], after["verdict"]["previous_run_id"]) == ("pass", third["run"]["id"])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_later_acceptance_of_an_older_run_undoes_an_acceptance(folder: Path) -> None:
     _, first = night(folder, GOOD)
     _, second = night(folder, BAD)
@@ -393,6 +408,7 @@ def test_a_later_acceptance_of_an_older_run_undoes_an_acceptance(folder: Path) -
     assert f"accepted level run {first['run']['id']} (accepted by bob: rollback)" in third["verdict"]["reason"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_accept_line_says_whom_it_binds_and_which_run_is_the_level_now(folder: Path) -> None:
     _, first = night(folder, GOOD)
     _, second = night(folder, GOOD)  # passed the gate: the level
@@ -410,6 +426,7 @@ def test_the_accept_line_says_whom_it_binds_and_which_run_is_the_level_now(folde
     assert third["verdict"]["previous_run_id"] == second["run"]["id"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_purge_including_levels_deletes_the_levels_too_and_the_next_run_is_the_baseline(folder: Path) -> None:
     night(folder, GOOD)
     night(folder, BAD)

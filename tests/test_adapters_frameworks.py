@@ -81,6 +81,7 @@ def test_integer_ids_are_text_and_other_ids_are_the_questions_error(tmp_path: Pa
 # ------------------------------------------------------------------ LlamaIndex
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_llamaindex_similarity_top_k_is_set_on_a_shallow_copy(tmp_path: Path) -> None:
     retriever = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_keyword_nodes", id_field="doc_id")
     assert retriever.limit_by == "similarity_top_k"
@@ -88,6 +89,7 @@ def test_llamaindex_similarity_top_k_is_set_on_a_shallow_copy(tmp_path: Path) ->
     assert retriever.retriever.similarity_top_k == 2
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_llamaindex_ids_fall_back_to_the_source_document_then_the_node_id(tmp_path: Path) -> None:
     by_source = build("goldeneval.llamaindex", tmp_path, factory=f"{LLAMA_TOYS}:make_keyword_nodes")
     assert by_source.retrieve("ticket price", 2) == ["fares/day-ticket", "fares/single-ticket"]  # ref_doc_id
@@ -163,6 +165,7 @@ def test_a_secret_in_a_revision_option_is_refused(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_through_the_cli_a_talking_factory_keeps_json_clean_and_a_bad_id_is_its_questions_error(tmp_path: Path) -> None:
     args = ["retrieval", "--set", "transit-sample", "--store", str(tmp_path / "r.duckdb"), "--no-progress"]
     args += ["--retriever", "goldeneval.langchain"]

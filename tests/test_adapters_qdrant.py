@@ -83,6 +83,7 @@ def closed_port() -> Iterator[int]:
 # ------------------------------------------------------------------ options, before anything opens
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -111,6 +112,7 @@ def test_bad_options_are_one_line(tmp_path: Path, options: dict[str, str], messa
 # ------------------------------------------------------------------ the collection, before the model
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_missing_collection_names_those_there(tmp_path: Path, store: Path) -> None:
     assert refused(tmp_path, path=str(store), collection="transit") == (
         "retriever 'goldeneval.qdrant': collection 'transit' at local does not exist (collections there: docs)"
@@ -147,6 +149,7 @@ def test_a_folder_another_client_holds_is_one_line(tmp_path: Path, store: Path) 
         holder.close()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_server_that_is_not_there_is_one_line_with_its_url(tmp_path: Path, closed_port: int) -> None:
     message = refused(tmp_path, url=f"http://127.0.0.1:{closed_port}", collection="docs")
     assert message.startswith(

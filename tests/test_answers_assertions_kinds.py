@@ -127,6 +127,7 @@ def test_a_set_without_the_new_fields_keeps_its_digest(tmp_path: Path) -> None:
     assert prompt_set_digest(load_prompt_set(path)) == expected
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_new_kinds_grade_through_the_cli(tmp_path: Path) -> None:
     prompts = [
         {"id": "any", "prompt": "A river?", "assertions": [{"type": "contains-any", "values": ["Seine", "Loire"]}]},

@@ -36,6 +36,7 @@ def _always_500(body: dict[str, Any]) -> Any:
     return error(500, "backend down")
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_after_n_consecutive_failures_the_endpoint_is_not_called_and_the_rest_say_why(tmp_path: Path) -> None:
     with chat_server(default=_always_500) as server:
         result = _run(tmp_path, server, "--model-option", "max_retries=0", "--max-consecutive-failures", "3")
@@ -56,6 +57,7 @@ def test_after_n_consecutive_failures_the_endpoint_is_not_called_and_the_rest_sa
     assert "5 calls not made" in result.stderr
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_default_stops_after_five_failed_calls_each_with_its_retries(tmp_path: Path) -> None:
     with chat_server(default=_always_500) as server:
         result = _run(tmp_path, server)
@@ -63,6 +65,7 @@ def test_the_default_stops_after_five_failed_calls_each_with_its_retries(tmp_pat
     assert len(server.requests) == 5 * 3  # five calls of three attempts (max_retries 2)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_zero_turns_the_breaker_off(tmp_path: Path) -> None:
     with chat_server(default=_always_500) as server:
         result = _run(tmp_path, server, "--model-option", "max_retries=0", "--max-consecutive-failures", "0")

@@ -69,6 +69,7 @@ def workspace(tmp_path: Path) -> Workspace:
     return Workspace(tmp_path)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_second_run_with_a_warm_cache_makes_no_request(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         first = workspace.run(server, "--format", "json")
@@ -85,6 +86,7 @@ def test_a_second_run_with_a_warm_cache_makes_no_request(workspace: Workspace) -
     assert len(workspace.cache_files()) == 3
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_no_cache_calls_the_model_again(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         assert workspace.run(server).exit_code == 0
@@ -94,6 +96,7 @@ def test_no_cache_calls_the_model_again(workspace: Workspace) -> None:
     assert "response cache off (--no-cache)" in result.stderr
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_changed_prompt_is_asked_and_the_unchanged_ones_are_not(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         assert workspace.run(server).exit_code == 0
@@ -103,6 +106,7 @@ def test_a_changed_prompt_is_asked_and_the_unchanged_ones_are_not(workspace: Wor
     assert server.requests[-1]["messages"][0] == {"role": "system", "content": "Answer in one word."}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_another_model_revision_is_another_key(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         assert workspace.run(server, revision="r1").exit_code == 0
@@ -120,6 +124,7 @@ def test_a_mutable_alias_is_never_cached(workspace: Workspace) -> None:
     assert workspace.cache_files() == []
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_temperature_above_zero_is_not_cached_and_the_output_says_why(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         for _ in range(2):
@@ -130,6 +135,7 @@ def test_a_temperature_above_zero_is_not_cached_and_the_output_says_why(workspac
     assert "response cache off (temperature above 0: two calls may rightly differ)" in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_writes_no_cache_entry(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         for _ in range(2):
@@ -155,6 +161,7 @@ def test_the_cache_holds_the_answer_never_the_api_key_nor_the_request(
     assert leftovers == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_unreadable_entry_is_asked_again_and_rewritten(workspace: Workspace) -> None:
     with chat_server(default=_reply) as server:
         assert workspace.run(server).exit_code == 0

@@ -41,6 +41,7 @@ def _prompts(tmp_path: Path, base_url: str, served: str, *extra: str) -> Result:
     return CliRunner().invoke(main, [*args, *extra])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_two_served_models_get_two_series_and_two_quality_scores(tmp_path: Path) -> None:
     with chat_server(default=_reply) as server:
         assert _prompts(tmp_path, server.base_url, "good").exit_code == 0
@@ -68,6 +69,7 @@ def test_a_second_served_model_is_a_baseline_of_its_own_not_a_regression_of_the_
     assert "Regression verdict: baseline" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_name_still_overrides_the_default_series(tmp_path: Path) -> None:
     with chat_server(default=_reply) as server:
         assert _prompts(tmp_path, server.base_url, "good", "--name", "prod-assistant").exit_code == 0

@@ -35,6 +35,7 @@ def _run(tmp_path: Path, base_url: str, *extra: str) -> Result:
     return CliRunner().invoke(main, [*args, *extra])
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_reported_usage_and_its_cost_are_shown_with_the_run(tmp_path: Path) -> None:
     replies = [reply_with_usage("ok", 1000, 200), reply_with_usage("ok", 2000, 300), reply_with_usage("ok", 500, 100)]
     with chat_server(*replies) as server:
@@ -48,6 +49,7 @@ def test_reported_usage_and_its_cost_are_shown_with_the_run(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_server_without_usage_leaves_it_unknown(tmp_path: Path) -> None:
     with chat_server(default=lambda body: answer("ok")) as server:
         result = _run(tmp_path, server.base_url, "--model-option", "input_price=1", "--model-option", "output_price=1")
@@ -101,6 +103,7 @@ def test_prices_are_per_model_options_and_both_are_needed(tmp_path: Path) -> Non
     assert not (tmp_path / "s.duckdb").exists()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_usage_and_cost_are_stored_with_the_run_and_in_the_json(tmp_path: Path) -> None:
     """Shown is not enough (the hostile review): the details and ``--format json`` hold them."""
     replies = [reply_with_usage("ok", 1000, 200), reply_with_usage("ok", 2000, 300), reply_with_usage("ok", 500, 100)]

@@ -34,6 +34,7 @@ def transit(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, A
     return root, json.loads(result.stdout)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_answer_quality_is_split_by_retrieval_hit_and_miss(transit: tuple[Path, dict[str, Any]]) -> None:
     _, document = transit
     answers = document["answers"]
@@ -46,6 +47,7 @@ def test_answer_quality_is_split_by_retrieval_hit_and_miss(transit: tuple[Path, 
     assert by_retrieval["hit"]["pass_rate"] > by_retrieval["miss"]["pass_rate"]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_answer_run_is_stored_beside_the_retrieval_run(transit: tuple[Path, dict[str, Any]]) -> None:
     root, document = transit
     runs = {run.grader: run for run in ResultStore(root / "s.duckdb").list_runs()}
@@ -55,6 +57,7 @@ def test_the_answer_run_is_stored_beside_the_retrieval_run(transit: tuple[Path, 
     assert document["gate"] == "pass"
 
 
+@pytest.mark.slow  # its module fixture's run is over the limit; whichever test comes first pays it (#44)
 def test_the_answer_benchmark_differs_from_the_retrieval_one_but_both_are_known(
     transit: tuple[Path, dict[str, Any]],
 ) -> None:
@@ -101,6 +104,7 @@ def test_a_chat_model_answers_from_the_retrieved_documents(tmp_path: Path) -> No
     assert prompts[1]["answer"] == "I do not know." and prompts[1]["passed"] is False
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_stores_no_answer_and_no_document(tmp_path: Path) -> None:
     result = _answers(tmp_path, "--model", "goldeneval.extractive", "--privacy", "metadata_only")
     assert result.exit_code == 0, result.output
@@ -146,6 +150,7 @@ def test_the_extractive_model_without_a_corpus_is_invalid_input(tmp_path: Path) 
     assert "model 'goldeneval.extractive' needs a corpus" in result.stderr
 
 
+@pytest.mark.slow  # its module fixture's run is over the limit; whichever test comes first pays it (#44)
 def test_each_stored_slice_holds_the_questions_slice_of_names(transit: tuple[Path, dict[str, Any]]) -> None:
     """The gate tests a slice's drop on the questions ``slice_of`` puts in it (``--max-p``): for
     both kinds they must be exactly the questions each stored slice counted."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,9 @@ from click.testing import CliRunner, Result
 from goldeneval.cli import main
 from tests.chat_server import Reply, answer, chat_server, verdict
 
+HANG_GUARD_S = 60
+"""How long a request waits for its peers at most, so that a run that asks one prompt at a time
+fails instead of hanging; never a measure of speed (docs/testing.md)."""
 PROMPTS = {
     "id": "flags-check",
     "prompts": [
@@ -83,6 +86,7 @@ def test_unstable_verdicts_are_their_own_status_and_fail_on_unstable_makes_them_
     assert document["run"]["status"] == "incomplete"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_rubric_flag_reaches_the_judge_and_names_the_grader(tmp_path: Path) -> None:
     result, judged = _judged(tmp_path, "--judge-rubric", "correctness", "--judge-samples", "1")
     assert result.exit_code == 0, result.output
@@ -111,20 +115,22 @@ def test_abstention_phrases_replace_the_defaults(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_answers_asks_the_model_with_workers(tmp_path: Path) -> None:
-    """Each reply takes 0.2 s, so one prompt at a time can never send two requests less than
-    0.2 s apart; with four workers requests arrive together."""
-    arrivals: list[float] = []
+    """With ``--workers 4`` the model is asked four prompts at once: the first four requests are
+    answered only when all four are being served together (a barrier), which one prompt at a
+    time never reaches; all 81 prompts are answered."""
+    first_four = threading.Barrier(4)
+    served = itertools.count()
 
     def reply(body: dict[str, Any]) -> Reply:
-        arrivals.append(time.perf_counter())
-        return answer("An answer.", delay_s=0.2)
+        wait = (lambda: first_four.wait(HANG_GUARD_S)) if next(served) < 4 else None
+        return answer("An answer.", wait=wait)
 
     with chat_server(default=reply) as server:
         args = ["answers", "--set", "transit-sample", "--retriever", "goldeneval.lexical", "--workers", "4"]
         args += ["--model", "goldeneval.openai", "--model-option", f"base_url={server.base_url}"]
         args += ["--model-option", "model=m", "--store", str(tmp_path / "s.duckdb"), "--no-progress"]
+        args += ["--timeout", str(HANG_GUARD_S * 2)]
         result = CliRunner().invoke(main, [*args, "--cache-dir", str(tmp_path / "c"), "--format", "json"])
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)["answers"]["prompts"]) == 81
-    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
-    assert len(arrivals) == 81 and min(gaps) < 0.1
+    assert len(server.requests) == 81

@@ -114,6 +114,7 @@ def _prompt_set(tmp_path: Path, value: str) -> Path:
     return path
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_code_assertion_in_a_prompt_set_grades_answers_through_the_cli(tmp_path: Path) -> None:
     with chat_server(default=lambda body: answer("Paris.")) as server:
         args = ["prompts", "--set", str(_prompt_set(tmp_path, "answer_checks:short")), "--model", "goldeneval.openai"]

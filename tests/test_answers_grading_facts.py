@@ -100,6 +100,7 @@ def _prompt_run(tmp_path: Path) -> dict[str, dict[str, Any]]:
     return {p["id"]: p for p in json.loads(result.stdout)["prompts"]}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_through_the_cli_facts_decide_and_sentences_pass_and_echoes_fail(tmp_path: Path) -> None:
     graded = _prompt_run(tmp_path)
     verdicts = {pid: graded[pid]["passed"] for pid in graded}
@@ -230,14 +231,17 @@ def test_an_answers_run_lists_the_unsupported_number_per_question(tmp_path: Path
 
 @pytest.mark.slow  # 100,000-character answers: over 2 s on a loaded 2-core machine
 def test_hostile_answers_are_read_without_error_and_in_bounded_time() -> None:
+    """Answers built to be slow are read without error, in bounded work: the bound is on this
+    thread's processor time (which a loaded machine does not stretch, unlike the wall clock),
+    60 s against the minutes a quadratic e-mail pattern or a 100,000-digit int took."""
     import time
 
-    started = time.monotonic()
+    started = time.thread_time()
     for text in ("1" * 100_000, "x@" * 50_000, "a" * 100_000, "1,5" * 30_000):
         extract_facts(text, notes=True)
         unsupported_facts(text, [text[:4000]])
         assert grade_reference(text, "08:00", 0.5).passed is False
-    assert time.monotonic() - started < 60  # was minutes: a quadratic e-mail pattern, a 100,000-digit int
+    assert time.thread_time() - started < 60  # processor time, not wall-clock time
 
 
 def test_a_part_of_the_day_after_a_clock_time_is_read() -> None:

@@ -100,6 +100,7 @@ def _prompt_run(tmp_path: Path) -> dict[str, dict[str, Any]]:
     return {p["id"]: p for p in json.loads(result.stdout)["prompts"]}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_through_the_cli_names_polarity_and_units_decide(tmp_path: Path) -> None:
     graded = _prompt_run(tmp_path)
     answered = {pid: p["answer"] for pid, p in graded.items()}

@@ -159,6 +159,7 @@ def test_a_scope_clause_alone_answers_and_a_follow_up_does_not_hide_an_answer() 
     assert AbstentionRules().match("The fee is $5 per day. Would you like more details?") is None
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_review4_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
     cases = load_cases(REVIEW4_SET)
     assert len(cases) == 119 and len({c.id for c in cases}) == len(cases)

@@ -145,6 +145,7 @@ def test_a_scope_clause_with_only_and_an_offer_to_look_elsewhere_abstains() -> N
     assert AbstentionRules().match("The documents only list a fee of $5. Would you like more details?") is None
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_review5_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
     cases = load_cases(REVIEW5_SET)
     assert len(cases) == 107 and len({c.id for c in cases}) == len(cases)

@@ -100,6 +100,7 @@ def _answer_run(tmp_path: Path, base_url: str, rubric: str | None) -> dict[str, 
     return {"run": run, "by_id": {r.id: r for r in run.results}}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_faithfulness_rubric_fails_an_answer_that_contradicts_its_context_and_passes_one_that_quotes_it(
     tmp_path: Path,
 ) -> None:

@@ -99,6 +99,7 @@ def _replies(sky: list[float]) -> Callable[[dict[str, Any]], Reply]:
     return reply
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize(("fail_on_unstable", "gate"), [(False, GateDecision.PASS), (True, GateDecision.INCOMPLETE)])
 def test_unstable_prompts_are_counted_apart_and_fail_the_gate_only_when_asked(
     tmp_path: Path, fail_on_unstable: bool, gate: GateDecision

@@ -35,6 +35,7 @@ REPLIES = {
 """The 7-Day Ticket prompt gets an HTTP 400: the prompt is an error, not graded."""
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_pass_rate_is_passed_over_graded_prompts_through_the_cli(tmp_path: Path) -> None:
     path = tmp_path / "rate.yaml"
     path.write_text(yaml.safe_dump({"id": "rate-check", "prompts": PROMPTS}), encoding="utf-8")
@@ -108,6 +109,7 @@ def _store(store: ResultStore, grader: str, set_id: str, score: float, minutes: 
     store.save_run(run.to_record(PrivacyMode.FULL))
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_quality_score_never_averages_across_graders(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "s.duckdb")
     _store(store, "deterministic", "set-a", 0.6, 0)

@@ -60,6 +60,7 @@ def _stats(tmp_path: Path, lines: list[dict[str, str]], *extra: str) -> Result:
     return CliRunner().invoke(main, args)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_graders_kappa_against_people_matches_scikit_learn(tmp_path: Path) -> None:
     from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 
@@ -88,6 +89,7 @@ def test_the_graders_kappa_against_people_matches_scikit_learn(tmp_path: Path) -
     assert "ann" in text.output and "deterministic" in text.output
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize(
     ("line", "message"),
     [

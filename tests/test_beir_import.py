@@ -242,6 +242,7 @@ def test_scifact_holds_both_forms(scifact_set: GoldenQuestionSet) -> None:
 # --------------------------------------------------------------------------- one read per run
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_over_a_beir_folder_reads_its_corpus_once(
     tinyfact: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

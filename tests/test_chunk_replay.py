@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import ranx
 import yaml
 from click.testing import CliRunner
@@ -67,6 +68,7 @@ def per_question(document: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
     return {q["id"]: (q["documents"], q["top1_hit"], q["top3_hit"], q["metrics"]) for q in document["questions"]}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_chunk_grained_run_replays_to_the_same_top3_and_metrics(tmp_path: Path) -> None:
     set_path = write_set(tmp_path / "set")
     original = run(tmp_path, set_path, "--retriever", "tests.test_chunk_replay:chunked", "--name", "chunked")
@@ -89,6 +91,7 @@ def test_a_chunk_grained_run_replays_to_the_same_top3_and_metrics(tmp_path: Path
     assert replayed["warnings"] == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_notes_judged_under_other_labels_are_not_applied_and_say_so(tmp_path: Path) -> None:
     set_path = write_set(tmp_path / "set")
     original = run(tmp_path, set_path, "--retriever", "tests.test_chunk_replay:chunked", "--name", "chunked")

@@ -27,6 +27,7 @@ def evaluate(workspace: CliWorkspace, rankings: Mapping[str, object], *extra: st
     return workspace.evaluate(rankings, *extra)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_prints_questions_rates_and_both_breakdowns(workspace: CliWorkspace) -> None:
     result = evaluate(workspace, GOOD)
     assert result.exit_code == 0, result.output
@@ -44,6 +45,7 @@ def test_a_run_prints_questions_rates_and_both_breakdowns(workspace: CliWorkspac
     ) in lines
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_is_stored_with_top1_as_pass_rate_and_top3_as_mean_score(workspace: CliWorkspace) -> None:
     evaluate(workspace, WORSE)
     [stored] = ResultStore(workspace.store).list_runs()
@@ -52,6 +54,7 @@ def test_a_run_is_stored_with_top1_as_pass_rate_and_top3_as_mean_score(workspace
     assert (stored.pass_rate, stored.mean_score) == pytest.approx((1 / 3, 2 / 3))
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_second_identical_run_passes_the_regression_gate(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD)
     result = evaluate(workspace, GOOD, "--fail-on-regression")
@@ -62,6 +65,7 @@ def test_a_second_identical_run_passes_the_regression_gate(workspace: CliWorkspa
     ) in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_regression_fails_the_gate_and_names_the_rate(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD)
     result = evaluate(workspace, WORSE, "--fail-on-regression")
@@ -72,17 +76,20 @@ def test_a_regression_fails_the_gate_and_names_the_rate(workspace: CliWorkspace)
     ) in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_regression_without_the_flag_exits_zero(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD)
     assert evaluate(workspace, WORSE).exit_code == ExitCode.OK
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_thresholds_are_configurable(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD)
     result = evaluate(workspace, WORSE, "--fail-on-regression", "--max-top1-drop", "0.7", "--max-top3-drop", "0.4")
     assert result.exit_code == ExitCode.OK
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_incomplete_run_is_stored_and_fails_the_gate(workspace: CliWorkspace) -> None:
     result = evaluate(workspace, {**GOOD, "beta": "raise"}, "--fail-on-regression")
     assert result.exit_code == ExitCode.INCOMPLETE
@@ -91,6 +98,7 @@ def test_an_incomplete_run_is_stored_and_fails_the_gate(workspace: CliWorkspace)
     assert (stored.status, stored.error_count, stored.pass_rate) == ("incomplete", 1, 1.0)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_json_output_is_machine_readable(workspace: CliWorkspace) -> None:
     result = evaluate(workspace, GOOD, "--format", "json")
     document = json.loads(result.output)
@@ -141,6 +149,7 @@ def test_an_unusable_store_exits_with_the_store_code(workspace: CliWorkspace) ->
     assert "cannot create its folder" in result.stderr
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_name_sets_the_series_and_keeps_the_retriever_id(workspace: CliWorkspace) -> None:
     result = evaluate(workspace, GOOD, "--name", "nightly-fixed", "--format", "json")
     run = json.loads(result.output)["run"]
@@ -149,6 +158,7 @@ def test_name_sets_the_series_and_keeps_the_retriever_id(workspace: CliWorkspace
     assert (stored.model, stored.retriever_id) == ("nightly-fixed", "fixed_rankings_plugin:build")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_two_names_for_one_retriever_are_two_series(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD, "--name", "a")
     result = evaluate(workspace, GOOD, "--name", "b", "--format", "json")
@@ -213,6 +223,7 @@ def test_a_plugin_that_raises_is_invalid_input_with_one_line_and_nothing_stored(
     assert not workspace.store.exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_runs_filters_by_series_name_or_retriever_id(workspace: CliWorkspace) -> None:
     evaluate(workspace, GOOD, "--name", "nightly-fixed")
     for value in ("nightly-fixed", "fixed_rankings_plugin:build"):
@@ -285,6 +296,7 @@ def test_a_bad_metric_or_relevance_level_is_a_usage_error(
     assert not workspace.store.exists()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_hit_at_100_is_exact_and_every_requested_metric_is_reported(workspace: CliWorkspace) -> None:
     """The target at rank 60 of 150: hit@50 misses and hit@100 hits (the evaluator asks deep
     enough instead of reporting hit@30 under those names)."""

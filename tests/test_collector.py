@@ -107,6 +107,7 @@ def cycles(context: object) -> _MakesCycles:
     return _MakesCycles()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_plugins_reference_cycles_are_collected_during_the_run(default_thresholds: tuple[int, int, int]) -> None:
     """Plug-in code runs with the thresholds found before the pipeline (what it allocates is
     collected as usual), so its garbage does not pile up until the run ends."""

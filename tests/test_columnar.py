@@ -295,6 +295,7 @@ def test_collapse_keeps_first_occurrences_in_rank_order(engine_name: str, limit:
     ]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rankings=st.lists(st.lists(st.integers(0, 9), max_size=12), min_size=1, max_size=40),
@@ -376,6 +377,7 @@ def to_document(returned_id: str) -> str:
     return returned_id.split("#")[0]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize("engine_name", sorted(ENGINES))
 def test_protocol_hits_and_binary_metrics_equal_score_question(engine_name: str) -> None:
     questions, rankings = chunk_run(seed=3, n=300)

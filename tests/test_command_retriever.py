@@ -121,6 +121,7 @@ def reference_documents() -> dict[str, list[str]]:
 # ------------------------------------------------------------------ PHP, through the CLI
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_php_search_program_is_measured_and_finds_what_its_python_twin_finds(
     php: str, tmp_path: Path, program_env: Path
 ) -> None:
@@ -134,6 +135,7 @@ def test_a_php_search_program_is_measured_and_finds_what_its_python_twin_finds(
     assert none_left(listed(program_env)) == []
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize("how", ["exit", "kill"])
 def test_a_php_program_that_dies_on_its_fifth_question_costs_that_question_only(
     php: str, tmp_path: Path, program_env: Path, monkeypatch: pytest.MonkeyPatch, how: str
@@ -158,6 +160,7 @@ def test_a_php_program_that_dies_on_its_fifth_question_costs_that_question_only(
 # ------------------------------------------------------------------ a shell program, through the CLI
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_program_killed_mid_run_is_restarted_and_the_run_completes_with_one_error(
     tmp_path: Path, program_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -175,6 +178,7 @@ def test_a_program_killed_mid_run_is_restarted_and_the_run_completes_with_one_er
     assert none_left(listed(program_env)) == []
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_hung_program_is_an_error_after_timeout_s_and_its_children_are_stopped_too(
     tmp_path: Path, program_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -189,6 +193,7 @@ def test_a_hung_program_is_an_error_after_timeout_s_and_its_children_are_stopped
     assert none_left(pids) == []
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_workers_run_one_program_each(tmp_path: Path, program_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEARCH_WAIT_FOR", "3")  # no program answers before three run at once
     document = as_json(
@@ -198,6 +203,7 @@ def test_workers_run_one_program_each(tmp_path: Path, program_env: Path, monkeyp
     assert len(listed(program_env)) == 3
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_processes_1_serialises_the_workers_on_one_program(tmp_path: Path, program_env: Path) -> None:
     document = as_json(
         retrieval(tmp_path / "r.duckdb", ANSWER_SH, "--workers", "4", "--option", "processes=1", "--format", "json")
@@ -266,6 +272,7 @@ def test_close_ends_every_program_and_reaps_it(program_env: Path) -> None:
         retriever.retrieve("again", 10)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_retriever_garbage_collected_ends_its_programs(program_env: Path) -> None:
     retriever = command_retriever(ANSWER_SH)
     retriever.retrieve("first", 10)
@@ -324,6 +331,7 @@ def test_a_run_that_fails_with_an_exception_leaves_no_program(tmp_path: Path, pr
     assert none_left(listed(program_env)) == []
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_run_that_ends_leaves_no_program(tmp_path: Path, program_env: Path) -> None:
     result = retrieval(tmp_path / "r.duckdb", ANSWER_SH, "--workers", "2")
     assert result.exit_code == ExitCode.OK, result.output

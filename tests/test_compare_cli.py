@@ -36,6 +36,7 @@ def _two_runs(workspace: CliWorkspace, second: dict[str, Any] = ONE_MISS, **kwar
     return first, _run_id(result), result
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_compare_lists_the_flipped_question_with_its_text_and_both_rankings(cli_workspace: CliWorkspace) -> None:
     first, second, _ = _two_runs(cli_workspace)
     result = _compare(cli_workspace, first[:8], second[:8], "--set", str(cli_workspace.set_path))
@@ -50,6 +51,7 @@ def test_compare_lists_the_flipped_question_with_its_text_and_both_rankings(cli_
     assert "now: top-1 hit rate miss, top-3 hit rate miss" in block
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_json_holds_every_question_and_the_verdict_the_gate_made(cli_workspace: CliWorkspace) -> None:
     first, second, run = _two_runs(cli_workspace)
     result = _compare(cli_workspace, first, second, "--set", str(cli_workspace.set_path), "--format", "json")
@@ -73,6 +75,7 @@ def test_the_json_holds_every_question_and_the_verdict_the_gate_made(cli_workspa
     assert [p["run_id"] for p in document["trend"]] == [first, second]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_one_run_against_its_baseline_is_what_the_run_itself_was_judged_against(cli_workspace: CliWorkspace) -> None:
     first, second, run = _two_runs(cli_workspace)
     result = _compare(cli_workspace, second, "--format", "json")
@@ -83,6 +86,7 @@ def test_one_run_against_its_baseline_is_what_the_run_itself_was_judged_against(
     assert pinned["earlier"]["id"] == first and pinned["verdict"]["state"] == "comparable"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_regression_fails_the_gate_of_compare_as_it_fails_the_run(cli_workspace: CliWorkspace) -> None:
     first, second, run = _two_runs(cli_workspace, TWO_MISS)
     assert json.loads(run.stdout)["verdict"]["status"] == "regression"
@@ -91,6 +95,7 @@ def test_a_regression_fails_the_gate_of_compare_as_it_fails_the_run(cli_workspac
     assert _compare(cli_workspace, first, second, "--max-drop", "1", "--fail-on-regression").exit_code == ExitCode.OK
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_mismatch_has_no_numeric_verdict_but_compares_the_questions_for_information(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -109,6 +114,7 @@ def test_a_mismatch_has_no_numeric_verdict_but_compares_the_questions_for_inform
     assert gated.exit_code == ExitCode.NOT_COMPARABLE
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_without_its_set_at_hand_compare_shows_ids_and_says_why(cli_workspace: CliWorkspace) -> None:
     first, second, _ = _two_runs(cli_workspace)
     document = json.loads(_compare(cli_workspace, first, second, "--format", "json").stdout)
@@ -117,6 +123,7 @@ def test_without_its_set_at_hand_compare_shows_ids_and_says_why(cli_workspace: C
     assert document["questions"][1]["current"]["documents"] == ["c", "x"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_shows_no_text_and_no_document(cli_workspace: CliWorkspace) -> None:
     first, second, _ = _two_runs(cli_workspace)
     args = (first, second, "--set", str(cli_workspace.set_path), "--privacy", "metadata_only")
@@ -128,6 +135,7 @@ def test_metadata_only_shows_no_text_and_no_document(cli_workspace: CliWorkspace
     assert {row["id"] for row in parsed["questions"] if row["flip"] == "newly_failing"} == {"q2"}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_stored_as_metadata_only_is_never_shown_with_content(cli_workspace: CliWorkspace) -> None:
     first = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json", "--privacy", "metadata_only"))
     second = _run_id(cli_workspace.evaluate(ONE_MISS, "--format", "json"))
@@ -137,6 +145,7 @@ def test_a_run_stored_as_metadata_only_is_never_shown_with_content(cli_workspace
     assert all(row["current"]["documents"] is None for row in document["questions"])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -154,6 +163,7 @@ def test_what_cannot_be_compared_says_why(
     assert message in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_pull_request_run_compares_with_mains_latest_without_joining_its_series(cli_workspace: CliWorkspace) -> None:
     main_run = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json", "--name", "main"))
     result = cli_workspace.evaluate(
@@ -200,6 +210,7 @@ def test_answer_runs_show_both_answers_their_grades_and_reasons(answer_runs: tup
         assert "answer: " in table
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_label_change_says_the_questions_are_compared_as_they_are(cli_workspace: CliWorkspace) -> None:
     from tests.conftest import FIXED_QUESTIONS
 
@@ -216,6 +227,7 @@ def test_a_label_change_says_the_questions_are_compared_as_they_are(cli_workspac
     assert [rate["newly_failing"] for rate in informational["rates"]] == [["q2"], ["q2"]]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_same_run_twice_says_so(cli_workspace: CliWorkspace) -> None:
     run = _run_id(cli_workspace.evaluate(ALL_HIT, "--format", "json"))
     result = _compare(cli_workspace, run[:6], run)
@@ -223,6 +235,7 @@ def test_the_same_run_twice_says_so(cli_workspace: CliWorkspace) -> None:
     assert f"name the same run, {run}: nothing to compare" in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_runs_of_different_sets_are_not_compared(cli_workspace: CliWorkspace) -> None:
     from tests.conftest import FIXED_QUESTIONS
 
@@ -234,6 +247,7 @@ def test_runs_of_different_sets_are_not_compared(cli_workspace: CliWorkspace) ->
     assert "measured set 'tiny'" in result.stderr and "runs of different sets are not compared" in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_incomplete_run_is_compared_with_the_last_complete_one_for_information(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -247,6 +261,7 @@ def test_an_incomplete_run_is_compared_with_the_last_complete_one_for_informatio
     assert rows["q2"]["flip"] == "newly_failing" and rows["q2"]["informational"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_slices_carry_their_own_paired_test(cli_workspace: CliWorkspace) -> None:
     first, second, _ = _two_runs(cli_workspace)
     document = json.loads(_compare(cli_workspace, first, second, "--format", "json").stdout)
@@ -256,6 +271,7 @@ def test_the_slices_carry_their_own_paired_test(cli_workspace: CliWorkspace) -> 
     assert top1["bootstrap_95"][0] < 0
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_compare_says_with_which_thresholds_it_judged(cli_workspace: CliWorkspace) -> None:
     first, second, _ = _two_runs(cli_workspace, TWO_MISS)
     args = [first, second, "--max-drop", "0.9", "--slice-drop", "form:GAP=0.2", "--min-slice-questions", "1"]
@@ -277,6 +293,7 @@ def test_an_output_path_no_file_can_take_is_bad_usage_before_anything_is_stored(
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_output_file_that_cannot_be_written_at_the_end_is_exit_3_with_the_run_stored(
     cli_workspace: CliWorkspace,
 ) -> None:

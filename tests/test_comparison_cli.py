@@ -27,6 +27,7 @@ def verdict_of(result_output: str) -> dict[str, object]:
     return document
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_first_known_run_is_the_baseline_and_passes_the_gate(cli_workspace: CliWorkspace) -> None:
     result = cli_workspace.evaluate(ALL_HIT, GATE)
     assert result.exit_code == ExitCode.OK
@@ -36,6 +37,7 @@ def test_the_first_known_run_is_the_baseline_and_passes_the_gate(cli_workspace: 
     ) in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_unchanged_benchmark_is_comparable_and_passes(cli_workspace: CliWorkspace) -> None:
     first = cli_workspace.evaluate(ALL_HIT, "--format", "json")
     result = cli_workspace.evaluate(ALL_HIT, GATE, "--format", "json")
@@ -45,6 +47,7 @@ def test_an_unchanged_benchmark_is_comparable_and_passes(cli_workspace: CliWorks
     assert verdict["previous_run_id"] == json.loads(first.output)["run"]["id"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_changed_corpus_is_a_mismatch_without_a_numeric_verdict(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(TWO_MISS, GATE, corpus="rev-2")
@@ -53,6 +56,7 @@ def test_a_changed_corpus_is_a_mismatch_without_a_numeric_verdict(cli_workspace:
     assert "corpus changed (revision rev-1 -> rev-2); no numeric verdict" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_mismatch_without_the_gate_is_recorded_and_says_why(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(ALL_HIT, corpus="rev-2")
@@ -61,6 +65,7 @@ def test_a_mismatch_without_the_gate_is_recorded_and_says_why(cli_workspace: Cli
     assert len(ResultStore(cli_workspace.store).list_runs()) == 2
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_changed_label_is_a_mismatch(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     relabelled = [{**FIXED_QUESTIONS[0], "expected": ["a", "c"]}, *FIXED_QUESTIONS[1:]]
@@ -76,6 +81,7 @@ def test_a_changed_label_is_a_mismatch(cli_workspace: CliWorkspace) -> None:
     assert (informational["note"], informational["unchanged_questions"]) == ("informational, no numeric verdict", 2)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace: CliWorkspace) -> None:
     """Rank metrics at relevance levels 1 and 2 measure different things: never one series."""
     first = cli_workspace.evaluate(ALL_HIT, "--format", "json")
@@ -91,6 +97,7 @@ def test_another_relevance_level_is_a_mismatch_naming_the_protocol(cli_workspace
     assert "informational" not in verdict and "benchmark_change" in verdict
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(("separator", "named"), [("", '""'), ("::", '"::"')])
 def test_another_chunk_separator_is_a_mismatch_naming_the_protocol(
     cli_workspace: CliWorkspace, separator: str, named: str
@@ -107,12 +114,14 @@ def test_another_chunk_separator_is_a_mismatch_naming_the_protocol(
     assert again.exit_code == ExitCode.OK, again.output  # the same separator again: one series
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_changed_answer_gist_keeps_the_benchmark(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     cli_workspace.write_set([{**FIXED_QUESTIONS[0], "answer_gist": "now documented"}, *FIXED_QUESTIONS[1:]])
     assert cli_workspace.evaluate(ALL_HIT, GATE).exit_code == ExitCode.OK
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_changed_model_alone_is_comparable_and_reported_as_the_treatment(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT, model="minilm@sha256-1")
     result = cli_workspace.evaluate(TWO_MISS, GATE, "--format", "json", model="minilm@sha256-2")
@@ -122,6 +131,7 @@ def test_a_changed_model_alone_is_comparable_and_reported_as_the_treatment(cli_w
     assert verdict["treatment_change"] == "model_revision minilm@sha256-1 -> minilm@sha256-2"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_without_provenance_is_unknown_and_fails_the_gate(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(ALL_HIT, GATE, corpus=None)
@@ -132,6 +142,7 @@ def test_a_run_without_provenance_is_unknown_and_fails_the_gate(cli_workspace: C
     ) in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_provenance_declared_in_configuration_makes_a_run_known(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(ALL_HIT, GATE, "--provenance", "corpus_revision=rev-1", corpus=None)
@@ -145,6 +156,7 @@ def test_a_secret_in_declared_provenance_is_rejected(cli_workspace: CliWorkspace
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_incomplete_run_is_unknown_and_exits_with_the_incomplete_code(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate({**ALL_HIT, "beta": "raise"}, GATE)
@@ -185,6 +197,7 @@ def test_a_pinned_run_in_a_store_that_does_not_exist_is_invalid_input_and_create
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_an_unknown_pinned_run_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(ALL_HIT, "--baseline", "run:nope")
@@ -193,6 +206,7 @@ def test_an_unknown_pinned_run_is_invalid_input_and_stores_nothing(cli_workspace
     assert len(ResultStore(cli_workspace.store).list_runs()) == 1
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_pinned_run_of_another_set_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
     other = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
     cli_workspace.write_set(FIXED_QUESTIONS, set_id="other-set")
@@ -202,12 +216,14 @@ def test_a_pinned_run_of_another_set_is_invalid_input_and_stores_nothing(cli_wor
     assert len(ResultStore(cli_workspace.store).list_runs()) == 1
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_pinned_run_is_named_by_a_unique_prefix(cli_workspace: CliWorkspace) -> None:
     pinned = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").output)["run"]["id"]
     result = cli_workspace.evaluate(ONE_MISS, GATE, "--baseline", f"run:{pinned[:12]}", "--format", "json")
     assert verdict_of(result.output)["previous_run_id"] == pinned
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_max_p_demands_significance_before_failing(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     result = cli_workspace.evaluate(TWO_MISS, GATE, "--max-p", "0.05")
@@ -226,6 +242,7 @@ def test_a_slice_threshold_catches_a_regression_hidden_in_one_class(cli_workspac
     assert "hard_class prose-free: top-1 hit rate fell 1.000 -> 0.000" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_slice_below_the_minimum_question_count_is_not_gated(cli_workspace: CliWorkspace) -> None:
     cli_workspace.evaluate(ALL_HIT)
     args = ("--max-top1-drop", "0.5", "--max-top3-drop", "0.5", "--slice-drop", "*=0.1")
@@ -240,6 +257,7 @@ def legacy_store(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_store_of_the_previous_schema_keeps_every_old_row_intact_and_unknown(legacy_store: Path) -> None:
     store = ResultStore(legacy_store)
     runs = store.list_runs(with_details=True)
@@ -277,6 +295,7 @@ def test_the_first_known_run_after_legacy_rows_is_unknown_not_a_baseline(legacy_
     assert second.exit_code == ExitCode.OK
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_known_run_after_a_run_without_provenance_is_unknown_even_after_a_large_drop(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -288,6 +307,7 @@ def test_a_known_run_after_a_run_without_provenance_is_unknown_even_after_a_larg
     assert "declares no corpus_revision (provenance missing); no numeric verdict" in str(verdict["reason"])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_incomplete_earlier_run_is_never_the_baseline(cli_workspace: CliWorkspace) -> None:
     first = json.loads(cli_workspace.evaluate(ALL_HIT, "--format", "json").stdout)["run"]["id"]
     cli_workspace.evaluate({**ALL_HIT, "beta": "raise"})
@@ -295,6 +315,7 @@ def test_an_incomplete_earlier_run_is_never_the_baseline(cli_workspace: CliWorks
     assert verdict_of(result.stdout)["previous_run_id"] == first
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_incomplete_pinned_run_is_invalid_input_and_stores_nothing(cli_workspace: CliWorkspace) -> None:
     broken = json.loads(cli_workspace.evaluate({**ALL_HIT, "beta": "raise"}, "--format", "json").stdout)["run"]["id"]
     result = cli_workspace.evaluate(ALL_HIT, GATE, "--baseline", f"run:{broken[:10]}")
@@ -303,6 +324,7 @@ def test_an_incomplete_pinned_run_is_invalid_input_and_stores_nothing(cli_worksp
     assert len(ResultStore(cli_workspace.store).list_runs()) == 1
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_run_is_never_its_own_pinned_baseline(cli_workspace: CliWorkspace) -> None:
     from goldeneval.core.baseline import Baseline
     from goldeneval.history.comparison import compare_with_history

@@ -22,6 +22,7 @@ def _needs_old_style(old: _OldStyle) -> int:
     return 1
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_deprecated_dagster_api_called_from_our_code_fails_the_run() -> None:
     with pytest.raises(dg.DagsterResourceFunctionError) as raised:
         dg.materialize([_needs_old_style], resources={"old": _OldStyle()})

@@ -64,6 +64,7 @@ def test_the_default_executor_is_dagsters_own(tmp_path: Path, monkeypatch: pytes
     assert defs.resolve_job_def(NIGHTLY_JOB).executor_def.name == "multi_or_in_process_executor"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_goldeneval_executor_dask_puts_the_nightly_job_on_dask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = write_dagster_project(tmp_path)
     monkeypatch.setenv(EXECUTOR_ENV, "dask")
@@ -80,6 +81,7 @@ def test_goldeneval_executor_dask_puts_the_nightly_job_on_dask(tmp_path: Path, m
     assert dask_executor_config() == {"cluster": {"existing": {"address": {"env": DASK_SCHEDULER_ENV}}}}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize(("name", "value"), [(EXECUTOR_ENV, "celery"), (DASK_WORKERS_ENV, "0")])
 def test_an_unknown_executor_or_worker_count_is_refused_when_the_definitions_load(
     name: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -19,6 +19,7 @@ def main(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return _main(root, root / "dagster_home", *args)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_suite_file_error_is_one_line_naming_the_file_and_field(tmp_path: Path) -> None:
     write_project(tmp_path, sets={"alpha-set": SETS["alpha-set"]})
     config = tmp_path / "goldeneval.yaml"
@@ -33,6 +34,7 @@ def test_a_suite_file_error_is_one_line_naming_the_file_and_field(tmp_path: Path
     assert result.stdout == ""
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_unknown_partition_is_one_line_listing_the_declared_ones(tmp_path: Path) -> None:
     write_project(tmp_path, sets={"alpha-set": SETS["alpha-set"]})
     result = main(tmp_path, "--partition", "alpha-set|nothere")

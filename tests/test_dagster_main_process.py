@@ -109,6 +109,7 @@ def test_one_main_process_validates_each_set_once_and_reads_the_suite_once_per_d
     assert len(suites) == 1 + len(runs)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_command_keeps_none_of_its_runs_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Dagster's in-process result captures every output of the run (at 100,000 questions some
     150 MiB of tables), and Dagster 1.13 keeps the first run's step context, and so that

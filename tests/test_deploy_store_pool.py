@@ -51,6 +51,7 @@ def test_one_process_reuses_one_server_session_across_stores_and_operations(post
     assert row is not None and 1 <= row[0] <= 2  # the pool's one, and at most one more
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_repeated_queries_leave_no_server_side_prepared_statement(postgres_url: str) -> None:
     """psycopg prepares a query on the server from its fifth execution on a connection unless
     told not to; PgBouncer in transaction mode cannot follow such a statement across sessions."""

@@ -349,6 +349,7 @@ def test_a_run_compares_and_copies_as_before() -> None:
     assert dataclasses.replace(run, results=tuple(run.results)) == run
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_comparison_reads_only_the_verdict_columns_of_the_earlier_run(tmp_path: Path) -> None:
     """The earlier run's ids and verdicts are read without its other columns, and equal what
     the whole details give; an error has no verdict on either path."""

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
 
@@ -132,6 +133,7 @@ def test_an_out_path_no_file_can_be_written_to_is_refused_before_any_call(tmp_pa
     assert asked == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_no_run_scores_a_draft_until_a_person_accepts_it(tmp_path: Path) -> None:
     corpus, out = _corpus(tmp_path), tmp_path / "drafts.yaml"
     with chat_server(default=_reply) as server:

@@ -336,6 +336,7 @@ BAD_FILES: list[tuple[str, str, Any, str]] = [
 ]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("name", "content", "problem"),
     [case[1:] for case in BAD_FILES],
@@ -374,6 +375,7 @@ def test_the_error_keeps_its_parts_for_callers(write_set: Callable[..., Path]) -
 # --------------------------------------------------------------------------- hostile values
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_an_error_about_a_huge_value_stays_a_few_hundred_characters(write_set: Callable[..., Path]) -> None:
     huge = "x" * 1_000_000
     path = write_set("set.json", one_question(id=huge, **{huge: [huge] * 10}))

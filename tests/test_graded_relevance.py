@@ -92,6 +92,7 @@ def test_qrels_carry_the_grades(tmp_path: Path, write_set: Any) -> None:
     assert out.read_text() == "q1 0 a 3\nq1 0 b 1\nq2 0 c 1\n"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_reports_the_unjudged_questions_of_its_source_in_the_table_and_the_json(tmp_path: Path) -> None:
     folder = write_beir(tmp_path / "tinyfact")
     args = ["retrieval", "--set", str(folder), "--retriever", "goldeneval.lexical", "--no-progress"]

@@ -94,6 +94,7 @@ def test_a_service_measured_with_only_its_url_finds_what_goldeneval_lexical_find
     assert len(server.requests_for("/search")) == len(document["questions"])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_elasticsearch_response_is_measured_with_only_ids_path(
     server: SearchServer, tmp_path: Path, lexical_run: dict[str, Any]
 ) -> None:
@@ -108,6 +109,7 @@ def test_an_elasticsearch_response_is_measured_with_only_ids_path(
     assert documents(document) == documents(lexical_run)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_get_sends_the_question_and_limit_as_query_parameters_after_the_urls_own(
     server: SearchServer, tmp_path: Path, lexical_run: dict[str, Any]
 ) -> None:
@@ -155,6 +157,7 @@ def test_a_header_from_an_environment_variable_is_sent_and_never_stored_or_print
     assert SECRET_TOKEN.encode() not in store.read_bytes()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_service_that_refuses_the_credential_gives_an_incomplete_run_without_echoing_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -250,6 +253,7 @@ def test_an_echoed_secret_is_never_stored_or_printed_whatever_its_position(
     assert not any(run.encode() in store.read_bytes() for run in runs_of(ECHOED_TOKEN, 12))
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize("width", [40, 60, 80, 120])
 def test_secrets_are_hidden_before_a_quote_is_cut_wherever_the_cut_falls(width: int) -> None:
     """Every padding puts the token across another cut: the quote's own, and the end of the
@@ -275,6 +279,7 @@ def test_a_secret_in_an_answer_without_ids_is_hidden_where_the_answer_is_describ
         assert leaked(str(raised.value)) == set()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_429_and_503_are_retried_then_the_question_is_answered(server: SearchServer, tmp_path: Path) -> None:
     server.reply_next(
         "/search",
@@ -287,6 +292,7 @@ def test_429_and_503_are_retried_then_the_question_is_answered(server: SearchSer
     assert len(server.requests_for("/search")) == len(document["questions"]) + 2
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("reply", "options", "error"),
     [
@@ -329,6 +335,7 @@ def test_a_response_without_ids_makes_an_incomplete_run_whose_error_says_what_wa
     assert errors(document) == {"q-001": error}
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_an_incomplete_run_fails_the_gate(server: SearchServer, tmp_path: Path) -> None:
     server.reply_next("/search", Reply(200, b"not json"))
     result = http_run(tmp_path / "r.duckdb", f"url={server.url()}", extra=("--fail-on-regression",))
@@ -347,6 +354,7 @@ def test_a_declared_corpus_revision_makes_the_second_run_comparable_and_gated(
     assert "Regression verdict: pass: within thresholds" in second.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_corpus_revision_can_be_read_from_a_response_header(server: SearchServer, tmp_path: Path) -> None:
     document = as_json(
         http_run(

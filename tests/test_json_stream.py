@@ -38,6 +38,7 @@ def test_a_document_without_iterators_is_written_byte_for_byte_as_json_dumps_ind
     assert _written(document) == json.dumps(document, indent=2) + "\n"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @settings(max_examples=30, deadline=None)
 @given(st.lists(_VALUES, max_size=600), st.dictionaries(st.text(max_size=6), _VALUES, max_size=3))
 def test_an_iterator_value_is_written_as_the_array_of_its_elements(items: list[Any], rest: dict[str, Any]) -> None:
@@ -62,6 +63,7 @@ def test_the_elements_are_written_while_the_iterator_is_still_producing() -> Non
     assert len(seen_at_write) > 2_000 // 256
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("privacy", ["full", "metadata_only"])
 def test_the_cli_document_lists_the_questions_as_the_stored_records_say(tmp_path: Path, privacy: str) -> None:
     store = tmp_path / "s.duckdb"
@@ -93,6 +95,7 @@ def chatty_factory(context: object) -> _Chatty:
     return _Chatty()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_what_a_plugin_prints_goes_to_stderr_so_stdout_is_one_json_document(tmp_path: Path) -> None:
     args = ["retrieval", "--set", "transit-sample", "--retriever", f"{__name__}:chatty_factory", "--format", "json"]
     args += ["--store", str(tmp_path / "s.duckdb"), "--cache-dir", str(tmp_path / "c"), "--no-progress"]

@@ -19,6 +19,7 @@ from tests.conftest import CliWorkspace
 from tests.test_trec_eval_cases import COLLECTION, FIXTURES, MEASURES, evaluate, outcome, pytrec
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_all_judged_averages_as_trec_eval_over_every_query_of_the_qrels(tmp_path: Path) -> None:
     document = outcome(tmp_path, COLLECTION, FIXTURES / "ties.run", "--average-over", "all-judged")
     reference = pytrec(COLLECTION, FIXTURES / "ties.run")
@@ -37,6 +38,7 @@ def test_all_judged_averages_as_trec_eval_over_every_query_of_the_qrels(tmp_path
     assert document["run"]["benchmark_fingerprint"] is not None
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_default_is_unchanged_and_the_two_rules_are_two_benchmarks(tmp_path: Path) -> None:
     default = outcome(tmp_path, COLLECTION, FIXTURES / "ties.run")
     assert "average_over" not in default["measurement"]
@@ -56,6 +58,7 @@ def test_a_bad_rule_is_a_usage_error(tmp_path: Path) -> None:
     assert "--average-over" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_no_answer_question_with_judged_negatives_scores_0_under_all_judged(cli_workspace: CliWorkspace) -> None:
     questions: list[dict[str, Any]] = [
         {"id": "q1", "text": "alpha", "form": "MATCH", "expected": ["a"]},

@@ -50,6 +50,7 @@ def _judged_at_reference(ranking: list[str], judged: set[str], k: int) -> float:
     return sum(doc in judged for doc in top) / len(top)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_judged_at_equals_the_ir_measures_definition_on_random_runs() -> None:
     generator = random.Random(23)
     for _ in range(200):
@@ -113,6 +114,7 @@ def negatives(cli_workspace: CliWorkspace) -> CliWorkspace:
     return cli_workspace
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_table_shows_judged_at_per_question_overall_and_by_form(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, UNJUDGED)
     assert result.exit_code == 0, result.output
@@ -143,6 +145,7 @@ def test_a_set_without_judged_negatives_keeps_its_table_json_and_stored_details(
     assert "judged@" not in text and "Judged (label coverage" not in text
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_json_and_the_store_hold_judged_at_and_read_it_back(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, UNJUDGED, "--format", "json")
     document = json.loads(result.output)
@@ -166,6 +169,7 @@ def test_json_and_the_store_hold_judged_at_and_read_it_back(negatives: CliWorksp
     assert values["form=GAP/judged@3"] == pytest.approx((2 / 3 + 1 / 2) / 2)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_judged_cutoffs_are_3_and_the_cutoffs_the_run_reports(negatives: CliWorkspace) -> None:
     document = json.loads(
         _evaluate(negatives, JUDGED, "--format", "json", "--hit-k", "2", "--metrics", "ndcg@7").output
@@ -174,6 +178,7 @@ def test_judged_cutoffs_are_3_and_the_cutoffs_the_run_reports(negatives: CliWork
     assert document["judged"]["overall"]["judged@3"] == pytest.approx(JUDGED_AT_3)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_keeps_the_shares_but_no_document_id(negatives: CliWorkspace) -> None:
     _evaluate(negatives, JUDGED, "--privacy", "metadata_only")
     result = _evaluate(negatives, UNJUDGED, "--privacy", "metadata_only", "--format", "json")
@@ -190,6 +195,7 @@ def test_metadata_only_keeps_the_shares_but_no_document_id(negatives: CliWorkspa
     assert "u1" not in result.output and "u4" not in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_verdict_names_the_unjudged_documents_of_newly_failing_questions(negatives: CliWorkspace) -> None:
     baseline = _evaluate(negatives, JUDGED)
     assert baseline.exit_code == 0
@@ -220,6 +226,7 @@ def test_min_judged_makes_a_comparison_below_it_unknown_and_exit_6(negatives: Cl
     assert "Not compared (unknown): labels incomplete for this run" in plain.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_first_run_below_min_judged_is_the_baseline_says_so_and_exits_6(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, JUDGED, "--min-judged", "0.9", "--fail-on-regression", "--format", "json")
     assert result.exit_code == 6, result.output
@@ -238,6 +245,7 @@ def test_a_first_run_below_min_judged_is_the_baseline_says_so_and_exits_6(negati
     assert json.loads(after.output)["verdict"]["previous_run_id"] == document["run"]["id"]
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_first_run_below_min_judged_says_so_in_one_line_without_the_gate(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, JUDGED, "--min-judged", "0.9")
     assert result.exit_code == 0, result.output
@@ -247,6 +255,7 @@ def test_a_first_run_below_min_judged_says_so_in_one_line_without_the_gate(negat
     assert "a baseline the labels cannot judge fails the gate" in line
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_first_run_reaching_min_judged_is_a_plain_baseline(negatives: CliWorkspace) -> None:
     result = _evaluate(negatives, JUDGED, "--min-judged", "0.75", "--fail-on-regression", "--format", "json")
     assert result.exit_code == 0, result.output
@@ -255,6 +264,7 @@ def test_a_first_run_reaching_min_judged_is_a_plain_baseline(negatives: CliWorks
     assert "labels incomplete" not in verdict["reason"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_min_judged_reached_leaves_the_numeric_verdict(negatives: CliWorkspace) -> None:
     _evaluate(negatives, JUDGED)
     result = _evaluate(negatives, JUDGED, "--min-judged", "0.75", "--fail-on-regression")
@@ -262,6 +272,7 @@ def test_min_judged_reached_leaves_the_numeric_verdict(negatives: CliWorkspace) 
     assert "Regression verdict: pass" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_min_judged_on_a_set_without_judged_negatives_is_unknown(cli_workspace: CliWorkspace) -> None:
     rankings = {"alpha": ["a"], "beta": ["b"], "gamma": []}
     cli_workspace.evaluate(rankings)

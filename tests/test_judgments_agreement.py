@@ -44,6 +44,7 @@ def test_kappa_and_its_standard_error_match_a_hand_computed_textbook_example() -
     assert (found.low, found.high) == pytest.approx((0.4 - 1.959964 * 0.126996, 0.4 + 1.959964 * 0.126996), abs=1e-5)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 @pytest.mark.parametrize("seed", range(6))
 def test_kappa_matches_scikit_learn_on_random_graded_pairs(seed: int) -> None:
     rng = random.Random(seed)

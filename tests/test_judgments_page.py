@@ -314,6 +314,7 @@ def _judge_command(path: Path, port: int) -> list[str]:
     return [sys.executable, "-m", "goldeneval.cli", *judge]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_busy_port_is_one_line_naming_port_and_exit_3(tmp_path: Path) -> None:
     path = _pooled(tmp_path / "j.jsonl")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
@@ -347,7 +348,7 @@ def test_kill_9_of_goldeneval_judge_leaves_no_listener(tmp_path: Path) -> None:
             time.sleep(0.2)
         process.kill()  # SIGKILL of the goldeneval judge process (the supervisor; the server is its child)
         process.wait(timeout=30)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # a guard: the kernel ends the server with its parent
         while _listening(port):
             assert time.monotonic() < deadline, "the server outlived goldeneval judge"
             time.sleep(0.1)

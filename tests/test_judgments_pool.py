@@ -71,6 +71,7 @@ def _expected_pool(*rankings: tuple[str, dict[str, list[str]]]) -> dict[tuple[st
     return pooled
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_pooling_two_retrievers_gives_the_union_of_their_top_10_with_sources_and_ranks(
     tmp_path: Path, cache: Path
 ) -> None:
@@ -103,6 +104,7 @@ def test_pooling_again_with_the_same_retriever_appends_nothing(tmp_path: Path, c
     assert ": 0 new, 0 with a new source" in result.output
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_pooling_a_new_retriever_appends_only_new_pairs_and_new_sources_and_keeps_grades(
     tmp_path: Path, cache: Path
 ) -> None:
@@ -124,6 +126,7 @@ def test_pooling_a_new_retriever_appends_only_new_pairs_and_new_sources_and_keep
     assert read_judgments(out).grades == {(*judged, "ann"): 2}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_stored_run_is_pooled_from_its_kept_documents(tmp_path: Path, cache: Path) -> None:
     out, store = tmp_path / "j.jsonl", tmp_path / "results.duckdb"
     args = ["--set", str(SAMPLE_SET), "--retriever", "goldeneval.lexical", "--store", str(store)]
@@ -135,6 +138,7 @@ def test_a_stored_run_is_pooled_from_its_kept_documents(tmp_path: Path, cache: P
     assert _pairs_with_sources(out) == _expected_pool((f"run:{run_id}", _top(LEXICAL, cache)))
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_metadata_only_run_cannot_be_pooled(tmp_path: Path, cache: Path) -> None:
     out, store = tmp_path / "j.jsonl", tmp_path / "results.duckdb"
     args = ["--set", str(SAMPLE_SET), "--retriever", "goldeneval.lexical", "--store", str(store)]

@@ -40,6 +40,7 @@ def _to_set(path: Path, out: Path, *args: str, checked: bool = False) -> Result:
     )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_judgments_marking_exactly_the_labels_give_back_the_original_expected_documents(tmp_path: Path) -> None:
     original = load_golden_set(SAMPLE_SET)
     path, out = tmp_path / "j.jsonl", tmp_path / "judged.yaml"

@@ -61,6 +61,7 @@ def test_an_empty_batch_and_a_zero_limit_ask_nothing(tmp_path: Path) -> None:
     assert retriever.retrieve_batch(QUESTIONS, 0) == [[] for _ in QUESTIONS]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.scifact
 def test_scifact_batch_rankings_are_bm25s_question_by_question(scifact_dir: Path, tmp_path: Path) -> None:
     corpus = load_corpus(scifact_dir)

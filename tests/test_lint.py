@@ -43,6 +43,7 @@ def _lint(*args: str) -> Result:
     return CliRunner().invoke(main, ["lint", *args])
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_lint_on_the_bundled_set_reports_the_planted_gap_question_and_the_missing_id(tmp_path: Path) -> None:
     path = _planted(tmp_path)
     result = _lint("--set", str(path))
@@ -65,6 +66,7 @@ def test_lint_on_the_bundled_set_reports_the_planted_gap_question_and_the_missin
     assert lines[-1] == "4 finding(s) in set 'transit-sample': form 3, missing-document 1"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_lint_json_and_strict(tmp_path: Path) -> None:
     path = _planted(tmp_path)
     result = _lint("--set", str(path), "--format", "json")

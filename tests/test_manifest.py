@@ -74,6 +74,7 @@ def store_text(path: Path) -> str:
         return "\n".join(repr(con.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_changed_document_and_a_changed_label_are_named_and_the_rest_compared(sample: Path) -> None:
     assert retrieval(sample).exit_code == ExitCode.OK
     edit_page(sample)
@@ -102,6 +103,7 @@ def test_a_changed_document_and_a_changed_label_are_named_and_the_rest_compared(
         assert rate["earlier"] == rate["current"]  # the same retriever on the same questions and pages
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_table_of_retrieval_and_of_compare_mark_the_comparison_informational(sample: Path) -> None:
     first = json.loads(retrieval(sample, "--format", "json").stdout)["run"]["id"]
     edit_page(sample)
@@ -120,6 +122,7 @@ def test_the_table_of_retrieval_and_of_compare_mark_the_comparison_informational
     assert "Note: the verdict's informational comparison covers the 78 questions" in compared.stdout
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_added_and_removed_documents_are_named_and_a_long_list_is_cut(sample: Path) -> None:
     assert retrieval(sample).exit_code == ExitCode.OK
     pages = sorted((sample / "corpus" / "news").glob("*.md"))
@@ -136,6 +139,7 @@ def test_added_and_removed_documents_are_named_and_a_long_list_is_cut(sample: Pa
     assert f"1 document removed: {removed}" in reason
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_benchmark_without_a_manifest_says_so_and_falls_back_to_its_revisions(sample: Path) -> None:
     assert retrieval(sample).exit_code == ExitCode.OK
     with duckdb.connect(str(sample.parent / "s.duckdb")) as con:  # as if stored before manifests were kept
@@ -152,6 +156,7 @@ def test_a_benchmark_without_a_manifest_says_so_and_falls_back_to_its_revisions(
     assert "informational" not in found and "benchmark_change" not in found
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_manifest_is_kept_once_per_benchmark(sample: Path) -> None:
     for _ in range(2):
         assert retrieval(sample).exit_code == ExitCode.OK
@@ -163,6 +168,7 @@ def test_the_manifest_is_kept_once_per_benchmark(sample: Path) -> None:
     assert rows == [(run.benchmark_fingerprint, "full", 72, 81)]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_retention_deletes_a_manifest_with_the_last_run_of_its_benchmark(sample: Path) -> None:
     from datetime import UTC, datetime, timedelta
 
@@ -177,6 +183,7 @@ def test_retention_deletes_a_manifest_with_the_last_run_of_its_benchmark(sample:
 # --------------------------------------------------------------------------- privacy
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_under_metadata_only_the_reason_counts_and_no_document_id_is_stored(sample: Path) -> None:
     private = ("--privacy", "metadata_only")
     assert retrieval(sample, *private).exit_code == ExitCode.OK
@@ -200,6 +207,7 @@ def test_under_metadata_only_the_reason_counts_and_no_document_id_is_stored(samp
         ]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_full_run_does_not_name_documents_against_a_metadata_only_run(sample: Path) -> None:
     assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK
     edit_page(sample)
@@ -227,6 +235,7 @@ def test_a_spooled_metadata_only_run_carries_its_manifest_without_document_ids(s
     assert len(manifest.questions) == len(resolve_golden_set(str(sample / "golden.yaml"), ()).questions)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_store_copy_takes_the_manifests_along(sample: Path) -> None:
     assert retrieval(sample).exit_code == ExitCode.OK
     edit_page(sample)
@@ -239,6 +248,7 @@ def test_store_copy_takes_the_manifests_along(sample: Path) -> None:
     assert f"1 document changed: {EDITED}" in json.loads(compared.stdout)["verdict"]["reason"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("privacy", ["full", "metadata_only"])
 def test_every_backend_keeps_the_manifest_and_explains_the_mismatch(
     sample: Path, store_location: StoreLocation, privacy: str
@@ -262,6 +272,7 @@ def test_every_backend_keeps_the_manifest_and_explains_the_mismatch(
             assert document not in kept, f"document id {document} in a metadata_only manifest"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_questions_added_and_removed_are_named(cli_workspace: CliWorkspace) -> None:
     from tests.conftest import FIXED_QUESTIONS
 
@@ -278,6 +289,7 @@ def test_questions_added_and_removed_are_named(cli_workspace: CliWorkspace) -> N
     assert (informational["unchanged_questions"], informational["left_out_questions"]) == (2, 1)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_retriever_that_declares_its_corpus_revision_gets_a_manifest_of_questions_only(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -291,6 +303,7 @@ def test_a_retriever_that_declares_its_corpus_revision_gets_a_manifest_of_questi
     assert all(judged is None for _, judged in manifest.questions.values())
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_full_run_replaces_the_manifest_a_metadata_only_run_kept(sample: Path) -> None:
     assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK
     store = ResultStore(sample.parent / "s.duckdb")
@@ -305,6 +318,7 @@ def test_a_full_run_replaces_the_manifest_a_metadata_only_run_kept(sample: Path)
     assert store.manifest(first.benchmark_fingerprint) == richer
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_declared_corpus_revision_that_changed_is_named_beside_a_changed_label(
     cli_workspace: CliWorkspace,
 ) -> None:
@@ -318,6 +332,7 @@ def test_a_declared_corpus_revision_that_changed_is_named_beside_a_changed_label
     assert "informational" not in found  # no corpus at hand: which judged documents changed is not known
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_under_metadata_only_a_label_change_alone_does_not_say_the_corpus_changed(sample: Path) -> None:
     assert retrieval(sample, "--privacy", "metadata_only").exit_code == ExitCode.OK
     relabel(sample)

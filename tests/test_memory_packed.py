@@ -112,6 +112,7 @@ def _stored(tmp_path: object, run: object, privacy: PrivacyMode) -> StoredRun:
     return store.save_run(run.to_record(privacy))  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("privacy", list(PrivacyMode))
 def test_the_streamed_table_is_the_table_made_whole(
     tmp_path: object, monkeypatch: pytest.MonkeyPatch, privacy: PrivacyMode

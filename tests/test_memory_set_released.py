@@ -25,6 +25,7 @@ from goldeneval.retrieval.scored import ExpectedDocuments
 from goldeneval.retrieval.spec import RunSpec
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_cli_door_holds_nothing_of_the_set_while_it_writes_and_the_run_reads_as_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,6 +101,7 @@ def test_compact_strings_read_back_as_str_and_keep_what_utf8_cannot_hold() -> No
     assert kept.dtype == np.dtype(object) and kept.tolist() == surrogate
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_lone_surrogate_from_a_retriever_errors_its_question_and_the_run_can_be_stored(tmp_path: Path) -> None:
     # No store, table or JSON output can hold a lone surrogate (UTF-8 cannot): an id with one
     # errors its question, as a non-string id does, and one in an error message is escaped.
@@ -133,6 +135,7 @@ def test_a_lone_surrogate_from_a_retriever_errors_its_question_and_the_run_can_b
     assert [q.error for q in stored.details.question_rows()] == [odd.error, raised.error, None]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_nothing_allocated_while_loading_a_set_outlives_it(tmp_path: Path) -> None:
     """pydantic-core's JSON parser keeps up to 16,384 of the strings it read (its string cache):
     each left alive holds a block of the set's memory from the system once the set is freed.

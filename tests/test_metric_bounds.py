@@ -100,6 +100,7 @@ def replay(tmp_path: Path, set_path: Path, name: str, lines: str, *extra: str) -
     return {"text": result.stdout}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_bounds_are_reported_stored_and_plotted_and_the_verdict_names_overlapping_ones(tmp_path: Path) -> None:
     set_path = write_set(tmp_path / "set")
     # the baseline ranks a judged negative first: mrr@10 0.5, nothing unjudged, so its bounds are one point

@@ -173,6 +173,7 @@ def test_on_trec_eval_s_own_test_files() -> None:
         )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_through_the_command_on_trec_eval_s_own_files_every_value_is_trec_eval_s(tmp_path: Path) -> None:
     """The path a user takes: qrels and topics as a set, the run replayed by goldeneval.trec_run,
     --format json.  The rankings are 500 deep, so bpref, infAP and -J must read them whole."""

@@ -52,6 +52,7 @@ def run_in(workspace: CliWorkspace, out: Path, privacy: str) -> str:
     return result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_persists_no_question_text_and_no_document_id(private_workspace: CliWorkspace) -> None:
     out = private_workspace.root / "metadata-only"
     run_in(private_workspace, out, "metadata_only")
@@ -59,6 +60,7 @@ def test_metadata_only_persists_no_question_text_and_no_document_id(private_work
     assert files_containing(out, DOCUMENT_MARKER) == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_keeps_the_summary_and_the_fingerprints(private_workspace: CliWorkspace) -> None:
     document = json.loads(run_in(private_workspace, private_workspace.root / "m", "metadata_only"))
     assert document["run"]["privacy"] == "metadata_only"
@@ -82,6 +84,7 @@ def test_the_privacy_default_comes_from_the_environment(monkeypatch: pytest.Monk
     assert resolve_privacy("full") is PrivacyMode.FULL
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_keeps_only_the_class_of_an_error(cli_workspace: CliWorkspace) -> None:
     # The plugin looks the question up in its rankings: a missing one raises a KeyError that
     # quotes the question text, which must not reach the store.

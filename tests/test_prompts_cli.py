@@ -88,6 +88,7 @@ def _smoke(tmp_path: Path, *extra: str) -> Result:
     return CliRunner().invoke(main, args)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_smoke_set_runs_offline_with_the_extractive_model_and_is_stored(tmp_path: Path) -> None:
     result = _smoke(tmp_path, "--format", "json")
     assert result.exit_code == 0, result.output
@@ -111,6 +112,7 @@ def test_a_second_identical_smoke_run_passes_the_gate(tmp_path: Path) -> None:
     assert "Regression verdict: pass: within thresholds: pass rate held" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_table_shows_each_prompt_the_aggregate_and_the_verdict(workspace: Workspace) -> None:
     result = workspace.run({**GOOD, "2+2?": "five"})
     assert result.exit_code == 0, result.output
@@ -121,6 +123,7 @@ def test_the_table_shows_each_prompt_the_aggregate_and_the_verdict(workspace: Wo
     assert "Regression verdict: baseline" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_worse_answer_set_is_a_regression_exit_1(workspace: Workspace) -> None:
     assert workspace.run(GOOD).exit_code == 0
     result = workspace.run({**GOOD, "2+2?": "five", "A JSON person": "Ada"}, "--fail-on-regression")
@@ -129,6 +132,7 @@ def test_a_worse_answer_set_is_a_regression_exit_1(workspace: Workspace) -> None
     assert "newly failing: json, sum" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_failing_model_makes_the_run_incomplete_exit_4(workspace: Workspace) -> None:
     result = workspace.run({**GOOD, "2+2?": "raise"}, "--fail-on-regression")
     assert result.exit_code == 4, result.output
@@ -137,6 +141,7 @@ def test_a_failing_model_makes_the_run_incomplete_exit_4(workspace: Workspace) -
     assert ResultStore(workspace.store).list_runs()[0].status == "incomplete"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_changed_prompt_set_is_a_mismatch_exit_6(workspace: Workspace) -> None:
     assert workspace.run(GOOD).exit_code == 0
     changed = [*PROMPTS[:2], {**PROMPTS[2], "prompt": "A JSON person, please"}]
@@ -148,6 +153,7 @@ def test_a_changed_prompt_set_is_a_mismatch_exit_6(workspace: Workspace) -> None
     assert "labels changed (digest " in result.output and "manifest" not in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_unknown_grader_falls_back_with_a_notice(workspace: Workspace) -> None:
     result = workspace.run(GOOD, "--grader", "vibes")
     assert result.exit_code == 0, result.output
@@ -181,6 +187,7 @@ def _judge_args(base_url: str, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_the_judge_grades_over_http_and_a_malformed_verdict_is_a_recorded_failure(workspace: Workspace) -> None:
     def reply(body: dict[str, Any]) -> Any:
         prompt = last_user_message(body)
@@ -201,6 +208,7 @@ def test_the_judge_grades_over_http_and_a_malformed_verdict_is_a_recorded_failur
     assert len(server.requests) == 3
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_judge_samples_are_stored_with_their_spread(workspace: Workspace) -> None:
     scores = iter([0.9, 0.2, 0.9, 0.9, 0.9, 0.9])
     with chat_server(default=lambda body: verdict(next(scores))) as server:
@@ -214,6 +222,7 @@ def test_judge_samples_are_stored_with_their_spread(workspace: Workspace) -> Non
     assert document["grading"]["judge_samples"] == 2
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_metadata_only_persists_no_prompt_or_answer_text(workspace: Workspace) -> None:
     secret_answer = '{"name": "Ada Lovelace-Byron"}'
     result = workspace.run({**GOOD, "A JSON person": secret_answer}, "--privacy", "metadata_only")
@@ -226,6 +235,7 @@ def test_metadata_only_persists_no_prompt_or_answer_text(workspace: Workspace) -
     assert "(withheld: metadata_only)" in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_full_privacy_keeps_the_answers(workspace: Workspace) -> None:
     assert workspace.run(GOOD).exit_code == 0
     details = ResultStore(workspace.store).list_runs(with_details=True)[0].details
@@ -233,6 +243,7 @@ def test_full_privacy_keeps_the_answers(workspace: Workspace) -> None:
     assert [p.answer for p in details.prompts] == ["Paris.", "It is 4.", '{"name": "Ada"}']
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_retention_deletes_prompt_runs_whole(workspace: Workspace) -> None:
     assert workspace.run(GOOD).exit_code == 0
     store = ResultStore(workspace.store)

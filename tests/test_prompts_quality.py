@@ -65,6 +65,7 @@ def test_the_score_is_the_mean_of_the_latest_complete_run_per_set(store: ResultS
     assert [run.set_id for run in provider.latest_runs("alpha")] == ["set-a", "set-b"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_model_without_runs_has_no_score(store: ResultStore) -> None:
     assert EvaluationQualityScoreProvider(store).score("delta") is None
 
@@ -75,6 +76,7 @@ def test_the_selector_reranks_by_score_and_keeps_unscored_models_in_order_after(
     assert selector.rank(["zeta", "gamma", "delta", "alpha", "beta"]) == ["beta", "alpha", "gamma", "zeta", "delta"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_quality_command_prints_the_ranking(store: ResultStore) -> None:
     from click.testing import CliRunner
 

@@ -103,6 +103,7 @@ def test_the_digest_is_versioned() -> None:
     assert label_digest(as_set([q])).startswith("labels-v1:sha256:")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_set_is_encoded_once_and_its_digest_forgotten_with_it() -> None:
     """The Dagster job asks for the digest of one loaded set in two steps: worked out once."""
     golden = as_set([GoldenQuestion(id="q", text="t", form=QuestionForm.MATCH, expected=frozenset({"a"}))])
@@ -148,6 +149,7 @@ print("done")
 """
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_set_freed_by_a_collection_inside_label_digest_does_not_hang_it() -> None:
     """A garbage collection that starts while ``label_digest`` remembers a digest can free
     another remembered set; its forgetting must not wait for anything ``label_digest`` holds

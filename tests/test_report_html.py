@@ -93,6 +93,7 @@ def tiny_comparison(workspace: CliWorkspace, privacy: PrivacyMode = PrivacyMode.
 # --------------------------------------------------------------------------- fast: the file
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_report_is_one_file_that_requests_nothing(cli_workspace: CliWorkspace, tmp_path: Path) -> None:
     comparison = tiny_comparison(cli_workspace)
     out = write_report(comparison, tmp_path / "out" / "report.html")
@@ -126,6 +127,7 @@ def test_the_report_is_one_file_that_requests_nothing(cli_workspace: CliWorkspac
     assert data["text"] == ["alpha", "beta", "gamma"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_user_data_is_escaped_in_the_page_and_in_its_json(cli_workspace: CliWorkspace, tmp_path: Path) -> None:
     comparison = tiny_comparison(cli_workspace)
     rows = tuple(dataclasses.replace(row, text=f"{row.id} {HOSTILE}") for row in comparison.questions)
@@ -143,6 +145,7 @@ def test_user_data_is_escaped_in_the_page_and_in_its_json(cli_workspace: CliWork
     assert "</" not in script_json({"t": HOSTILE}) and "<!--" not in script_json({"t": HOSTILE})
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_columns_keep_each_document_once_and_say_what_flipped(cli_workspace: CliWorkspace) -> None:
     comparison = tiny_comparison(cli_workspace)
     beta = next(row for row in comparison.questions if row.id == "q2")

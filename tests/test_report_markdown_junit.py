@@ -146,6 +146,7 @@ def _cell_html(markdown: str) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_summary_has_the_verdict_the_rates_table_and_the_newly_failing_questions(
     pair: Pair,
 ) -> None:
@@ -174,6 +175,7 @@ def test_the_summary_has_the_verdict_the_rates_table_and_the_newly_failing_quest
     assert "Alpha office" in html and "doc-other-2" in html  # titles and both runs' documents
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_user_text_renders_as_text_inside_its_cell(pair: Pair) -> None:
     markdown = summary_markdown(pair.regressed)
     html = _md().render(markdown)
@@ -228,6 +230,7 @@ def test_metadata_only_shows_ids_and_counts_but_no_text_and_no_documents(
     assert {row[0].replace("\\", "") for row in questions[1:]} == NEWLY_FAILING
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_mismatch_has_no_numeric_verdict_and_an_informational_list(cli_workspace: CliWorkspace) -> None:
     cli_workspace.write_set(QUESTIONS)
     first = _stored(cli_workspace, BEFORE)[0]
@@ -346,6 +349,7 @@ def test_an_improvement_passes_the_gate_and_fails_no_question(pair: Pair) -> Non
     assert "### Newly failing questions: 0" in summary_markdown(comparison)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_errored_question_is_an_error_case(cli_workspace: CliWorkspace) -> None:
     cli_workspace.write_set(QUESTIONS)
     first, second = _stored(cli_workspace, BEFORE, {**AFTER, TEXTS["q-gamma"]: "raise"})

@@ -116,6 +116,7 @@ def test_a_dry_run_reports_and_deletes_nothing(populated: tuple[str, Path, dict[
     assert len(list(parquet.rglob("*.parquet"))) == 8
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_purge_deletes_the_html_reports_of_the_runs_it_deletes(
     populated: tuple[str, Path, dict[str, str]],
 ) -> None:

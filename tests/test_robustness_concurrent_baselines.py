@@ -143,6 +143,7 @@ def test_a_run_measured_first_but_stored_second_is_compared_with_the_one_stored_
     assert compare_with_history(store, later.stored).previous_run_id == earlier.stored.id
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_saving_a_run_again_says_nothing_about_what_preceded_it(store_location: StoreLocation) -> None:
     store = open_store(store_location)
     saved = store.save_run_in_turn(_record(T0), "fixed-id")

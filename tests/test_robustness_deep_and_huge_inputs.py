@@ -64,6 +64,7 @@ def test_a_set_file_nested_50000_deep_is_invalid_input(cli_workspace: CliWorkspa
     assert not cli_workspace.store.exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("flow", [True, False], ids=["flow", "block"])
 def test_a_suite_file_nested_30000_deep_under_thresholds_is_invalid_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flow: bool

@@ -19,6 +19,10 @@ from goldeneval.cli import ExitCode, supervisor
 from goldeneval.store import ResultStore
 from tests.conftest import CliWorkspace
 
+HANG_GUARD_S = 120
+"""How long the test waits for the command to end at most, so that a command that waits for
+what a plug-in left (600 s) fails the test instead of hanging it; never a measure of speed."""
+
 LEAVING_PLUGIN = textwrap.dedent(
     """
     import os
@@ -100,16 +104,14 @@ def test_what_a_plugin_leaves_running_is_ended_soon_after_the_run_is_stored(
             printed.append(line)
             if line.startswith("Regression verdict:"):
                 break
-        stored_at = time.monotonic()
         assert printed and printed[-1].startswith("Regression verdict:"), process.communicate(timeout=5)
-        # EOF on stdout and stderr too: nothing the plug-in started holds them any more
-        rest, stderr = process.communicate(timeout=10)
-        exited_after = time.monotonic() - stored_at
+        # EOF on stdout and stderr too: nothing the plug-in started holds them any more.  What it
+        # left sleeps 600 s, so the command ending at all is the grace's end at work; the guard
+        # only turns a hang into a failure (docs/testing.md: no timing is asserted).
+        rest, stderr = process.communicate(timeout=HANG_GUARD_S)
     finally:
         _end_everything(process, left_pid)
     assert process.returncode == ExitCode.OK, stderr
-    assert exited_after < 10
-    assert exited_after >= supervisor.LEFTOVER_GRACE_S - 0.5  # the grace was given
     assert rest == ""  # the report ends with the verdict; its note is on stderr: the output is whole
     *notes, warning = stderr.splitlines()
     assert notes[-1].startswith("Not compared (unknown): ")
@@ -117,7 +119,7 @@ def test_what_a_plugin_leaves_running_is_ended_soon_after_the_run_is_stored(
     assert warning.endswith(f"; ended after {supervisor.LEFTOVER_GRACE_S:g} s")
     assert len(ResultStore(cli_workspace.store).list_runs()) == 1
     pid = int(left_pid.read_text())
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HANG_GUARD_S
     while not _gone(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _gone(pid)
@@ -131,9 +133,7 @@ def test_a_plugin_that_leaves_nothing_running_exits_at_once_without_a_warning(cl
     rankings.write_text('{"alpha": ["a"], "beta": ["b"], "gamma": []}')
     command += ["--option", f"rankings={rankings}", "--option", "corpus=rev-1"]
     env = {**os.environ, "PYTHONPATH": str(cli_workspace.root)}
-    started = time.monotonic()
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == ExitCode.OK, result.stderr
-    assert result.stderr == ""
+    assert result.stderr == ""  # no grace was waited: it would have warned
     assert "Regression verdict: baseline" in result.stdout
-    assert time.monotonic() - started < 60

@@ -94,6 +94,7 @@ def test_shorter_or_joined_bearer_words_are_not(value: str) -> None:
 # --------------------------------------------------------------------------- control characters
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_control_characters_in_the_short_rankings_line_are_escaped(cli_workspace: CliWorkspace) -> None:
     cli_workspace.write_set([{"id": "q\x1b[2J1", "text": "alpha", "form": "MATCH", "expected": ["a"]}])
     result = cli_workspace.evaluate({"alpha": ["a"]}, "--metrics", "ndcg@10")

@@ -22,6 +22,7 @@ from goldeneval.store import open_store
 from tests.toy_kind import ALL_FIRST, HALF_FIRST, TOY_KIND, ToyDetails, ToyRun, ToySpec, _read_toy
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_toy_kind_is_recorded_judged_and_gated_by_the_shared_door(tmp_path: Path) -> None:
     store = open_store(tmp_path / "results.duckdb")
     first = door.record_and_judge(store, ToyRun(ALL_FIRST), ToySpec())
@@ -37,6 +38,7 @@ def test_a_toy_kind_is_recorded_judged_and_gated_by_the_shared_door(tmp_path: Pa
     assert sorted(paired["reranked first"].newly_failing) == sorted(f"q{i}" for i in range(1, 20, 2))
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_stored_toy_run_reads_back_as_its_own_details(tmp_path: Path) -> None:
     store = open_store(tmp_path / "results.duckdb")
     stored = door.record(store, ToyRun(HALF_FIRST), PrivacyMode.FULL)

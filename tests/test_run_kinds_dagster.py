@@ -84,6 +84,7 @@ TOY_CHECK = CheckedKind(
 )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_toy_kind_runs_through_the_shared_dagster_factories(tmp_path: Path) -> None:
     project = write_project(tmp_path / "project")
     goldeneval = GoldenEvalResource(config_path=str(project.config))

@@ -54,6 +54,7 @@ def test_the_sample_set_names_its_corpus(sample_set: GoldenQuestionSet) -> None:
     assert sample_set.corpus is not None and Path(sample_set.corpus) == SAMPLE_CORPUS_PATH.resolve()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_main_job_prints_and_stores_a_run_and_an_identical_rerun_passes(tmp_path: Path) -> None:
     args = [
         "retrieval",

@@ -96,6 +96,7 @@ def test_a_cache_folder_that_cannot_be_written_costs_nothing_but_the_memory(tmp_
         assert looks_like_secret(AWS_KEY) == "an AWS access key"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_warm_lexical_run_does_not_import_the_secret_scanner(tmp_path: Path) -> None:
     """The retriever's provenance was found clean by the first run: the second never loads
     detect-secrets (0.05 s), and still stores the same provenance."""

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytrec_eval
 import yaml
 from click.testing import CliRunner
@@ -47,6 +48,7 @@ def replay(tmp_path: Path, set_path: Path, run: str, *extra: str) -> Any:
     return CliRunner().invoke(main, args)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_id_cut_to_nothing_is_its_own_document_as_trec_eval_reads_it(tmp_path: Path) -> None:
     assert document_id_mapper("#")("#frag") == "#frag"
     assert document_id_mapper("#")("A#3") == "A"
@@ -74,6 +76,7 @@ def test_a_judged_negative_holding_the_separator_is_refused_with_one_line(tmp_pa
     assert not (tmp_path / "results.duckdb").exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_kept_whole_a_judged_negative_with_the_separator_counts_as_judged(tmp_path: Path) -> None:
     set_path = write_set(tmp_path / "set", not_relevant=["C#1"])
     result = replay(tmp_path, set_path, "q1 Q0 C#1 1 2 t\nq1 Q0 A 2 1 t\nq2 Q0 B 1 1 t\n", "--chunk-separator", "")
@@ -93,6 +96,7 @@ def test_a_run_file_of_foreign_query_ids_is_exit_3_naming_the_file(tmp_path: Pat
     assert not (tmp_path / "results.duckdb").exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_foreign_query_ids_beside_known_ones_are_left_out_with_a_warning(tmp_path: Path) -> None:
     set_path = write_set(tmp_path / "set")
     result = replay(tmp_path, set_path, "q1 Q0 A 1 2 t\n301 Q0 B 1 1 t\n")
@@ -110,6 +114,7 @@ def test_an_empty_run_file_is_exit_3(tmp_path: Path) -> None:
     assert "holds no ranking lines" in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_corpus_ids_holding_the_separator_are_warned_about(tmp_path: Path) -> None:
     set_path = write_set(tmp_path / "set")
     corpus = tmp_path / "set" / "corpus.jsonl"

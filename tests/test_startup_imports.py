@@ -94,6 +94,7 @@ def test_the_probe_sees_a_heavy_module_a_command_imports(tmp_path: Path) -> None
     assert 'HEAVY=["scipy"]' in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_lexical_run_imports_bm25s_without_numba_or_scipy(tmp_path: Path) -> None:
     """bm25s imports numba and scipy whenever they are installed (the test extra installs numba)
     for backends goldeneval never selects; the lexical run hides them
@@ -107,6 +108,7 @@ def test_a_lexical_run_imports_bm25s_without_numba_or_scipy(tmp_path: Path) -> N
     assert json.loads(out)["run"]["questions"] == 81
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_hiding_numba_and_scipy_from_bm25s_leaves_them_importable_and_no_finder_behind() -> None:
     pytest.importorskip("numba", reason="numba is what bm25s is kept from importing")
     script = (
@@ -139,6 +141,7 @@ def test_help_imports_no_command_module_and_nothing_of_the_domain(tmp_path: Path
     assert loaded == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_command_imports_its_own_family_only(tmp_path: Path) -> None:
     """``goldeneval schema`` (retrieval's family) loads neither the answers nor the judgments commands."""
     assert probe(["schema"], tmp_path, tuple(COMMAND_MODULES))[0] == ["goldeneval.cli.retrieval"]

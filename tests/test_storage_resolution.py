@@ -134,6 +134,7 @@ CLI_CASES = {
 }
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("name", CLI_CASES)
 def test_the_cli_finds_the_store_and_the_cache_flag_then_environment_then_suite_then_default(
     name: str, folders: Folders, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -206,6 +207,7 @@ def _purge(*extra: str) -> str:
     return result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("found_by", ["--config", "GOLDENEVAL_CONFIG", "working directory"])
 def test_purge_deletes_the_table_files_below_the_suites_tables_root(
     found_by: str, folders: Folders, monkeypatch: pytest.MonkeyPatch
@@ -232,6 +234,7 @@ def test_purge_deletes_the_table_files_below_the_suites_tables_root(
     assert not (Path.cwd() / ".goldeneval" / "results.duckdb").exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("winner", ["flag", "environment", "suite"])
 def test_purge_takes_the_tables_root_from_the_flag_then_the_environment_then_the_suite(
     winner: str, folders: Folders, monkeypatch: pytest.MonkeyPatch
@@ -268,6 +271,7 @@ def _dagster_project(root: Path, storage: Mapping[str, str] | None = STORAGE) ->
     return project.config
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_dagster_resources_resolve_storage_environment_then_suite_then_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -65,10 +65,12 @@ def store(store_location: StoreLocation) -> Store:
     return open_store(store_location)
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_new_store_is_at_the_latest_schema_version(store: Store) -> None:
     assert store.schema_version() == SCHEMA_VERSION
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_saved_run_reads_back_with_its_details_and_slices(store: Store) -> None:
     saved = store.save_run(record())
     assert store.get_run(saved.id) == saved
@@ -77,6 +79,7 @@ def test_a_saved_run_reads_back_with_its_details_and_slices(store: Store) -> Non
     assert [(s.value, s.pass_rate) for s in store.slices(saved.id)] == [("GAP", 0.0), ("MATCH", 1.0)]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_runs_details_are_stored_as_written_and_read_by_the_database_as_json(
     store: Store, store_location: StoreLocation
 ) -> None:
@@ -90,6 +93,7 @@ def test_a_runs_details_are_stored_as_written_and_read_by_the_database_as_json(
     assert protocol == saved.details.protocol
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_duckdb_store_runs_on_one_thread(tmp_path: Path) -> None:
     # Its checkpoint compresses a run's details on every thread DuckDB has: one keeps the
     # write's memory steady (see goldeneval.store.duckdb_store).
@@ -98,15 +102,18 @@ def test_a_duckdb_store_runs_on_one_thread(tmp_path: Path) -> None:
         assert sql.one("SELECT current_setting('threads')") == (1,)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_provenance_is_absent_not_zero_when_nothing_declares_it(store: Store) -> None:
     saved = store.save_run(record())
     assert set(saved.provenance.values()) == {None}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_with_errors_is_stored_as_incomplete(store: Store) -> None:
     assert store.save_run(record(errors=1)).status == "incomplete"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_list_runs_is_newest_first_and_filters(store: Store) -> None:
     a = store.save_run(record(at=T0))
     b = store.save_run(record(at=T0 + timedelta(minutes=1)))
@@ -115,6 +122,7 @@ def test_list_runs_is_newest_first_and_filters(store: Store) -> None:
     assert len(store.list_runs(limit=1)) == 1
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_reopening_a_store_does_not_reapply_migrations(store_location: StoreLocation) -> None:
     open_store(store_location).save_run(record())
     reopened = open_store(store_location)
@@ -122,6 +130,7 @@ def test_reopening_a_store_does_not_reapply_migrations(store_location: StoreLoca
     assert raw_sql(store_location, "SELECT count(*) FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_store_from_a_newer_goldeneval_is_refused(store_location: StoreLocation) -> None:
     open_store(store_location)
     raw_sql(store_location, "INSERT INTO schema_version VALUES (999, 'future', now())")
@@ -154,6 +163,7 @@ def test_a_postgresql_url_selects_the_postgres_store_from_the_option_or_the_envi
         resolve_store_path(url)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_open_store_picks_the_backend_by_its_location(store_location: StoreLocation) -> None:
     store = open_store(store_location)
     assert store.location == store_location
@@ -233,6 +243,7 @@ def test_a_writer_killed_mid_run_leaves_no_partial_run(store_location: StoreLoca
     assert reopened.save_run(record(model="after")).model == "after"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_saving_with_a_taken_id_of_the_same_series_returns_the_stored_run_and_writes_nothing(
     store: Store,
 ) -> None:
@@ -243,6 +254,7 @@ def test_saving_with_a_taken_id_of_the_same_series_returns_the_stored_run_and_wr
     assert len(store.slices("fixed-id")) == 2
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_saving_with_an_id_another_series_holds_fails_and_keeps_the_stored_run(store: Store) -> None:
     store.save_run(record(model="r1"), run_id="fixed-id")
     with pytest.raises(StoreError, match="run id fixed-id is already taken by a run of set 's', series 'r1'"):
@@ -250,6 +262,7 @@ def test_saving_with_an_id_another_series_holds_fails_and_keeps_the_stored_run(s
     assert [r.model for r in store.list_runs()] == ["r1"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -264,6 +277,7 @@ def test_a_run_is_found_by_its_id_or_a_unique_prefix(store: Store, text: str, ex
     assert store.resolve_run_id(text) == expected
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_ambiguous_prefix_lists_the_candidates(store: Store) -> None:
     for run_id in ("abc123", "abc456"):
         store.save_run(record(), run_id=run_id)
@@ -274,6 +288,7 @@ def test_an_ambiguous_prefix_lists_the_candidates(store: Store) -> None:
     )
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_prefix_with_like_wildcards_matches_literally(store: Store) -> None:
     store.save_run(record(), run_id="abc123")
     with pytest.raises(InputError, match="run '_bc' not found"):
@@ -282,6 +297,7 @@ def test_a_prefix_with_like_wildcards_matches_literally(store: Store) -> None:
         store.resolve_run_id("%")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_previous_complete_run_skips_incomplete_runs_and_other_series(store: Store) -> None:
     complete = store.save_run(record(at=T0))
     store.save_run(record(errors=1, at=T0 + timedelta(minutes=1)))
@@ -293,6 +309,7 @@ def test_the_previous_complete_run_skips_incomplete_runs_and_other_series(store:
     assert later.id != previous.id
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_list_runs_leaves_details_out_unless_asked(store: Store) -> None:
     store.save_run(record())
     [light] = store.list_runs()
@@ -302,6 +319,7 @@ def test_list_runs_leaves_details_out_unless_asked(store: Store) -> None:
     assert retrieval_details(full).question_rows()[0].id == "q1"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_runs_read_into_a_dataframe_without_details(store: Store) -> None:
     store.save_run(record(pass_rate=0.5, at=T0))
     store.save_run(record(pass_rate=0.25, at=T0 + timedelta(minutes=1)))
@@ -310,6 +328,7 @@ def test_runs_read_into_a_dataframe_without_details(store: Store) -> None:
     assert "details" not in frame.columns
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_built_from_tables_a_legacy_row_holds_is_not_stored_twice(store: Store) -> None:
     legacy = store.save_run(record(), run_id="legacy-random-id")
     # as schema 2 left it: the tables run only inside details
@@ -325,6 +344,7 @@ def test_a_run_built_from_tables_a_legacy_row_holds_is_not_stored_twice(store: S
     assert [r.id for r in store.list_runs()] == ["legacy-random-id"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_nul_in_a_runs_details_breaks_no_query_over_the_store(store: Store) -> None:
     """A retriever can return a document id (or raise a message) holding NUL: details then hold a
     \\u0000 escape, which PostgreSQL's ->> refuses (its text cannot hold NUL).  Saving from

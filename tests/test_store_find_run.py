@@ -37,6 +37,7 @@ def _count_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return reads
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("text", ["abc123", "abd"])
 def test_find_run_reads_the_id_and_its_run_over_one_connection(
     store: Store, monkeypatch: pytest.MonkeyPatch, text: str
@@ -50,6 +51,7 @@ def test_find_run_reads_the_id_and_its_run_over_one_connection(
     assert found == expected
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_find_run_says_what_resolve_run_id_says(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     for run_id in ("abc123", "abc456"):
         store.save_run(record(), run_id=run_id)

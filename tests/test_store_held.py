@@ -31,6 +31,7 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return opened
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_reads_and_writes_inside_held_share_one_writer_connection(tmp_path: Path, connects: list[bool]) -> None:
     store = open_store(tmp_path / "r.duckdb")
     connects.clear()
@@ -44,6 +45,7 @@ def test_reads_and_writes_inside_held_share_one_writer_connection(tmp_path: Path
     assert connects == [False, True]  # outside the block, each read connects on its own again
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_another_process_reads_the_store_once_the_block_gives_it_back(tmp_path: Path) -> None:
     """Held, the store is one writer's, as for a commit: a reader elsewhere waits (DuckDB's own
     lock, retried) and then reads, never failing."""
@@ -74,6 +76,7 @@ def test_an_error_of_the_block_passes_through_and_releases_the_store(tmp_path: P
     assert store.schema_version() > 0  # lock and connection were given back
 
 
+@pytest.mark.slow  # over 0.3 s of processor time: kept out of the fast lane's minute (#44)
 def test_a_database_error_inside_held_is_the_store_error_naming_the_store(tmp_path: Path) -> None:
     store = open_store(tmp_path / "r.duckdb")
     with pytest.raises(StoreError, match=r"r\.duckdb: .*no_such_table"), store.held(), store._read() as sql:
@@ -81,6 +84,7 @@ def test_a_database_error_inside_held_is_the_store_error_naming_the_store(tmp_pa
     assert store.schema_version() > 0
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_compared_with_the_one_before_connects_to_its_store_twice(
     cli_workspace: CliWorkspace, connects: list[bool]
 ) -> None:

@@ -70,6 +70,7 @@ def sample_args(store: str, cache: Path) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_retrieval_stores_the_sample_in_postgres_and_a_second_run_compares_against_it(
     postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -352,6 +353,7 @@ def test_store_copy_moves_history_both_ways_intact_and_twice_is_idempotent(tmp_p
     assert previous is not None and previous.id == "run-a"  # comparisons find what they found before
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_store_copy_reads_each_run_whole_while_the_source_is_purged(
     tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -375,6 +377,7 @@ def test_store_copy_reads_each_run_whole_while_the_source_is_purged(
     assert history(open_store(target)) == expected  # each run copied with its slices, as it was read
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_store_copy_refuses_a_target_holding_a_run_id_with_other_content(tmp_path: Path, postgres_url: str) -> None:
     duck = str(tmp_path / "results.duckdb")
     fill(open_store(duck))

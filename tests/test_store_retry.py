@@ -111,6 +111,7 @@ def _block_writes(store: Path) -> Path:
     return lock
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_duckdb_store_that_cannot_be_written_keeps_the_run_and_retry_stores_it_once(
     cli_workspace: CliWorkspace, spool: Path
 ) -> None:
@@ -143,6 +144,7 @@ def test_a_duckdb_store_that_cannot_be_written_keeps_the_run_and_retry_stores_it
     assert len(ResultStore(cli_workspace.store).list_runs()) == 2
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_kept_run_the_store_holds_already_is_stored_once(tmp_path: Path) -> None:
     """The exit 5 after a commit that did succeed: the same run id stores nothing twice."""
     location = StoreLocation(path=tmp_path / "r.duckdb")
@@ -158,6 +160,7 @@ def test_a_kept_run_the_store_holds_already_is_stored_once(tmp_path: Path) -> No
     assert spooled_files(tmp_path / "spool") == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_metadata_only_run_is_kept_as_the_store_would_hold_it(cli_workspace: CliWorkspace, spool: Path) -> None:
     assert cli_workspace.evaluate(RANKINGS).exit_code == ExitCode.OK
     _block_writes(cli_workspace.store)
@@ -177,6 +180,7 @@ class _CommitsThenFails(ResultStore):
         raise StoreError(f"{self.name}: server closed the connection unexpectedly")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_exit_5_after_a_commit_that_did_succeed_stores_the_run_once(
     cli_workspace: CliWorkspace, spool: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -193,6 +197,7 @@ def test_an_exit_5_after_a_commit_that_did_succeed_stores_the_run_once(
     assert spooled_files(spool) == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_kept_run_is_stored_only_into_the_store_it_was_meant_for(tmp_path: Path) -> None:
     meant = StoreLocation(path=tmp_path / "meant.duckdb")
     kept = keep_run(record(), "r1id", meant, tmp_path / "spool")
@@ -205,6 +210,7 @@ def test_a_kept_run_is_stored_only_into_the_store_it_was_meant_for(tmp_path: Pat
     assert [run.id for run in open_store(meant).list_runs()] == ["r1id"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_default_spool_is_beside_the_default_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(SPOOL_ENV, raising=False)

@@ -274,6 +274,7 @@ def test_a_bad_grading_option_in_the_suite_names_the_field(
     assert message in str(raised.value)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_cell_the_suite_does_not_declare_names_the_file_and_what_it_does_declare() -> None:
     suite = load_suite(PROJECT / "goldeneval.yaml")
     where = str(PROJECT / "goldeneval.yaml")

@@ -65,6 +65,7 @@ class _Padded:
         return f"{document:05d}".ljust(self.width, "x")
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("width", [200, 5])
 def test_hits_of_a_run_with_more_than_16_mib_of_document_ids_hold_every_ranking(width: int) -> None:
     # pyarrow converts a numpy StringDType array of more than 16 MiB of text into chunks, which
@@ -122,6 +123,7 @@ def test_the_golden_set_table_keeps_text_only_in_full(run: RetrievalRun) -> None
     assert not {"text", "expected", "answer_gist"} & set(private.column_names)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize("rows", [0, 1, 65_536, 1_000_003])
 def test_a_stamped_table_reads_back_with_its_run_on_every_row_from_one_small_buffer(rows: int, tmp_path: Path) -> None:
     table = pa.table({"rank": pa.array(range(rows), pa.int32())})

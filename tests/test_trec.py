@@ -49,6 +49,7 @@ def hits(outcome: dict[str, Any]) -> list[tuple[Any, ...]]:
     return [(q["id"], q["documents"], q["top1_hit"], q["top3_hit"], q["metrics"]) for q in outcome["questions"]]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_stored_run_exported_to_trec_and_replayed_gives_identical_hits(tmp_path: Path) -> None:
     store, cache, run_file = tmp_path / "results.duckdb", tmp_path / "cache", tmp_path / "lexical.run"
     original = evaluate_json(store, cache, "goldeneval.lexical")
@@ -60,6 +61,7 @@ def test_a_stored_run_exported_to_trec_and_replayed_gives_identical_hits(tmp_pat
     assert len(hits(original)) == 81
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_exported_run_and_qrels_give_trec_eval_the_stored_ndcg(tmp_path: Path) -> None:
     store, run_file, qrels_file = tmp_path / "results.duckdb", tmp_path / "x.run", tmp_path / "x.qrels"
     original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
@@ -78,6 +80,7 @@ def test_exported_run_and_qrels_give_trec_eval_the_stored_ndcg(tmp_path: Path) -
     assert len(measured) > 60
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_run_file_lists_rank_score_and_the_retriever_as_tag(tmp_path: Path) -> None:
     store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
     original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
@@ -103,6 +106,7 @@ def test_exporting_from_a_store_that_does_not_exist_fails_with_exit_code_3_and_c
     assert not (tmp_path / "s.duckdb").exists()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_exporting_an_unknown_run_fails_with_exit_code_3(tmp_path: Path) -> None:
     store = tmp_path / "results.duckdb"
     evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
@@ -111,6 +115,7 @@ def test_exporting_an_unknown_run_fails_with_exit_code_3(tmp_path: Path) -> None
     assert result.stderr == f"goldeneval: error: run 'nope' not found in {store} (list runs with: goldeneval runs)\n"
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_is_exported_by_the_short_id_goldeneval_runs_prints(tmp_path: Path) -> None:
     store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
     original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical")
@@ -121,6 +126,7 @@ def test_a_run_is_exported_by_the_short_id_goldeneval_runs_prints(tmp_path: Path
     assert run_file.read_text().count("\n") > 0
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_metadata_only_run_cannot_be_exported(tmp_path: Path) -> None:
     store = tmp_path / "results.duckdb"
     original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical", "--privacy", "metadata_only")
@@ -184,6 +190,7 @@ def test_trec_run_needs_the_run_option(tmp_path: Path) -> None:
         build_retriever("goldeneval.trec_run", RetrieverContext(None, tmp_path, golden_set=SET))
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_run_file_holds_every_stored_document_to_the_measurement_depth(tmp_path: Path) -> None:
     store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
     original = evaluate_json(store, tmp_path / "cache", "goldeneval.lexical", "--metrics", "recall@50")
@@ -239,6 +246,7 @@ def _stored_run(tmp_path: Path, write_set: Any, questions: list[dict[str, Any]])
     return store, run_id
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_questions_stored_out_of_id_order_are_exported_in_it(tmp_path: Path, write_set: Any) -> None:
     """The lines come question by question in id order, each question's distinct documents
     best first, whatever order the set holds them in; an empty ranking has no line."""
@@ -254,6 +262,7 @@ def test_questions_stored_out_of_id_order_are_exported_in_it(tmp_path: Path, wri
     assert out.read_text() == "".join(f"{line} {tag}\n" for line in expected)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(
     ("questions", "rankings", "message"),
     [
@@ -283,6 +292,7 @@ def test_an_id_a_trec_file_cannot_hold_refuses_the_run_and_leaves_the_file_as_it
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_run_that_cannot_be_decoded_part_way_is_refused_before_the_file_is_opened(
     tmp_path: Path, write_set: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

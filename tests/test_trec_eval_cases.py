@@ -83,6 +83,7 @@ def test_as_given_orders_tied_scores_by_the_rank_column() -> None:
     assert rankings == {"q1": ["D1", "D2", "D3", "D4"], "q2": ["D2", "D5"], "q3": ["D4"]}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_tied_scores_give_trec_eval_s_values(tmp_path: Path) -> None:
     measured = per_question(outcome(tmp_path, COLLECTION, FIXTURES / "ties.run"))
     reference = pytrec(COLLECTION, FIXTURES / "ties.run")
@@ -93,6 +94,7 @@ def test_tied_scores_give_trec_eval_s_values(tmp_path: Path) -> None:
     assert measured["q2"]["mrr@10"] == 0.5  # D5 before D2: trec_eval's order, not the rank column's
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_order_option_selects_as_given_and_changes_the_variant(tmp_path: Path) -> None:
     trec = outcome(tmp_path, COLLECTION, FIXTURES / "ties.run")
     given = outcome(tmp_path, COLLECTION, FIXTURES / "ties.run", "--option", "order=as_given")
@@ -118,6 +120,7 @@ def test_comments_extra_columns_and_non_integer_ranks_are_read_as_trec_eval_read
     assert (run.comment_lines, run.extra_column_lines, run.non_integer_ranks) == (2, 2, 2)
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_what_the_reading_passed_over_is_one_warning_with_the_counts(tmp_path: Path) -> None:
     result = evaluate(tmp_path, COLLECTION, FIXTURES / "tolerant.run")
     assert result.exit_code == ExitCode.OK, result.output
@@ -177,6 +180,7 @@ def test_the_check_holds_for_every_retriever(tmp_path: Path) -> None:
     assert "contain the chunk separator '#'" in result.stderr
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_an_empty_separator_keeps_the_ids_whole_and_scores_as_trec_eval(tmp_path: Path) -> None:
     measured = per_question(outcome(tmp_path, MSMARCO, FIXTURES / "msmarco.run", "--chunk-separator", ""))
     reference = pytrec(MSMARCO, FIXTURES / "msmarco.run")
@@ -189,6 +193,7 @@ def test_an_empty_separator_keeps_the_ids_whole_and_scores_as_trec_eval(tmp_path
 # ---------------------------------------------------------------- 4. a query judged only with grade 0
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_query_judged_only_with_grade_0_is_left_out_of_the_means_and_the_json_says_so(tmp_path: Path) -> None:
     document = outcome(tmp_path, COLLECTION, FIXTURES / "ties.run")
     reference = pytrec(COLLECTION, FIXTURES / "ties.run")
@@ -216,6 +221,7 @@ def test_export_qrels_help_says_it_writes_the_grades() -> None:
     assert "docid 1 per" not in result.output
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_exported_run_s_tag_is_the_retriever_id_not_the_series_name(tmp_path: Path) -> None:
     store, run_file = tmp_path / "results.duckdb", tmp_path / "x.run"
     args = [
@@ -242,6 +248,7 @@ class _NoEncoding:
         return []
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 @pytest.mark.parametrize(("flag", "bar"), [("--no-progress", False), ("--progress", True)])
 def test_no_progress_reaches_the_dense_encoding_bar(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, bar: bool

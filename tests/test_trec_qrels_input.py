@@ -83,6 +83,7 @@ def values(document: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
 # ---------------------------------------------------------------- the same values as BEIR
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_qrels_file_and_its_topics_give_the_beir_folders_per_question_values(
     collection: Path, tmp_path: Path
 ) -> None:
@@ -269,6 +270,7 @@ def test_qrels_without_topics_or_corpus_say_what_is_missing(collection: Path, tm
 # ---------------------------------------------------------------- all-judged: a row per query
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_under_all_judged_a_query_judged_only_with_zero_has_its_row_scoring_zero(
     collection: Path, tmp_path: Path
 ) -> None:
@@ -342,6 +344,7 @@ def test_a_beir_folder_reads_a_negative_score_as_not_relevant_as_it_did(tmp_path
     assert {q.id: q.judgements for q in beir.questions}["q1"] == {"d1": 2}
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_compare_reads_a_qrels_sets_text_with_topics(collection: Path, tmp_path: Path) -> None:
     document = run_json(tmp_path, *trec_args(collection))
     store = str(tmp_path / "results.duckdb")
@@ -359,6 +362,7 @@ def test_compare_reads_a_qrels_sets_text_with_topics(collection: Path, tmp_path:
     assert {q["id"]: q["text"] for q in questions}["q2"] == QUERIES["q2"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_bpref_on_a_set_without_judged_negatives_warns(collection: Path, tmp_path: Path) -> None:
     document = run_json(tmp_path, "--set", str(collection / "beir"), "--metrics", "bpref", "--judged-only")
     assert any(

@@ -95,6 +95,7 @@ def test_the_tutorial_runs_word_for_word_against_a_search_service(tmp_path: Path
     assert (tmp_path / "results.duckdb").is_file()
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_the_stand_in_the_tutorial_names_can_be_started_by_hand(tmp_path: Path) -> None:
     """The page says how to start the stand-in (``python -m tests.search_server --port 8080``)."""
 
@@ -138,6 +139,7 @@ def test_step_6_names_the_three_dialects_its_stand_in_speaks() -> None:
     assert [options[0].partition("=")[0] for options in dialect_rows().values()] == ["url", "url", "url"]
 
 
+@pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_every_dialect_row_of_step_6_finds_what_the_default_contract_finds(tmp_path: Path) -> None:
     """Each row's options, as written, against the stand-in (its address in place of the row's
     host and port): the page says the stand-in speaks every dialect of step 6."""
