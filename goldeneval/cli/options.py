@@ -34,10 +34,11 @@ from goldeneval.cli.params import (
 )
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, printable, validation_problem
+from goldeneval.core.gate import GateDecision, RegressionThresholds, VerdictStatus
 from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict, VerdictStatus
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.settings import Flag, flagged_fields, settings_of
 from goldeneval.core.spec import SpecBase
 from goldeneval.core.storage import CACHE

@@ -14,9 +14,9 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.storage import CACHE
 
 __all__ = [

@@ -39,20 +39,13 @@ import dataclasses
 import numpy as np
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
+from goldeneval.core.coverage import baseline_labels_short, coverage_note, labels_incomplete
 from goldeneval.core.errors import InputError
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, ComparisonState, RegressionThresholds
 from goldeneval.core.manifest import BenchmarkChange, InformationalComparison, InformationalRate, benchmark_change
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
-from goldeneval.core.regression import (
-    DEFAULT_THRESHOLDS,
-    ComparisonState,
-    RegressionThresholds,
-    RegressionVerdict,
-    baseline_labels_short,
-    coverage_note,
-    detect_regression,
-    labels_incomplete,
-)
+from goldeneval.core.regression import RegressionVerdict, detect_regression
 from goldeneval.core.stats import Verdicts, paired_comparison
 from goldeneval.history.accepted import Judge, accepted_level
 from goldeneval.store import Store, StoredRun
