@@ -53,7 +53,7 @@ field and the suite file's ``timeout_s``)."""
 class SpecBase(BaseModel):
     """The fields every kind's run specification shares, validated once."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     series: SeriesName = Field(description="The series name: the store's model column.")
     cache_dir: Path = CACHE.default

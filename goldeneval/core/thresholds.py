@@ -59,7 +59,7 @@ class SliceThresholds(BaseModel):
     """What retrieval gates beyond its two rates: per-slice drops and the judged coverage a
     comparison needs (suite keys under ``thresholds:``, flags of ``goldeneval retrieval``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     slice_max_drop: Annotated[
         dict[str, float],
@@ -131,4 +131,4 @@ def _rate_settings(rates: RateNames) -> type[BaseModel]:
         "max_p": significance,
     }
     name = "".join(part.title() for part in rates.pass_key.split("_")) + "Settings"
-    return create_model(name, __config__=ConfigDict(frozen=True, extra="forbid"), **fields)
+    return create_model(name, __config__=ConfigDict(frozen=True, extra="forbid", defer_build=True), **fields)

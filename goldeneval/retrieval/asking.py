@@ -49,6 +49,7 @@ from goldeneval.core.collector import plugin_collections
 from goldeneval.core.errors import one_line
 from goldeneval.core.text_files import is_unicode_text
 from goldeneval.core.workers import usable_workers
+from goldeneval.retrieval.defaults import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.retrievers.base import Retriever
 
 __all__ = [
@@ -59,9 +60,6 @@ __all__ = [
     "batch_method",
     "checked_ids",
 ]
-
-DEFAULT_BATCH_SIZE = 32
-"""Questions per ``retrieve_batch`` call when the retriever has one."""
 
 _UNORDERED = (str, bytes, set, frozenset, Mapping)
 """What ``retrieve`` must not return: no ranking (a set's order changes from run to run)."""

@@ -45,6 +45,7 @@ import numpy as np
 from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.records import RETRIEVAL_GRADER
 from goldeneval.retrieval import columnar
+from goldeneval.retrieval.defaults import DEFAULT_CHUNK_SEPARATOR, DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.details import DocumentColumns
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
 from goldeneval.retrieval.incomplete import INCOMPLETE_KINDS, condensed, if_unjudged_relevant, judgment_metrics
@@ -56,7 +57,6 @@ from goldeneval.retrieval.metrics import (
     Metric,
     parse_metrics,
 )
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 
 __all__ = [
     "DEFAULT_HIT_CUTOFFS",
@@ -127,7 +127,6 @@ def scoring_protocol(
 
 GRADER_ID = RETRIEVAL_GRADER
 """The store's grader column for retrieval runs (keeps them apart from prompt grading)."""
-DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
 _FORM_VALUES = {form: form.value for form in QuestionForm}
 """Each form's value, looked up without the enum's descriptor (once per question)."""
 
