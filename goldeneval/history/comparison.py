@@ -249,7 +249,7 @@ def compare_with_history(
     """Decide the comparison state of ``current`` and, when comparable, its numeric verdict.
 
     ``pinned`` is the run ``baseline`` pins, when the caller resolved it before storing.
-    ``preceded`` is what saving ``current`` found (:attr:`~goldeneval.store.base.SavedRun.preceded`):
+    ``preceded`` is what saving ``current`` found (:attr:`~goldeneval.store.sql.SavedRun.preceded`):
     False makes it the baseline whatever was stored since, True makes sure it is not;
     None judges from the history as it is now.  With ``accepted`` the earlier run is the
     series' accepted level (:mod:`goldeneval.history.accepted`), and the verdict's

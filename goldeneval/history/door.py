@@ -37,8 +37,8 @@ from goldeneval.core.records import RunRecord, StoredRun
 from goldeneval.core.regression import RegressionVerdict
 from goldeneval.history.comparison import compare_with_history, resolve_pinned_baseline
 from goldeneval.store import Store, StoreLocation, open_store, store_exists
-from goldeneval.store.base import SavedRun
 from goldeneval.store.spool import keep_run, new_run_id, spool_folder
+from goldeneval.store.sql import SavedRun
 
 __all__ = [
     "JudgedSpec",

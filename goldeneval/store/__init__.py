@@ -34,17 +34,18 @@ from goldeneval.store.location import StoreLocation, redact_url, resolve_store, 
 
 if TYPE_CHECKING:
     from goldeneval.core.records import RunRecord, SliceRates, StoredRun
-    from goldeneval.store.base import Acceptance, Dialect, Store
+    from goldeneval.store.base import Store
     from goldeneval.store.copy import CopyReport, copy_runs
     from goldeneval.store.duckdb_store import ResultStore
     from goldeneval.store.schema import DEFAULT_STORE_PATH, SCHEMA_VERSION, STORE_ENV
+    from goldeneval.store.sql import Acceptance, Dialect
 
 _LAZY = {
     "RunRecord": "goldeneval.core.records",
     "SliceRates": "goldeneval.core.records",
     "StoredRun": "goldeneval.core.records",
-    "Acceptance": "goldeneval.store.base",
-    "Dialect": "goldeneval.store.base",
+    "Acceptance": "goldeneval.store.sql",
+    "Dialect": "goldeneval.store.sql",
     "Store": "goldeneval.store.base",
     "CopyReport": "goldeneval.store.copy",
     "copy_runs": "goldeneval.store.copy",
