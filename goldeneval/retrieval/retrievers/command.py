@@ -144,7 +144,9 @@ class _Program:
 
     def _read_line(self, deadline: float) -> bytes:
         if not self._buffer:  # the usual case: the answer arrives as one whole line
-            self._wait(self._readable, deadline, "to answer")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._readable.poll(max(1, int(remaining * 1000))):
+                self._wait(self._readable, deadline, "to answer")  # times out, or waits on
             chunk = os.read(self._out, _READ_SIZE)
             if not chunk:
                 raise _OutOfStep(f"the program {self._ended()} before answering")
