@@ -121,8 +121,8 @@ class _Program:
         raw = self._read_line(deadline)
         while not raw.strip():  # a blank line is no answer; wait for the next
             raw = self._read_line(deadline)
-        try:
-            answer = json.loads(raw)
+        try:  # an object line is UTF-8 (what json.loads would detect), decoded here at once
+            answer = json.loads(raw.decode("utf-8") if raw[:1] == b"{" else raw)
         except ValueError:
             raise _OutOfStep(f"the program wrote a line that is not JSON: {_shown(raw)!r}") from None
         if type(answer) is not dict or "id" not in answer:
@@ -263,16 +263,18 @@ class _Programs:
         self._idle: list[_Program] = []
         self._live: list[_Program] = []
         self._starting = 0
-        self._cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._waiting = 0
         """Threads waiting in :meth:`checkout` for a program to be freed (none: no notify)."""
         self._closed = False
 
     def checkout(self, deadline: float) -> _Program:
         """An idle program, else a new one when the cap allows, else the next one freed."""
-        with self._cond:
-            if self._idle and not self._closed:  # the usual case: the program the last question used
+        with self._lock:  # the usual case: the program the last question used
+            if self._idle and not self._closed:
                 return self._idle.pop()
+        with self._cond:
             while True:
                 if self._closed:
                     raise SearchError("the retriever was closed")
@@ -318,7 +320,7 @@ class _Programs:
             self._idle.append(program)
 
     def checkin(self, program: _Program) -> None:
-        with self._cond:
+        with self._lock:
             if not self._closed:
                 self._idle.append(program)
                 if self._waiting:
