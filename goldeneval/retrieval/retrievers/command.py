@@ -109,7 +109,8 @@ class _Program:
 
     def ask(self, request_id: int, question: str, limit: int, deadline: float) -> Any:
         """The program's answer to one question, as parsed JSON with the right id."""
-        data = (json.dumps({"id": request_id, "question": question, "limit": limit}) + "\n").encode("utf-8")
+        # json.dumps of {"id": ..., "question": ..., "limit": ...}, byte for byte, the text alone encoded
+        data = f'{{"id": {request_id:d}, "question": {json.dumps(question)}, "limit": {limit:d}}}\n'.encode()
         try:
             written = os.write(self._in, data)  # the usual case: the whole line at once
         except BlockingIOError:
