@@ -31,9 +31,10 @@ from assets.metadata import comparison_markdown, shown_rates
 from assets.names import NO_REGRESSION, STORE_POOL
 from assets.summary import store_failure
 from goldeneval.core.errors import GoldenEvalError, StoreError
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import StoredRun
-from goldeneval.core.regression import GateDecision, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.history import door
 from goldeneval.report.check import check_description
 from goldeneval.report.html import write_report

@@ -38,6 +38,9 @@ and peak RSS (the largest process of its tree, from ``wait4``) measured from out
 ``memory``
     ``goldeneval retrieval`` at 100k and 1M generated questions, string ids in and a stored run out,
     against the set's own size in memory (``benchmarks/memory.py``).
+``command``
+    ``goldeneval.command`` against a bare pipe loop over the same Perl program, one question at a
+    time, and as ``goldeneval retrieval`` asks it (``benchmarks/command_retriever.py``).
 ``report_html``
     ``goldeneval.report.html.write_report`` on synthetic comparisons of 10k / 100k questions against
     ``comparison_json`` + ``json.dumps`` of the same comparison (time, file size), and the report's
@@ -87,6 +90,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.answer_calibration import render_answer_calibration, section_answer_calibration
+from benchmarks.command_retriever import command_targets, render_command, section_command
 from benchmarks.judge_page import render as render_judge_page
 from benchmarks.judge_page import section_judge_page
 from benchmarks.measure import (
@@ -121,6 +125,7 @@ SECTIONS = (
     "paths",
     "memory",
     "http",
+    "command",
     "report_html",
     "answer_calibration",
     "pooling",
@@ -984,6 +989,7 @@ SECTION_FUNCTIONS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] =
     "dagster": section_dagster,
     "paths": section_paths,
     "http": section_http,
+    "command": section_command,
     "report_html": section_report_html,
     "answer_calibration": section_answer_calibration,
     "pooling": section_pooling,
@@ -1629,6 +1635,9 @@ def targets(results: Mapping[str, Any]) -> list[str]:
                 f"{wire['wall_us']['http.client']:.1f} us wall ({wire['wall_ratio']:.2f}x), "
                 f"{wire['cpu_ratio']:.2f}x CPU | {yes(wire['wall_ratio'] <= 1.0 and wire['cpu_ratio'] <= 1.0)} |"
             )
+    command = results.get("command")
+    if command and "difference_us" in command:
+        lines += command_targets(command)
     dagster = results.get("dagster")
     if dagster and "workloads" in dagster:
         added = dagster_per_question(dagster)
@@ -1727,6 +1736,7 @@ def render(results: Mapping[str, Any]) -> str:
         ("paths", "The paths a user takes: both plug-in shapes and --format json", render_paths),
         ("memory", "Memory: a run against its set, and 1,000,000 questions through the real path", render_memory),
         ("http", "goldeneval.http against an in-process plug-in and a bare http.client loop", render_http),
+        ("command", "goldeneval.command against a bare pipe loop (issue 44)", render_command),
         ("report_html", "The HTML report at 10,000 and 100,000 questions", render_report_html),
         ("answer_calibration", "Answer graders against a labelled calibration set", render_answer_calibration),
         ("pooling", "Pooling: goldeneval pool against a plain pooling loop (issue 40)", render_pooling),

@@ -1300,7 +1300,7 @@ def _answers_section(documents: Mapping[str, tuple[list[Any], list[Any]]]) -> st
     prompt_rate = [path.split(".")[-1] for path in prompt_paths if path.startswith("aggregates.overall.")]
     if group_keys and sorted(group_keys) != sorted(prompt_rate):
         raise UndocumentedError(f"answer groups have {group_keys}, not the keys of aggregates.overall {prompt_rate}")
-    from goldeneval.core.regression import GateDecision
+    from goldeneval.core.gate import GateDecision
 
     own = {path: text for path, text in ANSWER_JSON_FIELDS.items() if "." not in path}
     own["gate"] += " One of " + ", ".join(f"`{decision.value}`" for decision in GateDecision) + "."

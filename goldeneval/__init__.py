@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from goldeneval.core.corpus import Corpus, Document, load_corpus
-    from goldeneval.core.regression import RegressionThresholds, detect_regression
+    from goldeneval.core.gate import RegressionThresholds
+    from goldeneval.core.regression import detect_regression
     from goldeneval.retrieval.evaluation import evaluate_retrieval
     from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm, load_golden_set
     from goldeneval.retrieval.retrievers import Retriever, RetrieverContext, build_retriever
@@ -28,7 +29,7 @@ _PUBLIC = {
     "Corpus": "goldeneval.core.corpus",
     "Document": "goldeneval.core.corpus",
     "load_corpus": "goldeneval.core.corpus",
-    "RegressionThresholds": "goldeneval.core.regression",
+    "RegressionThresholds": "goldeneval.core.gate",
     "detect_regression": "goldeneval.core.regression",
     "RetrievalRun": "goldeneval.retrieval.run",
     "evaluate_retrieval": "goldeneval.retrieval.evaluation",

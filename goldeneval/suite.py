@@ -28,9 +28,9 @@ from goldeneval.answers.settings import PROMPT_RATES, GradingSettings, JudgeSett
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, invalid_input
+from goldeneval.core.gate import RegressionThresholds
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
 from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import RegressionThresholds
 from goldeneval.core.settings import Flag, settings_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, Timeout
 from goldeneval.core.thresholds import SliceThresholds

@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.errors import InputError, invalid_input
 from goldeneval.core.settings import Flag
-from goldeneval.core.storage import CACHE, STORE, TABLES, resolve_dir
+from goldeneval.core.storage import CACHE, CONFIG_ENV, CONFIG_FILE_NAME, STORE, TABLES, resolve_dir
 from goldeneval.core.text_files import read_utf8
 from goldeneval.core.yaml_errors import describe_yaml_error, load_yaml
-from goldeneval.store import StoreLocation, resolve_store
+from goldeneval.store.location import StoreLocation, resolve_store
 
 __all__ = [
     "CONFIG_ENV",
@@ -33,15 +33,11 @@ __all__ = [
     "read_suite_file",
 ]
 
-CONFIG_FILE_NAME = "goldeneval.yaml"
-CONFIG_ENV = "GOLDENEVAL_CONFIG"
-"""Path of the suite file; default: ``goldeneval.yaml`` in the working directory (:func:`find_suite_file`)."""
-
 
 class StorageConfig(BaseModel):
     """Where results go; absent: the default.  The environment overrides each (goldeneval.core.storage)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     store: Annotated[str | None, Flag()] = Field(
         default=None,

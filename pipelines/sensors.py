@@ -31,8 +31,8 @@ from assets.metadata import float_rates, metadata_number
 from assets.series import CliRuns, dimension_keys, observations, series_key
 from goldeneval.core.alerts import Alert, AlertDeliveryError
 from goldeneval.core.errors import GoldenEvalError, StoreError
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.records import StoredRun
-from goldeneval.core.regression import GateDecision
 from goldeneval.history import door
 from goldeneval.history.delivery import deliver_spooled
 from goldeneval.store import open_store, store_exists

@@ -21,7 +21,7 @@ from goldeneval.answers.models import Model, ModelContext, build_model
 from goldeneval.answers.pipeline import evaluate
 from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli import main
-from goldeneval.core.regression import GateDecision
+from goldeneval.core.gate import GateDecision
 from goldeneval.history import door
 from tests.chat_server import Reply, answer, chat_server, verdict
 

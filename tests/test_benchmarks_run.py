@@ -484,7 +484,7 @@ def test_the_startup_section_pairs_each_command_with_its_imports_and_reports_the
 
     section = section_startup({"timeout_s": 300.0, "overhead_rounds": 1}, tmp_path)
     assert section["rounds"] == 3
-    for name in ("help", "warm_run", "runs"):
+    for name in ("help", "retrieval_help", "warm_run", "runs"):
         found = section["summary"][name]
         assert len(found["rounds"]) == 3
         assert found["wall_s"] > 0 and found["peer_wall_s"] > 0
@@ -493,3 +493,5 @@ def test_the_startup_section_pairs_each_command_with_its_imports_and_reports_the
     assert "`goldeneval --help`" in report and "import duckdb, pyarrow, numpy, pydantic, click, yaml" in report
     rows = startup_targets(section)
     assert rows[0].startswith("| `goldeneval --help` within 3x") and rows[0].endswith(("| yes |", "| no |"))
+    assert rows[1].startswith("| `goldeneval retrieval --help` within 1.5x") and rows[1].endswith(("| yes |", "| no |"))
+    assert "`goldeneval retrieval --help`" in report

@@ -21,8 +21,9 @@ import dagster as dg
 import pytest
 import yaml
 
+from goldeneval.core.gate import ComparisonState
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import ComparisonState, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.report.check import WITHHELD, check_description
 from goldeneval.report.model import Flip, QuestionRow, RunComparison, Side
 from goldeneval.retrieval.sets import resolve_golden_set

@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from assets.metadata import MAX_QUESTION_ROWS, comparison_markdown
+from goldeneval.core.gate import ComparisonState
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import ComparisonState, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.stats import PairedComparison
 from tests.dagster_support import (
     FIXED_PROVENANCE,

@@ -13,8 +13,8 @@ import pytest
 from click.testing import Result
 
 from goldeneval.core.errors import StoreError
+from goldeneval.core.gate import RegressionThresholds
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import RegressionThresholds
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.details import parse_details_json, retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm

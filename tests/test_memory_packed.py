@@ -131,7 +131,7 @@ def test_the_streamed_table_is_the_table_made_whole(
     run = evaluate_retrieval(GoldenQuestionSet(id="s", questions=questions), _Chunks(), "r", to_document=to_doc)
     stored = _stored(tmp_path, run, privacy)
     from goldeneval.core.baseline import Baseline
-    from goldeneval.core.regression import RegressionThresholds
+    from goldeneval.core.gate import RegressionThresholds
     from goldeneval.history.comparison import compare_with_history
 
     verdict = compare_with_history(

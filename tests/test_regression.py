@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from goldeneval.core.gate import RegressionThresholds, VerdictStatus
 from goldeneval.core.records import SliceRates
-from goldeneval.core.regression import RateChange, RegressionThresholds, VerdictStatus, detect_regression
+from goldeneval.core.regression import RateChange, detect_regression
 from goldeneval.store import StoredRun
 from tests.records import details, question
 

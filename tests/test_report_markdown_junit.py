@@ -17,8 +17,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from goldeneval.cli import ExitCode
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import GateDecision
 from goldeneval.report.junit import GATE_CASE, junit_xml, write_junit
 from goldeneval.report.markdown import MAX_SUMMARY_BYTES, summary_markdown, write_summary_md
 from goldeneval.report.model import Flip, QuestionRow, RunComparison

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from goldeneval.cli import ExitCode
-from goldeneval.core.regression import ComparisonState
+from goldeneval.core.gate import ComparisonState
 from goldeneval.history.comparison import compare_with_history
 from goldeneval.store import RunRecord, StoreLocation, open_store
 from tests.conftest import CliWorkspace

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from goldeneval.core.errors import StoreError
+from goldeneval.core.gate import ComparisonState, GateDecision
 from goldeneval.core.kinds import DetailsKind, read_details, register_details_kind
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import ComparisonState, GateDecision
 from goldeneval.history import door
 from goldeneval.store import open_store
 from tests.toy_kind import ALL_FIRST, HALF_FIRST, TOY_KIND, ToyDetails, ToyRun, ToySpec, _read_toy

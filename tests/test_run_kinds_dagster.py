@@ -19,8 +19,8 @@ from assets.partitions import partition_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.summary import SpooledSummary, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import GateDecision
 from goldeneval.store import open_store
 from resources.goldeneval import GoldenEvalResource
 from tests.dagster_support import write_project

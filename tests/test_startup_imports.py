@@ -141,6 +141,36 @@ def test_help_imports_no_command_module_and_nothing_of_the_domain(tmp_path: Path
     assert loaded == []
 
 
+RUN_HELP_HEAVY = ("duckdb", "numpy", "pyarrow", "pandas", "dagster", "torch", "scipy")
+"""What ``goldeneval retrieval --help`` must not import: its options are declared by light
+modules (goldeneval.retrieval.settings, goldeneval.core.gate), the run's machinery waits for a run."""
+
+
+def test_retrieval_help_imports_no_store_array_library_or_framework(tmp_path: Path) -> None:
+    """Issue 44: ``goldeneval retrieval --help`` shows every option of a run without importing
+    the store (DuckDB), the scoring (numpy, pyarrow), pandas, Dagster or torch."""
+    loaded, printed = probe(["retrieval", "--help"], tmp_path, RUN_HELP_HEAVY)
+    assert "--max-top1-drop" in printed and "--store" in printed and "--hit-k" in printed
+    assert loaded == []
+
+
+def test_the_retrieval_help_probe_sees_the_store_when_it_is_imported(tmp_path: Path) -> None:
+    """The check above can fail: the same probe, with the store imported first, sees DuckDB."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLDENEVAL_")}
+    env["GOLDENEVAL_NO_SUPERVISOR"] = "1"
+    script = "from goldeneval.store import ResultStore\n" + PROBE
+    result = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(RUN_HELP_HEAVY), "retrieval", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert '"duckdb"' in result.stderr and '"numpy"' in result.stderr, result.stderr
+
+
 @pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)
 def test_a_command_imports_its_own_family_only(tmp_path: Path) -> None:
     """``goldeneval schema`` (retrieval's family) loads neither the answers nor the judgments commands."""

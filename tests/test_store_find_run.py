@@ -11,7 +11,7 @@ import pytest
 
 from goldeneval.core.errors import InputError
 from goldeneval.store import Store, StoreLocation, open_store
-from goldeneval.store.base import Sql
+from goldeneval.store.sql import Sql
 from tests.test_store import record
 
 

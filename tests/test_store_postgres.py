@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.errors import StoreError
 from goldeneval.store import STORE_ENV, RunRecord, SliceRates, Store, StoreLocation, open_store, store_exists
-from goldeneval.store.base import Sql
+from goldeneval.store.sql import Sql
 from tests.conftest import CliWorkspace
 from tests.records import details, question
 from tests.store_sql import raw_sql

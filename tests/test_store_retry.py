@@ -21,8 +21,8 @@ from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.history import door
 from goldeneval.store import ResultStore, RunRecord, SliceRates, Store, StoreLocation, open_store
-from goldeneval.store.base import SavedRun
 from goldeneval.store.spool import SPOOL_ENV, keep_run, new_run_id, read_spooled, spooled_files
+from goldeneval.store.sql import SavedRun
 from tests.conftest import CliWorkspace
 from tests.postgres_cluster import PostgresCluster, _wait_until_accepting, find_server_binaries, start_cluster
 from tests.records import details, question

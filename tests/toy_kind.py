@@ -11,10 +11,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.kinds import DetailsKind, register_details_kind
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.stats import Verdicts
 
 TOY_RATE_NAMES = {"pass_rate": "reranked first", "mean_score": "mean reciprocal rank"}

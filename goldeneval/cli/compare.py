@@ -21,9 +21,9 @@ from goldeneval.cli.outputs import CiOutputs, ci_output_options
 from goldeneval.cli.params import format_option, sets_dir_option, store_option, topic_field_option, topics_option
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, printable
+from goldeneval.core.gate import DEFAULT_MAX_DROP, RegressionThresholds
 from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
-from goldeneval.core.regression import DEFAULT_MAX_DROP, RegressionThresholds
 from goldeneval.core.settings import settings_of
 from goldeneval.core.thresholds import SliceThresholds
 from goldeneval.store import StoreLocation, open_store, store_exists

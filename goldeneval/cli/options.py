@@ -34,20 +34,21 @@ from goldeneval.cli.params import (
 )
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, printable, validation_problem
+from goldeneval.core.gate import GateDecision, RegressionThresholds, VerdictStatus
 from goldeneval.core.json_stream import write_json
 from goldeneval.core.privacy import PrivacyMode, resolve_privacy
-from goldeneval.core.provenance import Provenance, parse_provenance
-from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict, VerdictStatus
 from goldeneval.core.settings import Flag, flagged_fields, settings_of
 from goldeneval.core.spec import SpecBase
 from goldeneval.core.storage import CACHE
 from goldeneval.core.thresholds import RateNames, SliceThresholds
-from goldeneval.store import StoreLocation
-from goldeneval.suite_storage import SuiteStorage, load_storage
 
-if TYPE_CHECKING:  # the CI outputs and the report are imported only when a file is asked for
+if TYPE_CHECKING:  # the CI outputs, the report and the store are imported only when a command runs
     from goldeneval.cli.outputs import CiOutputs
+    from goldeneval.core.provenance import Provenance
+    from goldeneval.core.regression import RegressionVerdict
     from goldeneval.report.model import RunComparison
+    from goldeneval.store import StoreLocation
+    from goldeneval.suite_storage import SuiteStorage
 
 __all__ = [
     "GATE_EXIT_CODES",
@@ -109,6 +110,8 @@ class RunOptions:
 
     @functools.cached_property
     def storage(self) -> SuiteStorage:
+        from goldeneval.suite_storage import load_storage
+
         return load_storage()
 
     @property
@@ -129,6 +132,8 @@ class RunOptions:
 
     @property
     def provenance(self) -> Provenance:
+        from goldeneval.core.provenance import parse_provenance
+
         return parse_provenance(parse_options(self.provenance_values, "--provenance"), "--provenance")
 
     def progress_bar(self) -> Callable[[Sequence[T]], Iterable[T]] | None:

@@ -15,9 +15,8 @@ from typing import Any, TypeVar
 import click
 
 from goldeneval.core.errors import InputError
-from goldeneval.core.storage import STORE, StorageSetting
-from goldeneval.store import StoreLocation
-from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME
+from goldeneval.core.storage import CONFIG_ENV, CONFIG_FILE_NAME, STORE, StorageSetting
+from goldeneval.store.location import StoreLocation
 
 __all__ = [
     "StoreParam",

@@ -25,23 +25,18 @@ from goldeneval.cli.params import (
     topics_option,
 )
 from goldeneval.core.errors import InputError, printable
-from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.settings import settings_of
 from goldeneval.core.thresholds import SliceThresholds
-from goldeneval.retrieval import pipeline
-from goldeneval.retrieval.golden import golden_set_json_schema
-from goldeneval.retrieval.report import outcome_json, render_outcome
-from goldeneval.retrieval.sets import GoldenSetRegistry, resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
-from goldeneval.retrieval.spec import RunSpec
-from goldeneval.retrieval.trec import REPLAY_NOTES_SUFFIX, qrels_lines, replay_notes, run_lines, write_lines
-from goldeneval.store import StoredRun, StoreLocation, open_store, store_exists
-from goldeneval.suite_storage import load_storage
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the run itself is imported when a command runs: its --help costs none of it
+    from goldeneval.core.privacy import PrivacyMode
+    from goldeneval.core.regression import RegressionVerdict
     from goldeneval.report.model import RunComparison
     from goldeneval.report.runs import SourceRefs
+    from goldeneval.retrieval import pipeline
+    from goldeneval.retrieval.spec import RunSpec
+    from goldeneval.store import StoredRun, StoreLocation
 
 beir_split_option = click.option(
     "--beir-split", default="test", show_default=True, help="Qrels split when --set is a BEIR folder."
@@ -65,6 +60,8 @@ class RetrievalTarget:
     def spec(self, series: str | None, **fields: Any) -> RunSpec:
         """The run specification of this target, validated (its series by default the
         retriever id); ``fields`` set the rest."""
+        from goldeneval.retrieval.spec import RunSpec
+
         options = parse_options(self.options)
         return validated(
             lambda: RunSpec(
@@ -87,6 +84,7 @@ class RetrievalTarget:
         """The comparison a run's ``--summary-md`` and ``--junit`` show: the stored run against the
         run its verdict names, with the text of this target's set and the titles of its corpus."""
         from goldeneval.report.runs import comparison_for
+        from goldeneval.store import open_store
 
         refs = self.source_refs()
         return comparison_for(open_store(location), stored, verdict=verdict, privacy=privacy, refs=refs, trend=False)
@@ -153,6 +151,9 @@ def retrieval(
     outputs: CiOutputs,
 ) -> None:
     """Run a golden set against a retriever, print and store the run, report the verdict."""
+    from goldeneval.retrieval import pipeline
+    from goldeneval.retrieval.report import outcome_json, render_outcome
+
     parse_options(target.options)  # a malformed --option is a usage error before anything runs
     thresholds = run.thresholds(slices)
     resolved_store = run.store
@@ -179,6 +180,8 @@ def retrieval(
 @sets_dir_option
 def sets(sets_dirs: tuple[Path, ...]) -> None:
     """List the registered golden question sets and where each comes from."""
+    from goldeneval.retrieval.sets import GoldenSetRegistry
+
     registry = run_guarded(lambda: GoldenSetRegistry.discover(sets_dirs))
     for set_id in registry.ids():
         golden_set = registry.get(set_id)
@@ -189,6 +192,8 @@ def sets(sets_dirs: tuple[Path, ...]) -> None:
 @click.command()
 def schema() -> None:
     """Print the JSON Schema of golden set files."""
+    from goldeneval.retrieval.golden import golden_set_json_schema
+
     click.echo(json.dumps(golden_set_json_schema(), indent=2))
 
 
@@ -198,6 +203,9 @@ def schema() -> None:
 def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> tuple[int, Path | None]:
     """The run's lines written to ``out``, and its replay notes beside it when it needs them
     (a stale notes file of an earlier export to ``out`` removed when it does not)."""
+    from goldeneval.retrieval.trec import REPLAY_NOTES_SUFFIX, replay_notes, run_lines, write_lines
+    from goldeneval.store import open_store, store_exists
+
     if not store_exists(store_path):
         raise InputError(f"run {run_id!r} not found: the store {store_path} does not exist")
     stored = open_store(store_path).find_run(run_id)
@@ -222,6 +230,8 @@ def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None
     """Write a stored run as a TREC run file (qid Q0 docid rank score tag).
 
     RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
+    from goldeneval.suite_storage import load_storage
+
     resolved = load_storage().store(store_path)
     count, notes = run_guarded(lambda: _export_run(resolved, run_id, out))
     click.echo(f"wrote {count} lines to {out}")
@@ -239,6 +249,9 @@ def export_qrels(set_ref: str, out: Path, beir_split: str, sets_dirs: tuple[Path
 
     The grade is 1 unless the set grades the document; a document the set records as not
     relevant (not_relevant) has grade 0; a question with neither has no line."""
+    from goldeneval.retrieval.sets import resolve_golden_set
+    from goldeneval.retrieval.trec import qrels_lines, write_lines
+
     count = run_guarded(
         lambda: write_lines(qrels_lines(resolve_golden_set(set_ref, sets_dirs, beir_split=beir_split)), out)
     )

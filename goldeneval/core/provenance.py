@@ -23,7 +23,6 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from goldeneval.core.errors import InputError, error_problem, one_line
-from goldeneval.core.secret_scan import looks_like_secret
 
 __all__ = [
     "BENCHMARK_FINGERPRINT_VERSION",
@@ -62,7 +61,7 @@ class Provenance(BaseModel):
     revision.  ``None`` means unknown; ``"not_applicable"`` is a known answer.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     corpus_revision: str | None = Field(default=None, description="Content revision of the searched corpus.")
     model_revision: str | None = Field(default=None, description="Immutable revision of the embedding model.")
@@ -83,6 +82,8 @@ class Provenance(BaseModel):
             raise ValueError(f"must be 1 to {MAX_VALUE_LENGTH} characters, got {len(value)}")
         if not value.isprintable():
             raise ValueError("must hold printable characters only (no control characters or newlines)")
+        from goldeneval.core.secret_scan import looks_like_secret  # its patterns load when a value is checked
+
         reason = looks_like_secret(value)
         if reason:
             raise ValueError(f"looks like a secret ({reason}); declare identities and hashes, never credentials")

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = ["Flag", "Fraction", "field_adapter", "flag_of", "flagged_fields", "settings_of"]
 
@@ -66,7 +69,10 @@ def flagged_fields(model: type[BaseModel]) -> list[str]:
 
 @functools.cache
 def field_adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
-    """A validator of one field of ``model`` alone, by the rules the model applies to it."""
+    """A validator of one field of ``model`` alone, by the rules the model applies to it (built
+    when a flag is first checked: declaring the flags needs no validator)."""
+    from pydantic import TypeAdapter
+
     info = model.model_fields[name]
     return TypeAdapter(Annotated[info.annotation, *info.metadata])  # type: ignore[arg-type]
 

@@ -14,9 +14,9 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import Provenance
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.storage import CACHE
 
 __all__ = [
@@ -53,7 +53,7 @@ field and the suite file's ``timeout_s``)."""
 class SpecBase(BaseModel):
     """The fields every kind's run specification shares, validated once."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     series: SeriesName = Field(description="The series name: the store's model column.")
     cache_dir: Path = CACHE.default

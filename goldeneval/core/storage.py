@@ -26,6 +26,8 @@ from pathlib import Path
 
 __all__ = [
     "CACHE",
+    "CONFIG_ENV",
+    "CONFIG_FILE_NAME",
     "SETTINGS",
     "STORE",
     "TABLES",
@@ -34,6 +36,11 @@ __all__ = [
     "resolve",
     "resolve_dir",
 ]
+
+CONFIG_FILE_NAME = "goldeneval.yaml"
+CONFIG_ENV = "GOLDENEVAL_CONFIG"
+"""Path of the suite file; default: ``goldeneval.yaml`` in the working directory
+(:func:`goldeneval.suite_storage.find_suite_file`)."""
 
 URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 

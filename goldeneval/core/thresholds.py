@@ -1,7 +1,7 @@
 """The regression thresholds as declared settings (:mod:`goldeneval.core.settings`): one set of
 rules for every kind's suite keys and flags, one vocabulary behind them.
 
-The gate reads :class:`~goldeneval.core.regression.RegressionThresholds`.  A kind names its two
+The gate reads :class:`~goldeneval.core.gate.RegressionThresholds`.  A kind names its two
 rates in its own words (:class:`RateNames`: retrieval's ``max_top1_drop``, prompts'
 ``max_pass_drop``), and :meth:`RateNames.thresholds` is the one place those words become the
 shared thresholds; the store's ADR column names stay at the store's edge.
@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
-from goldeneval.core.regression import (
+from goldeneval.core.gate import (
     DEFAULT_MAX_DROP,
     DEFAULT_MIN_SLICE_QUESTIONS,
     MIN_JUDGED_DESCRIPTION,
@@ -59,7 +59,7 @@ class SliceThresholds(BaseModel):
     """What retrieval gates beyond its two rates: per-slice drops and the judged coverage a
     comparison needs (suite keys under ``thresholds:``, flags of ``goldeneval retrieval``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     slice_max_drop: Annotated[
         dict[str, float],
@@ -131,4 +131,4 @@ def _rate_settings(rates: RateNames) -> type[BaseModel]:
         "max_p": significance,
     }
     name = "".join(part.title() for part in rates.pass_key.split("_")) + "Settings"
-    return create_model(name, __config__=ConfigDict(frozen=True, extra="forbid"), **fields)
+    return create_model(name, __config__=ConfigDict(frozen=True, extra="forbid", defer_build=True), **fields)

@@ -39,20 +39,13 @@ import dataclasses
 import numpy as np
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
+from goldeneval.core.coverage import baseline_labels_short, coverage_note, labels_incomplete
 from goldeneval.core.errors import InputError
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, ComparisonState, RegressionThresholds
 from goldeneval.core.manifest import BenchmarkChange, InformationalComparison, InformationalRate, benchmark_change
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER
-from goldeneval.core.regression import (
-    DEFAULT_THRESHOLDS,
-    ComparisonState,
-    RegressionThresholds,
-    RegressionVerdict,
-    baseline_labels_short,
-    coverage_note,
-    detect_regression,
-    labels_incomplete,
-)
+from goldeneval.core.regression import RegressionVerdict, detect_regression
 from goldeneval.core.stats import Verdicts, paired_comparison
 from goldeneval.history.accepted import Judge, accepted_level
 from goldeneval.store import Store, StoredRun
@@ -256,7 +249,7 @@ def compare_with_history(
     """Decide the comparison state of ``current`` and, when comparable, its numeric verdict.
 
     ``pinned`` is the run ``baseline`` pins, when the caller resolved it before storing.
-    ``preceded`` is what saving ``current`` found (:attr:`~goldeneval.store.base.SavedRun.preceded`):
+    ``preceded`` is what saving ``current`` found (:attr:`~goldeneval.store.sql.SavedRun.preceded`):
     False makes it the baseline whatever was stored since, True makes sure it is not;
     None judges from the history as it is now.  With ``accepted`` the earlier run is the
     series' accepted level (:mod:`goldeneval.history.accepted`), and the verdict's

@@ -30,14 +30,15 @@ from typing import Generic, Protocol, TypeVar
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.errors import InputError, StoreError
+from goldeneval.core.gate import GateDecision, RegressionThresholds
 from goldeneval.core.manifest import BenchmarkManifest
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord, StoredRun
-from goldeneval.core.regression import GateDecision, RegressionThresholds, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.history.comparison import compare_with_history, resolve_pinned_baseline
 from goldeneval.store import Store, StoreLocation, open_store, store_exists
-from goldeneval.store.base import SavedRun
 from goldeneval.store.spool import keep_run, new_run_id, spool_folder
+from goldeneval.store.sql import SavedRun
 
 __all__ = [
     "JudgedSpec",

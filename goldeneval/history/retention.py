@@ -26,8 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from goldeneval.core.errors import InputError
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.records import StoredRun
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.history.accepted import level_after
 from goldeneval.history.comparison import gate_judge
 from goldeneval.store.base import Store

@@ -48,9 +48,9 @@ from goldeneval.answers.pipeline import (
 from goldeneval.answers.spec import GradingSpec
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import InputError
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.provenance import Provenance, benchmark_fingerprint
 from goldeneval.core.records import RETRIEVAL_GRADER
-from goldeneval.core.regression import GateDecision
 from goldeneval.core.sets import corpus_for
 from goldeneval.history import door
 from goldeneval.retrieval import pipeline

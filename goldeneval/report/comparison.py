@@ -22,10 +22,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from goldeneval.core.errors import InputError
+from goldeneval.core.gate import ComparisonState
 from goldeneval.core.kinds import SlicedDetails
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import StoredRun
-from goldeneval.core.regression import ComparisonState, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.stats import PairedComparison, Verdicts, paired_comparison
 from goldeneval.report.items import Items, items_of, withheld
 from goldeneval.report.model import (

@@ -38,8 +38,8 @@ import xml.etree.ElementTree as ET
 from datetime import UTC
 from pathlib import Path
 
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import GateDecision
 from goldeneval.core.report import verdict_lines
 from goldeneval.report.files import write_whole
 from goldeneval.report.model import Flip, QuestionRow, RunComparison, Side

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from goldeneval.core.errors import printable
+from goldeneval.core.gate import GateDecision
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.regression import GateDecision
 from goldeneval.core.stats import PairedComparison
 from goldeneval.report.files import write_whole
 from goldeneval.report.model import MeasureChange, QuestionRow, RunComparison, Side

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from goldeneval.core.gate import ComparisonState
 from goldeneval.core.privacy import PrivacyMode, strictest
 from goldeneval.core.records import SliceRates, StoredRun
-from goldeneval.core.regression import ComparisonState, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.core.stats import PairedComparison
 from goldeneval.report.sources import DocumentInfo
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.errors import InputError
+from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import StoredRun
-from goldeneval.core.regression import DEFAULT_THRESHOLDS, RegressionThresholds, RegressionVerdict
+from goldeneval.core.regression import RegressionVerdict
 from goldeneval.history.comparison import compare_pair, compare_with_history
 from goldeneval.report.comparison import build_comparison
 from goldeneval.report.model import RunComparison, comparison_privacy

@@ -56,15 +56,13 @@ from goldeneval.core.workers import usable_workers
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.asking_calls import UNORDERED, Answers, batch_method, checked_ids, describe
 from goldeneval.retrieval.asking_threads import Task, ask_watched, run_tasks
+from goldeneval.retrieval.defaults import DEFAULT_BATCH_SIZE
 from goldeneval.retrieval.encoding import CodedRun, RawRankings, RunCoder
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.protocol import first_raw_limit, next_raw_limit, raw_ceiling
 from goldeneval.retrieval.retrievers.base import Retriever
 
 __all__ = ["ASK_CHUNK", "DEFAULT_BATCH_SIZE", "AskedRun", "ask_all", "ask_to_depth"]
-
-DEFAULT_BATCH_SIZE = 32
-"""Questions per ``retrieve_batch`` call when the retriever has one."""
 
 
 @plugin_collections()  # the retriever's own garbage is collected as usual (goldeneval.core.collector)

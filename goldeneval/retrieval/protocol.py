@@ -30,6 +30,7 @@ import json
 from collections.abc import Sequence
 
 from goldeneval.core.records import RETRIEVAL_GRADER
+from goldeneval.retrieval.defaults import DEFAULT_CHUNK_SEPARATOR, DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.metrics import (
     DEFAULT_AVERAGE_OVER,
     DEFAULT_METRICS,
@@ -38,7 +39,6 @@ from goldeneval.retrieval.metrics import (
     Metric,
     parse_metrics,
 )
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 
 __all__ = [
     "DEFAULT_HIT_CUTOFFS",
@@ -92,7 +92,6 @@ def scoring_protocol(
 
 GRADER_ID = RETRIEVAL_GRADER
 """The store's grader column for retrieval runs (keeps them apart from prompt grading)."""
-DEFAULT_HIT_CUTOFFS: tuple[int, ...] = (1, 3, 5, 10)
 
 
 def raw_limit() -> int:

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from goldeneval.core.settings import Flag
 from goldeneval.core.thresholds import RateNames
 from goldeneval.core.workers import MAX_WORKERS
-from goldeneval.retrieval.asking import DEFAULT_BATCH_SIZE
+from goldeneval.retrieval.defaults import DEFAULT_BATCH_SIZE, DEFAULT_CHUNK_SEPARATOR, DEFAULT_HIT_CUTOFFS
 from goldeneval.retrieval.metrics import (
     DEFAULT_AVERAGE_OVER,
     DEFAULT_METRICS,
@@ -25,8 +25,6 @@ from goldeneval.retrieval.metrics import (
     AverageOver,
     parse_metrics,
 )
-from goldeneval.retrieval.protocol import DEFAULT_HIT_CUTOFFS
-from goldeneval.retrieval.retrievers.base import DEFAULT_CHUNK_SEPARATOR
 
 __all__ = [
     "MAX_BATCH_SIZE",
@@ -78,7 +76,7 @@ def check_metric_names(names: object) -> tuple[str, ...]:
 class RetrievalSettings(BaseModel):
     """The settings of a retrieval run beyond the set and the retriever."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     chunk_separator: Annotated[str | None, Flag(), AfterValidator(lambda value: value or None)] = Field(
         default=DEFAULT_CHUNK_SEPARATOR,

@@ -19,18 +19,53 @@ beside the database, so concurrent writers wait instead of failing.  Readers ope
 read-only without that lock: they wait only for the commit in progress, never for the
 writers queued behind it.  On PostgreSQL the database's own transactions do both jobs (see
 ``goldeneval.store.postgres``).  The schema is versioned and migrations are additive.
+
+This package's names are imported on first use (:data:`_LAZY`): parsing a location costs
+no database driver.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+from typing import TYPE_CHECKING, Any
 
-from goldeneval.core.records import RunRecord, SliceRates, StoredRun
-from goldeneval.store.base import Acceptance, Dialect, Store
-from goldeneval.store.copy import CopyReport, copy_runs
-from goldeneval.store.duckdb_store import ResultStore
 from goldeneval.store.location import StoreLocation, redact_url, resolve_store, resolve_store_path, url_secrets
-from goldeneval.store.schema import DEFAULT_STORE_PATH, SCHEMA_VERSION, STORE_ENV
+
+if TYPE_CHECKING:
+    from goldeneval.core.records import RunRecord, SliceRates, StoredRun
+    from goldeneval.store.base import Store
+    from goldeneval.store.copy import CopyReport, copy_runs
+    from goldeneval.store.duckdb_store import ResultStore
+    from goldeneval.store.schema import DEFAULT_STORE_PATH, SCHEMA_VERSION, STORE_ENV
+    from goldeneval.store.sql import Acceptance, Dialect
+
+_LAZY = {
+    "RunRecord": "goldeneval.core.records",
+    "SliceRates": "goldeneval.core.records",
+    "StoredRun": "goldeneval.core.records",
+    "Acceptance": "goldeneval.store.sql",
+    "Dialect": "goldeneval.store.sql",
+    "Store": "goldeneval.store.base",
+    "CopyReport": "goldeneval.store.copy",
+    "copy_runs": "goldeneval.store.copy",
+    "ResultStore": "goldeneval.store.duckdb_store",
+    "DEFAULT_STORE_PATH": "goldeneval.store.schema",
+    "SCHEMA_VERSION": "goldeneval.store.schema",
+    "STORE_ENV": "goldeneval.store.schema",
+}
+"""Where each name is defined: imported on first use, so that what only parses a store
+location (the CLI's ``--store`` option, the suite file) loads neither DuckDB nor numpy."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_STORE_PATH",
@@ -60,6 +95,8 @@ def open_store(location: StoreLocation | str | os.PathLike[str]) -> Store:
     :class:`ResultStore` for a path, a ``PostgresResultStore`` for a ``postgresql://`` URL."""
     where = StoreLocation.parse(location)
     if where.path is not None:
+        from goldeneval.store.duckdb_store import ResultStore
+
         return ResultStore(where.path)
     from goldeneval.store.postgres import PostgresResultStore
 

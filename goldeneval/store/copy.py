@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldeneval.core.errors import InputError, StoreError
-from goldeneval.store.base import _ACCEPTANCE_COLUMNS, _RUN_COLUMN_COUNT, _RUN_COLUMNS, _SLICE_COLUMNS, Sql, Store
+from goldeneval.store.base import Store
+from goldeneval.store.sql import _ACCEPTANCE_COLUMNS, _RUN_COLUMN_COUNT, _RUN_COLUMNS, _SLICE_COLUMNS, Sql
 
 
 @dataclass(frozen=True)

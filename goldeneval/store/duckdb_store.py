@@ -15,9 +15,10 @@ import duckdb
 from filelock import FileLock, Timeout
 
 from goldeneval.core.errors import StoreError, one_line
-from goldeneval.store.base import DUCKDB, Sql, Store
+from goldeneval.store.base import Store
 from goldeneval.store.location import StoreLocation
 from goldeneval.store.schema import LOCK_TIMEOUT_S, SCHEMA_VERSION
+from goldeneval.store.sql import DUCKDB, Sql
 
 DUCKDB_MAGIC = b"DUCK"
 _MAGIC_AT, _HEADER_END = 8, 12

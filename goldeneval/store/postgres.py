@@ -57,9 +57,10 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from goldeneval.core.errors import InputError, StoreError, one_line
-from goldeneval.store.base import Dialect, Sql, Store
+from goldeneval.store.base import Store
 from goldeneval.store.location import StoreLocation, url_secrets
 from goldeneval.store.schema import SCHEMA_VERSION
+from goldeneval.store.sql import Dialect, Sql
 
 __all__ = ["POSTGRES", "PostgresDialect", "PostgresResultStore", "postgres_store_exists"]
 

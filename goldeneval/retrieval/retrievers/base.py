@@ -21,6 +21,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError, RetrieverError
+from goldeneval.retrieval.defaults import DEFAULT_CHUNK_SEPARATOR
 from goldeneval.retrieval.golden import GoldenQuestionSet
 
 __all__ = [
@@ -35,8 +36,6 @@ __all__ = [
     "number_option",
     "option_label",
 ]
-
-DEFAULT_CHUNK_SEPARATOR = "#"
 
 _Number = TypeVar("_Number", int, float)
 

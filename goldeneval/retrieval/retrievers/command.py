@@ -94,7 +94,7 @@ class _Program:
             stdout=subprocess.PIPE,
             bufsize=0,
             close_fds=True,
-            start_new_session=True,  # its own process group: stopped whole, children included
+            process_group=0,  # its own process group: stopped whole, children included
         )
         if self.process.stdin is None or self.process.stdout is None:  # pragma: no cover - PIPE was given
             raise RuntimeError("subprocess.Popen gave no pipes")
@@ -109,17 +109,24 @@ class _Program:
 
     def ask(self, request_id: int, question: str, limit: int, deadline: float) -> Any:
         """The program's answer to one question, as parsed JSON with the right id."""
-        line = json.dumps({"id": request_id, "question": question, "limit": limit}) + "\n"
-        self._write(line.encode("utf-8"), deadline)
+        # json.dumps of {"id": ..., "question": ..., "limit": ...}, byte for byte, the text alone encoded
+        data = f'{{"id": {request_id:d}, "question": {json.dumps(question)}, "limit": {limit:d}}}\n'.encode()
+        try:
+            written = os.write(self._in, data)  # the usual case: the whole line at once
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise _OutOfStep(f"the program {self._ended()} before reading its question") from None
+        if written < len(data):
+            self._write(data[written:], deadline)
         raw = self._read_line(deadline)
         while not raw.strip():  # a blank line is no answer; wait for the next
             raw = self._read_line(deadline)
-        found = one_line(raw[:200].decode("utf-8", "replace"), 100)
-        try:
-            answer = json.loads(raw)
+        try:  # an object line is UTF-8 (what json.loads would detect), decoded here at once
+            answer = json.loads(raw.decode("utf-8") if raw[:1] == b"{" else raw)
         except ValueError:
-            raise _OutOfStep(f"the program wrote a line that is not JSON: {found!r}") from None
-        if not isinstance(answer, dict) or "id" not in answer:
+            raise _OutOfStep(f"the program wrote a line that is not JSON: {_shown(raw)!r}") from None
+        if type(answer) is not dict or "id" not in answer:
             raise _OutOfStep(f'the program wrote {describe_json(answer)}, not {{"id": {request_id}, "ids": [...]}}')
         answered = answer["id"]
         if type(answered) is not int or answered != request_id:
@@ -137,6 +144,17 @@ class _Program:
                 raise _OutOfStep(f"the program {self._ended()} before reading its question") from None
 
     def _read_line(self, deadline: float) -> bytes:
+        if not self._buffer:  # the usual case: the answer arrives as one whole line
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._readable.poll(max(1, int(remaining * 1000))):
+                self._wait(self._readable, deadline, "to answer")  # times out, or waits on
+            chunk = os.read(self._out, _READ_SIZE)
+            if not chunk:
+                raise _OutOfStep(f"the program {self._ended()} before answering")
+            end = chunk.find(b"\n")
+            if end == len(chunk) - 1:
+                return chunk[:end]
+            self._buffer += chunk
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -192,6 +210,11 @@ class _Program:
                 self.process.stdout.close()
 
 
+def _shown(raw: bytes) -> str:
+    """The start of a line the program wrote, as an error message quotes it."""
+    return one_line(raw[:200].decode("utf-8", "replace"), 100)
+
+
 class _Hung(_OutOfStep):
     def __init__(self, doing: str) -> None:
         super().__init__(doing)
@@ -241,11 +264,17 @@ class _Programs:
         self._idle: list[_Program] = []
         self._live: list[_Program] = []
         self._starting = 0
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiting = 0
+        """Threads waiting in :meth:`checkout` for a program to be freed (none: no notify)."""
         self._closed = False
 
     def checkout(self, deadline: float) -> _Program:
         """An idle program, else a new one when the cap allows, else the next one freed."""
+        with self._lock:  # the usual case: the program the last question used
+            if self._idle and not self._closed:
+                return self._idle.pop()
         with self._cond:
             while True:
                 if self._closed:
@@ -260,7 +289,11 @@ class _Programs:
                     raise SearchError(
                         f"no program was free within {self.timeout_s:g} s (option timeout_s; processes={self.limit})"
                     )
-                self._cond.wait(remaining)
+                self._waiting += 1
+                try:
+                    self._cond.wait(remaining)
+                finally:
+                    self._waiting -= 1
         try:
             program = self.start()
         finally:
@@ -288,10 +321,11 @@ class _Programs:
             self._idle.append(program)
 
     def checkin(self, program: _Program) -> None:
-        with self._cond:
+        with self._lock:
             if not self._closed:
                 self._idle.append(program)
-                self._cond.notify()
+                if self._waiting:
+                    self._cond.notify()
                 return
         program.kill()
         program.release()
@@ -342,7 +376,7 @@ class CommandRetriever:
         self._programs = _Programs(self.argv, processes, timeout_s)
         self._finalizer = weakref.finalize(self, self._programs.close)  # also at interpreter exit
         self._ids = itertools.count(1)
-        self._ids_lock = threading.Lock()
+        """Request ids; ``next`` on it is one atomic step under the GIL, so threads share it unlocked."""
         try:
             self._programs.adopt(self._programs.start())  # a command that cannot start fails the build
         except SearchError as exc:
@@ -351,8 +385,7 @@ class CommandRetriever:
 
     def retrieve(self, question: str, limit: int) -> list[str]:
         deadline = time.monotonic() + self.timeout_s
-        with self._ids_lock:
-            request_id = next(self._ids)
+        request_id = next(self._ids)
         program = self._programs.checkout(deadline)
         try:
             answer = program.ask(request_id, question, limit, deadline)
