@@ -24,9 +24,12 @@ compares as an informational result with no numeric verdict
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
+
+import numpy as np
 
 from goldeneval.core.errors import StoreError
 from goldeneval.core.privacy import PrivacyMode
@@ -39,6 +42,7 @@ __all__ = [
     "BenchmarkManifest",
     "InformationalComparison",
     "InformationalRate",
+    "QuestionDigests",
     "benchmark_change",
     "listed",
 ]
@@ -48,6 +52,90 @@ LISTED_IDS = 10
 """Ids a reason names of each kind of change before ``and N more``."""
 INFORMATIONAL = "informational, no numeric verdict"
 """How every renderer marks the comparison of the unchanged questions."""
+DIGEST_BYTES = 16
+"""A digest's bytes (the first 128 bits of a SHA-256; 32 hex digits)."""
+_JSON_CHUNK = 8192
+"""Questions serialised at a time by :meth:`BenchmarkManifest.to_json_text`."""
+
+
+class QuestionDigests(Mapping[str, tuple[str, str | None]]):
+    """Question id -> (labels digest, judged-documents digest or None), held compactly: the
+    ids in one numpy ``StringDType`` array and each kind of digest as one ``bytes`` of 16
+    bytes a question, so a manifest of 1,000,000 questions holds about 50 MB and no Python
+    object per question (a dict of id strings and hex tuples held 250 MB, and its ids, the
+    set's own strings, kept blocks of the set's freed memory from the system).  The hex
+    digests are made when read; the id -> position index when first looked up."""
+
+    __slots__ = ("_ids", "_index", "_judged", "_labels")
+
+    def __init__(self, ids: Sequence[str], labels: bytes, judged: bytes | None) -> None:
+        """``labels`` (and ``judged``, None when the corpus was not at hand): the questions'
+        digests in the order of ``ids``, :data:`DIGEST_BYTES` each.  The ids are unique."""
+        count = len(ids)
+        if len(labels) != count * DIGEST_BYTES or (judged is not None and len(judged) != count * DIGEST_BYTES):
+            raise ValueError(f"{count} question ids need {count * DIGEST_BYTES} bytes of digests each")
+        try:
+            self._ids: np.ndarray = np.array(ids, dtype=np.dtypes.StringDType())
+        except UnicodeEncodeError:  # a lone surrogate (an API caller's id): kept as Python strings
+            self._ids = np.empty(count, dtype=object)
+            self._ids[:] = list(ids)
+        self._labels = labels
+        self._judged = judged
+        self._index: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self._ids), _JSON_CHUNK):
+            yield from self._ids[start : start + _JSON_CHUNK].tolist()
+
+    def __getitem__(self, question_id: str) -> tuple[str, str | None]:
+        if self._index is None:
+            self._index = {q: i for i, q in enumerate(self)}
+        return self._entry(self._index[question_id])
+
+    def __contains__(self, question_id: object) -> bool:
+        if self._index is None:
+            self._index = {q: i for i, q in enumerate(self)}
+        return question_id in self._index
+
+    def _entry(self, i: int) -> tuple[str, str | None]:
+        at = slice(i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES)
+        return self._labels[at].hex(), None if self._judged is None else self._judged[at].hex()
+
+    def items(self) -> ItemsView[str, tuple[str, str | None]]:
+        return _PositionalItems(self)
+
+    def _items(self) -> Iterator[tuple[str, tuple[str, str | None]]]:
+        """Every (id, entry) in order, by position: no index needed."""
+        for position, question_id in enumerate(self):
+            yield question_id, self._entry(position)
+
+    def __repr__(self) -> str:
+        judged = "unknown" if self._judged is None else "known"
+        return f"QuestionDigests({len(self)} questions, judged documents {judged})"
+
+
+class _PositionalItems(ItemsView[str, tuple[str, str | None]]):
+    _mapping: QuestionDigests
+
+    def __iter__(self) -> Iterator[tuple[str, tuple[str, str | None]]]:
+        return self._mapping._items()
+
+
+def _json_entries(entries: Iterable[tuple[str, Any]]) -> Iterator[str]:
+    """The JSON object members ``"key":value`` of ``entries``, as ``json.dumps`` of the whole
+    dict writes them (compact, UTF-8 kept), a chunk of them at a time, the ``,`` between
+    chunks included: the text of a dict without a dict of every entry beside it."""
+    entries = iter(entries)
+    first = True
+    while chunk := dict(islice(entries, _JSON_CHUNK)):
+        text = json.dumps(chunk, separators=(",", ":"), ensure_ascii=False)
+        if not first:
+            yield ","
+        first = False
+        yield text[1:-1]
 
 
 @dataclass(frozen=True)
@@ -74,17 +162,21 @@ class BenchmarkManifest:
         )
 
     def to_json_text(self) -> str:
-        return json.dumps(
+        """The manifest as the store keeps it: ``json.dumps`` of ``{"version", "privacy",
+        "document_count", "documents", "questions": {id: [labels, judged]}}``, compact, the
+        questions serialised a chunk at a time (no second dict of lists per question)."""
+        head = json.dumps(
             {
                 "version": MANIFEST_VERSION,
                 "privacy": self.privacy.value,
                 "document_count": self.document_count,
                 "documents": None if self.documents is None else dict(self.documents),
-                "questions": {q: list(entry) for q, entry in self.questions.items()},
             },
             separators=(",", ":"),
             ensure_ascii=False,
         )
+        questions = ((q, list(entry)) for q, entry in self.questions.items())
+        return "".join([head[:-1], ',"questions":{', *_json_entries(questions), "}}"])
 
     @classmethod
     def from_json_text(cls, fingerprint: str, text: str, where: str) -> BenchmarkManifest:

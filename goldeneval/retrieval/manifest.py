@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from goldeneval.core.corpus import Corpus, Document
-from goldeneval.core.manifest import BenchmarkManifest
+from goldeneval.core.manifest import DIGEST_BYTES, BenchmarkManifest, QuestionDigests
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.provenance import canonical_json
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
@@ -40,13 +40,14 @@ def document_digest(document: Document) -> str:
     return _short(digest)
 
 
-def _labels_digest(question: GoldenQuestion) -> str:
-    return _short(hashlib.sha256(canonical_json(question_record(question))))
+def _labels_digest(question: GoldenQuestion) -> bytes:
+    return hashlib.sha256(canonical_json(question_record(question))).digest()[:DIGEST_BYTES]
 
 
-def _judged_digest(question: GoldenQuestion, documents: dict[str, str]) -> str:
+def _judged_digest(question: GoldenQuestion, documents: dict[str, str]) -> bytes:
     judged = sorted(question.judged)
-    return _short(hashlib.sha256(canonical_json([[doc, documents.get(doc, _ABSENT)] for doc in judged])))
+    digest = hashlib.sha256(canonical_json([[doc, documents.get(doc, _ABSENT)] for doc in judged]))
+    return digest.digest()[:DIGEST_BYTES]
 
 
 def build_manifest(
@@ -60,10 +61,12 @@ def build_manifest(
         return None
     measured = corpus if corpus is not None and corpus.revision == corpus_revision else None
     documents = {doc.id: document_digest(doc) for doc in measured} if measured is not None else None
-    questions: dict[str, tuple[str, str | None]] = {
-        q.id: (_labels_digest(q), None if documents is None else _judged_digest(q, documents))
-        for q in golden_set.questions
-    }
+    # The digests as bytes and the ids as one array (QuestionDigests): the run holds the
+    # manifest to its write, after its door has let go of the set, so no string of the set's
+    # may stay in it (each would keep a block of the set's freed memory from the system).
+    labels = b"".join(_labels_digest(q) for q in golden_set.questions)
+    judged = None if documents is None else b"".join(_judged_digest(q, documents) for q in golden_set.questions)
+    questions = QuestionDigests([q.id for q in golden_set.questions], labels, judged)
     return BenchmarkManifest(
         fingerprint, PrivacyMode.FULL, None if documents is None else len(documents), documents, questions
     )
