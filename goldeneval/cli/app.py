@@ -14,8 +14,9 @@ nowhere else.  Exit codes (README.md, "Exit codes"):
 
 This module holds the group and what every command family shares: the exit codes and the one
 conversion of domain errors.  The group knows its commands by name and summary
-(:data:`SHARED_COMMANDS`, and each run kind's, :mod:`goldeneval.kinds`) and imports a command's module only when that command runs or shows its own
-help, so ``goldeneval --help`` costs click and nothing of the domain.
+(:data:`SHARED_COMMANDS`, and each run kind's, :mod:`goldeneval.kinds`) and imports a command's
+module only when that command runs or shows its own help, so ``goldeneval --help`` costs click
+and nothing of the domain.
 """
 
 from __future__ import annotations
