@@ -11,8 +11,9 @@ import importlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -24,7 +25,7 @@ from goldeneval.kinds import declared_kinds, forget_declared_kinds
 from goldeneval.store import open_store
 from goldeneval.suite import load_suite
 from pipelines.build import definitions_for
-from tests.dagster_support import SETS, write_project
+from tests.dagster_support import SETS, webhook_server, write_project
 from tests.toy_kind import TOY_DECLARATION
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,9 +56,9 @@ def toy_site(tmp_path: Path) -> Iterator[Path]:
         forget_declared_kinds()
 
 
-def toy_project(root: Path, firsts: str) -> Path:
+def toy_project(root: Path, firsts: str, alerts: Mapping[str, Any] | None = None) -> Path:
     """A suite file with a retrieval set and the toy kind's own section."""
-    project = write_project(root, sets={"alpha-set": SETS["alpha-set"]})
+    project = write_project(root, sets={"alpha-set": SETS["alpha-set"]}, alerts=alerts)
     config = yaml.safe_load(project.config.read_text())
     config["toy"] = {"sets": ["toy-set"], "rerankers": {"toy": {"firsts": firsts}}}
     project.config.write_text(yaml.safe_dump(config))
@@ -125,15 +126,20 @@ def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 def test_the_main_command_runs_judges_and_summarises_the_toy_kind(
     toy_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = toy_project(tmp_path / "project", "1111")
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GOLDENEVAL_CONFIG", str(config))
-    for name in ("GOLDENEVAL_STORE", "GOLDENEVAL_TABLES", "GOLDENEVAL_CACHE"):
+    for name in ("GOLDENEVAL_STORE", "GOLDENEVAL_TABLES", "GOLDENEVAL_CACHE", "GOLDENEVAL_ALERT_WEBHOOK_URL"):
         monkeypatch.delenv(name, raising=False)
+    with webhook_server() as webhook:
+        config = toy_project(tmp_path / "project", "1111", alerts={"webhook_url": webhook.url})
+        monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+        monkeypatch.setenv("GOLDENEVAL_CONFIG", str(config))
+        first, first_out = _main(capsys, "--partition", "toy-set|toy")  # the toy's partition alone
+        set_firsts(config, "1010")
+        worse, worse_out = _main(capsys, "--partition", "toy-set|toy")
 
-    first, first_out = _main(capsys, "--partition", "toy-set|toy")  # the toy's partition alone
-    set_firsts(config, "1010")
-    worse, worse_out = _main(capsys, "--partition", "toy-set|toy")
+    # the toy's failed regression check is alerted as every kind's is
+    assert [(alert["check"], alert["asset"]) for alert in webhook.received] == [
+        ("no_regression", "toy_regression_check")
+    ]
 
     assert (first, worse) == (0, 0), worse_out  # a regression is reported, not an error
     assert "goldeneval: nightly toy reranking" in first_out
