@@ -181,9 +181,9 @@ def test_the_toy_kinds_command_runs_through_goldeneval(toy_site: Path, tmp_path:
     store = str(tmp_path / "results.duckdb")
     first = _goldeneval(toy_site, tmp_path, "toy-rerank", "--firsts", "1111", "--store", store, "--fail-on-regression")
     worse = _goldeneval(toy_site, tmp_path, "toy-rerank", "--firsts", "1010", "--store", store, "--fail-on-regression")
-    assert first.returncode == 0 and " baseline: " in first.stdout, first.stderr
+    assert first.returncode == 0 and " baseline, gate pass: " in first.stdout, first.stderr
     assert worse.returncode == 1, worse.stderr
-    assert " regression: reranked first fell 1.000 -> 0.500" in worse.stdout
+    assert " comparable, gate regression: reranked first fell 1.000 -> 0.500" in worse.stdout
     runs = _goldeneval(toy_site, tmp_path, "runs", "--store", store)
     assert runs.returncode == 0 and runs.stdout.count("toy_rerank") == 2, runs.stdout
 

@@ -26,6 +26,7 @@ def toy_rerank(set_id: str, series: str, firsts: str, store_path: Path, fail_on_
     """Record a toy reranker-only run, judge it and print the verdict."""
     spec = ToySpec(options={"firsts": firsts})
     outcome = run_guarded(lambda: door.record_and_judge(open_store(store_path), spec.run(set_id, series), spec))
-    click.echo(f"{outcome.stored.id} {outcome.verdict.state.value}: {outcome.verdict.reason}")
+    verdict = outcome.verdict
+    click.echo(f"{outcome.stored.id} {verdict.state.value}, gate {outcome.gate.value}: {verdict.reason}")
     if fail_on_regression:
         sys.exit(int(GATE_EXIT_CODES[outcome.gate]))
