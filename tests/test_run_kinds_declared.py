@@ -123,6 +123,7 @@ def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     return status, capsys.readouterr().out
 
 
+@pytest.mark.slow  # four in-process Dagster runs: seconds; CI runs it
 def test_the_main_command_runs_judges_and_summarises_the_toy_kind(
     toy_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -175,6 +176,7 @@ def _goldeneval(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProces
     )
 
 
+@pytest.mark.slow  # four goldeneval processes: seconds; CI runs it
 def test_the_toy_kinds_command_runs_through_goldeneval(toy_site: Path, tmp_path: Path) -> None:
     listed = _goldeneval(toy_site, tmp_path, "--help")
     assert "  toy-rerank " in listed.stdout and "Record a toy reranker-only run" in listed.stdout, listed.stderr
