@@ -4,11 +4,10 @@ from typing import Any
 
 import dagster as dg
 
-from assets.evaluation import build_evaluation_assets, build_regression_assets
+from assets.evaluation import RETRIEVAL_DAGSTER
 from assets.names import NO_REGRESSION, RUN_COMPLETE, STORE_POOL
 from assets.partitions import RETRIEVER_DIMENSION, SET_DIMENSION, cell, evaluation_partitions
 from assets.regression import RegressionCheckConfig
-from assets.series import build_series_specs
 
 __all__ = [
     "NO_REGRESSION",
@@ -25,8 +24,4 @@ __all__ = [
 
 def build_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_kind: str = "duckdb") -> list[Any]:
     """The retrieval graph, its regression check, and the observed per-series assets."""
-    return [
-        *build_evaluation_assets(partitions_def, store_kind=store_kind),
-        *build_regression_assets(partitions_def),
-        *build_series_specs(partitions_def),
-    ]
+    return RETRIEVAL_DAGSTER.build(partitions_def, store_kind)

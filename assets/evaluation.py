@@ -17,11 +17,12 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.handoff import RunHandOff
+from assets.kinds import KindAssets
 from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
 from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.regression import CheckedKind, build_regression_check
-from assets.series import RETRIEVAL_SERIES, CliRuns, observe
+from assets.series import RETRIEVAL_SERIES, CliRuns, build_series_specs, observe
 from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
 from goldeneval.core.errors import StoreError
@@ -269,3 +270,16 @@ def build_evaluation_assets(partitions_def: dg.MultiPartitionsDefinition, *, sto
     """The four evaluation assets over the given (set x retriever) partitions (the summary
     reports each run to the observed assets of ``assets.series``)."""
     return build_kind_assets(RETRIEVAL_KIND, partitions_def, store_kind=store_kind)
+
+
+def _build_retrieval(partitions_def: dg.MultiPartitionsDefinition, store_kind: str) -> list[Any]:
+    """The retrieval graph, its regression check, and the observed per-series assets."""
+    return [
+        *build_evaluation_assets(partitions_def, store_kind=store_kind),
+        *build_regression_assets(partitions_def),
+        *build_series_specs(partitions_def),
+    ]
+
+
+RETRIEVAL_DAGSTER = KindAssets(build=_build_retrieval, cli_runs=RETRIEVAL_CLI_RUNS, nightly_executor=True)
+"""Retrieval's Dagster part, as its declaration names it (``goldeneval.kinds.retrieval``)."""

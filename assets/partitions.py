@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dagster as dg
 
+from goldeneval.kinds import KindDeclaration
+
 SET_DIMENSION = "set"
 RETRIEVER_DIMENSION = "retriever"
 PROMPT_SET_DIMENSION = "prompt_set"
@@ -49,3 +51,14 @@ def prompt_partitions(prompt_set_ids: list[str], model_names: list[str]) -> dg.M
 def prompt_cell(partition_key: str) -> dict[str, str]:
     """``{"prompt_set": ..., "model": ...}`` of a prompt partition key, in hive folder order."""
     return partition_cell(partition_key, PROMPT_FOLDERS)
+
+
+def kind_partitions(kind: KindDeclaration, set_ids: list[str], members: list[str]) -> dg.MultiPartitionsDefinition:
+    """A declared kind's partitions: its set ids x its series names, on its two dimensions."""
+    set_dimension, member_dimension = kind.dimensions
+    return _partitions({set_dimension: set_ids, member_dimension: members})
+
+
+def kind_cell(partition_key: str, kind: KindDeclaration) -> dict[str, str]:
+    """A declared kind's partition key as its value per dimension, in hive folder order."""
+    return partition_cell(partition_key, kind.dimensions)

@@ -18,6 +18,7 @@ from typing import Any
 import dagster as dg
 import pyarrow as pa
 
+from assets.kinds import KindAssets
 from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
 from assets.partitions import PROMPT_FOLDERS, prompt_cell
 from assets.regression import CheckedKind, build_regression_check
@@ -42,7 +43,14 @@ PROMPT_SUMMARY_KEY = dg.AssetKey("prompt_summary")
 PROMPT_ASSETS = ("golden_prompt_sets", "model_responses", "prompt_gradings", "prompt_summary")
 GRADINGS_PREVIEW_COLUMNS = ("prompt_id", "status", "passed", "score", "unstable", "assertions_passed", "latency_ms")
 
-__all__ = ["PROMPT_ASSETS", "PROMPT_CLI_RUNS", "PROMPT_GROUP", "PROMPT_SUMMARY_KEY", "build_prompt_assets"]
+__all__ = [
+    "PROMPT_ASSETS",
+    "PROMPT_CLI_RUNS",
+    "PROMPT_DAGSTER",
+    "PROMPT_GROUP",
+    "PROMPT_SUMMARY_KEY",
+    "build_prompt_assets",
+]
 
 
 def prompt_rates(rate: PromptRate) -> dict[str, float | None]:
@@ -191,3 +199,10 @@ def build_prompt_assets(partitions_def: dg.MultiPartitionsDefinition, *, store_k
     check_asset = build_regression_check(PROMPT_CHECK, partitions_def)
     series = build_series_specs(partitions_def, PROMPT_SERIES)  # plotted per series (assets.series)
     return [*build_kind_assets(PROMPT_KIND, partitions_def, store_kind=store_kind), check_asset, *series]
+
+
+PROMPT_DAGSTER = KindAssets(
+    build=lambda partitions_def, store_kind: build_prompt_assets(partitions_def, store_kind=store_kind),
+    cli_runs=PROMPT_CLI_RUNS,
+)
+"""The prompts kind's Dagster part, as its declaration names it (``goldeneval.kinds.prompts``)."""

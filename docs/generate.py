@@ -194,45 +194,53 @@ def _default_words(info: Any) -> str:
 
 
 def suite_reference() -> str:
-    """Every key of the suite file (``goldeneval.suite.SuiteConfig``), section by section: its
-    type, default, the flag that sets the same thing and its description (each from the field)."""
+    """Every key of the suite file (``goldeneval.suite.SuiteConfig``, then each declared run kind's
+    own section, ``goldeneval.suite.suite_config_model``), section by section: its type, default,
+    the flag that sets the same thing and its description (each from the field)."""
     import typing
 
     from pydantic import BaseModel
 
     from goldeneval.core.settings import flag_of
-    from goldeneval.suite import SuiteConfig
+    from goldeneval.suite import SuiteConfig, suite_config_model
 
     rows: list[list[str]] = []
     missing: list[str] = []
 
+    def key_of(model: type[BaseModel], name: str, prefix: str) -> None:
+        info = model.model_fields[name]
+        key = prefix + name
+        if not info.description:
+            missing.append(key)
+        flag = flag_of(info)
+        rows.append(
+            [
+                f"`{key}`",
+                _type_words(info.annotation),
+                _default_words(info),
+                f"`{flag.option(name)}`" if flag is not None else "",
+                info.description or "",
+            ]
+        )
+        if typing.get_origin(info.annotation) is dict:
+            value = typing.get_args(info.annotation)[1]
+            if isinstance(value, type) and issubclass(value, BaseModel):
+                walk(value, key + ".<name>.")
+            return
+        for arg in typing.get_args(info.annotation) or (info.annotation,):  # a section, or a section or null
+            if isinstance(arg, type) and issubclass(arg, BaseModel):
+                walk(arg, key + ".")
+
     def walk(model: type[BaseModel], prefix: str) -> None:
         own = [name for name in vars(model).get("__annotations__", {}) if name in model.model_fields]
         for name in [*own, *(name for name in model.model_fields if name not in own)]:  # the model's own keys first
-            info = model.model_fields[name]
-            key = prefix + name
-            if not info.description:
-                missing.append(key)
-            flag = flag_of(info)
-            rows.append(
-                [
-                    f"`{key}`",
-                    _type_words(info.annotation),
-                    _default_words(info),
-                    f"`{flag.option(name)}`" if flag is not None else "",
-                    info.description or "",
-                ]
-            )
-            if typing.get_origin(info.annotation) is dict:
-                value = typing.get_args(info.annotation)[1]
-                if isinstance(value, type) and issubclass(value, BaseModel):
-                    walk(value, key + ".<name>.")
-                continue
-            for arg in typing.get_args(info.annotation) or (info.annotation,):  # a section, or a section or null
-                if isinstance(arg, type) and issubclass(arg, BaseModel):
-                    walk(arg, key + ".")
+            key_of(model, name, prefix)
 
     walk(SuiteConfig, "")
+    declared = suite_config_model()
+    for name in declared.model_fields:  # the sections of the run kinds that have their own
+        if name not in SuiteConfig.model_fields:
+            key_of(declared, name, "")
     if missing:
         raise UndocumentedError(f"suite keys without a description (Field(description=...)): {missing}")
     return _table(["key", "type", "default", "flag", "what it sets"], rows)

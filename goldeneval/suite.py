@@ -13,6 +13,7 @@ paths are relative to the file.  Nothing here knows about Dagster.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 
 from goldeneval.answers.models import known_models
 from goldeneval.answers.registry import resolve_prompt_set
@@ -34,6 +35,7 @@ from goldeneval.core.provenance import Provenance, parse_provenance
 from goldeneval.core.settings import Flag, settings_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, Timeout
 from goldeneval.core.thresholds import SliceThresholds
+from goldeneval.kinds import KindDeclaration, SuiteSection, declared_kinds
 from goldeneval.retrieval.retrievers.registry import known_retrievers
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
@@ -63,6 +65,7 @@ __all__ = [
     "find_suite_file",
     "load_storage",
     "load_suite",
+    "suite_config_model",
 ]
 
 WEBHOOK_ENV = "GOLDENEVAL_ALERT_WEBHOOK_URL"
@@ -284,6 +287,28 @@ class SuiteConfig(RetrievalSettings):
         return value
 
 
+def suite_config_model(kinds: tuple[KindDeclaration, ...] | None = None) -> type[SuiteConfig]:
+    """The suite file's model: :class:`SuiteConfig` and a key for each declared kind's own
+    section (:attr:`goldeneval.kinds.KindDeclaration.section`; optional, null when absent)."""
+    sections = [kind.section for kind in (declared_kinds() if kinds is None else kinds) if kind.section is not None]
+    return _with_sections(tuple(sections)) if sections else SuiteConfig
+
+
+@functools.cache
+def _with_sections(sections: tuple[SuiteSection, ...]) -> type[SuiteConfig]:
+    taken = [section.key for section in sections if section.key in SuiteConfig.model_fields]
+    if taken:
+        raise ValueError(f"suite section {taken[0]!r} is a key of the suite file already")
+    fields: dict[str, Any] = {
+        section.key: (section.model | None, Field(default=None, description=section.description))
+        for section in sections
+    }
+    model: type[SuiteConfig] = create_model(
+        "SuiteConfig", __base__=SuiteConfig, __module__=__name__, __doc__=SuiteConfig.__doc__, **fields
+    )
+    return model
+
+
 class Cells(NamedTuple):
     """One kind's partitions as a suite declares them: every set crossed with every series."""
 
@@ -309,6 +334,15 @@ class Suite:
     def _resolve(self, value: str) -> Path:
         path = Path(value).expanduser()
         return path if path.is_absolute() else self.folder / path
+
+    def section(self, key: str) -> Any:
+        """A declared kind's own section of the file (None when the file has none)."""
+        return getattr(self.config, key, None)
+
+    def cells(self, kind: KindDeclaration) -> Cells:
+        """A declared kind's partitions' axes: its set ids x its series names."""
+        set_ids, series = kind.cells(self)
+        return Cells(list(set_ids), list(series))
 
     @property
     def retrieval_cells(self) -> Cells:
@@ -465,7 +499,7 @@ def load_suite(path: str | Path) -> Suite:
     path = Path(path).resolve()
     raw = read_suite_file(path)
     try:
-        config = SuiteConfig.model_validate(raw)
+        config = suite_config_model().model_validate(raw)
     except ValidationError as exc:
         raise invalid_input(exc, path, whole="(file)", clipped=False) from None
     for name, retriever in config.retrievers.items():

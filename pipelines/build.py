@@ -1,29 +1,27 @@
-"""Assemble the Definitions from a suite file: partitions, assets, jobs, schedule, sensors."""
+"""Assemble the Definitions from a suite file: for every declared run kind (``goldeneval.kinds``)
+with partitions in the file, its assets, jobs, schedule and sensors; then the accept job, the
+alert sensor and the resources."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
-from assets import build_assets, evaluation_partitions
-from assets.evaluation import RETRIEVAL_CLI_RUNS
 from assets.io_manager import PartitionedParquetIOManager
+from assets.kinds import KindAssets, kind_assets
 from assets.names import TABLES_IO_MANAGER
-from assets.partitions import prompt_partitions
-from assets.prompts import PROMPT_CLI_RUNS, PROMPT_SUMMARY_KEY, build_prompt_assets
+from assets.partitions import kind_partitions
 from assets.summary import store_kind
+from goldeneval.kinds import KindDeclaration, declared_kinds
 from goldeneval.suite import UI_URL_ENV, WEBHOOK_ENV, Suite, load_suite
-from pipelines.jobs import PROMPT_JOB, PROMPT_REGRESSION_JOB, build_accept_job, build_jobs, build_prompt_jobs
-from pipelines.schedules import PROMPT_SCHEDULE, build_nightly_schedule
-from pipelines.sensors import (
-    PROMPT_REGRESSION_SENSOR,
-    build_alert_sensor,
-    build_cli_run_sensor,
-    build_regression_sensor,
-)
+from pipelines.jobs import build_accept_job, build_kind_jobs
+from pipelines.schedules import build_kind_schedule
+from pipelines.sensors import alerted_checks, build_alert_sensor, build_kind_sensors
 from resources import AlertsResource, GoldenEvalResource
 from resources.alerts import SLACK_TOKEN_ENV
 
@@ -35,37 +33,39 @@ def _secret(name: str, fallback: str | None) -> str | dg.EnvVar | None:
     return dg.EnvVar(name) if os.environ.get(name) else fallback
 
 
-def _prompt_definitions(suite: Suite) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
-    """Assets, jobs, schedules and sensors of the (prompt set x model) partitions; none when the
-    suite file declares no prompt sets (ADR-060)."""
-    if not suite.prompt_cells.set_ids:
-        return [], [], [], []
-    partitions = prompt_partitions(*suite.prompt_cells)
+@dataclass(frozen=True)
+class KindDefinitions:
+    """One kind's part of the Definitions."""
+
+    kind: KindDeclaration
+    assets: list[Any]
+    jobs: list[Any]
+    schedules: list[Any]
+    sensors: list[Any]
+
+
+def kind_definitions(suite: Suite, kind: KindDeclaration) -> KindDefinitions | None:
+    """The assets, jobs, schedule and sensors of ``kind`` over the suite's partitions of it;
+    None when the suite file declares none (no prompt sets, say: ADR-060)."""
+    set_ids, members = suite.cells(kind)
+    if not set_ids:
+        return None
+    part: KindAssets = kind_assets(kind)
+    partitions = kind_partitions(kind, set_ids, members)
     schedule = suite.config.schedule
-    return (
-        build_prompt_assets(partitions, store_kind=store_kind(suite.store_location)),
-        list(build_prompt_jobs()),
-        [
-            build_nightly_schedule(
-                partitions,
-                schedule.cron,
-                schedule.timezone,
-                name=PROMPT_SCHEDULE,
-                job_name=PROMPT_JOB,
-                what="golden prompt set x model",
-            )
-        ],
-        [
-            build_regression_sensor(
-                partitions,
-                name=PROMPT_REGRESSION_SENSOR,
-                job_name=PROMPT_REGRESSION_JOB,
-                summary_key=PROMPT_SUMMARY_KEY,
-                check_asset="prompt_regression_check",
-            ),
-            build_cli_run_sensor(partitions, PROMPT_CLI_RUNS),
-        ],
+    return KindDefinitions(
+        kind,
+        assets=part.build(partitions, store_kind(suite.store_location)),
+        jobs=list(build_kind_jobs(kind, executor=part.nightly_executor)),
+        schedules=[build_kind_schedule(kind, partitions, schedule.cron, schedule.timezone)],
+        sensors=build_kind_sensors(kind, partitions, part.cli_runs),
     )
+
+
+def suite_kinds(suite: Suite, kinds: Sequence[KindDeclaration] | None = None) -> list[KindDefinitions]:
+    """Every declared kind the suite file has partitions of, in declaration order."""
+    built = (kind_definitions(suite, kind) for kind in (declared_kinds() if kinds is None else kinds))
+    return [found for found in built if found is not None]
 
 
 def build_definitions(config_path: str | Path) -> dg.Definitions:
@@ -75,20 +75,16 @@ def build_definitions(config_path: str | Path) -> dg.Definitions:
 def definitions_for(suite: Suite) -> dg.Definitions:
     """The Definitions of a suite already loaded (the main command reads its file once for
     the definitions and its summary)."""
-    partitions = evaluation_partitions(*suite.retrieval_cells)
     alerts = suite.config.alerts
-    schedule = suite.config.schedule
     goldeneval = GoldenEvalResource(config_path=str(suite.path))
-    prompt_assets, prompt_jobs, prompt_schedules, prompt_sensors = _prompt_definitions(suite)
+    kinds = suite_kinds(suite)
     return dg.Definitions(
-        assets=[*build_assets(partitions, store_kind=store_kind(suite.store_location)), *prompt_assets],
-        jobs=[*build_jobs(), *prompt_jobs, build_accept_job()],
-        schedules=[build_nightly_schedule(partitions, schedule.cron, schedule.timezone), *prompt_schedules],
+        assets=[asset for found in kinds for asset in found.assets],
+        jobs=[*(job for found in kinds for job in found.jobs), build_accept_job()],
+        schedules=[schedule for found in kinds for schedule in found.schedules],
         sensors=[
-            build_regression_sensor(partitions),
-            build_cli_run_sensor(partitions, RETRIEVAL_CLI_RUNS),
-            *prompt_sensors,
-            build_alert_sensor(),
+            *(sensor for found in kinds for sensor in found.sensors),
+            build_alert_sensor(alerted_checks(declared_kinds())),  # a kind the file no longer runs too
         ],
         resources={
             "goldeneval": goldeneval,

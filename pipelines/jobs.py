@@ -1,53 +1,52 @@
-"""Jobs: the nightly evaluation of every partition, the sensor-launched regression check, and
-``accept_run``: a person accepts a stored run as its series' level from the Launchpad."""
+"""Jobs: each run kind's nightly evaluation of every partition and its sensor-launched
+regression check (named by its declaration, :mod:`goldeneval.kinds`), and ``accept_run``: a
+person accepts a stored run as its series' level from the Launchpad."""
 
 from __future__ import annotations
 
 import dagster as dg
 
 from assets.acceptance import accept_op
+from goldeneval.kinds import KindDeclaration
+from goldeneval.kinds.prompts import PROMPTS
+from goldeneval.kinds.retrieval import RETRIEVAL
 from pipelines.executors import nightly_executor
 
-NIGHTLY_JOB = "nightly_evaluation"
-REGRESSION_JOB = "regression_check_job"
+NIGHTLY_JOB = RETRIEVAL.names.job
+REGRESSION_JOB = RETRIEVAL.names.regression_job
 ACCEPT_JOB = "accept_run"
-EVALUATION_ASSETS = ("golden_question_sets", "retriever_rankings", "question_hits", "evaluation_summary")
+EVALUATION_ASSETS = RETRIEVAL.assets
+PROMPT_JOB = PROMPTS.names.job
+PROMPT_REGRESSION_JOB = PROMPTS.names.regression_job
+PROMPT_ASSETS = PROMPTS.assets
 
 
-PROMPT_JOB = "nightly_prompt_evaluation"
-PROMPT_REGRESSION_JOB = "prompt_regression_check_job"
-PROMPT_ASSETS = ("golden_prompt_sets", "model_responses", "prompt_gradings", "prompt_summary")
+def build_kind_jobs(kind: KindDeclaration, *, executor: bool = False) -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
+    """A declared kind's two jobs, partitioned like its assets: the nightly evaluation of one
+    partition (on ``$GOLDENEVAL_EXECUTOR`` when ``executor``: Dagster's default, or dask), and
+    the regression check its sensor launches."""
+    nightly = dg.define_asset_job(
+        kind.names.job,
+        selection=dg.AssetSelection.assets(*kind.assets),
+        description=f"Evaluate one ({kind.cell}) partition and store the run.",
+        executor_def=nightly_executor() if executor else None,
+    )
+    regression = dg.define_asset_job(
+        kind.names.regression_job,
+        selection=dg.AssetSelection.assets(kind.names.regression_check),
+        description=f"Judge one stored {kind.stored} against the previous run of its series.",
+    )
+    return nightly, regression
 
 
 def build_prompt_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
     """Partitioned like the prompt assets: (prompt set x model), ADR-060."""
-    nightly = dg.define_asset_job(
-        PROMPT_JOB,
-        selection=dg.AssetSelection.assets(*PROMPT_ASSETS),
-        description="Evaluate one (golden prompt set x model) partition and store the run.",
-    )
-    regression = dg.define_asset_job(
-        PROMPT_REGRESSION_JOB,
-        selection=dg.AssetSelection.assets("prompt_regression_check"),
-        description="Judge one stored prompt run against the previous run of its series.",
-    )
-    return nightly, regression
+    return build_kind_jobs(PROMPTS)
 
 
 def build_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
     """Both jobs are partitioned like their assets: (set x retriever)."""
-    nightly = dg.define_asset_job(
-        NIGHTLY_JOB,
-        selection=dg.AssetSelection.assets(*EVALUATION_ASSETS),
-        description="Evaluate one (golden set x retriever) partition and store the run.",
-        executor_def=nightly_executor(),  # $GOLDENEVAL_EXECUTOR: Dagster's default, or dask
-    )
-    regression = dg.define_asset_job(
-        REGRESSION_JOB,
-        selection=dg.AssetSelection.assets("regression_check"),
-        description="Judge one stored evaluation against the previous run of its series.",
-    )
-    return nightly, regression
+    return build_kind_jobs(RETRIEVAL, executor=True)
 
 
 def build_accept_job() -> dg.JobDefinition:

@@ -42,23 +42,30 @@ from typing import Any, NoReturn
 
 import dagster as dg
 
-from assets import NO_REGRESSION, RUN_COMPLETE, cell
-from assets.partitions import prompt_cell
+from assets import NO_REGRESSION, RUN_COMPLETE
+from assets.partitions import kind_cell
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.errors import GoldenEvalError, printable
+from goldeneval.kinds import KindDeclaration, declared_kinds
 from goldeneval.store.parquet import REPORTS_FOLDER
 from goldeneval.suite import Suite, load_suite
 from pipelines.build import definitions_for
 from pipelines.config import PROJECT_DIR, suite_path
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG, PartitionKeyFilter, drop_captured_outputs
-from pipelines.jobs import NIGHTLY_JOB, PROMPT_JOB, PROMPT_REGRESSION_JOB, REGRESSION_JOB
-from pipelines.sensors import ALERT_SENSOR, PROMPT_REGRESSION_SENSOR, REGRESSION_SENSOR, sensor_context
+from pipelines.jobs import NIGHTLY_JOB, PROMPT_JOB, REGRESSION_JOB
+from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR, sensor_context
 
 DAGSTER_HOME_ENV = "DAGSTER_HOME"
 DEFAULT_DAGSTER_HOME = PROJECT_DIR / ".dagster_home"
 INSTANCE_TEMPLATE = Path(__file__).with_name("dagster.yaml")
-REGRESSION_CURSOR_KEY = "goldeneval/main/regression_check_sensor_cursor"
-PROMPT_REGRESSION_CURSOR_KEY = "goldeneval/main/prompt_regression_check_sensor_cursor"
+
+
+def sensor_cursor_key(sensor_name: str) -> str:
+    """Where the main command keeps a regression sensor's cursor in the instance."""
+    return f"goldeneval/main/{sensor_name}_cursor"
+
+
+REGRESSION_CURSOR_KEY = sensor_cursor_key(REGRESSION_SENSOR)
 QUIET: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 USAGE_ERROR = 2
 """Exit status for a ``--partition`` the suite file does not declare (the CLI's usage error)."""
@@ -91,6 +98,16 @@ def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
 def has_prompt_partitions(defs: dg.Definitions) -> bool:
     """Whether the suite file declares prompt sets and models (ADR-060)."""
     return any(job.name == PROMPT_JOB for job in defs.jobs or [])
+
+
+def kinds_in(defs: dg.Definitions) -> list[KindDeclaration]:
+    """The declared run kinds the definitions hold partitions of (their nightly job), in order."""
+    jobs = {job.name for job in defs.jobs or []}
+    return [kind for kind in declared_kinds() if kind.names.job in jobs]
+
+
+def _partition_words(kind: KindDeclaration) -> str:
+    return "|".join(dimension.upper() for dimension in kind.dimensions)
 
 
 @dataclass(frozen=True)
@@ -150,24 +167,23 @@ class UnknownPartition(ValueError):
 
 
 def chosen_partitions(defs: dg.Definitions, names: list[str]) -> frozenset[str] | None:
-    """The Dagster partition keys of ``--partition SET|RETRIEVER`` (or ``PROMPT_SET|MODEL``)
-    values, in whichever job declares them; None when none was given (every partition)."""
+    """The Dagster partition keys of ``--partition SET|RETRIEVER`` (or ``PROMPT_SET|MODEL``, or
+    another kind's dimensions) values, in whichever job declares them; None when none was given
+    (every partition)."""
     if not names:
         return None
     known: dict[str, str] = {}
-    jobs = [(NIGHTLY_JOB, cell, ("set", "retriever"))]
-    if has_prompt_partitions(defs):
-        jobs.append((PROMPT_JOB, prompt_cell, ("prompt_set", "model")))
-    for job_name, of, order in jobs:
-        partitions = defs.resolve_job_def(job_name).partitions_def
+    for kind in kinds_in(defs):
+        partitions = defs.resolve_job_def(kind.names.job).partitions_def
         assert partitions is not None
         for key in partitions.get_partition_keys():
-            where = of(key)
-            known["|".join(where[name] for name in order)] = key
+            where = kind_cell(key, kind)
+            known["|".join(where[name] for name in kind.dimensions)] = key
     unknown = [name for name in names if name not in known]
     if unknown:
+        shapes = " or ".join(_partition_words(kind) for kind in declared_kinds())
         raise UnknownPartition(
-            f"--partition {unknown[0]!r}: the suite file declares no such SET|RETRIEVER or PROMPT_SET|MODEL "
+            f"--partition {unknown[0]!r}: the suite file declares no such {shapes} "
             f"partition; it declares {', '.join(sorted(known))}"
         )
     return frozenset(known[name] for name in names)
@@ -249,21 +265,9 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path, suit
     """The summary printed at the end; ``suite``: the suite file the definitions were built
     from (read again when not given)."""
     suite = suite or load_suite(suite_path())
-    job = defs.resolve_job_def(NIGHTLY_JOB)
-    assert job.partitions_def is not None
-    lines = ["", "goldeneval: nightly evaluation", ""]
-    header = f"{'set':<24} {'retriever':<20} {'top-1':>6} {'top-3':>6}  verdict      checks"
-    lines += [header, "-" * len(header)]
-    for key in job.partitions_def.get_partition_keys():
-        where = cell(key)
-        summary_md = _latest(instance, "evaluation_summary", key)
-        verdict = _latest(instance, "regression_check", key).get("verdict", "-")
-        lines.append(
-            f"{where['set']:<24} {where['retriever']:<20} {_rate(summary_md.get('top1_hit_rate')):>6} "
-            f"{_rate(summary_md.get('top3_hit_rate')):>6}  {verdict:<12} {', '.join(_checks(instance, key))}"
-        )
-    if has_prompt_partitions(defs):
-        lines += _prompt_summary(defs, instance)
+    lines: list[str] = []
+    for kind in kinds_in(defs):
+        lines += _kind_summary(defs, instance, kind)
     lines += [
         "",
         f"Result store:    {suite.store_location}",
@@ -280,20 +284,25 @@ def summary(defs: dg.Definitions, instance: dg.DagsterInstance, home: Path, suit
     return "\n".join(lines)
 
 
-def _prompt_summary(defs: dg.Definitions, instance: dg.DagsterInstance) -> list[str]:
-    """The (prompt set x model) partitions: pass rate, mean score, verdict, checks."""
-    job = defs.resolve_job_def(PROMPT_JOB)
+def _kind_summary(defs: dg.Definitions, instance: dg.DagsterInstance, kind: KindDeclaration) -> list[str]:
+    """A kind's partitions: its two rates, the verdict, the checks."""
+    job = defs.resolve_job_def(kind.names.job)
     assert job.partitions_def is not None
-    header = f"{'prompt set':<24} {'model':<20} {'pass':>6} {'mean':>6}  verdict      checks"
-    lines = ["", "goldeneval: nightly prompt evaluation (ADR-060)", "", header, "-" * len(header)]
+    (first, first_key), (second, second_key) = kind.rates
+    set_dimension, member_dimension = kind.dimensions
+    header = (
+        f"{set_dimension.replace('_', ' '):<24} {member_dimension.replace('_', ' '):<20} {first:>6} {second:>6}"
+        "  verdict      checks"
+    )
+    lines = ["", kind.title, "", header, "-" * len(header)]
     for key in job.partitions_def.get_partition_keys():
-        where = prompt_cell(key)
-        summary_md = _latest(instance, "prompt_summary", key)
-        verdict = _latest(instance, "prompt_regression_check", key).get("verdict", "-")
-        checks = _checks(instance, key, ("prompt_summary", "prompt_regression_check"))
+        where = kind_cell(key, kind)
+        summary_md = _latest(instance, kind.summary, key)
+        verdict = _latest(instance, kind.names.regression_check, key).get("verdict", "-")
+        checks = _checks(instance, key, (kind.summary, kind.names.regression_check))
         lines.append(
-            f"{where['prompt_set']:<24} {where['model']:<20} {_rate(summary_md.get('pass_rate')):>6} "
-            f"{_rate(summary_md.get('mean_score')):>6}  {verdict:<12} {', '.join(checks)}"
+            f"{where[set_dimension]:<24} {where[member_dimension]:<20} {_rate(summary_md.get(first_key)):>6} "
+            f"{_rate(summary_md.get(second_key)):>6}  {verdict:<12} {', '.join(checks)}"
         )
     return lines
 
@@ -332,13 +341,11 @@ def _run_everything(home: Path, partitions: list[str] | None = None) -> int:
         print(f"goldeneval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     with dg.DagsterInstance.get() as instance:
-        runs = run_nightly(defs, instance, only=only)
-        runs += run_regression_sensor(defs, instance)
-        if has_prompt_partitions(defs):
-            runs += run_nightly(defs, instance, PROMPT_JOB, only=only)
-            runs += run_regression_sensor(
-                defs, instance, PROMPT_REGRESSION_SENSOR, PROMPT_REGRESSION_JOB, PROMPT_REGRESSION_CURSOR_KEY
-            )
+        runs: list[FinishedRun] = []
+        for kind in kinds_in(defs):
+            sensor, job = kind.names.regression_sensor, kind.names.regression_job
+            runs += run_nightly(defs, instance, kind.names.job, only=only)
+            runs += run_regression_sensor(defs, instance, sensor, job, sensor_cursor_key(sensor))
         alerts = run_alert_sensor(defs, instance)
         print(summary(defs, instance, home, suite))
         print(f"Alerts:          {alerts}")

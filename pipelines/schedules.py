@@ -1,13 +1,16 @@
-"""The nightly schedule: one run per (set x retriever) partition, no click needed."""
+"""The nightly schedules: one run per partition of each run kind, no click needed."""
 
 from __future__ import annotations
 
 import dagster as dg
 
+from goldeneval.kinds import KindDeclaration
+from goldeneval.kinds.prompts import PROMPTS
+from goldeneval.kinds.retrieval import RETRIEVAL
 from pipelines.jobs import NIGHTLY_JOB
 
-NIGHTLY_SCHEDULE = "nightly_evaluation_schedule"
-PROMPT_SCHEDULE = "nightly_prompt_evaluation_schedule"
+NIGHTLY_SCHEDULE = RETRIEVAL.names.schedule
+PROMPT_SCHEDULE = PROMPTS.names.schedule
 
 
 def build_nightly_schedule(
@@ -35,3 +38,12 @@ def build_nightly_schedule(
         ]
 
     return nightly_evaluation_schedule
+
+
+def build_kind_schedule(
+    kind: KindDeclaration, partitions_def: dg.MultiPartitionsDefinition, cron: str, timezone: str
+) -> dg.ScheduleDefinition:
+    """A declared kind's nightly schedule over its partitions."""
+    return build_nightly_schedule(
+        partitions_def, cron, timezone, name=kind.names.schedule, job_name=kind.names.job, what=kind.cell
+    )

@@ -18,7 +18,7 @@ main command and the daemon share it and an alert is not sent twice.
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,6 +35,9 @@ from goldeneval.core.gate import GateDecision
 from goldeneval.core.records import StoredRun
 from goldeneval.history import door
 from goldeneval.history.delivery import deliver_spooled
+from goldeneval.kinds import KindDeclaration, built_in_kinds
+from goldeneval.kinds.prompts import PROMPTS
+from goldeneval.kinds.retrieval import RETRIEVAL
 from goldeneval.store import open_store, store_exists
 from goldeneval.store.spool import SpooledRun, readable_spooled, spool_folder
 from goldeneval.suite_storage import load_storage
@@ -43,8 +46,8 @@ from pipelines.jobs import REGRESSION_JOB
 from resources.alerts import AlertsResource
 from resources.goldeneval import GoldenEvalResource
 
-REGRESSION_SENSOR = "regression_check_sensor"
-PROMPT_REGRESSION_SENSOR = "prompt_regression_check_sensor"
+REGRESSION_SENSOR = RETRIEVAL.names.regression_sensor
+PROMPT_REGRESSION_SENSOR = PROMPTS.names.regression_sensor
 ALERT_SENSOR = "check_alert_sensor"
 ALERT_PROGRESS_KEY = "goldeneval/check_alert_sensor/last_storage_id"
 SUMMARY_KEY = dg.AssetKey("evaluation_summary")
@@ -342,12 +345,35 @@ def build_cli_run_sensor(partitions_def: dg.MultiPartitionsDefinition, kind: Cli
     return cli_run_sensor
 
 
-ALERTED_CHECKS = (
-    dg.AssetCheckKey(dg.AssetKey("evaluation_summary"), RUN_COMPLETE),
-    dg.AssetCheckKey(dg.AssetKey("regression_check"), NO_REGRESSION),
-    dg.AssetCheckKey(dg.AssetKey("prompt_summary"), RUN_COMPLETE),
-    dg.AssetCheckKey(dg.AssetKey("prompt_regression_check"), NO_REGRESSION),
-)
+def build_kind_sensors(
+    kind: KindDeclaration, partitions_def: dg.MultiPartitionsDefinition, cli_runs: CliRuns | None
+) -> list[dg.SensorDefinition]:
+    """A declared kind's regression sensor, and its CLI-run sensor when it plots the CLI's runs."""
+    regression = build_regression_sensor(
+        partitions_def,
+        name=kind.names.regression_sensor,
+        job_name=kind.names.regression_job,
+        summary_key=dg.AssetKey(kind.summary),
+        check_asset=kind.names.regression_check,
+    )
+    return [regression, *([build_cli_run_sensor(partitions_def, cli_runs)] if cli_runs is not None else [])]
+
+
+def alerted_checks(kinds: Sequence[KindDeclaration]) -> tuple[dg.AssetCheckKey, ...]:
+    """The checks whose failures are alerted: each kind's ``run_complete`` on its summary and
+    ``no_regression`` on its regression check."""
+    return tuple(
+        key
+        for kind in kinds
+        for key in (
+            dg.AssetCheckKey(dg.AssetKey(kind.summary), RUN_COMPLETE),
+            dg.AssetCheckKey(dg.AssetKey(kind.names.regression_check), NO_REGRESSION),
+        )
+    )
+
+
+ALERTED_CHECKS = alerted_checks(built_in_kinds())
+"""The checks of the kinds goldeneval ships."""
 
 
 def _progress(context: dg.SensorEvaluationContext) -> int:
@@ -364,14 +390,16 @@ def _value(metadata: dict[str, Any], key: str) -> Any:
     return None if entry is None else entry.value
 
 
-def check_executions_after(instance: dg.DagsterInstance, after: int) -> list[AssetCheckExecutionRecord]:
+def check_executions_after(
+    instance: dg.DagsterInstance, after: int, checks: Sequence[dg.AssetCheckKey] = ALERTED_CHECKS
+) -> list[AssetCheckExecutionRecord]:
     """Executions of goldeneval's checks with an id above ``after``, oldest first.
 
     Check executions live in the instance's index (one id sequence for all runs), on every
     storage; event-log queries across runs do not work on the default run-sharded SQLite one.
     """
     found: list[AssetCheckExecutionRecord] = []
-    for key in ALERTED_CHECKS:
+    for key in checks:
         cursor = None
         while True:
             page = instance.event_log_storage.get_asset_check_execution_history(key, limit=BATCH, cursor=cursor)
@@ -422,7 +450,7 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
     )
 
 
-def build_alert_sensor() -> dg.SensorDefinition:
+def build_alert_sensor(checks: Sequence[dg.AssetCheckKey] = ALERTED_CHECKS) -> dg.SensorDefinition:
     @dg.sensor(
         name=ALERT_SENSOR,
         minimum_interval_seconds=sensor_interval_s(),
@@ -432,7 +460,7 @@ def build_alert_sensor() -> dg.SensorDefinition:
     def check_alert_sensor(context: dg.SensorEvaluationContext, alerts: AlertsResource) -> dg.SensorResult:
         last = _progress(context)
         sent = 0
-        for record in check_executions_after(context.instance, last):
+        for record in check_executions_after(context.instance, last, checks):
             if record.status is AssetCheckExecutionRecordStatus.PLANNED:
                 run = context.instance.get_run_by_id(record.run_id)
                 if run is not None and not run.is_finished:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from typing import Any
 
 import dagster as dg
 from pydantic import PrivateAttr
 
 from goldeneval.answers.spec import PromptRunSpec
+from goldeneval.kinds import KindDeclaration
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import Store, open_store
 from goldeneval.suite import Suite, load_suite
@@ -72,6 +74,10 @@ class GoldenEvalResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     def prompt_run_spec(self, where: Mapping[str, str]) -> PromptRunSpec:
         """The run specification of one (prompt set x model) partition, ``assets.partitions.prompt_cell``."""
         return self.suite().prompt_run_spec(where["prompt_set"], where["model"])
+
+    def kind_spec(self, kind: KindDeclaration, where: Mapping[str, str]) -> Any:
+        """The run specification of one partition of a declared kind (``assets.partitions.kind_cell``)."""
+        return kind.spec(self.suite(), where)
 
     def open_store(self) -> Store:
         """The result store (``$GOLDENEVAL_STORE``, else ``storage.store``): the DuckDB file, or

@@ -14,15 +14,16 @@ nowhere else.  Exit codes (README.md, "Exit codes"):
 
 This module holds the group and what every command family shares: the exit codes and the one
 conversion of domain errors.  The group knows its commands by name and summary
-(:data:`COMMANDS`) and imports a command's module only when that command runs or shows its own
-help, so ``goldeneval --help`` costs click and nothing of the domain.
+(:data:`SHARED_COMMANDS`, and each run kind's, :mod:`goldeneval.kinds`) and imports a command's
+module only when that command runs or shows its own help, so ``goldeneval --help`` costs click
+and nothing of the domain.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import partial
@@ -33,8 +34,9 @@ import click
 from goldeneval.cli.supervisor import run_supervised
 from goldeneval.core.collector import fewer_collections
 from goldeneval.core.errors import GoldenEvalError, InputError, StoreError, printable
+from goldeneval.kinds import KindDeclaration, built_in_kinds, declared_kinds
 
-__all__ = ["COMMANDS", "ExitCode", "LazyCommand", "fail", "main", "run_guarded"]
+__all__ = ["COMMANDS", "SHARED_COMMANDS", "ExitCode", "LazyCommand", "declared_commands", "fail", "main", "run_guarded"]
 
 T = TypeVar("T")
 
@@ -89,7 +91,7 @@ class LazyCommand:
         return command
 
 
-COMMANDS: Mapping[str, LazyCommand] = {
+SHARED_COMMANDS: Mapping[str, LazyCommand] = {
     "accept": LazyCommand(
         "goldeneval.cli.store:accept",
         "Accept a stored run as its series' level (baseline: accepted, the nightly's default).",
@@ -113,10 +115,6 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "goldeneval.cli.retrieval:export_qrels",
         "Write a golden set as TREC qrels (qid 0 docid grade per expected document, 0 per judged negative).",
     ),
-    "export-run": LazyCommand(
-        "goldeneval.cli.retrieval:export_run",
-        "Write a stored run as a TREC run file (qid Q0 docid rank score tag).",
-    ),
     "judge": LazyCommand(
         "goldeneval.cli.judgments:judge",
         "Judge the pooled documents on a local web page (127.0.0.1); each grade is appended at once.",
@@ -129,33 +127,13 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "goldeneval.cli.lint:lint",
         "Report what a golden set gets wrong that loading it does not catch, one line each.",
     ),
-    "models": LazyCommand(
-        "goldeneval.cli.answers:models",
-        "List the registered model ids (entry-point group goldeneval.models).",
-    ),
     "pool": LazyCommand(
         "goldeneval.cli.judgments:pool_command",
         "Pool the top documents of retrievers and stored runs into a judgments file (TREC pooling).",
     ),
-    "prompt-schema": LazyCommand(
-        "goldeneval.cli.answers:prompt_schema",
-        "Print the JSON Schema of golden prompt set files.",
-    ),
-    "prompt-sets": LazyCommand(
-        "goldeneval.cli.answers:prompt_sets",
-        "List the registered golden prompt sets and where each comes from.",
-    ),
-    "prompts": LazyCommand(
-        "goldeneval.cli.answers:prompts",
-        "Run a golden prompt set against a model, grade, print and store the run, report the verdict.",
-    ),
     "purge": LazyCommand(
         "goldeneval.cli.store:purge",
         "Delete whole runs (store rows and their Parquet table files) older than a duration.",
-    ),
-    "quality": LazyCommand(
-        "goldeneval.cli.answers:quality",
-        "Re-rank candidate models (series names) by their stored quality score, best first.",
     ),
     "report": LazyCommand(
         "goldeneval.cli.compare:report",
@@ -163,23 +141,37 @@ COMMANDS: Mapping[str, LazyCommand] = {
         "rates with intervals by form and hard class, the series' trend, and every question with both "
         "rankings side by side. Nothing is stored.",
     ),
-    "retrieval": LazyCommand(
-        "goldeneval.cli.retrieval:retrieval",
-        "Run a golden set against a retriever, print and store the run, report the verdict.",
-    ),
     "runs": LazyCommand("goldeneval.cli.store:runs", "List stored runs, newest first."),
-    "schema": LazyCommand("goldeneval.cli.retrieval:schema", "Print the JSON Schema of golden set files."),
-    "sets": LazyCommand(
-        "goldeneval.cli.retrieval:sets",
-        "List the registered golden question sets and where each comes from.",
-    ),
     "store": LazyCommand(
         "goldeneval.cli.store:store_group",
         "Maintain result stores: move history between DuckDB files and PostgreSQL databases, and "
         "store the runs kept in the spool when a store could not be written.",
     ),
 }
-"""Every command of ``goldeneval``, by name: one per command family module."""
+"""The commands that belong to no run kind: the store, comparisons, judgments, sets' tools."""
+
+
+def kind_commands(kinds: Iterable[KindDeclaration]) -> dict[str, LazyCommand]:
+    """The commands the run kinds declare (:attr:`KindDeclaration.commands`), by name; a name
+    a shared command has already fails, naming the kind."""
+    found: dict[str, LazyCommand] = {}
+    for kind in kinds:
+        for name, command in kind.commands.items():
+            if name in SHARED_COMMANDS:
+                raise ValueError(f"run kind {kind.name!r}: command {name!r} is a goldeneval command already")
+            found[name] = LazyCommand(command.target, command.summary)
+    return found
+
+
+COMMANDS: Mapping[str, LazyCommand] = {**SHARED_COMMANDS, **kind_commands(built_in_kinds())}
+"""Every command of ``goldeneval`` that goldeneval ships, by name: one per command family
+module; the commands of kinds other packages declare (:func:`declared_commands`) join them."""
+
+
+def declared_commands() -> Mapping[str, LazyCommand]:
+    """:data:`COMMANDS` and the commands of every declared kind (the entry points are read
+    only when a name is not one of goldeneval's own, or for the whole list)."""
+    return {**COMMANDS, **kind_commands(declared_kinds())}
 
 
 class _Command(click.Group):
@@ -189,13 +181,15 @@ class _Command(click.Group):
     The commands of :data:`COMMANDS` are imported on first use (click's lazy-group pattern)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *COMMANDS})
+        return sorted({*super().list_commands(ctx), *declared_commands()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is None and cmd_name in COMMANDS:
-            command = COMMANDS[cmd_name].load()
-            self.add_command(command, cmd_name)
+        if command is None:
+            known = COMMANDS if cmd_name in COMMANDS else declared_commands()
+            if cmd_name in known:
+                command = known[cmd_name].load()
+                self.add_command(command, cmd_name)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -205,10 +199,11 @@ class _Command(click.Group):
             return
         limit = formatter.width - 6 - max(len(name) for name in names)
         rows = []
+        known = declared_commands()
         for name in names:
             loaded = self.commands.get(name)
             if loaded is None:
-                rows.append((name, click.Command(name, help=COMMANDS[name].summary).get_short_help_str(limit)))
+                rows.append((name, click.Command(name, help=known[name].summary).get_short_help_str(limit)))
             elif not loaded.hidden:
                 rows.append((name, loaded.get_short_help_str(limit)))
         with formatter.section("Commands"):
