@@ -21,7 +21,9 @@ import yaml
 from click.testing import CliRunner
 
 from goldeneval.answers.abstention import ABSTENTION_EXAMPLES, AbstentionRules
-from goldeneval.answers.facts import extract_facts, grade_reference, unsupported_facts
+from goldeneval.answers.facts.extraction import extract_facts
+from goldeneval.answers.facts.grading import grade_reference
+from goldeneval.answers.facts.support import unsupported_facts
 from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
 from tests.chat_server import Reply, answer, chat_server, last_user_message

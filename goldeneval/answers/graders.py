@@ -47,7 +47,7 @@ from typing import Any, Protocol
 from goldeneval.answers.abstention import AbstentionRules
 from goldeneval.answers.assertions import check_assertion
 from goldeneval.answers.details import AssertionOutcome, Outcome
-from goldeneval.answers.facts import FACTS_VERSION, MAX_ANSWER_WORDS, grade_reference
+from goldeneval.answers.facts.grading import FACTS_VERSION, MAX_ANSWER_WORDS, grade_reference
 from goldeneval.answers.golden import Assertion
 from goldeneval.answers.grader_plugins import GRADERS, GraderContext, GraderError
 from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with_timeout
