@@ -14,7 +14,7 @@ import re
 
 from goldeneval.answers.facts.model import Fact
 from goldeneval.answers.facts.text import stem
-from goldeneval.answers.facts.vocabulary import DAY_GROUPS, LEAD_FILLER, MONTHS, NO, UNITS, WEEKDAYS, YES
+from goldeneval.answers.facts.vocabulary import DAY_GROUPS, LEAD_FILLER, MONTHS, NO, NUMBER_WORDS, UNITS, WEEKDAYS, YES
 from goldeneval.core.text import ENGLISH_STOPWORDS
 
 __all__ = ["answer_entity_keys", "entity_facts", "entity_key", "foreign_names", "opening_word"]
@@ -92,7 +92,10 @@ def entity_facts(text: str) -> list[Fact]:
         letter = token == "A" and not initial  # "zones A and B"; a sentence-initial "A" is the article
         common = lower in _NOT_NAMES and not letter
         magnitude = re.fullmatch(r"\d+k", lower) is not None  # "5k" is 5,000, not a code
-        if month or common or magnitude or lower in UNITS or token.isdigit() or not _is_name_like(token):
+        number = lower in NUMBER_WORDS  # "Six months": a number, not a name
+        after_number = position > 0 and tokens[position - 1].group(0)[-1].isdigit()
+        unit = lower in UNITS and (after_number or not (len(token) >= 2 and token.isupper()))  # "in HR" is a name
+        if month or common or magnitude or number or unit or token.isdigit() or not _is_name_like(token):
             close()
             continue
         if initial and not weekday and not _is_code(token) and opening_word(lower):

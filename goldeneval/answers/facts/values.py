@@ -83,7 +83,7 @@ _SPOKEN_MINUTES = r"half|quarter|twenty[\s-]five|twenty|ten|five|\d{1,2}"
 _TIMES = (
     re.compile(
         r"\b(?P<mm>" + _SPOKEN_MINUTES + r")\s+(?:minutes\s+)?(?P<rel>past|to|after|before)\s+"
-        r"(?P<h>\d{1,2}|" + NUMBER_WORD + r"|one)\b(?![:.]\d)(?:" + _AMPM + r"|" + _PART + r")",
+        r"(?P<h>\d{1,2}|" + NUMBER_WORD + r"|one|noon|midday|midnight)\b(?![:.]\d)(?:" + _AMPM + r"|" + _PART + r")",
         re.IGNORECASE,
     ),
     re.compile(r"(?<![\d.:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d:])(?:" + _AMPM + r"|" + _PART + r")", re.IGNORECASE),
@@ -100,6 +100,8 @@ _TIMES = (
 _DAY = r"(?P<d1>\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|\u2013|to|and)\s*(?P<d2>\d{1,2})(?:st|nd|rd|th)?)?"
 _DATES = (
     re.compile(r"\b(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d1>\d{2})\b"),
+    re.compile(r"(?<![\d.,/])(?P<d1>\d{1,2})(?P<sep>[/.])(?P<mo>\d{1,2})(?P=sep)(?P<y>\d{4})(?![\d.,/]\d)"),
+    re.compile(r"(?<![\d.,/])(?P<mo>\d{1,2})(?P<sep>[/.])(?P<d1>\d{1,2})(?P=sep)(?P<y>\d{4})(?![\d.,/]\d)"),
     re.compile(r"\b" + _DAY + r"\s+(?:of\s+)?(?P<month>" + MONTH + r")(?:,?\s+(?P<y>\d{4}))?(?![\w])", re.IGNORECASE),
     re.compile(
         r"\b(?P<month>" + MONTH + r")\s+" + _DAY.replace("|to|and", "") + r"(?!\s*:)(?:,?\s+(?P<y>\d{4}))?(?![\w])",
@@ -107,7 +109,27 @@ _DATES = (
     ),
     re.compile(r"\b(?P<month>" + MONTH + r")\s+(?P<y>(?:19|20)\d\d)\b", re.IGNORECASE),
 )
-"""Dates: ISO, "1 January 2026", "January 1, 2026", and a month of a year ("March 2027")."""
+"""Dates: ISO, "1 January 2026", "January 1, 2026", and a month of a year ("March 2027"); written
+in figures with slashes or dots day first ("31/03/2026"), month first only where the day-first
+reading is no date ("03/31/2026", round 6)."""
+_HALF_MORE = re.compile(
+    r"\b(?P<n>\d{1,3}|a|an|"
+    + NUMBER_RUN
+    + r")\s+(?P<unit>hours?|days?|weeks?|months?|years?|minutes?)\s+and\s+a\s+half\b"
+    r"|\b(?P<n2>\d{1,3}|" + NUMBER_RUN + r")\s+and\s+a\s+half\s+(?P<unit2>hours|days|weeks|months|years|minutes)\b",
+    re.IGNORECASE,
+)
+"""A duration and a half: "an hour and a half" (90 minutes), "two and a half days" (round 6)."""
+_QUARTER_HOUR = re.compile(r"\b(?:(?P<q>a|one|three)\s+)?quarters?\s+of\s+an\s+hour\b", re.IGNORECASE)
+"""Quarters of an hour: "a quarter of an hour" (15 minutes), "three quarters of an hour" (45)."""
+_COUNTED_RATE = re.compile(
+    r"(?<![\w.,/:])(?P<num>\d+(?:[.,]\d+)?)\s+(?P<noun>[a-z]{3,}s)\s+(?:per|a|an|each|every)\s+(?P<rate>"
+    + UNIT
+    + r")(?![a-z])(?!\s+(?:ticket|pass|return|card|travelcard|rover)\b)",
+    re.IGNORECASE,
+)
+"""A count of things per unit, the thing named between: "100 requests per minute" is a rate, not
+100 of anything (round 6)."""
 _SPLIT_PRICE = re.compile(
     r"\b(?P<whole>\d{1,6})\s+(?P<cur>euros?|dollars?|pounds?)\s+(?:and\s+)?"
     r"(?:(?P<cents>\d{2})(?!\w|[.,:]\d)(?:\s*(?:cents?|pence)\b)?|(?P<few>\d{1,2})\s*(?:cents?|pence)\b)",
@@ -185,6 +207,13 @@ def _time(match: re.Match[str]) -> int | None:
     named = groups.get("named")
     if named:
         return 0 if named.lower() == "midnight" else 12 * 60
+    if groups["h"].lower() in ("noon", "midday", "midnight") and groups.get("rel"):  # "half past midnight"
+        spoken = (groups.get("mm") or "").lower()
+        offset = {"half": 30, "quarter": 15}.get(spoken) or _word_run_value(spoken) or 0
+        if groups.get("ap") or groups.get("part") or not 0 < offset < 60:
+            return None
+        base = 0 if groups["h"].lower() == "midnight" else 12 * 60
+        return (base + (-1 if groups["rel"].lower() in ("to", "before") else 1) * int(offset)) % (24 * 60)
     hour = _hour(groups["h"])
     minute = int(groups.get("m") or 0)
     if hour is None or minute > 59:
@@ -274,6 +303,27 @@ def value_facts(text: str) -> list[Fact]:
         claims.take(*match.span())
         unit = match.group("unit") or RATE_ADVERBS[match.group("adverb").lower()]
         found.append((match.start(), Fact("frequency", match.group(0), (count, unit.lower()))))
+    for match in _HALF_MORE.finditer(text):
+        if not claims.free(*match.span()):
+            continue
+        word = (match.group("n") or match.group("n2")).lower()
+        whole = Fraction(int(word)) if word.isdigit() else _word_run_value(word)
+        unit = (match.group("unit") or match.group("unit2")).lower()
+        if whole is None:
+            continue
+        claims.take(*match.span())
+        found.append((match.start(), _number_fact(match.group(0), (whole + Fraction(1, 2),), {"unit": unit}, None, "")))
+    for match in _QUARTER_HOUR.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            minutes = Fraction(45 if (match.group("q") or "").lower() == "three" else 15)
+            found.append((match.start(), _number_fact(match.group(0), (minutes,), {"unit": "minutes"}, None, "")))
+    for match in _COUNTED_RATE.finditer(text):
+        if not claims.free(*match.span()) or match.group("noun").lower() in (*UNITS, *CURRENCIES):
+            continue
+        claims.take(*match.span())
+        value = _readings(match.group("num"))
+        found.append((match.start(), _number_fact(match.group(0), value, {"rate": match.group("rate")}, None, "")))
     for match in _NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
