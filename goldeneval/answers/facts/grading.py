@@ -20,6 +20,7 @@ from goldeneval.answers.facts.extraction import extract_facts
 from goldeneval.answers.facts.hedges import offered_alternative
 from goldeneval.answers.facts.model import Fact, values_of
 from goldeneval.answers.facts.polarity import answer_polarity, flipped_clause
+from goldeneval.answers.facts.roles import swapped_roles
 from goldeneval.answers.facts.text import SENTENCES, prepare
 from goldeneval.answers.facts.values import EVERY, value_facts
 
@@ -131,6 +132,10 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         flipped = flipped_clause(reference, answer, question)
         if flipped is not None:
             missing.append(f"negation {flipped!r}")
+    if not missing:
+        swapped = swapped_roles(reference, answer)
+        if swapped is not None:
+            missing.append(f"roles swapped: {swapped[0].text!r} and {swapped[1].text!r}")
     score = (len(wanted) - len(missing)) / len(wanted)
     wanted_values = values_of(wanted)
     extra = [f for f in values_of(got) if not any(same_value(w, f) for w in wanted_values)]

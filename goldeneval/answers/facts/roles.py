@@ -1,0 +1,81 @@
+"""Roles: two facts of the reference stated the other way round ("A reports to B" as "B reports to A").
+
+Every fact of "Adults pay €6 and children pay €12" is in the reference "Adults pay €12 and
+children pay €6", so the presence of facts cannot see the swap; the order can.  Two facts of one
+reference sentence, with the words that relate them in between, must not stand in one answer
+sentence the other way round with the same relating words between them (docs/guide/answers.md,
+"Reference grading: the facts decide", round 6).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import combinations
+
+from goldeneval.answers.assertions import normalise_answer
+from goldeneval.answers.facts.entities import entity_facts
+from goldeneval.answers.facts.equality import same_value
+from goldeneval.answers.facts.model import Fact, values_of
+from goldeneval.answers.facts.text import NOTE, SENTENCES, prepare, stem
+from goldeneval.answers.facts.values import value_facts
+from goldeneval.core.text import ENGLISH_STOPWORDS
+
+__all__ = ["swapped_roles"]
+
+Placed = tuple[int, int, Fact]
+
+
+def _placed(sentence: str) -> list[Placed]:
+    """The values and names of a sentence with where each is written (facts written twice are left out)."""
+    facts = [*values_of(value_facts(sentence)), *(f for f in entity_facts(sentence) if not f.initial)]
+    placed: list[Placed] = []
+    for fact in facts:
+        if sentence.count(fact.text) == 1:
+            start = sentence.index(fact.text)
+            placed.append((start, start + len(fact.text), fact))
+    return sorted(placed, key=lambda item: item[0])
+
+
+def _words(text: str) -> set[str]:
+    return {stem(w) for w in normalise_answer(text).split() if w not in ENGLISH_STOPWORDS and len(w) > 1}
+
+
+def _alike(wanted: Fact, got: Fact) -> bool:
+    if wanted.kind == "entity" or got.kind == "entity":
+        return wanted.kind == got.kind and wanted.key == got.key
+    return same_value(wanted, got)
+
+
+def _follows_a_fact(word: str, sentence: str, placed: list[Placed]) -> bool:
+    """Whether ``word`` stands right after one of the sentence's facts ("the QA lead")."""
+    for _, end, _ in placed:
+        following = re.match(r"\s+([A-Za-z][\w'\u2019-]*)", sentence[end:])
+        if following is not None and stem(normalise_answer(following.group(1)) or "-") == word:
+            return True
+    return False
+
+
+def swapped_roles(reference: str, answer: str) -> tuple[Fact, Fact] | None:
+    """Two reference facts an answer sentence states in the opposite order with the same words
+    relating them in between ("The Pro plan is cheaper than the Basic plan" against "The Basic plan
+    is cheaper than the Pro plan", "Check-in from 11:00, check-out by 15:00" against "Check-in from
+    15:00, check-out by 11:00"); a relating word the answer leaves out of the gap must stand right
+    after one of its facts ("Priya Shah reports to the QA lead" against "The QA lead reports to
+    Priya Shah").  None when there are none."""
+    answer_sentences = [(s, _placed(s)) for s in SENTENCES.split(prepare(answer)) if s.strip()]
+    for sentence in SENTENCES.split(prepare(NOTE.sub("", reference))):
+        for (_, first_end, first), (second_start, _, second) in combinations(_placed(sentence), 2):
+            relation = _words(sentence[first_end:second_start])
+            if not relation:
+                continue
+            for answer_sentence, placed in answer_sentences:
+                firsts = [p for p in placed if _alike(first, p[2])]
+                seconds = [p for p in placed if _alike(second, p[2])]
+                if len(firsts) != 1 or len(seconds) != 1 or not seconds[0][1] <= firsts[0][0]:
+                    continue
+                between = _words(answer_sentence[seconds[0][1] : firsts[0][0]])
+                if not between or between - relation:
+                    continue
+                if all(_follows_a_fact(word, answer_sentence, placed) for word in relation - between):
+                    return first, second
+    return None
