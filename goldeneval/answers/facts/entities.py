@@ -17,7 +17,7 @@ from goldeneval.answers.facts.text import stem
 from goldeneval.answers.facts.vocabulary import DAY_GROUPS, LEAD_FILLER, MONTHS, NO, NUMBER_WORDS, UNITS, WEEKDAYS, YES
 from goldeneval.core.text import ENGLISH_STOPWORDS
 
-__all__ = ["answer_entity_keys", "entity_facts", "entity_key", "foreign_names", "opening_word"]
+__all__ = ["acronyms", "answer_entity_keys", "entity_facts", "entity_key", "foreign_names", "opening_word"]
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _URL = re.compile(r"\bhttps?://\S+")
@@ -49,7 +49,14 @@ IMPERATIVES = frozenset(
 )  # fmt: skip
 """Verbs that open an instruction ("Store it in a fridge", "Call your line manager"): a
 documented list (no verb lexicon ships with the project's packages; nltk is installed without
-its data).  Sentence-initial, they are no names."""
+its data).  Sentence-initial, they are no names; nor is any sentence-initial word followed by an
+object a verb takes (:data:`_OBJECTS`: "Coat it with oil", "Wipe the wand", round 6)."""
+_OBJECTS = frozenset(
+    {"it", "them", "the", "a", "an", "your", "this", "these", "those", "each", "all", "any", "some", "every", "both",
+     "our", "my", "his", "her", "their", "its", "him", "us", "me"}
+)  # fmt: skip
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+"""A day or rank in figures ("the 1st"): a number, not a code."""
 
 
 def _is_name_like(token: str) -> bool:
@@ -92,7 +99,7 @@ def entity_facts(text: str) -> list[Fact]:
         letter = token == "A" and not initial  # "zones A and B"; a sentence-initial "A" is the article
         common = lower in _NOT_NAMES and not letter
         magnitude = re.fullmatch(r"\d+k", lower) is not None  # "5k" is 5,000, not a code
-        number = lower in NUMBER_WORDS  # "Six months": a number, not a name
+        number = lower in NUMBER_WORDS or _ORDINAL.fullmatch(lower) is not None  # "Six months", "the 1st"
         after_number = position > 0 and tokens[position - 1].group(0)[-1].isdigit()
         unit = lower in UNITS and (after_number or not (len(token) >= 2 and token.isupper()))  # "in HR" is a name
         if month or common or magnitude or number or unit or token.isdigit() or not _is_name_like(token):
@@ -100,6 +107,10 @@ def entity_facts(text: str) -> list[Fact]:
             continue
         if initial and not weekday and not _is_code(token) and opening_word(lower):
             close()  # "On Saturdays", "From Monday": the stop word is no part of the name
+            continue
+        following_word = tokens[position + 1].group(0).lower() if position + 1 < len(tokens) else ""
+        if initial and not weekday and not _is_code(token) and following_word in _OBJECTS:
+            close()  # "Coat it with oil": an instruction verb
             continue
         if initial and not weekday and not _is_code(token):
             following = tokens[position + 1].group(0) if position + 1 < len(tokens) else ""
@@ -163,6 +174,17 @@ def answer_entity_keys(answer: str) -> set[str]:
         keys.add(WEEKDAYS.get(lower, stem(token)))
         keys.update(DAY_GROUPS.get(stem(token), ()))
     return keys
+
+
+def acronyms(text: str) -> set[str]:
+    """The initials of each name of several words ("Chief Financial Officer": "cfo"): a name
+    and its acronym are the same name (round 6)."""
+    found = set()
+    for fact in entity_facts(text):
+        words = [w for w in re.split(r"[\s\-\u2013]+", fact.text) if w and w.lower() not in _CONNECTORS]
+        if len(words) >= 2 and all(w[0].isupper() for w in words):
+            found.add("".join(w[0] for w in words).lower())
+    return found
 
 
 def foreign_names(answer: str, known: set[str]) -> list[Fact]:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from goldeneval.answers.assertions import token_f1
-from goldeneval.answers.facts.entities import answer_entity_keys, foreign_names
+from goldeneval.answers.facts.entities import acronyms, answer_entity_keys, foreign_names
 from goldeneval.answers.facts.equality import same_value
 from goldeneval.answers.facts.extraction import extract_facts
 from goldeneval.answers.facts.hedges import offered_alternative
@@ -70,6 +70,11 @@ def _years(facts: Iterable[Fact]) -> set[object]:
     }
 
 
+def _initials(fact: Fact) -> str:
+    """The acronym of a name of several words ("Chief Financial Officer": "cfo")."""
+    return "".join(str(key)[0] for key in fact.key)
+
+
 def best_sentence_f1(answer: str, reference: str) -> float:
     """SQuAD token F1 against the reference of the answer's best-matching run of sentences, of
     at most as many sentences as the reference has: one sentence for a one-sentence reference
@@ -102,7 +107,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         )
     prepared = prepare(answer)
     got = value_facts(prepared)
-    entity_keys = answer_entity_keys(prepared)
+    entity_keys = answer_entity_keys(prepared) | acronyms(prepared)
     asked = answer_entity_keys(prepare(question)) if question else set()
     missing: list[str] = []
     reference_years = _years(extract_facts(reference))
@@ -120,6 +125,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
             ok = answer_polarity(answer, question, str(fact.key[0])) == fact.key[0]
         elif fact.kind == "entity":
             ok = all(key in entity_keys for key in fact.key) or all(key in asked for key in fact.key)
+            ok = ok or (len(fact.key) >= 2 and _initials(fact) in answer_entity_keys(prepared))
             if not ok and fact.initial:
                 ok = not foreign_names(prepared, answer_entity_keys(prepare(reference)) | asked)
         else:  # a value the question states need not be repeated, unless the answer gives another

@@ -26,7 +26,7 @@ clause about the question has one (:func:`answer_polarity`)."""
 _PROHIBITION = re.compile(
     r"(?<!\ba )(?<!\ban )(?<!\bthe )"
     r"\b(?:banned|prohibited|forbidden|barred|disallowed|illegal|outlawed|closed|shut|suspended|cancelled|canceled"
-    r"|discontinued|unavailable|invalid|expired|refused|rejected|excluded|impossible|withdrawn)\b",
+    r"|discontinued|unavailable|invalid|expired|refused|rejected|excluded|impossible|withdrawn|avoided)\b",
     re.IGNORECASE,
 )
 """Words that say no by themselves ("E-scooters are banned", "The office is closed on
@@ -62,6 +62,17 @@ _OUTSIDE = re.compile(r"\boutside\b|\bnon-(?=[a-z])", re.IGNORECASE)
 negative: "outside peak hours", "non-refundable"."""
 
 
+_WITHOUT_ASKED = re.compile(r"\b(?P<thing>[a-z]{3,})-free\b", re.IGNORECASE)
+"""A thing "-free" ("visa-free", "smoke-free") says there is none of it: a no to a question
+about the thing ("Is a visa required?"), unless the question asks whether it is "-free" too (round 6)."""
+
+
+def _without(match: re.Match[str], question: str) -> str:
+    thing = match.group("thing")
+    asked = re.search(rf"\b{re.escape(thing)}s?\b(?!-free)", question, re.IGNORECASE) is not None
+    return f"no {thing}" if asked else match.group(0)
+
+
 def reference_polarity(reference: str) -> Fact | None:
     """A reference that opens with Yes or No; "No later than 31 May", "No more than 2 bags" state
     a limit, not a No (:data:`_NEUTRAL_NEGATION`)."""
@@ -93,6 +104,7 @@ def _clause_says_no(clause: str, question: str) -> bool:
     and, on a question about paying, a statement that it is free; a negated prohibition ("not
     banned") says yes; on a question whether something is free, a charge says no."""
     clause = _NEUTRAL_NEGATION.sub(" ", clause)
+    clause = _WITHOUT_ASKED.sub(lambda m: _without(m, question), clause)
     free = _FREE.search(clause) is not None
     rest = _FREE.sub(" ", clause)
     asked = {word.lower() for word in _PROHIBITION.findall(question)}

@@ -27,6 +27,7 @@ from goldeneval.answers.facts.vocabulary import (
     NUMBER_WORD,
     NUMBER_WORDS,
     ONE_WORDS,
+    ORDINALS,
     RATE_ADVERBS,
     UNIT,
     UNITS,
@@ -120,6 +121,14 @@ _HALF_MORE = re.compile(
     re.IGNORECASE,
 )
 """A duration and a half: "an hour and a half" (90 minutes), "two and a half days" (round 6)."""
+_ORDINAL_DAY = re.compile(
+    r"\bthe\s+(?P<word>"
+    + "|".join(sorted(ORDINALS, key=len, reverse=True))
+    + r")\s+(?:day\s+)?of\s+(?:(?:each|every|the|a|this|next)\s+)?month\b",
+    re.IGNORECASE,
+)
+"""A day of the month in words: "the first of each month", "the fifteenth day of the month"
+(round 6; "the first day of absence" is no date)."""
 _QUARTER_HOUR = re.compile(r"\b(?:(?P<q>a|one|three)\s+)?quarters?\s+of\s+an\s+hour\b", re.IGNORECASE)
 """Quarters of an hour: "a quarter of an hour" (15 minutes), "three quarters of an hour" (45)."""
 _COUNTED_RATE = re.compile(
@@ -313,6 +322,11 @@ def value_facts(text: str) -> list[Fact]:
             continue
         claims.take(*match.span())
         found.append((match.start(), _number_fact(match.group(0), (whole + Fraction(1, 2),), {"unit": unit}, None, "")))
+    for match in _ORDINAL_DAY.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            day = Fraction(ORDINALS[match.group("word").lower()])
+            found.append((match.start(), _number_fact(match.group(0), (day,), {}, None, str(day))))
     for match in _QUARTER_HOUR.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())

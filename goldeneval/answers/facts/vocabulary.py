@@ -27,6 +27,7 @@ __all__ = [
     "NUMBER_WORD",
     "NUMBER_WORDS",
     "ONE_WORDS",
+    "ORDINALS",
     "POUND_KG",
     "RATE_ADVERBS",
     "UNIT",
@@ -58,6 +59,15 @@ NUMBER_RUN = (
     r"(?:(?:[\s-]+and)?[\s-]+(?:" + NUMBER_WORD + r"|one)\b)*"
 )
 """A run of number words: "twenty-five", "four hundred and twenty", "a dozen"."""
+
+_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+ORDINALS = {word: n for n, word in enumerate(_ORDINAL_UNITS, start=1)} | {
+    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15,
+    "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+ORDINALS |= {f"{tens}-{word}": base + n for tens, base in (("twenty", 20), ("thirty", 30))
+             for n, word in enumerate(_ORDINAL_UNITS, start=1) if base + n <= 31}  # fmt: skip
+"""Ordinal words of the days of a month: "the first of each month" is the 1st (round 6)."""
 
 MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
@@ -136,5 +146,7 @@ COUNTS = {"once": 1, "twice": 2, "thrice": 3}
 
 YES = frozenset({"yes", "yeah", "yep", "correct", "sure", "indeed", "certainly", "absolutely"})
 NO = frozenset({"no", "nope", "not", "never"})
-LEAD_FILLER = frozenset({"well", "so", "sorry", "unfortunately", "sadly", "actually", "fortunately", "good", "news"})
-"""Words an answer may put before its yes or no ("Unfortunately not")."""
+LEAD_FILLER = frozenset(
+    {"well", "so", "sorry", "unfortunately", "sadly", "actually", "fortunately", "good", "news", "but", "and"}
+)
+"""Words an answer may put before its yes or no ("Unfortunately not", "..., but yes, ...")."""
