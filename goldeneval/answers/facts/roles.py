@@ -78,4 +78,41 @@ def swapped_roles(reference: str, answer: str) -> tuple[Fact, Fact] | None:
                     continue
                 if all(_follows_a_fact(word, answer_sentence, placed) for word in relation - between):
                     return first, second
+    return _swapped_between_sentences(reference, answer_sentences)
+
+
+def _roles(sentence: str, placed: list[Placed]) -> set[str]:
+    """The words of a sentence besides its facts: what it says about them."""
+    kept, cursor = [], 0
+    for start, end, _ in placed:
+        kept.append(sentence[cursor:start])
+        cursor = end
+    return _words(" ".join([*kept, sentence[cursor:]]))
+
+
+def _swapped_between_sentences(
+    reference: str, answer_sentences: list[tuple[str, list[Placed]]]
+) -> tuple[Fact, Fact] | None:
+    """Two facts of two reference sentences, each said in the answer with the other's words
+    ("Technical questions go to Sarah Kim; the project lead is Tom Baker" against "The project
+    lead is Sarah Kim. Technical questions go to Tom Baker.")."""
+    sentences = [(s, _placed(s)) for s in SENTENCES.split(prepare(NOTE.sub("", reference))) if s.strip()]
+    for (one, one_placed), (other, other_placed) in combinations(sentences, 2):
+        one_roles, other_roles = _roles(one, one_placed), _roles(other, other_placed)
+        only_one, only_other = one_roles - other_roles, other_roles - one_roles
+        if not only_one or not only_other:
+            continue
+        for _, _, first in one_placed:
+            for _, _, second in other_placed:
+                said_first = [_roles(s, p) for s, p in answer_sentences if any(_alike(first, f) for _, _, f in p)]
+                said_second = [_roles(s, p) for s, p in answer_sentences if any(_alike(second, f) for _, _, f in p)]
+                if len(said_first) != 1 or len(said_second) != 1:
+                    continue
+                if (
+                    only_other <= said_first[0]
+                    and not only_one & said_first[0]
+                    and only_one <= said_second[0]
+                    and not only_other & said_second[0]
+                ):
+                    return first, second
     return None
