@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from goldeneval.answers.assertions import token_f1
+from goldeneval.answers.assertions import normalise_answer, token_f1
 from goldeneval.answers.facts.entities import acronyms, answer_entity_keys, foreign_names
 from goldeneval.answers.facts.equality import same_value
 from goldeneval.answers.facts.extraction import extract_facts
@@ -70,6 +70,12 @@ def _years(facts: Iterable[Fact]) -> set[object]:
     }
 
 
+def _restates(answer: str, question: str) -> bool:
+    """Whether a sentence of the answer is the question word for word (an echo of the prompt)."""
+    asked = normalise_answer(question).split()
+    return any(normalise_answer(s).split() == asked for s in SENTENCES.split(answer) if s.strip()) and bool(asked)
+
+
 def _initials(fact: Fact) -> str:
     """The acronym of a name of several words ("Chief Financial Officer": "cfo")."""
     return "".join(str(key)[0] for key in fact.key)
@@ -91,6 +97,8 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     words = len(answer.split())
     if words > MAX_ANSWER_WORDS:
         return FactGrade(False, 0.0, f"not an answer: {words} words (over {MAX_ANSWER_WORDS}), a paste of the context")
+    if question and _restates(answer, question):
+        return FactGrade(False, 0.0, "not an answer: it restates the question, an echo of the prompt")
     question_text = prepare(question) if question else ""
     asked_values = value_facts(question_text) if question else []
     asked_years = _years(asked_values)
