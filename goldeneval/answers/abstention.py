@@ -373,7 +373,7 @@ def _bare(words: list[str], vocabulary: frozenset[str] | None = None) -> list[st
         ):
             continue
         out.append(word)
-        if word in _SOURCE_NOUNS:
+        if word in _SOURCE_NOUNS or word in DOCUMENT_KINDS:
             for run in _RELATIVES:
                 if tuple(words[position : position + len(run)]) == run:
                     position += len(run)
