@@ -1,6 +1,7 @@
 """Issue 42, sixth round: the defect themes an independent reviewer's 298 fresh cases found in
-the fact grader (``facts/v5``) and the abstention rules (``abstention/v6``), each driven here
-through the default grader with cases of our own (docs/guide/answers.md says the same in prose).
+the fact grader (``facts/v5``) and the abstention rules (``abstention/v6``), fixed in
+``facts/v6`` and ``abstention/v7``, each driven here through the default grader with cases of
+our own (docs/guide/answers.md says the same in prose).
 
 1. Abstentions without a subject, by a source's kind, after a search report (and the same on an
    answerable question is an over-abstention).
