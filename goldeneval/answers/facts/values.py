@@ -221,8 +221,8 @@ def _time(match: re.Match[str]) -> int | None:
         offset = {"half": 30, "quarter": 15}.get(spoken) or _word_run_value(spoken) or 0
         if groups.get("ap") or groups.get("part") or not 0 < offset < 60:
             return None
-        base = 0 if groups["h"].lower() == "midnight" else 12 * 60
-        return (base + (-1 if groups["rel"].lower() in ("to", "before") else 1) * int(offset)) % (24 * 60)
+        start = 0 if groups["h"].lower() == "midnight" else 12 * 60
+        return (start + (-1 if groups["rel"].lower() in ("to", "before") else 1) * int(offset)) % (24 * 60)
     hour = _hour(groups["h"])
     minute = int(groups.get("m") or 0)
     if hour is None or minute > 59:
@@ -330,14 +330,14 @@ def value_facts(text: str) -> list[Fact]:
     for match in _QUARTER_HOUR.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())
-            minutes = Fraction(45 if (match.group("q") or "").lower() == "three" else 15)
-            found.append((match.start(), _number_fact(match.group(0), (minutes,), {"unit": "minutes"}, None, "")))
+            quarters = Fraction(45 if (match.group("q") or "").lower() == "three" else 15)
+            found.append((match.start(), _number_fact(match.group(0), (quarters,), {"unit": "minutes"}, None, "")))
     for match in _COUNTED_RATE.finditer(text):
         if not claims.free(*match.span()) or match.group("noun").lower() in (*UNITS, *CURRENCIES):
             continue
         claims.take(*match.span())
-        value = _readings(match.group("num"))
-        found.append((match.start(), _number_fact(match.group(0), value, {"rate": match.group("rate")}, None, "")))
+        counted = _readings(match.group("num"))
+        found.append((match.start(), _number_fact(match.group(0), counted, {"rate": match.group("rate")}, None, "")))
     for match in _NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
