@@ -143,6 +143,11 @@ def test_round6_swapped_roles_fail_and_reordered_paraphrases_pass() -> None:
     reference = "Sales questions go to Ana Lima. The office manager is Jon Berg."
     assert not passes("Who?", reference, "Sales questions go to Jon Berg; the office manager is Ana Lima.")
     assert passes("Who?", reference, "Jon Berg manages the office and Ana Lima takes sales questions.")
+    # a side need not be a fact: the same words, exchanged around one of them
+    reference = "The night manager reports to the head of guest services."
+    assert not passes("Who reports to whom?", reference, "The head of guest services reports to the night manager.")
+    assert passes("Who reports to whom?", reference, "The night manager answers to the head of guest services.")
+    assert passes("Who?", reference, "The head of guest services is who the night manager reports to.")
 
 
 def test_round6_an_answer_that_restates_the_question_is_an_echo() -> None:

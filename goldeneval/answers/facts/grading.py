@@ -108,6 +108,9 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         flipped = flipped_clause(reference, answer, question)
         if flipped is not None:
             return FactGrade(False, 0.0, f"it says the opposite of the reference: negation {flipped!r}")
+        swapped = swapped_roles(reference, answer)
+        if swapped is not None:
+            return FactGrade(False, 0.0, f"it swaps the reference's roles: {swapped[0]!r} and {swapped[1]!r}")
         return FactGrade(
             score >= pass_threshold,
             score,
@@ -149,7 +152,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     if not missing:
         swapped = swapped_roles(reference, answer)
         if swapped is not None:
-            missing.append(f"roles swapped: {swapped[0].text!r} and {swapped[1].text!r}")
+            missing.append(f"roles swapped: {swapped[0]!r} and {swapped[1]!r}")
     score = (len(wanted) - len(missing)) / len(wanted)
     wanted_values = values_of(wanted)
     extra = [f for f in values_of(got) if not any(same_value(w, f) for w in wanted_values)]

@@ -55,13 +55,13 @@ def _follows_a_fact(word: str, sentence: str, placed: list[Placed]) -> bool:
     return False
 
 
-def swapped_roles(reference: str, answer: str) -> tuple[Fact, Fact] | None:
+def swapped_roles(reference: str, answer: str) -> tuple[str, str] | None:
     """Two reference facts an answer sentence states in the opposite order with the same words
     relating them in between ("The Pro plan is cheaper than the Basic plan" against "The Basic plan
     is cheaper than the Pro plan", "Check-in from 11:00, check-out by 15:00" against "Check-in from
     15:00, check-out by 11:00"); a relating word the answer leaves out of the gap must stand right
     after one of its facts ("Priya Shah reports to the QA lead" against "The QA lead reports to
-    Priya Shah").  None when there are none."""
+    Priya Shah").  The texts of the two swapped sides, or None when there are none."""
     answer_sentences = [(s, _placed(s)) for s in SENTENCES.split(prepare(answer)) if s.strip()]
     for sentence in SENTENCES.split(prepare(NOTE.sub("", reference))):
         for (_, first_end, first), (second_start, _, second) in combinations(_placed(sentence), 2):
@@ -77,8 +77,33 @@ def swapped_roles(reference: str, answer: str) -> tuple[Fact, Fact] | None:
                 if not between or between - relation:
                     continue
                 if all(_follows_a_fact(word, answer_sentence, placed) for word in relation - between):
-                    return first, second
-    return _swapped_between_sentences(reference, answer_sentences)
+                    return first.text, second.text
+    return _swapped_between_sentences(reference, answer_sentences) or _swapped_around_a_word(reference, answer)
+
+
+def _sequence(text: str) -> list[str]:
+    return [stem(w) for w in normalise_answer(text).split() if w not in ENGLISH_STOPWORDS and len(w) > 1]
+
+
+def _swapped_around_a_word(reference: str, answer: str) -> tuple[str, str] | None:
+    """An answer sentence with the very words of a reference sentence, those before one of its
+    words and those after it exchanged ("The Head of Customer Experience reports to the support
+    team lead" against "The support team lead reports to the Head of Customer Experience"), where
+    a side may hold no fact at all."""
+    for sentence in SENTENCES.split(prepare(NOTE.sub("", reference))):
+        words = _sequence(sentence)
+        for answer_sentence in SENTENCES.split(prepare(answer)):
+            said = _sequence(answer_sentence)
+            if len(words) < 3 or sorted(said) != sorted(words):
+                continue
+            for position, pivot in enumerate(words):
+                before, after = set(words[:position]), set(words[position + 1 :])
+                if not before or not after or before & after or words.count(pivot) != 1:
+                    continue
+                middle = said.index(pivot)
+                if set(said[middle + 1 :]) == before and set(said[:middle]) == after:
+                    return " ".join(words[:position]), " ".join(words[position + 1 :])
+    return None
 
 
 def _roles(sentence: str, placed: list[Placed]) -> set[str]:
@@ -92,7 +117,7 @@ def _roles(sentence: str, placed: list[Placed]) -> set[str]:
 
 def _swapped_between_sentences(
     reference: str, answer_sentences: list[tuple[str, list[Placed]]]
-) -> tuple[Fact, Fact] | None:
+) -> tuple[str, str] | None:
     """Two facts of two reference sentences, each said in the answer with the other's words
     ("Technical questions go to Sarah Kim; the project lead is Tom Baker" against "The project
     lead is Sarah Kim. Technical questions go to Tom Baker.")."""
@@ -114,5 +139,5 @@ def _swapped_between_sentences(
                     and only_one <= said_second[0]
                     and not only_other & said_second[0]
                 ):
-                    return first, second
+                    return first.text, second.text
     return None
