@@ -124,6 +124,10 @@ def test_round6_polarity() -> None:
     )
     assert passes("Can I take it with alcohol?", "No, avoid alcohol.", "Alcohol should be avoided.")
     assert passes("Is a permit required for cyclists?", "No, cyclists do not need a permit.", "Cycling is permit-free.")
+    # a condition the reference sets, waived by the answer
+    reference = "Guests may use the spa only with a booking."
+    assert not passes("Can guests use the spa?", reference, "Guests may use the spa without a booking.")
+    assert passes("Can guests use the spa?", reference, "Yes, but you need to book first.")
     # asked whether it is "-free", a "-free" answer says yes
     assert passes("Is the bread gluten-free?", "Yes, the bread is gluten-free.", "The bread is gluten-free.")
 

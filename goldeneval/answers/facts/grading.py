@@ -19,7 +19,7 @@ from goldeneval.answers.facts.equality import same_value
 from goldeneval.answers.facts.extraction import extract_facts
 from goldeneval.answers.facts.hedges import offered_alternative
 from goldeneval.answers.facts.model import Fact, values_of
-from goldeneval.answers.facts.polarity import answer_polarity, flipped_clause
+from goldeneval.answers.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.answers.facts.roles import swapped_roles
 from goldeneval.answers.facts.text import SENTENCES, prepare
 from goldeneval.answers.facts.values import EVERY, value_facts
@@ -105,7 +105,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     wanted = [f for f in extract_facts(reference) if f.kind != "year" or f.key[0] not in asked_years]
     if not wanted:
         score = best_sentence_f1(answer, reference)
-        flipped = flipped_clause(reference, answer, question)
+        flipped = flipped_clause(reference, answer, question) or dropped_condition(reference, answer)
         if flipped is not None:
             return FactGrade(False, 0.0, f"it says the opposite of the reference: negation {flipped!r}")
         swapped = swapped_roles(reference, answer)
@@ -146,7 +146,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         if not ok:
             missing.append(fact.describe())
     if not missing and not any(f.kind == "polarity" for f in wanted):
-        flipped = flipped_clause(reference, answer, question)
+        flipped = flipped_clause(reference, answer, question) or dropped_condition(reference, answer)
         if flipped is not None:
             missing.append(f"negation {flipped!r}")
     if not missing:

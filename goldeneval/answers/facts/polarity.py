@@ -18,7 +18,7 @@ from goldeneval.answers.facts.text import NOTE, prepare, stem
 from goldeneval.answers.facts.vocabulary import LEAD_FILLER, NO, YES
 from goldeneval.core.text import ENGLISH_STOPWORDS
 
-__all__ = ["answer_polarity", "flipped_clause", "reference_polarity"]
+__all__ = ["answer_polarity", "dropped_condition", "flipped_clause", "reference_polarity"]
 
 _NEGATION = re.compile(r"\b(?:no|not|never|none|nor|neither|cannot|nothing)\b|n['\u2019]t\b", re.IGNORECASE)
 """Words that negate a statement: an answer without an opening yes or no says no when the
@@ -170,4 +170,19 @@ def flipped_clause(reference: str, answer: str, question: str) -> str | None:
         answered = [_says_no(c, question) for n, c in scored if n == best]
         if (no and not any(answered)) or (not no and all(answered)):
             return clause.strip()
+    return None
+
+
+_ONLY_WITH = re.compile(r"\bonly\s+(?:with|by|after)\s+(?P<condition>[^.;,!?]{1,60})", re.IGNORECASE)
+_WITHOUT = re.compile(r"\bwithout\s+(?P<condition>[^.;,!?]{1,60})", re.IGNORECASE)
+
+
+def dropped_condition(reference: str, answer: str) -> str | None:
+    """A condition the reference sets ("only with their manager's approval") that the answer
+    waives ("without their manager's approval", round 6): the condition's words, or None."""
+    for required in _ONLY_WITH.finditer(prepare(NOTE.sub("", reference))):
+        wanted = _content(required.group("condition"))
+        for waived in _WITHOUT.finditer(prepare(answer)):
+            if wanted and len(wanted & _content(waived.group("condition"))) * 2 >= len(wanted):
+                return required.group(0).strip()
     return None
