@@ -40,6 +40,9 @@ MAX_ANSWER_WORDS = 100
 """An answer longer than this is a paste of the context, not an answer."""
 MIN_EXTRA_VALUES = 3
 """An answer may state this many values the reference lacks (or as many as the reference has)."""
+MAX_FRAGMENT_WORDS = 3
+"""A reference of at most this many words whose only facts are possible names ("Business
+casual.") also needs the best sentence's token F1: a capitalised opening word proves little."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,8 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
             f"{len(missing)} of {len(wanted)} reference facts missing or wrong: {'; '.join(missing)}",
             tuple(missing),
         )
-    if all(f.initial and not all(k in asked for k in f.key) for f in wanted):  # "Business casual.": no proof
+    short = len(reference.split()) <= MAX_FRAGMENT_WORDS  # "Business casual.": a possible name alone is no proof
+    if short and all(f.initial and not all(k in asked for k in f.key) for f in wanted):
         overlap = best_sentence_f1(answer, reference)
         if overlap < pass_threshold:
             return FactGrade(
