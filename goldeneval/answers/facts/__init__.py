@@ -14,6 +14,7 @@ guide names the module for each.  From the bottom up:
 * :mod:`.entities`: names, codes, weekdays, e-mail addresses;
 * :mod:`.polarity`: yes/no, negation and the clauses that say no;
 * :mod:`.hedges`: an answer that offers another value or name beside the reference's;
+* :mod:`.roles`: two facts stated the other way round ("B reports to A" for "A reports to B");
 * :mod:`.extraction`: all the facts of a text;
 * :mod:`.grading`: the decision, :func:`~.grading.grade_reference`, and the grader's version;
 * :mod:`.support`: faithfulness without a judge, :func:`~.support.unsupported_facts`.
