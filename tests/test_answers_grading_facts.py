@@ -16,7 +16,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.facts import MAX_ANSWER_WORDS, extract_facts, grade_reference, unsupported_facts
+from goldeneval.answers.facts.extraction import extract_facts
+from goldeneval.answers.facts.grading import MAX_ANSWER_WORDS, grade_reference
+from goldeneval.answers.facts.support import unsupported_facts
 from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
 from goldeneval.sample import __file__ as sample_init
@@ -245,7 +247,7 @@ def test_hostile_answers_are_read_without_error_and_in_bounded_time() -> None:
 
 
 def test_a_part_of_the_day_after_a_clock_time_is_read() -> None:
-    from goldeneval.answers.facts import grade_reference
+    from goldeneval.answers.facts.grading import grade_reference
 
     assert not grade_reference("It leaves at 8 o'clock in the evening.", "08:00", 0.5).passed
     assert not grade_reference("It is open until 4:00 in the afternoon.", "04:00", 0.5).passed
@@ -255,7 +257,7 @@ def test_a_part_of_the_day_after_a_clock_time_is_read() -> None:
 
 
 def test_an_answer_that_restates_a_several_sentence_reference_without_facts_passes() -> None:
-    from goldeneval.answers.facts import grade_reference
+    from goldeneval.answers.facts.grading import grade_reference
 
     reference = "Adults pay by zone. Children ride free with an adult. Dogs need a child ticket."
     assert grade_reference(reference, reference, 0.5).score == 1.0
@@ -270,7 +272,7 @@ def test_an_answer_that_restates_a_several_sentence_reference_without_facts_pass
 
 
 def test_an_answer_that_hedges_between_values_fails() -> None:
-    from goldeneval.answers.facts import grade_reference
+    from goldeneval.answers.facts.grading import grade_reference
 
     assert not grade_reference("It costs 7.80 or 7.20.", "7.80", 0.5).passed
     assert not grade_reference("It is either 6.50, 7.20, 7.80 or 9.80 depending on zones.", "7.80", 0.5).passed

@@ -21,7 +21,9 @@ import yaml
 from click.testing import CliRunner
 
 from goldeneval.answers.abstention import ABSTENTION_EXAMPLES, AbstentionRules
-from goldeneval.answers.facts import extract_facts, grade_reference, unsupported_facts
+from goldeneval.answers.facts.extraction import extract_facts
+from goldeneval.answers.facts.grading import grade_reference
+from goldeneval.answers.facts.support import unsupported_facts
 from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
 from tests.chat_server import Reply, answer, chat_server, last_user_message
@@ -336,8 +338,8 @@ def test_a_hedged_right_answer_passes_and_a_hedged_guess_to_a_no_answer_question
     unanswerable = GradingItem("u", "How much is a taxi licence?", (), "not covered by the corpus", answerable=False)
     assert grader.grade(answerable, "I'm not certain, but it costs 7.80.").outcome == "pass"
     assert grader.grade(unanswerable, "Not certain, maybe 350.00.").outcome == "missed_abstention"
-    assert AbstentionRules().identity == "abstention/v6(default;max_words=50)"
-    assert "reference=facts/v5(" in grader.identity
+    assert AbstentionRules().identity == "abstention/v7(default;max_words=50)"
+    assert "reference=facts/v6(" in grader.identity
 
 
 @pytest.mark.slow  # an answers run over the transit sample

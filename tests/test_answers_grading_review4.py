@@ -27,7 +27,7 @@ from benchmarks.answer_calibration import (
     section_answer_calibration,
 )
 from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.facts import extract_facts
+from goldeneval.answers.facts.extraction import extract_facts
 from goldeneval.answers.graders import DeterministicGrader, GradingItem
 
 GRADER = DeterministicGrader()

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from goldeneval.answers.assertions import normalise_answer
 from goldeneval.core.errors import InputError, one_line
+from goldeneval.core.text import ENGLISH_STOPWORDS
 
 __all__ = [
     "ABSTENTION_EXAMPLES",
@@ -41,7 +42,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v6"
+ABSTENTION_RULES_VERSION = "abstention/v7"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -91,12 +92,14 @@ _SOURCES = (
     "text", "texts", "excerpt", "excerpts", "material", "materials", "information", "snippets", "data",
     "knowledge base", "records", "search results", "results", "docs", "files", "pages", "articles", "content",
     "references", "documentation", "what i was given", "what i have", "what i have been given", "what i found",
+    "anything i can see", "anything i have", "anything i was given",
 )  # fmt: skip
 QUALIFIERS = frozenset(
     {"provided", "given", "retrieved", "supplied", "available", "above", "here", "these", "those", "this", "any",
      "relevant", "specific", "attached", "shared", "your", "my", "our", "anything", "anywhere", "really",
      "that", "such", "exact", "precise", "detailed", "accurate", "reliable", "current", "further", "more",
-     "enough", "sufficient", "100", "entirely", "completely", "totally", "quite", "fully", "absolutely", "actually"}
+     "enough", "sufficient", "100", "entirely", "completely", "totally", "quite", "fully", "absolutely", "actually",
+     "been"}
 )  # fmt: skip
 """Words a clause is also read without ("the provided documents do not say" is "documents do not
 say", "I do not have any information" is "i do not have information"): a phrase matches the
@@ -112,6 +115,26 @@ _PARTICIPLES = (
     "addressed", "discussed", "described", "available", "contained", "indicated", "shown", "explained",
     "answered", "documented", "recorded", "referenced", "touched on", "dealt with", "present", "included anywhere",
 )  # fmt: skip
+DOCUMENT_KINDS = frozenset(
+    {"policy", "policies", "handbook", "handbooks", "manual", "manuals", "guide", "guides", "guideline",
+     "guidelines", "faq", "faqs", "website", "site", "page", "article", "file", "leaflet", "brochure", "booklet",
+     "wiki", "readme", "specification", "documentation"}
+)  # fmt: skip
+"""A source named by its kind (round 6): "The handbook doesn't mention lunch breaks" abstains (a
+verb of saying, :data:`_SAYING_VERBS`, with any object), and "The manual doesn't cover it" too,
+while "The policy does not cover dental work" answers: "cover", "include" and "contain" abstain
+only with "it", "this" or "that" (the question's subject) as their object."""
+_SAYING_VERBS = (
+    "say", "mention", "specify", "state", "address", "discuss", "describe", "explain", "talk about", "go into",
+    "give details", "refer to", "clarify", "touch on", "deal with",
+)  # fmt: skip
+_HOLDING_VERBS = frozenset({"cover", "include", "contain", "answer"})
+_SEARCH_VERBS = frozenset(
+    {"looked", "checked", "searched", "went", "read", "reviewed", "scanned", "looking", "checking", "searching",
+     "reviewing", "scanning", "consulted"}
+)  # fmt: skip
+"""A clause that reports a search of the sources ("I looked through the documents", "I checked the
+context") neither abstains nor answers (round 6)."""
 _FIRST_PERSON = ("i", "we")
 _PRONOUN_SOURCES = ("they", "it")
 """A pronoun for a source named in an earlier clause: "The documents only cover weekdays; they
@@ -207,7 +230,17 @@ def _default_phrases() -> tuple[str, ...]:
         "i do not have data", "i do not have knowledge", "i do not have details", "i do not have facts",
         "i do not have access", "i do not have record", "i do not have records", "we do not have information",
         "we do not have details", "we do not have data",
+        # issue 42, round 6: an answer without a subject, a way to verify, a search that saw nothing
+        "unable to answer", "unable to determine", "unable to confirm", "unable to verify", "unable to say",
+        "unable to tell", "not able to answer", "no answer found", "information not available",
+        "information unavailable", "details not available", "answer not available", "did not see anything about",
+        "did not find anything about", "do not see anything about", "can not see anything about",
+        "could not see anything about", "could not find anything about",
     ]  # fmt: skip
+    phrases += [f"no way {how}" for how in ("to verify", "of verifying", "to confirm", "of confirming", "to check",
+                "of checking", "to say", "to determine", "of determining")]  # fmt: skip
+    phrases += [f"there {aux} not {seem} to be anything {prep}" for aux in ("does", "do") for seem in ("seem", "appear")
+                for prep in ("on", "about", "in", "regarding")]  # fmt: skip
     phrases += [f"{who} {can} {task}" for who in _FIRST_PERSON for can in _INABILITY for task in _TASKS]
     phrases += [f"{neg} possible to {task}" for neg in ("not", "impossible") for task in _TASKS]
     phrases += [f"impossible to {task}" for task in _TASKS]
@@ -216,6 +249,9 @@ def _default_phrases() -> tuple[str, ...]:
     for pronoun in _PRONOUN_SOURCES:
         phrases += [f"{pronoun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS
                     if verb not in ("have", "answer", "tell", "give", "show", "offer", "note", "record")]  # fmt: skip
+        phrases += [f"{pronoun} {verb} nothing about" for verb in ("say", "says", "mention", "mentions")]
+    for kind in sorted(DOCUMENT_KINDS):
+        phrases += [f"{kind} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SAYING_VERBS]
     for noun in _SOURCES:
         phrases += [f"{noun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS]
         phrases += [f"{noun} {aux} not {seem} to {verb}" for aux in ("does", "do", "did") for seem in ("seem", "appear")
@@ -303,14 +339,23 @@ def _compiled(
 
 
 _SOURCE_NOUNS = frozenset(n for n in _SOURCES if " " not in n)
-_RELATIVES = (("i", "have", "been", "given"), ("i", "was", "given"), ("you", "gave", "me"), ("i", "have"),
+_RELATIVES = (("i", "have", "access", "to"), ("we", "have", "access", "to"), ("i", "have", "been", "given"),
+              ("i", "was", "given"), ("you", "gave", "me"), ("i", "have"),
               ("i", "found"), ("i", "received"), ("i", "got"), ("i", "can", "see"), ("we", "have"))  # fmt: skip
 """What may follow a source and is read past: "the pages I have don't go into that"."""
 
 
-def _bare(words: list[str]) -> list[str]:
-    """A clause read without :data:`QUALIFIERS` and without a relative clause after a source
-    (:data:`_RELATIVES`): "the pages i have do not say" is read "pages do not say"."""
+@lru_cache(maxsize=32)
+def _vocabulary(phrases: tuple[str, ...]) -> frozenset[str]:
+    """Every word of the phrases: a word that names which sources is dropped only when it is none."""
+    return frozenset(word for phrase in phrases for word in abstention_tokens(phrase))
+
+
+def _bare(words: list[str], vocabulary: frozenset[str] | None = None) -> list[str]:
+    """A clause read without :data:`QUALIFIERS`, without a relative clause after a source
+    (:data:`_RELATIVES`: "the pages i have do not say" is read "pages do not say") and, given
+    the phrases' ``vocabulary``, without a word that names which sources and is no word of a
+    phrase ("the policy documents" is read "documents", round 6)."""
     out: list[str] = []
     position = 0
     while position < len(words):
@@ -318,8 +363,17 @@ def _bare(words: list[str]) -> list[str]:
         position += 1
         if word in QUALIFIERS:
             continue
+        if (
+            vocabulary is not None
+            and (word not in vocabulary or word in DOCUMENT_KINDS)
+            and position < len(words)
+            and words[position] in _SOURCE_NOUNS
+            and word not in _SOURCE_NOUNS
+            and word not in ENGLISH_STOPWORDS
+        ):
+            continue
         out.append(word)
-        if word in _SOURCE_NOUNS:
+        if word in _SOURCE_NOUNS or word in DOCUMENT_KINDS:
             for run in _RELATIVES:
                 if tuple(words[position : position + len(run)]) == run:
                     position += len(run)
@@ -358,7 +412,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v6(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v7(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -386,12 +440,14 @@ class AbstentionRules:
         limited: str | None = None
         for clause in _CLAUSE_BREAK.split(_FOLLOW_UP.sub(" ", answer)):
             words = abstention_tokens(clause)
-            bare = _bare(words)
-            hit = _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare)
+            bare = _bare(words, _vocabulary(self.phrases))
+            hit = _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare) or _holds_nothing(words)
             if hit is not None:
                 if " ".join(abstention_tokens(hit)) in HEDGES and _guesses(bare, hedge=True):
                     return None  # "I'm not certain, it costs 7.80": a hedged answer
                 found = found or hit
+            elif _searched(words):
+                continue  # "I looked through the documents"
             elif _redirects(words) or _scope(bare):
                 if _scope(bare) and _ONLY & set(bare) and not _guesses(bare, hedge=False):
                     limited = limited or " ".join(bare[: bare.index(next(w for w in bare if w in _ONLY)) + 2])
@@ -423,6 +479,28 @@ def _scope(bare: list[str]) -> bool:
     follow-up question (:data:`_FOLLOW_UP`) abstains: it offers to look elsewhere (round 5)."""
     return any(
         len(bare) >= start + 2 and bare[start] in _SOURCE_NOUNS and bare[start + 1] in _SCOPE_VERBS for start in (0, 1)
+    )
+
+
+def _holds_nothing(words: list[str]) -> str | None:
+    """A source or a document kind that does not cover, include or contain "it", "this" or
+    "that", ending the clause ("The manual doesn't cover it"), as a phrase; else None."""
+    if len(words) < 5 or words[-1] not in ("it", "this", "that") or words[-2] not in _HOLDING_VERBS:
+        return None
+    if words[-3] != "not" or words[-4] not in ("does", "do", "did", "has", "have"):
+        return None
+    if not any(w in DOCUMENT_KINDS or w in _SOURCE_NOUNS for w in words[:-4]):
+        return None
+    return " ".join(words[-4:])
+
+
+def _searched(words: list[str]) -> bool:
+    """Whether a clause reports a search of the sources: "i" or "we", a search verb, a source."""
+    return (
+        bool(set(words) & {"i", "we"})
+        and bool(set(words) & _SEARCH_VERBS)
+        and any(w in _SOURCE_NOUNS or w in DOCUMENT_KINDS for w in words)
+        and not any(any(c.isdigit() for c in w) for w in words)
     )
 
 

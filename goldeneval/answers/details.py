@@ -106,7 +106,7 @@ class PromptDetail(_Record):
     """Answer runs: the context documents, best first; None in ``metadata_only``."""
     supported_share: float | None = None
     """Answer runs (format 3): faithfulness without a judge, the share of the answer's facts
-    (numbers, times, dates, entities: :func:`goldeneval.answers.facts.unsupported_facts`) that
+    (numbers, times, dates, entities: :func:`goldeneval.answers.facts.support.unsupported_facts`) that
     the retrieved context states; None when the answer states no fact."""
     unsupported_facts: list[str] | None = Field(default=None, exclude_if=withheld)
     """Answer runs (format 3): the answer's facts no retrieved passage states; None in

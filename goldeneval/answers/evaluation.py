@@ -32,7 +32,7 @@ from goldeneval.answers.details import (
     PromptDetails,
     PromptRate,
 )
-from goldeneval.answers.facts import unsupported_facts
+from goldeneval.answers.facts.support import unsupported_facts
 from goldeneval.answers.golden import GoldenPrompt, GoldenPromptSet
 from goldeneval.answers.graders import Grader, Grading, GradingItem
 from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with_timeout
@@ -250,7 +250,7 @@ def _failure(exc: BaseException) -> str:
 
 def _faithfulness(task: Task, answer: str) -> dict[str, object]:
     """Answer runs: the share of the answer's facts the retrieved passages state, and those
-    they do not (:func:`~goldeneval.answers.facts.unsupported_facts`); nothing for prompt runs."""
+    they do not (:func:`~goldeneval.answers.facts.support.unsupported_facts`); nothing for prompt runs."""
     if task.documents is None:
         return {}
     supported, unsupported = unsupported_facts(answer, task.item.context)

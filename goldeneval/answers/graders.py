@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from goldeneval.answers.abstention import AbstentionRules
 from goldeneval.answers.assertions import check_assertion
 from goldeneval.answers.details import AssertionOutcome, Outcome
-from goldeneval.answers.facts import FACTS_VERSION, MAX_ANSWER_WORDS, grade_reference
+from goldeneval.answers.facts.grading import FACTS_VERSION, MAX_ANSWER_WORDS, grade_reference
 from goldeneval.answers.golden import Assertion
 from goldeneval.answers.grader_plugins import GRADERS, GraderContext, GraderError
 from goldeneval.answers.models import ChatMessage, ChatRequest, Model, call_with_timeout
@@ -234,7 +234,7 @@ class DeterministicGrader:
     @property
     def identity(self) -> str:
         return (
-            f"deterministic/v5(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
+            f"deterministic/v6(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
             f"|best-sentences-token-f1>={self.pass_threshold:g};{self.abstention.identity})"
         )
 
