@@ -2,7 +2,7 @@
 and the regression check of each stored summary, over (prompt set x model) partitions.
 
 The same shape as the retrieval assets, and thin in the same way: each body builds the
-partition's run specification and calls one verb — :func:`goldeneval.answers.pipeline.evaluate`,
+partition's run specification and calls one verb — :func:`goldeneval.prompts.pipeline.evaluate`,
 then :func:`goldeneval.history.door.record` and :func:`goldeneval.history.door.judge`, the verbs
 every run kind shares.  The checks are named as the retrieval ones (``run_complete`` on
 ``prompt_summary``, ``no_regression`` on ``prompt_regression_check``), so the alert sensor
@@ -25,10 +25,10 @@ from assets.regression import CheckedKind, build_regression_check
 from assets.series import PROMPT_SERIES, CliRuns, build_series_specs, observe
 from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
-from goldeneval.answers import pipeline as prompt_pipeline
-from goldeneval.answers.details import PROMPTS_COMPLETION, PromptRate
-from goldeneval.answers.golden import prompt_set_digest
-from goldeneval.answers.tables import (
+from goldeneval.prompts import pipeline as prompt_pipeline
+from goldeneval.prompts.details import PROMPTS_COMPLETION, PromptRate
+from goldeneval.prompts.golden import prompt_set_digest
+from goldeneval.prompts.tables import (
     gradings_privacy,
     gradings_table,
     gradings_tables_run_id,

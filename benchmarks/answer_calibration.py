@@ -503,7 +503,7 @@ SEMANTIC_KINDS = {
 
 def _add_semantic_sample(add: Callable[..., None]) -> None:
     """The semantic grader's labelled sample (issue 24), its references mapped to their questions."""
-    from goldeneval.answers.semantic import load_calibration_sample
+    from goldeneval.prompts.semantic import load_calibration_sample
 
     by_gist = {q["answer_gist"]: q for q in _transit()}
     for pair in load_calibration_sample().pairs:
@@ -543,9 +543,9 @@ Verdict = Callable[[Case], bool]
 
 
 def _graders(names: Sequence[str]) -> dict[str, Verdict]:
-    from goldeneval.answers.abstention import AbstentionRules
-    from goldeneval.answers.assertions import token_f1
-    from goldeneval.answers.graders import DeterministicGrader, Grading, GradingItem, grade_assertions_or_reference
+    from goldeneval.prompts.abstention import AbstentionRules
+    from goldeneval.prompts.assertions import token_f1
+    from goldeneval.prompts.graders import DeterministicGrader, Grading, GradingItem, grade_assertions_or_reference
 
     def item(case: Case) -> GradingItem:
         return GradingItem(case.id, case.question, (), case.reference, answerable=case.answerable)
@@ -567,8 +567,8 @@ def _graders(names: Sequence[str]) -> dict[str, Verdict]:
         elif name == "token-f1":
             graders[name] = token_f1_passes
         elif name == "semantic":
-            from goldeneval.answers.grader_plugins import GraderContext
-            from goldeneval.rag.semantic import build
+            from goldeneval.answers.semantic import build
+            from goldeneval.prompts.grader_plugins import GraderContext
 
             graders[name] = passes(build(GraderContext(grader_id="semantic")))
         else:

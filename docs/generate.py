@@ -321,7 +321,7 @@ STORE_COLUMNS: dict[str, dict[str, str]] = {
         "status": "`complete`, or `incomplete` when a question errored.",
         "details": "The typed, versioned record of the run (JSON): for retrieval runs "
         "`goldeneval.retrieval.details.RetrievalDetails`, for prompt and answer runs "
-        "`goldeneval.answers.details.PromptDetails`; see [below](#details).",
+        "`goldeneval.prompts.details.PromptDetails`; see [below](#details).",
         "corpus_revision": "Provenance: SHA-256 revision of the corpus; NULL = unknown.",
         "model_revision": "Provenance: the embedding or chat model's revision, or `not_applicable`; NULL = unknown.",
         "chunking_identity": "Provenance: how documents were chunked, or `not_applicable`; NULL = unknown.",

@@ -23,10 +23,6 @@ from typing import Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 
-from goldeneval.answers.models import known_models
-from goldeneval.answers.registry import resolve_prompt_set
-from goldeneval.answers.settings import PROMPT_RATES, GradingSettings, JudgeSettings
-from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.core.baseline import Baseline
 from goldeneval.core.errors import InputError, invalid_input
 from goldeneval.core.gate import RegressionThresholds
@@ -36,6 +32,10 @@ from goldeneval.core.settings import Flag, settings_of
 from goldeneval.core.spec import DEFAULT_TIMEOUT_S, Timeout
 from goldeneval.core.thresholds import SliceThresholds
 from goldeneval.kinds import KindDeclaration, SuiteSection, declared_kinds
+from goldeneval.prompts.models import known_models
+from goldeneval.prompts.registry import resolve_prompt_set
+from goldeneval.prompts.settings import PROMPT_RATES, GradingSettings, JudgeSettings
+from goldeneval.prompts.spec import JudgeSpec, PromptRunSpec
 from goldeneval.retrieval.retrievers.registry import known_retrievers
 from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings

@@ -10,8 +10,8 @@ from typing import Any
 import dagster as dg
 from pydantic import PrivateAttr
 
-from goldeneval.answers.spec import PromptRunSpec
 from goldeneval.kinds import KindDeclaration
+from goldeneval.prompts.spec import PromptRunSpec
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import Store, open_store
 from goldeneval.suite import Suite, load_suite

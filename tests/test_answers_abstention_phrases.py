@@ -2,7 +2,7 @@
 phrasings ("The documents do not say", "I could not find that", ... were ordinary answers), so
 a missed one on an answerable question was counted as a wrong answer, not an over-abstention.
 
-Every collected phrasing (:data:`~goldeneval.answers.abstention.ABSTENTION_EXAMPLES`) and
+Every collected phrasing (:data:`~goldeneval.prompts.abstention.ABSTENTION_EXAMPLES`) and
 variants not in that list are read as abstentions, through the CLI on a no-answer prompt and
 an answerable one; answers that merely contain a negation are not."""
 
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from goldeneval.answers.abstention import ABSTENTION_EXAMPLES, DEFAULT_ABSTENTION_PHRASES, AbstentionRules
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
+from goldeneval.prompts.abstention import ABSTENTION_EXAMPLES, DEFAULT_ABSTENTION_PHRASES, AbstentionRules
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 from tests.chat_server import answer, chat_server, last_user_message
 
 UNLISTED_VARIANTS = (

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.graders import GradingItem, GradingService, Judge
-from goldeneval.answers.models import ChatRequest
+from goldeneval.prompts.abstention import AbstentionRules
+from goldeneval.prompts.graders import GradingItem, GradingService, Judge
+from goldeneval.prompts.models import ChatRequest
 
 
 @pytest.mark.parametrize(

@@ -13,15 +13,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.assertions import check_assertion
-from goldeneval.answers.golden import (
+from goldeneval.cli import main
+from goldeneval.prompts.assertions import check_assertion
+from goldeneval.prompts.golden import (
     Assertion,
     PromptSetError,
     load_prompt_set,
     prompt_set_digest,
     prompt_set_json_schema,
 )
-from goldeneval.cli import main
 from tests.chat_server import answer, chat_server, last_user_message
 
 
@@ -90,7 +90,7 @@ def test_a_bad_assertion_fails_at_load_in_one_line(tmp_path: Path, assertion: di
 def test_the_schema_knows_the_new_kinds_and_matches_the_checked_in_file() -> None:
     schema = prompt_set_json_schema()
     stored = json.loads(
-        (Path(__file__).resolve().parents[1] / "goldeneval/answers/schema/golden-prompt-set.schema.json").read_text()
+        (Path(__file__).resolve().parents[1] / "goldeneval/prompts/schema/golden-prompt-set.schema.json").read_text()
     )
     assert stored == schema
     kinds = schema["$defs"]["AssertionType"]["enum"]

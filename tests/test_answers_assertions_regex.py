@@ -17,11 +17,11 @@ import regex  # type: ignore[import-untyped]  # no stubs pinned, as in safe_rege
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.bounded import TimeBoundGrader
-from goldeneval.answers.golden import Assertion, AssertionType, PromptSetError, load_prompt_set
-from goldeneval.answers.graders import DeterministicGrader, Grading, GradingItem
-from goldeneval.answers.safe_regex import DEFAULT_BOUND_S, RegexTimeout, search, time_bound
 from goldeneval.cli import main
+from goldeneval.prompts.bounded import TimeBoundGrader
+from goldeneval.prompts.golden import Assertion, AssertionType, PromptSetError, load_prompt_set
+from goldeneval.prompts.graders import DeterministicGrader, Grading, GradingItem
+from goldeneval.prompts.safe_regex import DEFAULT_BOUND_S, RegexTimeout, search, time_bound
 from tests.chat_server import answer, chat_server
 
 ANSWER = "a" * 53 + "!"

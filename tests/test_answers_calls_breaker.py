@@ -12,9 +12,9 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.calls import ManagedModel
-from goldeneval.answers.models import ChatMessage, ChatRequest, ModelContext, ModelError, build_model
 from goldeneval.cli import main
+from goldeneval.prompts.calls import ManagedModel
+from goldeneval.prompts.models import ChatMessage, ChatRequest, ModelContext, ModelError, build_model
 from tests.chat_server import ChatServer, answer, chat_server, error
 
 PROMPTS = [

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.cache import ResponseCache
 from goldeneval.cli import main
+from goldeneval.prompts.cache import ResponseCache
 from tests.chat_server import ChatServer, Reply, chat_server, last_user_message
 
 SECRET = "sk-test-0123456789abcdefghijklmnop"

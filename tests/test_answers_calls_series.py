@@ -13,8 +13,8 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.openai_chat import MUTABLE_ALIAS
 from goldeneval.cli import main
+from goldeneval.prompts.openai_chat import MUTABLE_ALIAS
 from goldeneval.store import ResultStore
 from tests.chat_server import answer, chat_server
 

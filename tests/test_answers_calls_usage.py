@@ -12,11 +12,11 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.calls import ManagedModel
-from goldeneval.answers.models import ChatMessage, ChatRequest, ModelContext, build_model
-from goldeneval.answers.openai_chat import OpenAIChatModel
-from goldeneval.answers.usage import Prices
 from goldeneval.cli import main
+from goldeneval.prompts.calls import ManagedModel
+from goldeneval.prompts.models import ChatMessage, ChatRequest, ModelContext, build_model
+from goldeneval.prompts.openai_chat import OpenAIChatModel
+from goldeneval.prompts.usage import Prices
 from tests.chat_server import Reply, answer, chat_server
 from tests.test_answers_calls_cache import reply_with_usage
 

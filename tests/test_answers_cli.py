@@ -12,10 +12,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner, Result
 
+from goldeneval.answers.extractive import best_passage, passages
 from goldeneval.cli import main
 from goldeneval.core.corpus import Document
 from goldeneval.core.kinds import SlicedDetails
-from goldeneval.rag.extractive import best_passage, passages
 from goldeneval.store import ResultStore
 from tests.chat_server import answer, chat_server, last_user_message
 

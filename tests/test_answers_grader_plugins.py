@@ -15,10 +15,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.graders import GradingItem, GradingService, Judge, LlmJudgeGrader, PluginGrader
-from goldeneval.answers.models import ModelContext, build_model
 from goldeneval.cli import main
 from goldeneval.core.errors import InputError
+from goldeneval.prompts.graders import GradingItem, GradingService, Judge, LlmJudgeGrader, PluginGrader
+from goldeneval.prompts.models import ModelContext, build_model
 
 PLUGIN = textwrap.dedent(
     """
@@ -27,7 +27,7 @@ PLUGIN = textwrap.dedent(
     import sys
     from pathlib import Path
 
-    from goldeneval.answers.graders import Grading
+    from goldeneval.prompts.graders import Grading
 
 
     class Scripted:

@@ -13,9 +13,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers import code_assertions
-from goldeneval.answers.code_assertions import CodeAssertionError, check_identity, resolve_check, run_check
 from goldeneval.cli import main
+from goldeneval.prompts import code_assertions
+from goldeneval.prompts.code_assertions import CodeAssertionError, check_identity, resolve_check, run_check
 from tests.chat_server import answer, chat_server
 
 CHECKS = textwrap.dedent(
@@ -141,7 +141,7 @@ def test_a_code_assertion_that_cannot_be_found_is_the_sets_error_naming_the_fiel
 
 
 def test_editing_a_check_changes_the_prompt_set_digest(tmp_path: Path, checks_module: Path) -> None:
-    from goldeneval.answers.golden import load_prompt_set, prompt_set_digest
+    from goldeneval.prompts.golden import load_prompt_set, prompt_set_digest
 
     before = prompt_set_digest(load_prompt_set(_prompt_set(tmp_path, "answer_checks:short")))
     code_assertions._resolved.clear()

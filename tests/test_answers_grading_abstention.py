@@ -14,10 +14,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.abstention import DEFAULT_ABSTENTION_PHRASES, AbstentionRules
-from goldeneval.answers.graders import DeterministicGrader, GradingItem, GradingService
 from goldeneval.cli import main
 from goldeneval.core.errors import InputError
+from goldeneval.prompts.abstention import DEFAULT_ABSTENTION_PHRASES, AbstentionRules
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem, GradingService
 from goldeneval.sample import __file__ as sample_init
 from tests.chat_server import answer, chat_server
 

@@ -4,7 +4,7 @@ Before, under SQuAD token F1 alone, swapped prices scored 1.000, a yes-to-no fli
 higher than the correct answer, "7.80" and "7.20" scored the same, "It leaves at 08:00."
 scored 0.400 against "08:00", and an echo of the whole prompt outscored a correct sentence.
 These tests go through the CLI with a scripted model, then pin each rule of
-:mod:`goldeneval.answers.facts` on its own."""
+:mod:`goldeneval.prompts.facts` on its own."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.facts.extraction import extract_facts
-from goldeneval.answers.facts.grading import MAX_ANSWER_WORDS, grade_reference
-from goldeneval.answers.facts.support import unsupported_facts
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
+from goldeneval.prompts.facts.extraction import extract_facts
+from goldeneval.prompts.facts.grading import MAX_ANSWER_WORDS, grade_reference
+from goldeneval.prompts.facts.support import unsupported_facts
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 from goldeneval.sample import __file__ as sample_init
 from tests.chat_server import Reply, answer, chat_server, last_user_message
 
@@ -247,7 +247,7 @@ def test_hostile_answers_are_read_without_error_and_in_bounded_time() -> None:
 
 
 def test_a_part_of_the_day_after_a_clock_time_is_read() -> None:
-    from goldeneval.answers.facts.grading import grade_reference
+    from goldeneval.prompts.facts.grading import grade_reference
 
     assert not grade_reference("It leaves at 8 o'clock in the evening.", "08:00", 0.5).passed
     assert not grade_reference("It is open until 4:00 in the afternoon.", "04:00", 0.5).passed
@@ -257,7 +257,7 @@ def test_a_part_of_the_day_after_a_clock_time_is_read() -> None:
 
 
 def test_an_answer_that_restates_a_several_sentence_reference_without_facts_passes() -> None:
-    from goldeneval.answers.facts.grading import grade_reference
+    from goldeneval.prompts.facts.grading import grade_reference
 
     reference = "Adults pay by zone. Children ride free with an adult. Dogs need a child ticket."
     assert grade_reference(reference, reference, 0.5).score == 1.0
@@ -272,7 +272,7 @@ def test_an_answer_that_restates_a_several_sentence_reference_without_facts_pass
 
 
 def test_an_answer_that_hedges_between_values_fails() -> None:
-    from goldeneval.answers.facts.grading import grade_reference
+    from goldeneval.prompts.facts.grading import grade_reference
 
     assert not grade_reference("It costs 7.80 or 7.20.", "7.80", 0.5).passed
     assert not grade_reference("It is either 6.50, 7.20, 7.80 or 9.80 depending on zones.", "7.80", 0.5).passed

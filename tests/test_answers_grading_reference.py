@@ -14,10 +14,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.assertions import normalise_answer, reference_contained, token_f1
-from goldeneval.answers.evaluation import prompt_benchmark_fingerprint
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
+from goldeneval.prompts.assertions import normalise_answer, reference_contained, token_f1
+from goldeneval.prompts.evaluation import prompt_benchmark_fingerprint
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 from goldeneval.sample import __file__ as sample_init
 from tests.chat_server import Reply, answer, chat_server
 

@@ -20,12 +20,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.abstention import ABSTENTION_EXAMPLES, AbstentionRules
-from goldeneval.answers.facts.extraction import extract_facts
-from goldeneval.answers.facts.grading import grade_reference
-from goldeneval.answers.facts.support import unsupported_facts
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
 from goldeneval.cli import main
+from goldeneval.prompts.abstention import ABSTENTION_EXAMPLES, AbstentionRules
+from goldeneval.prompts.facts.extraction import extract_facts
+from goldeneval.prompts.facts.grading import grade_reference
+from goldeneval.prompts.facts.support import unsupported_facts
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 from tests.chat_server import Reply, answer, chat_server, last_user_message
 from tests.test_answers_abstention_phrases import UNLISTED_VARIANTS
 

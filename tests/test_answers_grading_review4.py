@@ -26,9 +26,9 @@ from benchmarks.answer_calibration import (
     render_answer_calibration,
     section_answer_calibration,
 )
-from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.facts.extraction import extract_facts
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
+from goldeneval.prompts.abstention import AbstentionRules
+from goldeneval.prompts.facts.extraction import extract_facts
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 
 GRADER = DeterministicGrader()
 NO_ANSWER = "not covered by the corpus"

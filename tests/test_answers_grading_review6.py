@@ -28,8 +28,8 @@ from benchmarks.answer_calibration import (
     render_answer_calibration,
     section_answer_calibration,
 )
-from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
+from goldeneval.prompts.abstention import AbstentionRules
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 
 GRADER = DeterministicGrader()
 NO_ANSWER = "not covered by the corpus"

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from goldeneval.answers.graders import (
+from goldeneval.answers.answers import AnswerRunSpec, evaluate_answers
+from goldeneval.core.errors import InputError
+from goldeneval.prompts.graders import (
     CONTEXT_HEADING,
     LLM_JUDGE,
     GradingItem,
@@ -24,12 +26,10 @@ from goldeneval.answers.graders import (
     LlmJudgeGrader,
     judge_messages,
 )
-from goldeneval.answers.models import Model, ModelContext, build_model
-from goldeneval.answers.pipeline import evaluate
-from goldeneval.answers.rubrics import CORRECTNESS, FAITHFULNESS, RELEVANCE, RUBRICS, Rubric
-from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
-from goldeneval.core.errors import InputError
-from goldeneval.rag.answers import AnswerRunSpec, evaluate_answers
+from goldeneval.prompts.models import Model, ModelContext, build_model
+from goldeneval.prompts.pipeline import evaluate
+from goldeneval.prompts.rubrics import CORRECTNESS, FAITHFULNESS, RELEVANCE, RUBRICS, Rubric
+from goldeneval.prompts.spec import JudgeSpec, PromptRunSpec
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.spec import RunSpec
 from tests.chat_server import Reply, answer, chat_server, last_user_message, verdict
@@ -187,7 +187,7 @@ def test_only_the_correctness_rubric_shows_the_judge_the_reference() -> None:
 
 
 def test_an_unknown_rubric_in_a_set_file_names_file_prompt_and_field(tmp_path: Path) -> None:
-    from goldeneval.answers.golden import PromptSetError, load_prompt_set
+    from goldeneval.prompts.golden import PromptSetError, load_prompt_set
 
     set_path = tmp_path / "bad.yaml"
     set_path.write_text(yaml.safe_dump({"id": "bad", "prompts": [{"id": "p", "prompt": "x", "reference": "y",

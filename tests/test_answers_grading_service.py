@@ -15,15 +15,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.details import PromptDetail
-from goldeneval.answers.evaluation import EvaluationService, PromptRun, prompt_tasks
-from goldeneval.answers.golden import load_prompt_set
-from goldeneval.answers.graders import DeterministicGrader, GradingService, Judge
-from goldeneval.answers.models import ModelContext, build_model
-from goldeneval.answers.quality import EvaluationQualityScoreProvider, quality_json
 from goldeneval.cli import main
 from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.prompts.details import PromptDetail
+from goldeneval.prompts.evaluation import EvaluationService, PromptRun, prompt_tasks
+from goldeneval.prompts.golden import load_prompt_set
+from goldeneval.prompts.graders import DeterministicGrader, GradingService, Judge
+from goldeneval.prompts.models import ModelContext, build_model
+from goldeneval.prompts.quality import EvaluationQualityScoreProvider, quality_json
 from goldeneval.store import ResultStore
 from tests.chat_server import Reply, answer, chat_server, last_user_message
 

@@ -14,15 +14,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.evaluation import EvaluationService, prompt_tasks
-from goldeneval.answers.golden import load_prompt_set
-from goldeneval.answers.graders import LLM_JUDGE, GradingItem, GradingService, Judge, LlmJudgeGrader
-from goldeneval.answers.models import Model, ModelContext, build_model
-from goldeneval.answers.pipeline import evaluate
-from goldeneval.answers.spec import JudgeSpec, PromptRunSpec
 from goldeneval.cli import main
 from goldeneval.core.gate import GateDecision
 from goldeneval.history import door
+from goldeneval.prompts.evaluation import EvaluationService, prompt_tasks
+from goldeneval.prompts.golden import load_prompt_set
+from goldeneval.prompts.graders import LLM_JUDGE, GradingItem, GradingService, Judge, LlmJudgeGrader
+from goldeneval.prompts.models import Model, ModelContext, build_model
+from goldeneval.prompts.pipeline import evaluate
+from goldeneval.prompts.spec import JudgeSpec, PromptRunSpec
 from tests.chat_server import Reply, answer, chat_server, verdict
 
 ITEM = GradingItem("p", "What colour is the sky?", (), "Blue.")

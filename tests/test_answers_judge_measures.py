@@ -17,9 +17,9 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.measures import context_precision, sentences, share
-from goldeneval.answers.rubrics import CONTEXT_PRECISION, CONTEXT_RECALL, RELEVANCE, STATEMENT_SUPPORT
 from goldeneval.cli import main
+from goldeneval.prompts.measures import context_precision, sentences, share
+from goldeneval.prompts.rubrics import CONTEXT_PRECISION, CONTEXT_RECALL, RELEVANCE, STATEMENT_SUPPORT
 from tests.chat_server import Reply, answer, chat_server, last_user_message, verdict
 
 FARES = "A day ticket costs 7.80 in zones A and B."
@@ -238,10 +238,10 @@ def test_the_suite_file_names_the_measures_as_a_list_or_text(tmp_path: Path) -> 
 
 
 def test_with_nothing_retrieved_recall_is_zero_and_precision_null_without_a_judge_call() -> None:
-    from goldeneval.answers.graders import GradingItem
-    from goldeneval.answers.measures import MeasureJudge
-    from goldeneval.answers.models import ModelContext, build_model
-    from goldeneval.answers.rubrics import MEASURES
+    from goldeneval.prompts.graders import GradingItem
+    from goldeneval.prompts.measures import MeasureJudge
+    from goldeneval.prompts.models import ModelContext, build_model
+    from goldeneval.prompts.rubrics import MEASURES
 
     with chat_server(default=lambda body: verdict(1.0)) as server:
         judge = build_model(ModelContext("goldeneval.openai", {"base_url": server.base_url, "model": "judge"}))

@@ -13,11 +13,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from goldeneval.answers.details import PromptDetail
-from goldeneval.answers.evaluation import PromptRun, aggregate_prompts
-from goldeneval.answers.quality import EvaluationQualityScoreProvider
 from goldeneval.cli import main
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.prompts.details import PromptDetail
+from goldeneval.prompts.evaluation import PromptRun, aggregate_prompts
+from goldeneval.prompts.quality import EvaluationQualityScoreProvider
 from goldeneval.store import ResultStore
 from tests.chat_server import Reply, answer, chat_server, error, last_user_message
 

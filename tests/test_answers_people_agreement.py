@@ -12,9 +12,9 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.details import PromptDetail
 from goldeneval.cli import main
 from goldeneval.judgments.answer_judgments import grader_verdict
+from goldeneval.prompts.details import PromptDetail
 from tests.chat_server import Reply, answer, chat_server, last_user_message
 
 # (prompt id, question, reference, the model's answer, the grader's verdict)

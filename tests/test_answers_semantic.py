@@ -4,7 +4,7 @@ chat-completions server on 127.0.0.1.  Its identity (model revision, threshold, 
 in the benchmark fingerprint, so a changed threshold is a ``mismatch``; the echo of a prompt
 and off-topic answers fail; without the ``dense`` extra asking for it is one line naming it.
 
-The grader is named by its import path (``goldeneval.rag.semantic:build``), which works
+The grader is named by its import path (``goldeneval.answers.semantic:build``), which works
 whether or not the entry point ``semantic`` is registered yet."""
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.semantic import CALIBRATED_THRESHOLD, SEMANTIC_VERSION
 from goldeneval.cli import main
+from goldeneval.prompts.semantic import CALIBRATED_THRESHOLD, SEMANTIC_VERSION
 from goldeneval.sample import __file__ as sample_init
 from tests.chat_server import Reply, answer, chat_server, last_user_message
 
-SEMANTIC_PATH = "goldeneval.rag.semantic:build"
+SEMANTIC_PATH = "goldeneval.answers.semantic:build"
 TRANSIT = Path(sample_init).parent / "transit" / "golden.yaml"
 PROJECT = Path(__file__).resolve().parents[1]
 
@@ -148,7 +148,7 @@ def test_without_the_dense_extra_asking_for_semantic_is_one_line_naming_the_extr
 @pytest.mark.slow  # over 2 s on a loaded 2-core machine
 def test_the_semantic_grader_module_imports_no_model_stack() -> None:
     probe = (
-        "import sys, goldeneval.rag.semantic, goldeneval.answers.semantic\n"
+        "import sys, goldeneval.answers.semantic, goldeneval.prompts.semantic\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
     )
     result = subprocess.run(
@@ -162,12 +162,12 @@ def test_the_semantic_grader_module_imports_no_model_stack() -> None:
 def test_registered_under_goldeneval_graders_the_id_semantic_finds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The entry point the project declares (``semantic = goldeneval.rag.semantic:build``), as a
+    """The entry point the project declares (``semantic = goldeneval.answers.semantic:build``), as a
     real dist-info on sys.path, so the test holds before and after pyproject.toml declares it."""
     info = tmp_path / "site" / "semantic_entry-0.1.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: semantic-entry\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[goldeneval.graders]\nsemantic = goldeneval.rag.semantic:build\n")
+    (info / "entry_points.txt").write_text("[goldeneval.graders]\nsemantic = goldeneval.answers.semantic:build\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     with chat_server(default=_served) as server:
         result = _prompts(tmp_path, server.base_url, "--format", "json")  # by import path

@@ -1,7 +1,7 @@
 """The semantic grader's threshold is calibrated, and documented, on a labelled sample (issue 24).
 
 The slow test recomputes every pair's cosine with the bundled model, picks the threshold as
-:func:`goldeneval.answers.semantic.calibrate` does, and checks that it is
+:func:`goldeneval.prompts.semantic.calibrate` does, and checks that it is
 ``CALIBRATED_THRESHOLD`` and that docs/guide/answers.md states that threshold and that
 accuracy: changing the sample, the model or the method fails here until code and guide agree."""
 
@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from goldeneval.answers.grader_plugins import GraderContext
-from goldeneval.answers.semantic import (
+from goldeneval.answers.semantic import build
+from goldeneval.core.errors import InputError
+from goldeneval.prompts.grader_plugins import GraderContext
+from goldeneval.prompts.semantic import (
     CALIBRATED_THRESHOLD,
     CALIBRATION_SAMPLE,
     calibrate,
     load_calibration_sample,
 )
-from goldeneval.core.errors import InputError
-from goldeneval.rag.semantic import build
 from goldeneval.sample import __file__ as sample_init
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "answers.md"

@@ -14,10 +14,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.openai_chat import OpenAIChatModel
-from goldeneval.answers.pipeline import served_provenance
 from goldeneval.cli import main
 from goldeneval.core.provenance import Provenance
+from goldeneval.prompts.openai_chat import OpenAIChatModel
+from goldeneval.prompts.pipeline import served_provenance
 from goldeneval.store import ResultStore
 from tests.chat_server import Reply, chat_server
 

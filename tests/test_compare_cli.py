@@ -309,7 +309,7 @@ def test_an_output_file_that_cannot_be_written_at_the_end_is_exit_3_with_the_run
 
 
 def test_a_failed_assertion_is_the_reason_an_answer_shows() -> None:
-    from goldeneval.answers.details import AssertionOutcome
+    from goldeneval.prompts.details import AssertionOutcome
     from goldeneval.report.items import _failed_assertions
 
     outcomes = [

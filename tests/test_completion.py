@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goldeneval.answers.details import PROMPTS_COMPLETION
+from goldeneval.prompts.details import PROMPTS_COMPLETION
 from goldeneval.retrieval.details import QUESTIONS_COMPLETION
 
 

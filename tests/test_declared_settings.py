@@ -13,13 +13,13 @@ import yaml
 from click.testing import CliRunner
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
-from goldeneval.answers.settings import GradingSettings, JudgeSettings
-from goldeneval.answers.spec import GradingSpec, JudgeSpec
 from goldeneval.cli import main
 from goldeneval.cli.declared import declared_options
 from goldeneval.cli.options import declared_bundle
 from goldeneval.core.errors import InputError
 from goldeneval.core.settings import Flag, flag_of, flagged_fields
+from goldeneval.prompts.settings import GradingSettings, JudgeSettings
+from goldeneval.prompts.spec import GradingSpec, JudgeSpec
 from goldeneval.retrieval.settings import RetrievalSettings
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.suite import JudgeConfig, PromptGradingConfig, SuiteConfig, load_suite

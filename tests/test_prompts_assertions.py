@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from goldeneval.answers.assertions import check_assertion, token_f1
-from goldeneval.answers.golden import Assertion
-from goldeneval.answers.graders import DeterministicGrader, GradingItem
+from goldeneval.prompts.assertions import check_assertion, token_f1
+from goldeneval.prompts.golden import Assertion
+from goldeneval.prompts.graders import DeterministicGrader, GradingItem
 
 
 @pytest.mark.parametrize(

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from goldeneval.answers.details import PromptDetails
 from goldeneval.cli import main
 from goldeneval.history.retention import purge_runs
+from goldeneval.prompts.details import PromptDetails
 from goldeneval.store import ResultStore
 from tests.chat_server import answer, chat_server, last_user_message, verdict
 

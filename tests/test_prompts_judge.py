@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from goldeneval.answers.golden import Assertion, AssertionType
-from goldeneval.answers.graders import (
+from goldeneval.core.errors import InputError
+from goldeneval.prompts.golden import Assertion, AssertionType
+from goldeneval.prompts.graders import (
     DETERMINISTIC,
     LLM_JUDGE,
     DeterministicGrader,
@@ -16,9 +17,8 @@ from goldeneval.answers.graders import (
     LlmJudgeGrader,
     parse_judge_verdict,
 )
-from goldeneval.answers.models import ModelContext, build_model
-from goldeneval.answers.openai_chat import OpenAIChatModel
-from goldeneval.core.errors import InputError
+from goldeneval.prompts.models import ModelContext, build_model
+from goldeneval.prompts.openai_chat import OpenAIChatModel
 from tests.chat_server import Reply, answer, chat_server, error, last_user_message, verdict
 
 ITEM = GradingItem("p1", "What colour is the sky?", (Assertion(type=AssertionType.CONTAINS, value="blue"),), "Blue.")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from goldeneval.answers.models import ChatMessage, ChatRequest, ModelConfigError, ModelContext, ModelError, build_model
-from goldeneval.answers.openai_chat import MUTABLE_ALIAS, OpenAIChatModel, build
+from goldeneval.prompts.models import ChatMessage, ChatRequest, ModelConfigError, ModelContext, ModelError, build_model
+from goldeneval.prompts.openai_chat import MUTABLE_ALIAS, OpenAIChatModel, build
 from tests.chat_server import Reply, answer, chat_server, error
 
 REQUEST = ChatRequest(messages=(ChatMessage("user", "Say hi"),), question="Say hi")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from goldeneval.answers.details import PromptDetail
-from goldeneval.answers.evaluation import PromptRun
-from goldeneval.answers.quality import EvaluationQualityScoreProvider, QualityAwareModelSelector
 from goldeneval.core.privacy import PrivacyMode
+from goldeneval.prompts.details import PromptDetail
+from goldeneval.prompts.evaluation import PromptRun
+from goldeneval.prompts.quality import EvaluationQualityScoreProvider, QualityAwareModelSelector
 from goldeneval.store import ResultStore
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

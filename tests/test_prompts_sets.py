@@ -11,16 +11,16 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 import yaml
 
-from goldeneval.answers.golden import (
+from goldeneval.core.errors import DuplicateIdError, InputError
+from goldeneval.prompts.golden import (
     GoldenPromptSet,
     PromptSetError,
     load_prompt_set,
     prompt_set_digest,
     prompt_set_json_schema,
 )
-from goldeneval.answers.registry import PROMPT_SETS_PATH_ENV, PromptSetRegistry, resolve_prompt_set
-from goldeneval.answers.smoke import SMOKE_SET_PATH
-from goldeneval.core.errors import DuplicateIdError, InputError
+from goldeneval.prompts.registry import PROMPT_SETS_PATH_ENV, PromptSetRegistry, resolve_prompt_set
+from goldeneval.prompts.smoke import SMOKE_SET_PATH
 
 SCHEMA_PATH = (
     Path(__file__).resolve().parents[1] / "goldeneval" / "answers" / "schema" / "golden-prompt-set.schema.json"
@@ -202,7 +202,7 @@ def test_the_digest_ignores_order_and_tags_but_not_an_assertion() -> None:
 def test_the_published_schema_is_the_generated_one() -> None:
     stored = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     assert stored == prompt_set_json_schema(), (
-        "regenerate: goldeneval prompt-schema > goldeneval/answers/schema/golden-prompt-set.schema.json"
+        "regenerate: goldeneval prompt-schema > goldeneval/prompts/schema/golden-prompt-set.schema.json"
     )
 
 

@@ -129,7 +129,7 @@ def test_hiding_numba_and_scipy_from_bm25s_leaves_them_importable_and_no_finder_
 
 
 COMMAND_MODULES = sorted({entry.target.partition(":")[0] for entry in COMMANDS.values()})
-DOMAIN = ("duckdb", "pyarrow", "numpy", "goldeneval.retrieval", "goldeneval.answers", "goldeneval.store")
+DOMAIN = ("duckdb", "pyarrow", "numpy", "goldeneval.retrieval", "goldeneval.prompts", "goldeneval.store")
 
 
 def test_help_imports_no_command_module_and_nothing_of_the_domain(tmp_path: Path) -> None:

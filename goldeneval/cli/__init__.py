@@ -2,7 +2,8 @@
 
 The group, its exit codes and its list of commands live in :mod:`goldeneval.cli.app`; each
 command family in a module of its own (:mod:`~goldeneval.cli.retrieval`,
-:mod:`~goldeneval.cli.store`, :mod:`~goldeneval.cli.answers`, :mod:`~goldeneval.cli.judgments`),
+:mod:`~goldeneval.cli.store`, :mod:`~goldeneval.cli.prompts`, :mod:`~goldeneval.cli.answers`,
+:mod:`~goldeneval.cli.judgments`),
 imported only when one of its commands runs.
 """
 

@@ -3,7 +3,7 @@ specification and a flag of the command line, with one default, one set of bound
 validator and one description.
 
 A settings model (:class:`goldeneval.retrieval.settings.RetrievalSettings`,
-:class:`goldeneval.answers.settings.GradingSettings`) declares its fields with their rules in
+:class:`goldeneval.prompts.settings.GradingSettings`) declares its fields with their rules in
 the field's type (``Annotated`` constraints and validators, never ``@field_validator``
 methods), so that one value can be checked alone, as a flag is, by exactly the rules the
 model applies (:func:`field_adapter`).  A :class:`Flag` in the same ``Annotated`` metadata

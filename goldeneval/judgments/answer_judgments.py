@@ -27,9 +27,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from goldeneval.answers.details import PromptDetail, PromptDetails
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.judgments.agreement import Kappa, cohen_kappa
+from goldeneval.prompts.details import PromptDetail, PromptDetails
 from goldeneval.store import StoredRun
 
 __all__ = [

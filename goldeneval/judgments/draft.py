@@ -1,8 +1,8 @@
 """Draft questions from a corpus with a model (``goldeneval draft``), forms measured, never trusted.
 
 For each document of the corpus the model (built as ``--judge-model`` is, by
-:func:`goldeneval.answers.models.build_model`, and called through
-:class:`~goldeneval.answers.calls.ManagedModel`: its response cache, timeout, circuit breaker
+:func:`goldeneval.prompts.models.build_model`, and called through
+:class:`~goldeneval.prompts.calls.ManagedModel`: its response cache, timeout, circuit breaker
 and usage accounting; ``goldeneval.openai`` retries as it always does) is asked with the
 prompt :data:`DRAFT_PROMPT` for ``per_document`` questions of each form, answered as JSON
 ``{"questions": [{"text": "...", "form": "MATCH" | "GAP"}, ...]}``.  Then:
@@ -37,13 +37,13 @@ from typing import Any, Literal
 
 import yaml
 
-from goldeneval.answers.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
-from goldeneval.answers.calls import ManagedModel
-from goldeneval.answers.models import ChatMessage, ChatRequest, ModelContext, build_model
-from goldeneval.answers.pipeline import model_provenance
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.forms import QuestionForm
+from goldeneval.prompts.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
+from goldeneval.prompts.calls import ManagedModel
+from goldeneval.prompts.models import ChatMessage, ChatRequest, ModelContext, build_model
+from goldeneval.prompts.pipeline import model_provenance
 from goldeneval.retrieval.golden import GoldenQuestionSet, load_draft_set
 from goldeneval.retrieval.lint import NEAR_DUPLICATE_QUESTION, question_words
 from goldeneval.retrieval.overlap import OVERLAP_RULE, form_of_overlap, vocabulary_overlap

@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goldeneval.answers.details import PromptDetails
 from goldeneval.core.corpus import Corpus
 from goldeneval.core.errors import InputError
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.judgments.answer_judgments import VERDICTS, AnswerJudgment, read_answer_judgments
 from goldeneval.judgments.judgments import utc_now
 from goldeneval.judgments.page_text import shown_text
+from goldeneval.prompts.details import PromptDetails
 from goldeneval.store import StoredRun
 
 __all__ = ["AnswerItem", "AnswerJudging", "AnswerReview", "Passage", "answer_review", "load_answer_review"]
@@ -109,8 +109,8 @@ def load_answer_review(
 ) -> AnswerReview:
     """:func:`answer_review` with the run's set (``set_ref``, default its set id) and corpus
     (``corpus_path``, default the set's) read here; nothing is read for a ``metadata_only`` run."""
-    from goldeneval.answers.registry import resolve_prompt_set
     from goldeneval.core.sets import corpus_for
+    from goldeneval.prompts.registry import resolve_prompt_set
     from goldeneval.retrieval.sets import resolve_golden_set
 
     details = run.details

@@ -1,12 +1,12 @@
 """A model's suggested grade for each pooled pair (``goldeneval pool --suggest-with MODEL``).
 
 The suggestion is asked of the opt-in judge of the answer side, unchanged: the model is built
-by :func:`goldeneval.answers.models.build_model` and called through
-:class:`~goldeneval.answers.calls.ManagedModel` (timeout, circuit breaker), and each pair is
-graded by :class:`~goldeneval.answers.graders.LlmJudgeGrader` with the rubric
+by :func:`goldeneval.prompts.models.build_model` and called through
+:class:`~goldeneval.prompts.calls.ManagedModel` (timeout, circuit breaker), and each pair is
+graded by :class:`~goldeneval.prompts.graders.LlmJudgeGrader` with the rubric
 :data:`DOCUMENT_RELEVANCE`: the question, then the document (title and text, cut at
 :data:`MAX_DOCUMENT_CHARS`) as the text to grade, and the judge answers its usual JSON
-``{"score": 0..1, "reason": "..."}`` (:func:`~goldeneval.answers.graders.parse_judge_verdict`),
+``{"score": 0..1, "reason": "..."}`` (:func:`~goldeneval.prompts.graders.parse_judge_verdict`),
 ``samples`` times.
 
 **The grade is mapped from the score**, not asked for directly: the rubric tells the judge
@@ -33,12 +33,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from goldeneval.answers.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
-from goldeneval.answers.calls import ManagedModel
-from goldeneval.answers.graders import MAX_JUDGE_SAMPLES, Grading, GradingItem, LlmJudgeGrader
-from goldeneval.answers.models import ModelContext, build_model
-from goldeneval.answers.pipeline import model_provenance
-from goldeneval.answers.rubrics import Rubric
 from goldeneval.core.corpus import Corpus, Document
 from goldeneval.core.errors import InputError, one_line
 from goldeneval.core.storage import CACHE
@@ -52,6 +46,12 @@ from goldeneval.judgments.judgments import (
     read_judgments,
     utc_now,
 )
+from goldeneval.prompts.breaker import DEFAULT_MAX_CONSECUTIVE_FAILURES
+from goldeneval.prompts.calls import ManagedModel
+from goldeneval.prompts.graders import MAX_JUDGE_SAMPLES, Grading, GradingItem, LlmJudgeGrader
+from goldeneval.prompts.models import ModelContext, build_model
+from goldeneval.prompts.pipeline import model_provenance
+from goldeneval.prompts.rubrics import Rubric
 
 __all__ = [
     "DOCUMENT_RELEVANCE",

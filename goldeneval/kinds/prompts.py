@@ -1,6 +1,6 @@
 """The prompts kind (ADR-060), declared: (golden prompt set x model) partitions, the graph
 prompt sets -> responses -> gradings -> summary (``assets.prompts``), the nightly names, and
-the commands of its family (:mod:`goldeneval.cli.answers`)."""
+the commands of its family (:mod:`goldeneval.cli.prompts`)."""
 
 from __future__ import annotations
 
@@ -33,23 +33,23 @@ PROMPTS = KindDeclaration(
     dagster="assets.prompts:PROMPT_DAGSTER",
     commands={
         "models": KindCommand(
-            "goldeneval.cli.answers:models",
+            "goldeneval.cli.prompts:models",
             "List the registered model ids (entry-point group goldeneval.models).",
         ),
         "prompt-schema": KindCommand(
-            "goldeneval.cli.answers:prompt_schema",
+            "goldeneval.cli.prompts:prompt_schema",
             "Print the JSON Schema of golden prompt set files.",
         ),
         "prompt-sets": KindCommand(
-            "goldeneval.cli.answers:prompt_sets",
+            "goldeneval.cli.prompts:prompt_sets",
             "List the registered golden prompt sets and where each comes from.",
         ),
         "prompts": KindCommand(
-            "goldeneval.cli.answers:prompts",
+            "goldeneval.cli.prompts:prompts",
             "Run a golden prompt set against a model, grade, print and store the run, report the verdict.",
         ),
         "quality": KindCommand(
-            "goldeneval.cli.answers:quality",
+            "goldeneval.cli.prompts:quality",
             "Re-rank candidate models (series names) by their stored quality score, best first.",
         ),
     },

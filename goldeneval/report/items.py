@@ -1,6 +1,6 @@
 """A run's questions as a comparison reads them, whatever its kind: retrieval details (the
 columns of :mod:`goldeneval.retrieval.details`) or prompt and answer details
-(:mod:`goldeneval.answers.details`), each question one :class:`~goldeneval.report.model.Side`.
+(:mod:`goldeneval.prompts.details`), each question one :class:`~goldeneval.report.model.Side`.
 
 The expected documents of the set at hand give each retrieval question its first relevant
 rank (among every stored document) and its relevant marks (among the shown ones); under
@@ -94,7 +94,7 @@ def _retrieval_items(run: StoredRun, sources: Sources) -> Items:
 
 
 def _prompt_items(run: StoredRun) -> Items:
-    from goldeneval.answers.details import PromptDetails
+    from goldeneval.prompts.details import PromptDetails
 
     details = run.details_as(PromptDetails)
     sides = [

@@ -109,7 +109,7 @@ def load_sources(
             digest: str | None = label_digest(golden)
             named_corpus = golden.corpus
         else:
-            from goldeneval.answers.registry import resolve_prompt_set
+            from goldeneval.prompts.registry import resolve_prompt_set
 
             prompts = resolve_prompt_set(reference, sets_dirs)
             texts = {p.id: p.prompt for p in prompts.prompts}

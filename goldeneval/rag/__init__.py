@@ -1,2 +1,0 @@
-"""Retrieval-augmented answers: both kinds composed, a golden question set through a retriever and
-a model.  Above both kinds, so that neither imports the other."""
