@@ -34,7 +34,7 @@ from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.details import QUESTIONS_COMPLETION, RetrievalDetails, retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestion
 from goldeneval.retrieval.labels import label_digest
-from goldeneval.retrieval.report import judged_measurement, judged_values, measurement
+from goldeneval.retrieval.measurement import judged_measurement, judged_values, measurement
 from goldeneval.retrieval.results import RateSummary
 from goldeneval.retrieval.run import RetrievalRun
 from goldeneval.retrieval.tables import (

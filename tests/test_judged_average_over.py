@@ -12,8 +12,8 @@ import pytest
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval.evaluation import evaluate_retrieval
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet
+from goldeneval.retrieval.measurement import MEAN_OVER, MEAN_OVER_ALL_JUDGED
 from goldeneval.retrieval.protocol import scoring_protocol
-from goldeneval.retrieval.report import MEAN_OVER, MEAN_OVER_ALL_JUDGED
 from goldeneval.retrieval.tables import hits_table, run_from_hits
 from tests.conftest import CliWorkspace
 from tests.test_trec_eval_cases import COLLECTION, FIXTURES, MEASURES, evaluate, outcome, pytrec

@@ -18,7 +18,7 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.retrieval import columnar
 from goldeneval.retrieval.details import parse_details_json, retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestion, GoldenQuestionSet, QuestionForm
-from goldeneval.retrieval.report import judged_values
+from goldeneval.retrieval.measurement import judged_values
 from goldeneval.retrieval.scoring import score_answers
 from goldeneval.retrieval.tables import hits_table, run_from_hits
 from goldeneval.store import ResultStore, StoredRun

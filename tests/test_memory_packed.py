@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import goldeneval.retrieval.report as report
+import goldeneval.retrieval.text_table as text_table
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import StoredRun
 from goldeneval.retrieval.details import DocumentColumns, retrieval_details
@@ -138,7 +139,7 @@ def test_the_streamed_table_is_the_table_made_whole(
         ResultStore(f"{tmp_path}/s.duckdb"), stored, RegressionThresholds(), Baseline.parse("previous")
     )
     whole = report.render_outcome(stored, verdict, Path("STORE"))
-    monkeypatch.setattr(report, "_BLOCK_ROWS", 3)
+    monkeypatch.setattr(text_table, "BLOCK_ROWS", 3)
     assert report.render_outcome(stored, verdict, Path("STORE")) == whole
     details = retrieval_details(stored)
     columns = details.columns
@@ -147,7 +148,7 @@ def test_the_streamed_table_is_the_table_made_whole(
         f"ERROR: {error}" if status != "ok" else "(withheld: metadata_only)" if tops is None else ", ".join(tops[i])
         for i, (status, error) in enumerate(zip(columns.status, columns.error, strict=True))
     ]
-    table = report._column_table(
+    table = text_table.column_table(
         ["question", "form", "hard class", "top1", "top3", "judged@3", "top-3 documents", "ms"],
         [
             columns.id,
@@ -155,7 +156,7 @@ def test_the_streamed_table_is_the_table_made_whole(
             [h or "" for h in columns.hard_class],
             [report._MARKS[hit] for hit in columns.top1_hit],
             [report._MARKS[hit] for hit in columns.top3_hit],
-            [report._rate(share).strip() for share in (columns.judged_at or {})["judged@3"]],
+            [text_table.rate_text(share).strip() for share in (columns.judged_at or {})["judged@3"]],
             cells,
             [f"{ms:.1f}" for ms in columns.latency_ms],
         ],

@@ -20,8 +20,8 @@ from goldeneval.retrieval.details import RetrievalDetails
 from goldeneval.retrieval.encoding import code_run
 from goldeneval.retrieval.golden import GoldenQuestion, QuestionForm
 from goldeneval.retrieval.incomplete import UNJUDGED, grades_in, if_unjudged_relevant
+from goldeneval.retrieval.measurement import judged_values
 from goldeneval.retrieval.metrics import parse_metrics
-from goldeneval.retrieval.report import judged_values
 from goldeneval.retrieval.retrievers.base import document_id_mapper
 from goldeneval.store import open_store
 from tests.test_metrics_incomplete import TREC_NAMES, generated

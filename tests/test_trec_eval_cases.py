@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from goldeneval.cli import ExitCode, main
 from goldeneval.core.errors import RetrieverError
 from goldeneval.retrieval.beir import load_beir_set
-from goldeneval.retrieval.report import MEAN_OVER
+from goldeneval.retrieval.measurement import MEAN_OVER
 from goldeneval.retrieval.retrievers import RetrieverContext, build_retriever
 from goldeneval.retrieval.trec import TrecRunError, read_trec_run, read_trec_run_file
 
