@@ -23,7 +23,7 @@ from goldeneval.prompts.registry import PROMPT_SETS_PATH_ENV, PromptSetRegistry,
 from goldeneval.prompts.smoke import SMOKE_SET_PATH
 
 SCHEMA_PATH = (
-    Path(__file__).resolve().parents[1] / "goldeneval" / "answers" / "schema" / "golden-prompt-set.schema.json"
+    Path(__file__).resolve().parents[1] / "goldeneval" / "prompts" / "schema" / "golden-prompt-set.schema.json"
 )
 GOOD: dict[str, Any] = {
     "id": "mini",

@@ -190,12 +190,16 @@ def test_the_toy_kinds_command_runs_through_goldeneval(toy_site: Path, tmp_path:
     assert runs.returncode == 0 and runs.stdout.count("toy_rerank") == 2, runs.stdout
 
 
-def test_the_generated_suite_reference_holds_the_toy_kinds_section(
-    toy_site: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.syspath_prepend(str(ROOT / "docs"))
-    generate = importlib.import_module("generate")
-    page = generate.suite_reference()
+def test_the_generated_suite_reference_holds_the_toy_kinds_section(toy_site: Path) -> None:
+    # sys.path by hand, not monkeypatch.syspath_prepend: monkeypatch would restore, after the
+    # toy_site fixture's teardown, a sys.path that still holds the toy's site (a leak into
+    # every later test of this worker that lists the declared kinds).
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        generate = importlib.import_module("generate")
+        page = generate.suite_reference()
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
     assert "| `toy.rerankers.<name>.firsts` | text | required |  | Per question, 1 when" in page
     assert page.index("`storage`") < page.index("`toy`")  # the shared keys first, then each kind's section
 
