@@ -42,7 +42,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v7"
+ABSTENTION_RULES_VERSION = "abstention/v8"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -381,6 +381,43 @@ def _bare(words: list[str], vocabulary: frozenset[str] | None = None) -> list[st
     return out
 
 
+_DETERMINER = r"(?:the|this|these|those|my|your|our)"
+_NOUN_WORD = (
+    r"(?!(?:does|do|did|is|are|was|were|has|have|not|and|or|but|that|which|of|the|a|an|in|on|for|to|about|with"
+    r"|from|by|at|this|these|those|my|your|our|what|whether|any|anything)\b)[a-z][\w-]*"
+)
+_SAYING = "|".join(v.replace(" ", r"\s+") for v in _SAYING_VERBS)
+_GENERAL_SAYS = re.compile(
+    rf"\b{_DETERMINER}\s+(?:{_NOUN_WORD}\s+){{0,3}}?{_NOUN_WORD}\s+"
+    rf"(?=(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:{_SAYING})\b|(?:says|say|mentions|mention)\s+nothing\b)",
+    re.IGNORECASE,
+)
+_MARKED_BEFORE = re.compile(
+    rf"\b{_DETERMINER}\s+(?:provided|given|supplied|attached|retrieved)\s+(?:{_NOUN_WORD}\s+){{0,3}}?{_NOUN_WORD}\b",
+    re.IGNORECASE,
+)
+_MARKED_AFTER = re.compile(
+    rf"\b{_DETERMINER}\s+(?:{_NOUN_WORD}\s+){{0,3}}?{_NOUN_WORD}\s+"
+    r"(?:provided|given|supplied|i\s+have(?:\s+access\s+to)?|i\s+was\s+given|you\s+gave\s+me)"
+    r"(?=\s*(?:$|[,.;:!?\u2014-]|(?:does|do|did|is|are)\b|(?:says|say|mentions|mention)\s+nothing\b))",
+    re.IGNORECASE,
+)
+"""A source named by any noun phrase (round 7): "the recipe", "the recipe card", "this leaflet".
+A determiner and one to four words are read as "the documents" where they are followed by a
+verb of saying in the negative ("The timetable doesn't say when ...", "the listing says nothing
+about ..."), or are marked as what the model was given ("the provided leaflet", "the rate sheet
+provided", "the IT knowledge base articles I have"); "The policy does not cover dental work"
+names no saying and no given source, and stays an answer."""
+
+
+def _general_source(clause: str) -> str:
+    """The clause with a source named by any noun phrase (:data:`_GENERAL_SAYS`) read as "the
+    documents"."""
+    for pattern in (_MARKED_BEFORE, _MARKED_AFTER, _GENERAL_SAYS):
+        clause = pattern.sub("the documents ", clause)
+    return clause
+
+
 @dataclass(frozen=True)
 class AbstentionRules:
     """Which answers abstain: any of ``phrases`` (as whole tokens) in an answer of at most
@@ -412,7 +449,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v7(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v8(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -439,7 +476,7 @@ class AbstentionRules:
         found: str | None = None
         limited: str | None = None
         for clause in _CLAUSE_BREAK.split(_FOLLOW_UP.sub(" ", answer)):
-            words = abstention_tokens(clause)
+            words = abstention_tokens(_general_source(clause))
             bare = _bare(words, _vocabulary(self.phrases))
             hit = _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare) or _holds_nothing(words)
             if hit is not None:

@@ -99,6 +99,8 @@ def entity_facts(text: str) -> list[Fact]:
         letter = token == "A" and not initial  # "zones A and B"; a sentence-initial "A" is the article
         common = lower in _NOT_NAMES and not letter
         magnitude = re.fullmatch(r"\d+k", lower) is not None  # "5k" is 5,000, not a code
+        suffix = re.fullmatch(r"\d+(?:[.,]\d+)?([a-z]+)", lower)
+        magnitude = magnitude or (suffix is not None and suffix.group(1) in UNITS)  # "50MB", "45p": a value
         number = lower in NUMBER_WORDS or _ORDINAL.fullmatch(lower) is not None  # "Six months", "the 1st"
         after_number = position > 0 and tokens[position - 1].group(0)[-1].isdigit()
         unit = lower in UNITS and (after_number or not (len(token) >= 2 and token.isupper()))  # "in HR" is a name

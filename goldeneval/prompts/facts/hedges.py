@@ -96,6 +96,21 @@ def _shared_unit(sentence: str) -> str:
     return _OR_UNIT.sub(lambda m: f"{m['a']}{m['unit']} or {m['b']}{m['unit']}", sentence)
 
 
+_GUESS = re.compile(r"\b(?:maybe|perhaps|possibly)\b", re.IGNORECASE)
+
+
+def _guessed_rate(sentence: str, matched: Fact, got: Fact) -> bool:
+    """A guessed rival with a period attached ("£120 or possibly £150 a year", round 7): in a
+    sentence that guesses ("maybe", "perhaps", "possibly"), a value in the same currency whose
+    unit is the matched value's per some period is a rival too."""
+    dimension, currency = matched.key[1], matched.key[2]
+    return (
+        _GUESS.search(sentence) is not None
+        and got.key[2] == currency
+        and str(got.key[1] or "").startswith(f"{dimension or 'count'}/")
+    )
+
+
 def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
     """A value the answer offers as an alternative to a value of the reference: in a sentence
     that says "or" (or "either"), another value of the same kind and, for a number, the same
@@ -111,7 +126,9 @@ def _hedged(answer: str, wanted: list[Fact]) -> Fact | None:
             if matched is None:
                 continue
             for got in values:
-                alike = got.kind == matched.kind and (got.kind != "number" or got.key[1:3] == matched.key[1:3])
+                alike = got.kind == matched.kind and (
+                    got.kind != "number" or got.key[1:3] == matched.key[1:3] or _guessed_rate(sentence, matched, got)
+                )
                 if alike and not any(same_value(w, got) for w in wanted):
                     return got
     return None

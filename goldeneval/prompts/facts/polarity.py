@@ -46,6 +46,13 @@ _FREE = re.compile(
     re.IGNORECASE,
 )
 """Saying that something costs nothing: "no charge", "free of charge", "at no extra cost"."""
+_NO_OBLIGATION = re.compile(
+    r"\b(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:have|need)\s+to\s+pay\b|\bneed\s*(?:not|n['\u2019]t)\s+pay\b"
+    r"|\bnot\s+(?:required|obliged)\s+to\s+pay\b",
+    re.IGNORECASE,
+)
+"""An obligation to pay negated ("You don't have to pay", "needn't pay"): a no to "must pay"
+whatever the question asks (round 7); a condition ("if you don't pay") is no such no."""
 _PAY_QUESTION = re.compile(r"\b(?:pay|paid|charged?|charges|costs?|fees?|fares?|tickets?|price|supplement|buy)\b", re.I)
 _FREE_QUESTION = re.compile(r"\bfree\b", re.IGNORECASE)
 _CHARGED = re.compile(r"\b(?:pay|pays|paid|charged?|charges|costs?|fees?|fares?|price|supplement)\b", re.I)
@@ -105,15 +112,16 @@ def _clause_says_no(clause: str, question: str) -> bool:
     banned") says yes; on a question whether something is free, a charge says no."""
     clause = _NEUTRAL_NEGATION.sub(" ", clause)
     clause = _WITHOUT_ASKED.sub(lambda m: _without(m, question), clause)
-    free = _FREE.search(clause) is not None
-    rest = _FREE.sub(" ", clause)
+    obligation = _NO_OBLIGATION.search(clause) is not None
+    free = _FREE.search(clause) is not None or obligation
+    rest = _NO_OBLIGATION.sub(" ", _FREE.sub(" ", clause))
     asked = {word.lower() for word in _PROHIBITION.findall(question)}
     prohibits = any(word.lower() not in asked for word in _PROHIBITION.findall(rest))
     says_no = (len(_NEGATION.findall(rest)) % 2 == 1) != prohibits
     about_free = _FREE_QUESTION.search(question) is not None
     about_paying = not about_free and _PAY_QUESTION.search(question) is not None
-    if about_paying and free:
-        return not says_no  # "There is no charge" to "Do I need a ticket?": no
+    if free and not about_free and (about_paying or obligation):
+        return not says_no  # "There is no charge" to "Do I need a ticket?": no; "You don't have to pay": no
     if about_free and not free and _CHARGED.search(rest):
         return not says_no  # "It is charged a child fare" to "Is it free?": no
     return says_no

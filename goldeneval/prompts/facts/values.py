@@ -42,11 +42,12 @@ MAX_NUMBER_DIGITS = 30
 _QUALIFIER = r"(?:(?P<qual>working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
 _AFTER = r"(?:\s*|-)(?:" + _QUALIFIER + r"(?P<unit>" + UNIT + r")|(?P<cur2>" + CURRENCY_WORD + r"|[€£$]))(?![a-z])"
 _RATE = (
-    r"(?:\s*(?:/|\b(?:per|a|an|each|every)\s+)(?P<rate>" + UNIT + r")(?![a-z])"
+    r"(?:(?:\s+of\s+(?:[a-z]+\s+){0,2}?[a-z]+)?\s*(?:/|\b(?:per|a|an|each|every)\s+)(?P<rate>" + UNIT + r")(?![a-z])"
     r"(?!\s+(?:ticket|pass|return|card|travelcard|rover)\b)"
     r"|\s+(?P<adverb>" + "|".join(RATE_ADVERBS) + r")\b)?"
 )
-"""A rate after a value: "95.00 per year", "65.00 an hour", "0.39/kWh", "180.00 annually"
+"""A rate after a value: "95.00 per year", "65.00 an hour", "0.39/kWh", "180.00 annually",
+"20 hours of training per year" (round 7: the thing counted may come between)
 ("a day ticket" is a ticket, not a rate)."""
 _FREQUENCY = re.compile(
     r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,2}|" + NUMBER_WORD + r")\s+times)"
@@ -65,7 +66,7 @@ _NUMBER = re.compile(
     r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:[.,]\d+)?)"
     r"(?![.,]\d)(?:/(?P<den>\d+))?"
     r"(?:\s*(?P<mag>thousand|million|billion|bn|mn)\b|(?P<magk>k)(?![\w]))?"
-    r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?" + _RATE + r"(?![\w])",
+    r"(?:st|nd|rd|th)?\+?(?:" + _AFTER + r")?" + _RATE + r"(?:(?:(?<=-\d)|(?<=-\d\d))s)?(?![\w])",
     re.IGNORECASE,
 )
 _WORD_NUMBER = re.compile(
