@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -265,6 +265,40 @@ def test_secrets_are_hidden_before_a_quote_is_cut_wherever_the_cut_falls(width: 
                 quoted = secrets.quote(raw.encode(), width)
                 assert len(quoted) <= width and leaked(quoted) == set(), (padding, quoted)
                 assert leaked(secrets.hide(one_line(raw, width))) == set(), (padding, raw)
+
+
+SLASHED_TOKEN = "tok-7Qm2/Rv9Lx4+Kp8Wz3=Hy6Ns5Bd2Jc8Vf4Gt7Xq"
+"""A token with the punctuation encoders escape (a base64 secret has ``/``, ``+`` and ``=``)."""
+SLASHED_PIECES = ("7Qm2", "Rv9Lx4", "Kp8Wz3", "Hy6Ns5", "Bd2Jc8", "Vf4Gt7Xq")
+
+
+def _only(chars: str, escape: Callable[[str], str]) -> Callable[[str], str]:
+    return lambda text: "".join(escape(char) if char in chars else char for char in text)
+
+
+ECHO_ENCODINGS: dict[str, Callable[[str], str]] = {
+    "php json_encode (\\/)": lambda text: json.dumps(text)[1:-1].replace("/", "\\/"),
+    "\\u002f, lower hex": _only("/+=", lambda char: f"\\u{ord(char):04x}"),
+    "\\u002F, upper hex, / only": _only("/", lambda char: f"\\u{ord(char):04X}"),
+    "html decimal entities": _only("/+=", lambda char: f"&#{ord(char)};"),
+    "html hex entities, + only": _only("+", lambda char: f"&#x{ord(char):X};"),
+    "percent-encoded, lower hex": lambda text: quote(text, safe="").replace("%2F", "%2f").replace("%3D", "%3d"),
+    "a mixture": lambda text: text.replace("/", "\\/").replace("+", "%2b").replace("=", "&#61;"),
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(ECHO_ENCODINGS))
+def test_a_secret_echoed_in_any_encoding_is_hidden(encoding: str) -> None:
+    """Review of #44: a service that escapes ``/`` as ``\\/`` (PHP's json_encode), or writes
+    punctuation as ``\\u00XX``, HTML entities or lower-case percent codes, echoes a token
+    :class:`Secrets` must still find, character by character, in any mix of those."""
+    echoed = ECHO_ENCODINGS[encoding](SLASHED_TOKEN)
+    assert echoed != SLASHED_TOKEN
+    secrets = Secrets([SLASHED_TOKEN])
+    body = f'{{"error": "invalid credentials: Bearer {echoed} rejected"}}'
+    for shown in (secrets.hide(body), secrets.quote(body.encode(), 200), secrets.quote(body.encode(), 60)):
+        assert "***" in shown, (encoding, shown)
+        assert not any(piece in shown for piece in SLASHED_PIECES), (encoding, shown)
 
 
 def test_a_secret_in_an_answer_without_ids_is_hidden_where_the_answer_is_described() -> None:

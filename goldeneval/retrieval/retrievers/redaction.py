@@ -4,14 +4,15 @@ A search service may echo what it was sent (an ``Authorization`` header, an ``ap
 parameter) in an error page or a body that is not JSON.  A message quotes such a body cut to a
 few dozen characters, and a message is cut again where it is stored; a secret hidden only after
 a cut survives minus the characters the cut took.  So :class:`Secrets` hides every secret
-first, in every form a service may echo it (as sent, percent-encoded, JSON-escaped, with its
-whitespace collapsed), and only then shortens; a secret that straddles a cut edge of the
+first, in every form a service may echo it (as sent, percent-encoded, JSON- or HTML-escaped,
+with its whitespace collapsed: :func:`_echoed_forms`), and only then shortens; a secret that straddles a cut edge of the
 window it reads (or any ``...`` of a message cut elsewhere) loses its kept prefix too, down to
 fewer than :data:`MIN_KEPT` characters.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import urllib.parse
@@ -28,29 +29,67 @@ MIN_KEPT = 4
 _CUT_MARK = "..."
 
 
+def _hex(number: int, digits: int) -> str:
+    """``number`` in hex, either case (``2f`` or ``2F``)."""
+    return "".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in f"{number:0{digits}x}")
+
+
+def _char_pattern(char: str) -> str:
+    """Every way an encoder may write ``char`` of a secret: as it is, JSON-escaped (``\\/``,
+    ``\\u002f``), percent-encoded (either case; ``+`` for a space), an HTML entity (named,
+    decimal or hex), a space as any run of whitespace.  Letters and digits stand as they are."""
+    if char.isalnum() and char.isascii():
+        return char
+    code = ord(char)
+    ways = {re.escape(char), re.escape(json.dumps(char)[1:-1]), re.escape(html.escape(char))}
+    ways.add(rf"\\u{_hex(code, 4)}")
+    ways.add(rf"&#0*{code};")
+    ways.add(rf"&#[xX]0*{_hex(code, 2 if code < 256 else 4)};")
+    ways.add("".join(f"%{_hex(byte, 2)}" for byte in char.encode("utf-8")))
+    if char == "/":
+        ways.add(r"\\/")
+    if char.isspace():
+        ways.update((r"\s+", r"\+"))
+    return "(?:" + "|".join(sorted(ways, key=len, reverse=True)) + ")"
+
+
+def _echoed_pattern(value: str) -> str:
+    """A pattern of ``value`` in any mix of the encodings of :func:`_char_pattern`, character
+    by character (a service that escapes only ``/``, or only some characters, is caught too)."""
+    return "".join(_char_pattern(char) for char in value)
+
+
+def _echoed_forms(value: str) -> set[str]:
+    """Literal forms of ``value`` (their prefixes find a secret cut at an edge): as sent,
+    percent-encoded, JSON-escaped, Python's repr, its whitespace collapsed."""
+    return {
+        value,
+        urllib.parse.quote(value, safe=""),
+        urllib.parse.quote_plus(value),
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        json.dumps(value)[1:-1].replace("/", "\\/"),
+        repr(value)[1:-1],
+        " ".join(value.split()),
+    }
+
+
 class Secrets:
     """The secrets one retriever read from the environment, and the one way to quote around them."""
 
     def __init__(self, values: Iterable[str] = ()) -> None:
         forms: set[str] = set()
-        for value in values:
-            if not value:
-                continue
-            forms.update(
-                (
-                    value,
-                    urllib.parse.quote(value, safe=""),
-                    urllib.parse.quote_plus(value),
-                    json.dumps(value)[1:-1],
-                    json.dumps(value, ensure_ascii=False)[1:-1],
-                    repr(value)[1:-1],
-                    " ".join(value.split()),
-                )
-            )
+        patterns: list[str] = []
+        values_seen = sorted({value for value in values if value}, key=len, reverse=True)
+        for value in values_seen:
+            forms.update(_echoed_forms(value))
+            patterns.append(_echoed_pattern(value))
         forms.discard("")
         self._forms = tuple(sorted(forms, key=len, reverse=True))
-        self._pattern = re.compile("|".join(map(re.escape, self._forms))) if self._forms else None
-        self._longest = len(self._forms[0]) if self._forms else 0
+        literal = [re.escape(form) for form in self._forms]
+        self._pattern = re.compile("|".join([*patterns, *literal])) if self._forms else None
+        # the longest echo: a literal form, or every character an entity such as ``&#x2f;``
+        self._longest = max((len(self._forms[0]), 8 * max(map(len, values_seen), default=0))) if self._forms else 0
 
     def __bool__(self) -> bool:
         return self._pattern is not None
