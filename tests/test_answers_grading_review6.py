@@ -163,6 +163,7 @@ def test_round6_an_answer_that_restates_the_question_is_an_echo() -> None:
     assert grading.passed is False and "restates the question" in (grading.reason or "")
 
 
+@pytest.mark.slow  # grades the whole review set: over 2 s of processor time (docs/testing.md)
 def test_the_review6_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
     cases = load_cases(REVIEW6_SET)
     assert len(cases) == 298 and len({c.id for c in cases}) == len(cases)

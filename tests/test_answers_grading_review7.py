@@ -130,6 +130,7 @@ def test_round7_identities_are_new() -> None:
     assert "reference=facts/v7(" in GRADER.identity and GRADER.identity.startswith("deterministic/v7(")
 
 
+@pytest.mark.slow  # grades the whole review set: over 2 s of processor time (docs/testing.md)
 def test_the_review7_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
     cases = load_cases(REVIEW7_SET)
     assert len(cases) == 200 and len({c.id for c in cases}) == len(cases)
