@@ -126,8 +126,8 @@ def test_round7_a_general_source_on_an_answerable_question_is_an_over_abstention
 
 
 def test_round7_identities_are_new() -> None:
-    assert AbstentionRules().identity == "abstention/v8(default;max_words=50)"
-    assert "reference=facts/v7(" in GRADER.identity and GRADER.identity.startswith("deterministic/v7(")
+    assert AbstentionRules().identity == "abstention/v9(default;max_words=50)"
+    assert "reference=facts/v8(" in GRADER.identity and GRADER.identity.startswith("deterministic/v8(")
 
 
 @pytest.mark.slow  # grades the whole review set: over 2 s of processor time (docs/testing.md)

@@ -59,7 +59,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v8"
+ABSTENTION_RULES_VERSION = "abstention/v9"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -178,9 +178,24 @@ _NOUN_WORD = (
     r"|from|by|at|this|these|those|my|your|our|what|whether|any|anything)\b)[a-z][\w-]*"
 )
 _SAYING = "|".join(v.replace(" ", r"\s+") for v in SAYING_VERBS)
+_DATUM = (
+    r"(?:(?:the|a|an|any)\s+)?(?:[a-z][\w-]*\s+){0,2}?(?:time|times|date|dates|figure|figures|number|numbers|amount"
+    r"|price|prices|cost|costs|fee|fees|rate|rates|details?|information|duration|deadline|deadlines|value|values"
+    r"|limit|limits|hours|schedule|policy|rules?)\b"
+)
+"""A datum, the object of "list", "give" or "show" (round 8): "The spec sheet doesn't list the
+refresh rate", "The recipe gives no marinating time" abstain like "doesn't say"; "The bus
+doesn't give change" and "The policy gives no refunds" name no datum, and answer."""
+_HERE = re.compile(
+    r"(?:\bnot|n['\u2019]t)\s+(?P<part>covered|mentioned|addressed|listed|discussed|included|specified|stated"
+    r"|described)\s+(?:in\s+)?here\b",
+    re.IGNORECASE,
+)
+""""Not covered here" (round 8): "here" is what the model was given, read as "in the documents"."""
 _GENERAL_SAYS = re.compile(
     rf"\b{_DETERMINER}\s+(?:{_NOUN_WORD}\s+){{0,3}}?{_NOUN_WORD}\s+"
-    rf"(?=(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:{_SAYING})\b|(?:says|say|mentions|mention)\s+nothing\b)",
+    rf"(?=(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:{_SAYING})\b|(?:says|say|mentions|mention)\s+nothing\b"
+    rf"|(?:(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:list|give|show)|(?:gives|lists|shows)\s+no)\s+{_DATUM})",
     re.IGNORECASE,
 )
 _MARKED_BEFORE = re.compile(
@@ -204,6 +219,7 @@ names no saying and no given source, and stays an answer."""
 def _general_source(clause: str) -> str:
     """The clause with a source named by any noun phrase (:data:`_GENERAL_SAYS`) read as "the
     documents"."""
+    clause = _HERE.sub(lambda m: f" not {m['part']} in the documents", clause)
     for pattern in (_MARKED_BEFORE, _MARKED_AFTER, _GENERAL_SAYS):
         clause = pattern.sub("the documents ", clause)
     return clause
@@ -240,7 +256,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v8(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v9(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:

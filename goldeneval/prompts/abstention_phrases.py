@@ -212,6 +212,9 @@ def _default_phrases() -> tuple[str, ...]:
         "information unavailable", "details not available", "answer not available", "did not see anything about",
         "did not find anything about", "do not see anything about", "can not see anything about",
         "could not see anything about", "could not find anything about",
+        # issue 42, round 8: a search that found nothing, its subject in an earlier clause
+        "found nothing about", "found nothing on", "found nothing regarding", "found nothing in",
+        "found nothing relevant", "found nothing that",
     ]  # fmt: skip
     phrases += [f"no way {how}" for how in ("to verify", "of verifying", "to confirm", "of confirming", "to check",
                 "of checking", "to say", "to determine", "of determining")]  # fmt: skip

@@ -31,7 +31,7 @@ def same_value(wanted: Fact, got: Fact) -> bool:
         same_day = day is None or day == other_day  # "March 2027" is met by "15 March 2027"
         return month == other_month and same_day and (year is None or other_year is None or year == other_year)
     if wanted.kind == "number":
-        wanted, got = _as_weight(wanted, got), _as_weight(got, wanted)
+        wanted, got = _as_pounds(_as_weight(wanted, got)), _as_pounds(_as_weight(got, wanted))
         dimension, currency, unit = wanted.key[1:4]
         other_dimension, other_currency, other_unit = got.key[1:4]
         values, other_values = _fractions(wanted.key[0]), _fractions(got.key[0])
@@ -70,6 +70,19 @@ def _as_weight(fact: Fact, beside: Fact) -> Fact:
         raw = _fractions(fact.key[4])
         return Fact("number", fact.text, (tuple(v * POUND_KG for v in raw), "mass", None, "lb", fact.key[4]))
     return fact
+
+
+def _as_pounds(fact: Fact) -> Fact:
+    """Pence as pounds (round 8): "25p per day" is "£0.25 per day", a hundredth of a pound."""
+    dimension, currency, unit = fact.key[1:4]
+    if currency is not None or str(dimension).split("/")[0] != "pence":
+        return fact
+    rate = str(dimension).partition("/")[2]
+    values = tuple(v / 100 for v in _fractions(fact.key[0]))
+    raw = tuple(v / 100 for v in _fractions(fact.key[4]))
+    new_dimension = f"count/{rate}" if rate else None
+    new_unit = "/" + str(unit).partition("/")[2] if rate else None
+    return Fact("number", fact.text, (values, new_dimension, "GBP", new_unit, raw))
 
 
 def _fractions(item: object) -> frozenset[Fraction]:

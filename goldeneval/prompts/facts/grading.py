@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.assertions import normalise_answer, token_f1
 from goldeneval.prompts.facts.entities import acronyms, answer_entity_keys, foreign_names
 from goldeneval.prompts.facts.equality import same_value
@@ -21,7 +22,7 @@ from goldeneval.prompts.facts.hedges import offered_alternative
 from goldeneval.prompts.facts.model import Fact, values_of
 from goldeneval.prompts.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.prompts.facts.roles import swapped_roles
-from goldeneval.prompts.facts.text import SENTENCES, prepare
+from goldeneval.prompts.facts.text import NOTE, SENTENCES, prepare, stem
 from goldeneval.prompts.facts.values import EVERY, value_facts
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "grade_reference",
 ]
 
-FACTS_VERSION = "facts/v7"
+FACTS_VERSION = "facts/v8"
 """The rules' version, part of the grader's identity: a change of verdicts bumps it, so runs
 graded before and after compare as a mismatch."""
 MAX_ANSWER_WORDS = 100
@@ -93,6 +94,20 @@ def best_sentence_f1(answer: str, reference: str) -> float:
     width = min(len(sentences), max(1, len([s for s in SENTENCES.split(reference) if s.strip()])))
     runs = (" ".join(sentences[i : i + w]) for w in range(1, width + 1) for i in range(len(sentences) - w + 1))
     return max(token_f1(run, reference) for run in runs)
+
+
+def _sentence_holds(answer: str, reference: str) -> bool:
+    """Whether one sentence of the answer holds every content word of a short reference (round 8):
+    "Business casual." is held by "The dress code is business casual for all staff.", "Frankfurt
+    (eu-central-1)." by "EU data is stored in eu-central-1, which is Frankfurt."."""
+    wanted = {stem(t) for t in normalise_answer(NOTE.sub("", reference)).split() if t not in ENGLISH_STOPWORDS}
+    if not wanted:
+        return False
+    return any(
+        wanted <= {stem(t) for t in normalise_answer(sentence).split()}
+        for sentence in SENTENCES.split(answer)
+        if sentence.strip()
+    )
 
 
 def grade_reference(answer: str, reference: str, pass_threshold: float, question: str = "") -> FactGrade:
@@ -187,7 +202,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     short = len(reference.split()) <= MAX_FRAGMENT_WORDS  # "Business casual.": a possible name alone is no proof
     if short and all(f.initial and not all(k in asked for k in f.key) for f in wanted):
         overlap = best_sentence_f1(answer, reference)
-        if overlap < pass_threshold:
+        if overlap < pass_threshold and not _sentence_holds(answer, reference):
             return FactGrade(
                 False,
                 overlap,

@@ -89,11 +89,31 @@ def _entity_hedge(answer: str, reference: str) -> Fact | None:
     return None
 
 
+_BARE_RIVAL = re.compile(
+    r"\b(?P<guess>or|maybe|perhaps|possibly)\s+(?P<b>\d[\d.,]*?)(?=\s*(?:[.!?;,)]|$))", re.IGNORECASE
+)
+_UNIT_VALUE = re.compile(
+    r"(?<![\d.,:\u20ac\u00a3$])\d[\d.,]*(?P<unit>\s*(?:working\s+|business\s+)?(?:" + UNIT + r"))(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _bare_rival(match: re.Match[str]) -> str:
+    """ "probably 24 months, maybe 36": a bare number offered after "or", "maybe", "perhaps" or
+    "possibly" takes the unit of the last value before it that has one (round 8)."""
+    before = list(_UNIT_VALUE.finditer(match.string[: match.start()]))
+    if not before:
+        return match.group(0)
+    return f"{match['guess']} {match['b']}{before[-1]['unit']}"
+
+
 def _shared_unit(sentence: str) -> str:
     """Two values joined by "or" share the unit or currency written once: "3 or 5 working days"
-    reads "3 working days or 5 working days", "£10 or 12" reads "£10 or £12"."""
+    reads "3 working days or 5 working days", "£10 or 12" reads "£10 or £12"; a bare number
+    offered at the end of a clause ("24 months, maybe 36") shares the unit before it."""
     sentence = _OR_CURRENCY.sub(lambda m: f"{m['cur']}{m['a']} or {m['cur']}{m['b']}", sentence)
-    return _OR_UNIT.sub(lambda m: f"{m['a']}{m['unit']} or {m['b']}{m['unit']}", sentence)
+    sentence = _OR_UNIT.sub(lambda m: f"{m['a']}{m['unit']} or {m['b']}{m['unit']}", sentence)
+    return _BARE_RIVAL.sub(_bare_rival, sentence)
 
 
 _GUESS = re.compile(r"\b(?:maybe|perhaps|possibly)\b", re.IGNORECASE)

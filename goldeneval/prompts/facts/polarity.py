@@ -34,10 +34,15 @@ Sundays"), unless the question asks about them ("Is the office closed on Sundays
 describe a thing ("a closed carrier"); negated ("not banned") they say yes."""
 _NEUTRAL_NEGATION = re.compile(
     r"\b(?:no|not)\s+(?:later|earlier|more|less|fewer|sooner)\s+than\b|\bnot\s+(?:only|just)\b"
-    r"|\bno\s+(?:problem|matter|doubt)\b|\b(?:or|if)\s+not\b|\bwhether\s+or\s+not\b",
+    r"|\bno\s+(?:problem|matter|doubt)\b|\b(?:or|if)\s+not\b|\bwhether\s+or\s+not\b"
+    r"|(?:\bno(?:\s+[\w-]+){0,2}?|(?:\b(?:not|never)\b|n['\u2019]t\b)(?:\s+be)?)\s+(?:exceed(?:s|ing)?|go\s+(?:over|above|beyond)"
+    r"|above|below|under|over|beyond|[a-z]+er\s+than|more\s+than|less\s+than|fewer\s+than)\s+(?=[\u00a3$\u20ac]?\d)",
     re.IGNORECASE,
 )
-"""Negation words that negate nothing asked: "no later than 31 May", "folded or not"."""
+"""Negation words that negate nothing asked: "no later than 31 May", "folded or not", and a
+limit on a value (round 8): "must not exceed 8 kg", "no heavier than 8 kg", "no band below 6.0",
+"must not be over 55 cm": "no" and at most two words, or "not" (and "be"), then a comparison and
+a number; "Dogs are not allowed over 10 kg" still says no."""
 _FREE = re.compile(
     r"\bfree(?:\s+of\s+charge)?\b|\bno\s+(?:extra\s+|additional\s+)?(?:charge|fee|cost|fare|payment)s?\b"
     r"|\b(?:at|without)\s+(?:no\s+)?(?:extra\s+|additional\s+)?(?:charge|cost)\b|\bcosts?\s+nothing\b"
@@ -56,7 +61,11 @@ whatever the question asks (round 7); a condition ("if you don't pay") is no suc
 _PAY_QUESTION = re.compile(r"\b(?:pay|paid|charged?|charges|costs?|fees?|fares?|tickets?|price|supplement|buy)\b", re.I)
 _FREE_QUESTION = re.compile(r"\bfree\b", re.IGNORECASE)
 _CHARGED = re.compile(r"\b(?:pay|pays|paid|charged?|charges|costs?|fees?|fares?|price|supplement)\b", re.I)
-_CLAUSES = re.compile(r"[.;:!?]\s+|\n+|,\s*|\s+\b(?:but|however|although|though|whereas)\b", re.IGNORECASE)
+_CLAUSES = re.compile(
+    r"[.;:!?]\s+|\n+|,\s*|\s+[\u2013\u2014]\s+|\s+\b(?:but|however|although|though|whereas)\b", re.IGNORECASE
+)
+"""Where a clause ends: a stop, a comma, a dash between words (round 8: "up to 8 kg \u2014 checked
+bags aren't included" is two clauses), "but", "however"."""
 _RESTRICTION = re.compile(r"\b(?:only|without|except|unless)\b", re.IGNORECASE)
 """Words that also answer a no ("Only from 09:00 on weekdays"), but do not turn a yes into a no."""
 _POLARITY_WORDS = frozenset(

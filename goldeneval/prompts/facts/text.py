@@ -38,10 +38,33 @@ def _per_day(text: str) -> str:
     )
 
 
+_ALWAYS = re.compile(r"(?<![\d/.,])24\s*/\s*7(?![\d/.,]\d)")
+""""24/7": "24 hours a day, 7 days a week" (round 8), not the fraction 24 / 7."""
+_HOUR_RANGE = re.compile(
+    r"\b(?P<a>\d{1,2})(?P<am>:\d{2})?\s*(?P<gap>-|\u2013|\u2014|to|until|till)\s*(?P<b>\d{1,2})(?P<bm>:\d{2})?"
+    r"\s*(?P<mer>[ap]\.?\s?m\b\.?)",
+    re.IGNORECASE,
+)
+"""A range of hours with its am or pm written once: "7\u20139 am" reads "7 am \u2013 9 am" (round 8);
+"11\u20131 pm" reads "11 am \u2013 1 pm" (a start after the end is before noon)."""
+
+
+def _hour_range(match: re.Match[str]) -> str:
+    a, b, mer = int(match["a"]), int(match["b"]), match["mer"]
+    if not (1 <= a <= 12 and 1 <= b <= 12):
+        return match.group(0)
+    first = mer
+    if mer.lower().startswith("p") and a > b and b != 12:
+        first = "am"
+    return f"{match['a']}{match['am'] or ''} {first} {match['gap']} {match['b']}{match['bm'] or ''} {mer}"
+
+
 def prepare(text: str) -> str:
     """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; an amount
-    "in 24 hours" read as "per day" (:data:`_PER_DAY`)."""
-    return _per_day(_PARK_AND_RIDE.sub("Park and Ride", _CITATION.sub(" ", text)))
+    "in 24 hours" read as "per day" (:data:`_PER_DAY`); "24/7" read as "24 hours a day, 7 days a
+    week" and an hour range's shared am or pm given to both ends (:data:`_HOUR_RANGE`)."""
+    text = _ALWAYS.sub("24 hours a day, 7 days a week", _CITATION.sub(" ", text))
+    return _per_day(_HOUR_RANGE.sub(_hour_range, _PARK_AND_RIDE.sub("Park and Ride", text)))
 
 
 def stem(token: str) -> str:

@@ -125,6 +125,8 @@ for _names, _dimension, _scale in (
     ),
     (("°f", "° f", "degrees fahrenheit", "degree fahrenheit", "fahrenheit"), "temperature", Fraction(1)),
     (("kwh",), "energy", Fraction(1)),
+    (("w", "watt", "watts"), "power", Fraction(1)),
+    (("kw", "kilowatt", "kilowatts"), "power", Fraction(1000)),
     (("b", "byte", "bytes"), "data", Fraction(1)),
     (("kb", "kilobyte", "kilobytes"), "data", Fraction(1000)),
     (("mb", "megabyte", "megabytes"), "data", Fraction(1000**2)),
