@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks.answer_calibration import (
     REVIEW8_SET,
     TARGET_ACCURACY,
@@ -133,6 +135,7 @@ def test_round8_identities_are_new() -> None:
     assert "reference=facts/v8(" in GRADER.identity and GRADER.identity.startswith("deterministic/v8(")
 
 
+@pytest.mark.slow  # grades the whole review set: over 2 s of processor time (docs/testing.md)
 def test_the_review8_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
     cases = load_cases(REVIEW8_SET)
     assert len(cases) == 211 and len({c.id for c in cases}) == len(cases)
