@@ -16,32 +16,11 @@ our own (docs/guide/answers.md says the same in prose).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from benchmarks.answer_calibration import (
-    REVIEW6_SET,
-    TARGET_ACCURACY,
-    evaluate,
-    load_cases,
-    render_answer_calibration,
-    section_answer_calibration,
-)
 from goldeneval.prompts.abstention import AbstentionRules
-from goldeneval.prompts.graders import DeterministicGrader, GradingItem
-
-GRADER = DeterministicGrader()
-NO_ANSWER = "not covered by the corpus"
-
-
-def passes(question: str, reference: str, answer: str) -> bool:
-    return GRADER.grade(GradingItem("q", question, (), reference), answer).passed is True
-
-
-def outcome(question: str, answer: str, reference: str = NO_ANSWER) -> str | None:
-    item = GradingItem("q", question, (), reference, answerable=reference != NO_ANSWER)
-    return GRADER.grade(item, answer).outcome
+from goldeneval.prompts.graders import GradingItem
+from tests.grading_helpers import GRADER, outcome, passes
 
 
 @pytest.mark.parametrize(
@@ -161,15 +140,3 @@ def test_round6_an_answer_that_restates_the_question_is_an_echo() -> None:
         ("How do I change my PIN? PIN services. ATM menu. Card settings. Contact us."),
     )
     assert grading.passed is False and "restates the question" in (grading.reason or "")
-
-
-@pytest.mark.slow  # grades the whole review set: over 2 s of processor time (docs/testing.md)
-def test_the_review6_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
-    cases = load_cases(REVIEW6_SET)
-    assert len(cases) == 298 and len({c.id for c in cases}) == len(cases)
-    results = evaluate(cases, ["deterministic"])["deterministic"]
-    assert results["overall"]["accuracy"] >= TARGET_ACCURACY, results["misses"]
-    section = section_answer_calibration({"calibration_graders": ["deterministic"]}, Path("."))
-    lines = render_answer_calibration(section)
-    assert any(line.startswith("**Review 6**") for line in lines)
-    assert any(line.startswith("| all | 298 | 0.866 |") for line in lines)  # before the changes

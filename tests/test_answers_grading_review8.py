@@ -16,32 +16,8 @@ E. An abstention: "found nothing about ..." after a search clause, a source that
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from benchmarks.answer_calibration import (
-    REVIEW8_SET,
-    TARGET_ACCURACY,
-    evaluate,
-    load_cases,
-    render_answer_calibration,
-    section_answer_calibration,
-)
 from goldeneval.prompts.abstention import AbstentionRules
-from goldeneval.prompts.graders import DeterministicGrader, GradingItem
-
-GRADER = DeterministicGrader()
-NO_ANSWER = "not covered by the corpus"
-
-
-def passes(question: str, reference: str, answer: str) -> bool:
-    return GRADER.grade(GradingItem("q", question, (), reference), answer).passed is True
-
-
-def outcome(question: str, answer: str, reference: str = NO_ANSWER) -> str | None:
-    item = GradingItem("q", question, (), reference, answerable=reference != NO_ANSWER)
-    return GRADER.grade(item, answer).outcome
+from tests.grading_helpers import GRADER, outcome, passes
 
 
 def test_round8_a_limit_worded_with_a_negation_states_the_value() -> None:
@@ -133,15 +109,3 @@ def test_round8_more_abstentions_are_read() -> None:
 def test_round8_identities_are_new() -> None:
     assert AbstentionRules().identity == "abstention/v9(default;max_words=50)"
     assert "reference=facts/v8(" in GRADER.identity and GRADER.identity.startswith("deterministic/v8(")
-
-
-@pytest.mark.slow  # grades the whole review set: over 2 s of processor time (docs/testing.md)
-def test_the_review8_cases_are_apart_and_graded_at_the_target_with_the_before_figure() -> None:
-    cases = load_cases(REVIEW8_SET)
-    assert len(cases) == 211 and len({c.id for c in cases}) == len(cases)
-    results = evaluate(cases, ["deterministic"])["deterministic"]
-    assert results["overall"]["accuracy"] >= TARGET_ACCURACY, results["misses"]
-    section = section_answer_calibration({"calibration_graders": ["deterministic"]}, Path("."))
-    lines = render_answer_calibration(section)
-    assert any(line.startswith("**Review 8**") for line in lines)
-    assert any(line.startswith("| all | 211 | 0.938 |") for line in lines)  # before the changes
