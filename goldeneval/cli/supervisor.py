@@ -18,7 +18,9 @@ its traceback, for a bug report, then one line naming it, and reports
 :data:`UNFINISHED_EXIT`.
 
 Once it has reported, the child ends as the interpreter would (non-daemon threads waited for,
-atexit handlers run) but skips the module teardown (:func:`_exit_without_teardown`).
+atexit handlers run) but skips the module teardown (:func:`_exit_without_teardown`); so does
+the parent once it has its exit code, so that no command, ``--help`` included, waits on
+two teardowns of the modules it imported.
 
 Once the code is reported (or the child has ended), nothing the run left behind is waited
 for longer than :data:`LEFTOVER_GRACE_S`: a non-daemon thread that never ends (the child's
@@ -93,7 +95,7 @@ def run_supervised(command: Callable[[], int], describe: str = "goldeneval") -> 
         _die_with_parent(parent)
         _child(command, write_end)
     os.close(write_end)
-    sys.exit(_parent(pid, read_end, describe))
+    _exit_without_teardown(_parent(pid, read_end, describe))
 
 
 def _child(command: Callable[[], int], write_end: int) -> NoReturn:  # pragma: no cover - child
@@ -123,10 +125,10 @@ def _flush() -> None:
             stream.flush()
 
 
-def _exit_without_teardown(code: int) -> NoReturn:  # pragma: no cover - runs in the child
-    """End the child as the interpreter would, less its module teardown: wait for non-daemon
-    threads (a plug-in's), run the atexit handlers (logging, temporary folders, executors),
-    flush the output, then end the process.  Tearing down numpy, pyarrow, DuckDB and pydantic
+def _exit_without_teardown(code: int) -> NoReturn:  # pragma: no cover - ends the process
+    """End the child (or the parent) as the interpreter would, less its module teardown: wait
+    for non-daemon threads (a plug-in's), run the atexit handlers (logging, temporary folders,
+    executors), flush the output, then end the process.  Tearing down numpy, pyarrow, DuckDB and pydantic
     object by object takes 0.05 s of every command, for a process whose parent exits at once;
     what it would still finalize is only what nobody closed."""
     threading._shutdown()  # type: ignore[attr-defined]  # what Py_FinalizeEx does first
@@ -361,8 +363,14 @@ def _end_leftovers(deadline: float) -> int:
 
 
 def _children() -> list[int]:
-    """The pids whose parent is this process (Linux's /proc; empty where there is none)."""
+    """The pids whose parent is this process (Linux's /proc; empty where there is none).
+
+    The kernel's list of this (single-threaded) process's children where it keeps one
+    (``CONFIG_PROC_CHILDREN``); else a scan of every process's ``stat``, which costs a few
+    milliseconds a command on a busy machine."""
     me = os.getpid()
+    with suppress(OSError, ValueError), open(f"/proc/{me}/task/{me}/children", "rb") as listed:
+        return [int(pid) for pid in listed.read().split()]
     try:
         entries = os.listdir("/proc")
     except OSError:
