@@ -22,6 +22,7 @@ measure a process are imported when the section runs (that module imports this o
 
 from __future__ import annotations
 
+import compileall
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,10 @@ def section_startup(options: dict[str, Any], work: Path) -> dict[str, Any]:
     store, cache = work / "results.duckdb", work / "cache"
     pairs = _pairs(store, cache)
     env = clean_env(GOLDENEVAL_TABLES=work / "tables")
+    # An installed goldeneval has its bytecode compiled (pip compiles it at install): compile
+    # it here too, so that a checkout run with PYTHONDONTWRITEBYTECODE=1 does not time the
+    # compilation of every module changed since its .pyc files were last written.
+    compileall.compile_dir(REPO / "goldeneval", quiet=1)
     warm_up = pairs["warm_run"][0]
     for i in range(2):  # builds the index, then stores the baseline the measured runs compare with
         log = work / f"warm-up-{i}.log"
@@ -177,7 +182,7 @@ def _retrieval_help_target(found: dict[str, Any]) -> list[str]:
                 "| the floor of `retrieval --help` against the same import: click, yaml and one pydantic model "
                 f"declared (wall) | {found['model_floor']['wall_ratio']:.2f}x "
                 f"(CPU {found['model_floor']['cpu_ratio']:.2f}x) | reported |",
-                _net_of_floor(row, found["model_floor"]),
+                *_net_of_floor(row, found["model_floor"]),
             ]
             if "model_floor" in found
             else []
@@ -185,16 +190,23 @@ def _retrieval_help_target(found: dict[str, Any]) -> list[str]:
     ]
 
 
-def _net_of_floor(row: dict[str, Any], floor: dict[str, Any]) -> str:
-    """``retrieval --help`` against its floor (the same peer import plus one pydantic model
-    declared): what goldeneval adds beyond what pydantic itself costs, the target met net of
-    the dependency's floor (CPU, the steadier of the two on a shared machine)."""
+def _net_of_floor(row: dict[str, Any], floor: dict[str, Any]) -> list[str]:
+    """``retrieval --help`` net of its floor (the same peer import plus one pydantic model
+    declared: what pydantic itself costs), read both ways, CPU (the steadier of the two on a
+    shared machine): as a ratio to the floor process, and additively, the floor's excess over
+    the peer taken off the command's time before it is held against the peer's."""
     from benchmarks.measure import yes
 
     cpu = row["cpu_s"] / floor["cpu_s"]
     wall = row["wall_s"] / floor["wall_s"]
-    return (
+    excess_cpu = floor["cpu_s"] - floor["peer_cpu_s"]
+    net_cpu = (row["cpu_s"] - excess_cpu) / row["peer_cpu_s"]
+    net_wall = (row["wall_s"] - (floor["wall_s"] - floor["peer_wall_s"])) / row["peer_wall_s"]
+    return [
         f"| `goldeneval retrieval --help` within {RETRIEVAL_HELP_TARGET:g}x net of its floor (CPU against the floor "
         f"process) | {cpu:.2f}x ({row['cpu_s']:.3f} s against {floor['cpu_s']:.3f} s; wall {wall:.2f}x) "
-        f"| {yes(cpu <= RETRIEVAL_HELP_TARGET)} |"
-    )
+        f"| {yes(cpu <= RETRIEVAL_HELP_TARGET)} |",
+        f"| `goldeneval retrieval --help` within {RETRIEVAL_HELP_TARGET:g}x the import, the floor's excess over the "
+        f"import taken off (CPU) | {net_cpu:.2f}x ({row['cpu_s']:.3f} s less {excess_cpu:.3f} s against "
+        f"{row['peer_cpu_s']:.3f} s; wall {net_wall:.2f}x) | {yes(net_cpu <= RETRIEVAL_HELP_TARGET)} |",
+    ]
