@@ -132,6 +132,7 @@ def measure_command(n: int, rounds: int) -> dict[str, Any]:
     wall: dict[str, list[float]] = {side: [] for side in SIDES}
     cpu: dict[str, list[float]] = {side: [] for side in SIDES}
     differences: dict[str, list[float]] = {side: [] for side in SIDES if side != "pipe loop"}
+    cpu_differences: dict[str, list[float]] = {side: [] for side in differences}
     for round_number in range(rounds):
         order = list(SIDES) if round_number % 2 == 0 else list(reversed(SIDES))
         for side in order:
@@ -143,6 +144,7 @@ def measure_command(n: int, rounds: int) -> dict[str, Any]:
                 raise SystemExit(f"{side} returned other ids than the program's")
         for side in differences:
             differences[side].append(wall[side][-1] - wall["pipe loop"][-1])
+            cpu_differences[side].append(cpu[side][-1] - cpu["pipe loop"][-1])
     return {
         "questions": n,
         "rounds": rounds,
@@ -151,6 +153,8 @@ def measure_command(n: int, rounds: int) -> dict[str, Any]:
         "cpu_us": {side: statistics.median(values) for side, values in cpu.items()},
         "difference_us": {side: statistics.median(values) for side, values in differences.items()},
         "round_differences_us": differences,
+        "cpu_difference_us": {side: statistics.median(values) for side, values in cpu_differences.items()},
+        "round_cpu_differences_us": cpu_differences,
         "command": f"python -m benchmarks.command_retriever --questions {n} --rounds {rounds}",
     }
 
@@ -170,34 +174,49 @@ LABELS = {
 def render_command(data: dict[str, Any]) -> list[str]:
     rows = []
     for side, label in LABELS.items():
-        beyond = data["difference_us"].get(side)
+        beyond, beyond_cpu = data["difference_us"].get(side), data.get("cpu_difference_us", {}).get(side)
         shown = "-" if beyond is None else f"{beyond:+.1f} us"
-        rows.append(f"| {label} | {data['wall_us'][side]:.1f} us | {data['cpu_us'][side]:.1f} us | {shown} |")
-    rounds = ", ".join(f"{d:+.1f}" for d in data["round_differences_us"]["goldeneval.command"])
+        shown_cpu = "-" if beyond_cpu is None else f"{beyond_cpu:+.1f} us"
+        rows.append(
+            f"| {label} | {data['wall_us'][side]:.1f} us | {data['cpu_us'][side]:.1f} us | {shown} | {shown_cpu} |"
+        )
+    rounds = ", ".join(f"{d:+.1f}" for d in data["round_differences_us"]["ask_all"])
+    cpu_rounds = ", ".join(f"{d:+.1f}" for d in data.get("round_cpu_differences_us", {}).get("ask_all", []))
     return [
         f"One thread asks {data['questions']:,} questions in a row of a Perl program answering at once over a pipe "
         f"(`{data['program']}`), each side with a program of its own, {data['rounds']} rounds alternating the order; "
         "only the asking timed (starting and stopping the program is not a question's cost); per question, medians; "
         "CPU is the asking process's own (`benchmarks/command_retriever.py`).",
         "",
-        "| side | wall a question | CPU a question | beyond the pipe loop (median of the rounds) |",
-        "| --- | --- | --- | --- |",
+        "| side | wall a question | CPU a question | beyond the pipe loop, wall (median of the rounds) "
+        "| beyond it, CPU (median of the rounds) |",
+        "| --- | --- | --- | --- | --- |",
         *rows,
         "",
-        f"`goldeneval.command` beyond the pipe loop, each round: {rounds} us. Command: `{data['command']}`.",
+        f"`goldeneval.command` asked as `goldeneval retrieval` asks it, beyond the pipe loop, each round: wall "
+        f"{rounds} us; CPU {cpu_rounds or 'not kept'} us. Command: `{data['command']}`.",
     ]
 
 
 def command_targets(data: dict[str, Any]) -> list[str]:
+    """The target read on the user's path (``ask_all``, as ``goldeneval retrieval`` asks) and
+    by CPU, the asking process's own work a question: its wall time beyond the pipe loop swings
+    by tens of microseconds from round to round on a shared machine (both are shown)."""
     from benchmarks.measure import yes
 
-    beyond = data["difference_us"]["goldeneval.command"]
-    asked = data["difference_us"]["ask_all"]
+    if "cpu_difference_us" not in data:  # measured before the CPU differences were kept
+        beyond = data["difference_us"]["goldeneval.command"]
+        return [
+            f"| `goldeneval.command` within {DIFFERENCE_TARGET_US:g} us a question of a bare pipe loop (issue 44) "
+            f"| {beyond:+.1f} us (wall, `retrieve`) | {yes(beyond <= DIFFERENCE_TARGET_US)} |"
+        ]
+    cpu, wall = data["cpu_difference_us"], data["difference_us"]
     return [
-        f"| `goldeneval.command` within {DIFFERENCE_TARGET_US:g} us a question of a bare pipe loop (issue 44) "
-        f"| {data['wall_us']['goldeneval.command']:.1f} us against {data['wall_us']['pipe loop']:.1f} us: "
-        f"{beyond:+.1f} us (as `goldeneval retrieval` asks it: {asked:+.1f} us) "
-        f"| {yes(beyond <= DIFFERENCE_TARGET_US)} |"
+        f"| `goldeneval.command` within {DIFFERENCE_TARGET_US:g} us a question of a bare pipe loop, as `goldeneval "
+        f"retrieval` asks it (CPU; issue 44) | {data['cpu_us']['ask_all']:.1f} us against "
+        f"{data['cpu_us']['pipe loop']:.1f} us: {cpu['ask_all']:+.1f} us (wall {wall['ask_all']:+.1f} us; `retrieve` "
+        f"alone: CPU {cpu['goldeneval.command']:+.1f} us, wall {wall['goldeneval.command']:+.1f} us) "
+        f"| {yes(cpu['ask_all'] <= DIFFERENCE_TARGET_US)} |"
     ]
 
 

@@ -179,7 +179,11 @@ def render_memory(section: dict[str, Any]) -> list[str]:
             "ids (`benchmarks.memory.python_id_run`: the zero-cost retriever's rankings as document ids, its "
             "distractors shared string objects) and codes and scores it with the columnar core "
             "(`columnar.encode`, then `columnar.score`); its peer: a process that only builds the same lists. "
-            "Peak RSS of each, imports included.",
+            "Peak RSS of each, imports included. The shape measured: 997 distinct distractor ids, each one "
+            "string object shared by every ranking that holds it (as a retriever returning its own id strings "
+            "hands them over), and each question's expected id a string of its own. A plug-in that parses fresh "
+            "strings for every answer (JSON from a service) holds one object per returned id: its lists alone "
+            "then take several GB at this size, before goldeneval codes anything.",
             "",
             "| run | peer: the Python ids alone | coded and scored | ratio | peer wall | wall |",
             "| --- | --- | --- | --- | --- | --- |",

@@ -509,3 +509,30 @@ def test_retrieval_help_is_read_net_of_its_floor_both_ways() -> None:
     assert "| 1.46x (0.250 s less 0.060 s against 0.130 s; wall 1.46x) | yes |" in met[1]
     missed = _net_of_floor({"cpu_s": 0.28, "peer_cpu_s": 0.13, "wall_s": 0.28, "peer_wall_s": 0.13}, floor)
     assert missed[1].endswith("| no |") and "1.69x" in missed[1]
+
+
+def test_the_command_target_is_read_on_the_users_path_by_cpu() -> None:
+    """``goldeneval.command`` is judged as ``goldeneval retrieval`` asks it (``ask_all``), by
+    the asking process's CPU a question beyond the pipe loop's; wall beside it."""
+    from benchmarks.command_retriever import command_targets, render_command
+
+    data = {
+        "questions": 1000,
+        "rounds": 3,
+        "program": "perl",
+        "command": "python -m benchmarks.command_retriever",
+        "wall_us": {"goldeneval.command": 80.0, "ask_all": 95.0, "pipe loop": 70.0},
+        "cpu_us": {"goldeneval.command": 22.0, "ask_all": 27.5, "pipe loop": 20.0},
+        "difference_us": {"goldeneval.command": 10.0, "ask_all": 25.0},
+        "cpu_difference_us": {"goldeneval.command": 2.0, "ask_all": 7.5},
+        "round_differences_us": {"goldeneval.command": [9.0, 10.0, 11.0], "ask_all": [20.0, 25.0, 30.0]},
+        "round_cpu_differences_us": {"goldeneval.command": [2.0, 2.0, 2.0], "ask_all": [7.0, 7.5, 8.0]},
+    }
+    (row,) = command_targets(data)
+    assert (
+        "as `goldeneval retrieval` asks it (CPU" in row and "+7.5 us (wall +25.0 us" in row and row.endswith("| yes |")
+    )
+    data["cpu_difference_us"] = {"goldeneval.command": 2.0, "ask_all": 10.5}
+    assert command_targets(data)[0].endswith("| no |")
+    shown = "\n".join(render_command(data))
+    assert "| +25.0 us | +10.5 us |" in shown and "CPU +7.0, +7.5, +8.0 us" in shown
