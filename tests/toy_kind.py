@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
-from goldeneval.core.kinds import DetailsKind
+from goldeneval.core.kinds import DetailsKind, stored_details_error
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord
 from goldeneval.core.stats import Verdicts
@@ -53,7 +53,10 @@ class ToyDetails(BaseModel):
 
 
 def _read_toy(text: str | bytes, where: str) -> ToyDetails:
-    return ToyDetails.model_validate_json(text)
+    try:
+        return ToyDetails.model_validate_json(text)
+    except ValidationError as exc:  # one line naming the run and the field
+        raise stored_details_error(exc, where) from None
 
 
 TOY_KIND = DetailsKind(names=("toy-rerank",), read=_read_toy)
