@@ -1,10 +1,11 @@
 """A third kind of run goes through the shared machinery without a shared module being edited.
 
 The toy kind (``tests/toy_kind.py``) is everything a kind supplies (its details, its evaluated
-run, its specification) and nothing else: it registers how its details are read back
-(:mod:`goldeneval.core.kinds`), and the door, the store, the comparison states and the gate
-take it as they take retrieval and answer runs.  ``tests/test_run_kinds_dagster.py`` puts it
-through the shared Dagster factories.
+run, its specification) and nothing else: the door, the store, the comparison states and the
+gate take it as they take retrieval and answer runs.  It is not installed here, so its details
+reader is registered in-process (:func:`toy_details`); installed, its declaration names it
+(``tests/test_run_kinds_declared.py`` reads its stored runs back in fresh processes).
+``tests/test_run_kinds_dagster.py`` puts it through the shared Dagster factories.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ from goldeneval.core.privacy import PrivacyMode
 from goldeneval.history import door
 from goldeneval.store import open_store
 from tests.toy_kind import ALL_FIRST, HALF_FIRST, TOY_KIND, ToyDetails, ToyRun, ToySpec, _read_toy
+
+
+@pytest.fixture(autouse=True)
+def toy_details() -> None:
+    """The toy's details reader, as the lookup registers it from an installed declaration."""
+    register_details_kind(TOY_KIND)
 
 
 @pytest.mark.slow  # over 3 s in the fast lane on a loaded 2-core machine (#44)

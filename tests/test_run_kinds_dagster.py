@@ -20,15 +20,23 @@ from assets.regression import CheckedKind, build_regression_check
 from assets.summary import SpooledSummary, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.core.gate import GateDecision
+from goldeneval.core.kinds import register_details_kind
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.store import open_store
 from resources.goldeneval import GoldenEvalResource
 from tests.dagster_support import write_project
-from tests.toy_kind import ALL_FIRST, HALF_FIRST, ToyRun, ToySpec
+from tests.toy_kind import ALL_FIRST, HALF_FIRST, TOY_KIND, ToyRun, ToySpec
 
 TOY_FOLDERS = ("set", "reranker")
 ASKED: dict[str, dict[str, bool]] = {"firsts": ALL_FIRST}
 """What the toy step finds when it runs (a test sets it before materialising)."""
+
+
+@pytest.fixture(autouse=True)
+def toy_details() -> None:
+    """The toy is not installed here: its details reader is registered in-process, as the lookup
+    registers it from an installed declaration (``tests/test_run_kinds_declared.py``)."""
+    register_details_kind(TOY_KIND)
 
 
 def _toy_questions(context: dg.AssetExecutionContext) -> dg.Output[pa.Table]:

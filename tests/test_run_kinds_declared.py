@@ -2,13 +2,18 @@
 (an entry point of the group ``goldeneval.kinds``, here a ``.dist-info`` folder put on the path),
 the toy kind (``tests/toy_kind.py``, its Dagster part ``tests/toy_kind_dagster.py``, its command
 ``tests/toy_kind_cli.py``) gets its suite section, its assets, jobs, schedule and sensors in the
-Definitions the suite builds, runs through the main command and through ``goldeneval``, and is
-in the generated suite reference; no file of goldeneval names it."""
+Definitions the suite builds, runs through the main command and through ``goldeneval``, its
+stored runs are read back (compared, reported, accepted) by a fresh ``goldeneval`` process
+through the details reader its declaration names, and it is in the generated suite reference;
+no file of goldeneval names it."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -20,7 +25,8 @@ import pytest
 import yaml
 
 import pipelines.main
-from goldeneval.core.errors import InputError
+from goldeneval.core.errors import InputError, StoreError
+from goldeneval.core.kinds import read_details
 from goldeneval.kinds import declared_kinds, forget_declared_kinds
 from goldeneval.store import open_store
 from goldeneval.suite import load_suite
@@ -202,6 +208,104 @@ def test_the_generated_suite_reference_holds_the_toy_kinds_section(toy_site: Pat
         sys.path.remove(str(ROOT / "docs"))
     assert "| `toy.rerankers.<name>.firsts` | text | required |  | Per question, 1 when" in page
     assert page.index("`storage`") < page.index("`toy`")  # the shared keys first, then each kind's section
+
+
+def _run_ids(site: Path, cwd: Path, store: str) -> list[str]:
+    listed = _goldeneval(site, cwd, "runs", "--store", store, "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    return [run["id"] for run in json.loads(listed.stdout)]  # newest first
+
+
+@pytest.mark.slow  # nine goldeneval processes: seconds; CI runs it
+def test_stored_toy_runs_are_read_back_by_fresh_processes_through_the_declaration(
+    toy_site: Path, tmp_path: Path
+) -> None:
+    """Each command is a process of its own, which imports the toy's modules only through its
+    declaration: the details reader it names (``details``) reads the stored runs back."""
+    store = str(tmp_path / "results.duckdb")
+    for firsts in ("1111", "1010"):
+        stored = _goldeneval(toy_site, tmp_path, "toy-rerank", "--firsts", firsts, "--store", store)
+        assert stored.returncode == 0, stored.stderr
+    worse, first = _run_ids(toy_site, tmp_path, store)
+
+    compared = _goldeneval(toy_site, tmp_path, "compare", first, worse, "--store", store, "--fail-on-regression")
+    assert compared.returncode == 1, compared.stderr  # the gate's exit code for a regression
+    out = compared.stdout
+    assert "Verdict: regression: reranked first fell 1.000 -> 0.500 (-0.500, allowed -0.100); " in out
+    assert "mean reciprocal rank fell 1.000 -> 0.500 (-0.500, allowed -0.100)" in out
+    assert "reranked first: 2 newly failing, 0 newly passing of 4; McNemar p=0.5" in out
+    assert "  reranked first          1.000    0.500   -0.500  (gated)" in out
+    assert "  mean reciprocal rank    1.000    0.500   -0.500  (gated)" in out
+    assert "Newly failing: 2\n  q1 (reranked first)\n" in out and "\n  q3 (reranked first)\n" in out
+    assert "top-1" not in out and "pass rate" not in out  # the toy's rates, not another kind's
+
+    better = _goldeneval(toy_site, tmp_path, "compare", worse, first, "--store", store, "--fail-on-regression")
+    assert better.returncode == 0, better.stderr
+    assert "Verdict: pass: " in better.stdout and "Newly passing: 2\n" in better.stdout
+
+    as_json = _goldeneval(toy_site, tmp_path, "compare", first, worse, "--store", store, "--format", "json")
+    assert as_json.returncode == 0, as_json.stderr  # no --fail-on-regression: the verdict is output, not status
+    document = json.loads(as_json.stdout)
+    assert (document["kind"], document["verdict"]["status"], document["rates"]) == (
+        "toy-rerank",
+        "regression",
+        ["reranked first"],
+    )
+    assert [(c["rate"], c["previous"], c["current"], c["regressed"]) for c in document["verdict"]["changes"]] == [
+        ("reranked first", 1.0, 0.5, True),
+        ("mean reciprocal rank", 1.0, 0.5, True),
+    ]
+    flips = {q["id"]: (q["flip"], q["earlier"]["outcomes"], q["current"]["outcomes"]) for q in document["questions"]}
+    assert flips == {
+        "q0": ("unchanged", {"reranked first": True}, {"reranked first": True}),
+        "q1": ("newly_failing", {"reranked first": True}, {"reranked first": False}),
+        "q2": ("unchanged", {"reranked first": True}, {"reranked first": True}),
+        "q3": ("newly_failing", {"reranked first": True}, {"reranked first": False}),
+    }
+
+    page = tmp_path / "report.html"
+    reported = _goldeneval(toy_site, tmp_path, "report", worse, "--out", str(page), "--store", store)
+    assert reported.returncode == 0, reported.stderr
+    assert reported.stdout.startswith(f"wrote {page} (regression: reranked first fell 1.000 -> 0.500"), reported.stdout
+    html = page.read_text(encoding="utf-8")
+    assert "toy-rerank" in html and "reranked first fell 1.000 -&gt; 0.500" in html
+
+    accepted = _goldeneval(toy_site, tmp_path, "accept", worse, "--reason", "a toy", "--by", "tests", "--store", store)
+    assert accepted.returncode == 0, accepted.stderr
+    assert accepted.stdout.startswith(
+        f"accepted run {worse} (set toy-set, series toy, reranked first 0.500, mean reciprocal rank 0.500) "
+    ), accepted.stdout
+
+
+BROKEN = dataclasses.replace(TOY_DECLARATION, details="tests.toy_kind:firsts_of")
+"""The toy, declared with a details reader that is not one."""
+UNLOADABLE = dataclasses.replace(TOY_DECLARATION, details="tests.no_such_module:DETAILS")
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ("BROKEN", "details tests.toy_kind:firsts_of is not a goldeneval.core.kinds.DetailsKind"),
+        (
+            "UNLOADABLE",
+            "details tests.no_such_module:DETAILS cannot be loaded (No module named 'tests.no_such_module')",
+        ),
+    ],
+)
+def test_a_declared_details_reader_that_is_none_fails_one_line_naming_the_kind(
+    tmp_path: Path, declared: str, message: str
+) -> None:
+    site = install(tmp_path / "site", f"toy-rerank = tests.test_run_kinds_declared:{declared}")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    forget_declared_kinds()
+    try:
+        with pytest.raises(StoreError, match="^" + re.escape(f"run r9: run kind 'toy-rerank': {message}")):
+            read_details('{"kind": "nobody"}', "run r9")
+    finally:
+        sys.path.remove(str(site))
+        importlib.invalidate_caches()
+        forget_declared_kinds()
 
 
 SHARED = ("goldeneval", "assets", "resources", "pipelines", "docs", "scripts", "pyproject.toml", "README.md")

@@ -3,8 +3,9 @@ nothing else: shared by the tests that put it through the shared machinery
 (``tests/test_run_kinds.py``, ``tests/test_run_kinds_dagster.py``), and its declaration
 (:data:`TOY_DECLARATION`), which ``tests/test_run_kinds_declared.py`` installs through the
 entry-point group ``goldeneval.kinds`` as another package would: its suite section ``toy``, its
-partitions, assets and Dagster names, its Dagster part (``tests/toy_kind_dagster.py``) and its
-command (``goldeneval toy-rerank``, ``tests/toy_kind_cli.py``)."""
+partitions, assets and Dagster names, its Dagster part (``tests/toy_kind_dagster.py``), its
+command (``goldeneval toy-rerank``, ``tests/toy_kind_cli.py``) and how its stored details are
+read back (:data:`TOY_KIND`, which nothing registers at import: the declaration names it)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.baseline import PREVIOUS, Baseline
 from goldeneval.core.gate import DEFAULT_THRESHOLDS, RegressionThresholds
-from goldeneval.core.kinds import DetailsKind, register_details_kind
+from goldeneval.core.kinds import DetailsKind, stored_details_error
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RunRecord
 from goldeneval.core.stats import Verdicts
@@ -52,10 +53,14 @@ class ToyDetails(BaseModel):
 
 
 def _read_toy(text: str | bytes, where: str) -> ToyDetails:
-    return ToyDetails.model_validate_json(text)
+    try:
+        return ToyDetails.model_validate_json(text)
+    except ValidationError as exc:  # one line naming the run and the field
+        raise stored_details_error(exc, where) from None
 
 
-TOY_KIND = register_details_kind(DetailsKind(names=("toy-rerank",), read=_read_toy))
+TOY_KIND = DetailsKind(names=("toy-rerank",), read=_read_toy)
+"""How a stored toy run's details are read back (the values of their ``kind`` key it reads)."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,7 @@ TOY_DECLARATION = KindDeclaration(
     title="goldeneval: nightly toy reranking",
     rates=(("first", "reranked_first"), ("mrr", "mean_reciprocal_rank")),
     dagster="tests.toy_kind_dagster:TOY_DAGSTER",
+    details="tests.toy_kind:TOY_KIND",
     commands={
         "toy-rerank": KindCommand(
             "tests.toy_kind_cli:toy_rerank", "Record a toy reranker-only run, judge it and print the verdict."

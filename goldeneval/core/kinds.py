@@ -3,11 +3,12 @@
 A run kind is stored like every other: one row of ``runs`` and its typed ``details`` JSON.
 What the shared machinery (the store's records, comparison, the gate) needs from a kind's
 details is declared here and nowhere else: what its two stored rates mean, and the binary
-outcome behind a rate per question, which a comparison pairs.  Each kind registers how its
-details are read back (:func:`register_details_kind`) when its details module is imported;
-a stored run of a kind nobody imported yet is read through the entry-point group
-``goldeneval.run_kinds`` (``name = "package.module:OBJECT"``), as retrievers and models are
-found.  This module never imports a kind, so a third kind is added without editing it.
+outcome behind a rate per question, which a comparison pairs.  How a kind's details are read
+back (a :class:`DetailsKind`) is named by its declaration, :attr:`KindDeclaration.details
+<goldeneval.kinds.KindDeclaration.details>` (``"package.module:OBJECT"``), and loaded on first
+need: a stored run of a kind no module of this process imported is read as a run of
+goldeneval's own kinds is.  This module never imports a kind (only the declarations, which are
+strings), so a third kind is added by its declaration without editing it.
 
 Stored details carry their kind in a ``kind`` key; retrieval details, which predate the key,
 carry none and are read as :data:`UNKEYED_KIND`.
@@ -15,18 +16,17 @@ carry none and are read as :data:`UNKEYED_KIND`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from goldeneval.core.errors import StoreError
 from goldeneval.core.stats import Verdicts
+from goldeneval.kinds import KindDeclaration, built_in_kinds, declared_kinds, load_target
 
 __all__ = [
-    "RUN_KINDS_GROUP",
     "UNKEYED_KIND",
     "DetailsKind",
     "RunDetails",
@@ -38,7 +38,6 @@ __all__ = [
     "stored_details_error",
 ]
 
-RUN_KINDS_GROUP = "goldeneval.run_kinds"
 UNKEYED_KIND = "retrieval"
 """The kind of stored details without a ``kind`` key (retrieval details of every format)."""
 
@@ -113,11 +112,14 @@ class DetailsKind:
 
 
 _KINDS: dict[str, DetailsKind] = {}
-_entry_points_loaded = False
+_LOADED: set[str] = set()
+"""The declarations' ``details`` targets loaded into :data:`_KINDS` already."""
 
 
 def register_details_kind(kind: DetailsKind) -> DetailsKind:
-    """Register ``kind`` under each of its names; registering the same object again is a no-op."""
+    """Register ``kind`` under each of its names; registering the same object again is a no-op.
+    The lookup registers each declared kind's reader itself; this is for a reader of a kind not
+    installed (a test's)."""
     for name in kind.names:
         known = _KINDS.get(name)
         if known is not None and known is not kind:
@@ -126,16 +128,33 @@ def register_details_kind(kind: DetailsKind) -> DetailsKind:
     return kind
 
 
-def details_kind(name: str, where: str) -> DetailsKind:
-    """The registered kind ``name``, loading the entry points on first need."""
-    global _entry_points_loaded
-    if name not in _KINDS and not _entry_points_loaded:
-        _entry_points_loaded = True
-        for entry in entry_points(group=RUN_KINDS_GROUP):
-            loaded = entry.load()
-            if not isinstance(loaded, DetailsKind):
-                raise StoreError(f"entry point {entry.name!r} of {RUN_KINDS_GROUP}: {entry.value} is not a DetailsKind")
+def _load_declared(kinds: Iterable[KindDeclaration], where: str) -> None:
+    for declared in kinds:
+        target = declared.details
+        if target is None or target in _LOADED:
+            continue
+        named = f"{where}: run kind {declared.name!r}: details {target}"
+        try:
+            loaded = load_target(target)
+        except (ImportError, AttributeError) as exc:
+            raise StoreError(f"{named} cannot be loaded ({exc})") from None
+        if not isinstance(loaded, DetailsKind):
+            raise StoreError(f"{named} is not a goldeneval.core.kinds.DetailsKind")
+        try:
             register_details_kind(loaded)
+        except ValueError as exc:  # another kind reads details of the same name
+            raise StoreError(f"{named}: {exc}") from None
+        _LOADED.add(target)
+
+
+def details_kind(name: str, where: str) -> DetailsKind:
+    """The kind whose details carry ``name``: on first need, its reader is loaded from the
+    declarations, goldeneval's own first (no entry point is read for them), then every
+    declared kind's (:func:`goldeneval.kinds.declared_kinds`)."""
+    if name not in _KINDS:
+        _load_declared(built_in_kinds(), where)
+    if name not in _KINDS:
+        _load_declared(declared_kinds(), where)
     kind = _KINDS.get(name)
     if kind is None:
         known = ", ".join(sorted(_KINDS)) or "none"

@@ -120,11 +120,12 @@ class Accepted:
     def line(self) -> str:
         """The one line both doors print."""
         run = self.run
+        names = run.details.rate_names  # the kind's: top-1 and top-3 hit rates, pass rate and mean score, ...
+        rates = f"{names['pass_rate']} {_rate(run.pass_rate)}, {names['mean_score']} {_rate(run.mean_score)}"
         line = (
-            f"accepted run {run.id} (set {run.set_id}, series {run.model}, top-1 {_rate(run.pass_rate)}, "
-            f"top-3 {_rate(run.mean_score)}) {self.acceptance.shown}; from now on, the series' runs judged "
-            "against the accepted level (baseline: accepted, the nightly's default) compare with it "
-            "until a later run passes the gate"
+            f"accepted run {run.id} (set {run.set_id}, series {run.model}, {rates}) {self.acceptance.shown}; "
+            "from now on, the series' runs judged against the accepted level (baseline: accepted, the "
+            "nightly's default) compare with it until a later run passes the gate"
         )
         if self.level is not None and self.level.run.id != run.id:
             line += (

@@ -2,11 +2,12 @@
 
 A kind of run (retrieval, prompts, a third) declares in one :class:`KindDeclaration` its
 suite section, its partitions' dimensions, its assets, its job, schedule and sensor names,
-its commands and where its Dagster part is; the assembly loops over :func:`declared_kinds`:
-the suite file (:mod:`goldeneval.suite`), the Dagster resource, partitions, series, jobs,
-schedules, sensors and Definitions (``pipelines.build``), the main command
-(``pipelines.main``), the ``goldeneval`` command's list (:mod:`goldeneval.cli.app`) and, through
-them, the generated reference pages.  So a third kind is added by its own package alone:
+its commands, where its Dagster part is and how its stored details are read back; the
+assembly loops over :func:`declared_kinds`: the suite file (:mod:`goldeneval.suite`), the
+Dagster resource, partitions, series, jobs, schedules, sensors and Definitions
+(``pipelines.build``), the main command (``pipelines.main``), the ``goldeneval`` command's list
+(:mod:`goldeneval.cli.app`), the reading of stored runs (:mod:`goldeneval.core.kinds`) and,
+through them, the generated reference pages.  So a third kind is added by its own package alone:
 
 .. code-block:: toml
 
@@ -17,8 +18,9 @@ The kinds goldeneval ships are declared in :mod:`goldeneval.kinds.retrieval` and
 :mod:`goldeneval.kinds.prompts`.  A declaration is strings and small functions: this package
 imports nothing of the domain nor of Dagster, so ``goldeneval --help`` can list a kind's
 commands without importing it, and the domain never meets Dagster (a kind's Dagster part is
-named by its import path, :attr:`KindDeclaration.dagster`, and loaded by ``assets.kinds``).
-How a kind's stored details are read back is its own registry, :mod:`goldeneval.core.kinds`.
+named by its import path, :attr:`KindDeclaration.dagster`, and loaded by ``assets.kinds``;
+its details reader, :attr:`KindDeclaration.details`, is loaded by :mod:`goldeneval.core.kinds`
+when a stored run of the kind is first read).
 """
 
 from __future__ import annotations
@@ -117,6 +119,11 @@ class KindDeclaration:
     """The two rates that table shows: (column title, the summary's metadata key)."""
     dagster: str
     """``module:attribute`` of its Dagster part (an ``assets.kinds.KindAssets``)."""
+    details: str | None = None
+    """``module:attribute`` of how its stored details are read back (a
+    :class:`goldeneval.core.kinds.DetailsKind`, whose ``names`` are the values of the details'
+    ``kind`` key it reads), loaded when a stored run of the kind is first read: by ``compare``,
+    ``report``, the gate, ``Store.get_run``, in any process.  None for a kind that stores no run."""
     commands: Mapping[str, KindCommand] = field(default_factory=dict)
     """Its commands of the ``goldeneval`` group, by name."""
     section: SuiteSection | None = None

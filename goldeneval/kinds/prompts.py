@@ -31,6 +31,7 @@ PROMPTS = KindDeclaration(
     title="goldeneval: nightly prompt evaluation (ADR-060)",
     rates=(("pass", "pass_rate"), ("mean", "mean_score")),
     dagster="assets.prompts:PROMPT_DAGSTER",
+    details="goldeneval.prompts.details:PROMPT_DETAILS",  # answers runs' details too
     commands={
         "models": KindCommand(
             "goldeneval.cli.prompts:models",

@@ -31,6 +31,7 @@ RETRIEVAL = KindDeclaration(
     title="goldeneval: nightly evaluation",
     rates=(("top-1", "top1_hit_rate"), ("top-3", "top3_hit_rate")),
     dagster="assets.evaluation:RETRIEVAL_DAGSTER",
+    details="goldeneval.retrieval.details:RETRIEVAL_DETAILS",
     commands={
         "export-run": KindCommand(
             "goldeneval.cli.retrieval:export_run",

@@ -1,7 +1,8 @@
 """The typed, versioned ``details`` of a prompt run and of an answer run (the store's JSON column).
 
 Prompt and answer runs carry ``kind: "prompts"`` or ``kind: "answers"``; the store reads
-them back through :mod:`goldeneval.core.kinds`, where :data:`PROMPT_DETAILS` is registered.
+them back through :mod:`goldeneval.core.kinds` with :data:`PROMPT_DETAILS`, which the prompts
+kind's declaration names.
 Every model forbids unknown keys, so a renamed field fails loudly.  In ``metadata_only`` no
 prompt text, answer text, judge reason, assertion message or context document id is kept:
 see :meth:`PromptDetail.without_content`.
@@ -25,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goldeneval.core.forms import NO_HARD_CLASS
-from goldeneval.core.kinds import DetailsKind, register_details_kind, stored_details_error
+from goldeneval.core.kinds import DetailsKind, stored_details_error
 from goldeneval.core.privacy import content_free_error, withheld
 from goldeneval.core.records import Completion
 from goldeneval.core.stats import Verdicts
@@ -294,5 +295,6 @@ def read_prompt_details(text: str | bytes, where: str) -> PromptDetails:
 PROMPTS_COMPLETION = Completion(unit="prompts", done="answered and graded", failed="failed (model call or grading)")
 """A prompt run is complete when every prompt was answered and graded."""
 
-PROMPT_DETAILS = register_details_kind(DetailsKind(names=("prompts", "answers"), read=read_prompt_details))
-"""Also the entry points ``prompts`` and ``answers`` of ``goldeneval.run_kinds``."""
+PROMPT_DETAILS = DetailsKind(names=("prompts", "answers"), read=read_prompt_details)
+"""How prompt and answer runs' details are read back, named by the prompts kind's declaration
+(:mod:`goldeneval.kinds.prompts`)."""

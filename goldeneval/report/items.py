@@ -1,6 +1,8 @@
 """A run's questions as a comparison reads them, whatever its kind: retrieval details (the
-columns of :mod:`goldeneval.retrieval.details`) or prompt and answer details
-(:mod:`goldeneval.prompts.details`), each question one :class:`~goldeneval.report.model.Side`.
+columns of :mod:`goldeneval.retrieval.details`), prompt and answer details
+(:mod:`goldeneval.prompts.details`), or, for any other declared kind, what every kind's details
+say (:class:`goldeneval.core.kinds.RunDetails`: per scored question, the outcome behind each
+binary rate); each question one :class:`~goldeneval.report.model.Side`.
 
 The expected documents of the set at hand give each retrieval question its first relevant
 rank (among every stored document) and its relevant marks (among the shown ones); under
@@ -13,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from goldeneval.core.kinds import UNKEYED_KIND
 from goldeneval.core.records import StoredRun
 from goldeneval.report.model import SHOWN_DOCUMENTS, Side
 from goldeneval.report.sources import Sources
@@ -127,11 +130,40 @@ def _failed_assertions(assertions: Sequence[Any]) -> str | None:
     return "; ".join(failed) or None
 
 
+def _outcome_items(run: StoredRun) -> Items:
+    """The questions of a run of another declared kind: those its details pair a binary rate
+    over (:meth:`~goldeneval.core.kinds.RunDetails.paired_outcomes`), each with its outcome per
+    binary rate (None where a rate did not score it); no documents, forms or hard classes."""
+    names = run.details.rate_names
+    rates: list[tuple[str, dict[str, bool]]] = []
+    for column in ("pass_rate", "mean_score"):
+        outcomes = run.paired_outcomes(column)
+        if outcomes is not None:
+            rates.append((column, dict(zip(outcomes.ids, outcomes.hits.tolist(), strict=True))))
+    ids = list(dict.fromkeys(question for _, outcomes in rates for question in outcomes))
+    sides = [Side(status="ok", outcomes=tuple(o.get(q) for _, o in rates), documents=None) for q in ids]
+    return Items(
+        ids,
+        [None] * len(ids),
+        [None] * len(ids),
+        sides,
+        tuple(names[column] for column, _ in rates),
+        tuple(column for column, _ in rates),
+        {},
+    )
+
+
+_PROMPT_KINDS = ("prompts", "answers")
+"""The ``kind`` keys of :class:`goldeneval.prompts.details.PromptDetails`."""
+
+
 def items_of(run: StoredRun, sources: Sources) -> tuple[str, Items]:
-    kind = getattr(run.details, "kind", None) or "retrieval"
-    if kind == "retrieval":
+    kind = getattr(run.details, "kind", None) or UNKEYED_KIND
+    if kind == UNKEYED_KIND:
         return kind, _retrieval_items(run, sources)
-    return kind, _prompt_items(run)
+    if kind in _PROMPT_KINDS:
+        return kind, _prompt_items(run)
+    return kind, _outcome_items(run)
 
 
 def withheld(items: Items) -> Items:

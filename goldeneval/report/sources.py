@@ -21,7 +21,7 @@ from pathlib import Path
 from goldeneval.core.corpus import Corpus, Document, load_corpus
 from goldeneval.core.errors import GoldenEvalError
 from goldeneval.core.privacy import PrivacyMode
-from goldeneval.core.records import RETRIEVAL_GRADER, StoredRun
+from goldeneval.core.records import StoredRun
 
 __all__ = ["SNIPPET_CHARS", "DocumentInfo", "Sources", "load_sources"]
 
@@ -67,8 +67,9 @@ class Sources:
 
 
 def _uses_question_set(run: StoredRun) -> bool:
-    """Retrieval and answer runs measure a golden question set; prompt runs a prompt set."""
-    return run.grader == RETRIEVAL_GRADER or getattr(run.details, "kind", None) == "answers"
+    """Prompt runs measure a golden prompt set; every other kind (retrieval, answers, a declared
+    third kind) a golden question set, whose questions' text is found by their ids."""
+    return getattr(run.details, "kind", None) != "prompts"
 
 
 def load_sources(

@@ -42,7 +42,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
 from goldeneval.core.forms import NO_HARD_CLASS
-from goldeneval.core.kinds import UNKEYED_KIND, DetailsKind, register_details_kind, stored_details_error
+from goldeneval.core.kinds import UNKEYED_KIND, DetailsKind, stored_details_error
 from goldeneval.core.records import Completion, StoredRun
 from goldeneval.core.regression import COVERAGE_CUTOFF
 from goldeneval.core.stats import Verdicts
@@ -385,8 +385,6 @@ def retrieval_details(stored: StoredRun) -> RetrievalDetails:
 QUESTIONS_COMPLETION = Completion(unit="questions", done="answered", failed="errored or timed out")
 """A retrieval run is complete when every question was answered (none errored or timed out)."""
 
-RETRIEVAL_DETAILS = register_details_kind(
-    DetailsKind(names=(UNKEYED_KIND,), read=parse_details_json, outcomes=_stored_outcomes)
-)
-"""Retrieval details carry no ``kind`` key (they predate it); registered as the entry point
-``retrieval`` of ``goldeneval.run_kinds`` too, so a store is read before this is imported."""
+RETRIEVAL_DETAILS = DetailsKind(names=(UNKEYED_KIND,), read=parse_details_json, outcomes=_stored_outcomes)
+"""Retrieval details carry no ``kind`` key (they predate it); named by the retrieval kind's
+declaration (:mod:`goldeneval.kinds.retrieval`), so a store is read before this is imported."""
