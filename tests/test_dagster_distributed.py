@@ -94,6 +94,7 @@ def test_an_unknown_executor_or_worker_count_is_refused_when_the_definitions_loa
         build_definitions(project.config)
 
 
+@pytest.mark.slow  # 1.6 s of processor time alone (dask's import), 2.0 s under load: over the lane's limit
 def test_a_step_call_is_opaque_to_dask() -> None:
     """dask walks tuples (a DagsterRun is one, holding a record that refuses iteration): the
     step's arguments must travel as one object that is not a tuple."""
