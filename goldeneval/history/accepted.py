@@ -118,11 +118,14 @@ class Accepted:
 
     @property
     def line(self) -> str:
-        """The one line both doors print."""
+        """The one line both doors print; the run's two rates by its kind's names for them
+        (``top-1 hit rate``, ``pass rate``, ...: its details' ``rate_names``)."""
         run = self.run
+        names = run.details.rate_names
+        rates = f"{names['pass_rate']} {_rate(run.pass_rate)}, {names['mean_score']} {_rate(run.mean_score)}"
         line = (
-            f"accepted run {run.id} (set {run.set_id}, series {run.model}, top-1 {_rate(run.pass_rate)}, "
-            f"top-3 {_rate(run.mean_score)}) {self.acceptance.shown}; from now on, the series' runs judged "
+            f"accepted run {run.id} (set {run.set_id}, series {run.model}, {rates}) "
+            f"{self.acceptance.shown}; from now on, the series' runs judged "
             "against the accepted level (baseline: accepted, the nightly's default) compare with it "
             "until a later run passes the gate"
         )
