@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from assets.handoff import RunHandOff
 from assets.kinds import KindAssets
-from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
+from assets.metadata import RunLabels, float_rates, shown_counts, shown_rates, table_metadata
 from assets.names import GROUP
 from assets.partitions import RETRIEVAL_FOLDERS, cell
 from assets.regression import CheckedKind, build_regression_check
@@ -30,6 +30,7 @@ from goldeneval.core.forms import NO_HARD_CLASS
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.records import RETRIEVAL_GRADER, StoredRun
 from goldeneval.history import door
+from goldeneval.kinds.retrieval import RETRIEVAL
 from goldeneval.retrieval import pipeline
 from goldeneval.retrieval.details import QUESTIONS_COMPLETION, RetrievalDetails, retrieval_details
 from goldeneval.retrieval.golden import GoldenQuestion
@@ -58,6 +59,8 @@ HITS_PREVIEW_COLUMNS = (
     "latency_ms",
     "top_documents",
 )
+RETRIEVAL_LABELS = RunLabels.of(RETRIEVAL)
+"""How retrieval's summary and checks name a run: its set and retriever, ``top-1`` and ``top-3``."""
 EVALUATED_RUNS: RunHandOff[RetrievalRun] = RunHandOff()
 """The evaluated runs waiting for their summary in this process (:mod:`assets.handoff`)."""
 
@@ -173,7 +176,7 @@ def evaluation_summary(
     )
     aggregates = run.aggregates
     overall = aggregates.overall
-    identity = {"set": where["set"], "retriever": where["retriever"], **shown_rates(rates(overall))}
+    identity = RETRIEVAL_LABELS.identity(where["set"], where["retriever"], overall.top1_rate, overall.top3_rate)
     if isinstance(recorded, SpooledSummary):
         return spooled_result(recorded, identity)
     stored = recorded.stored
@@ -252,8 +255,7 @@ RETRIEVAL_CHECK = CheckedKind(
     summary_key=dg.AssetKey("evaluation_summary"),
     group=GROUP,
     spec=lambda goldeneval, key: goldeneval.run_spec(cell(key)),
-    labels=lambda stored: {"set": stored.set_id, "retriever": stored.model},
-    rate_keys=("top1_hit_rate", "top3_hit_rate"),
+    labels=RETRIEVAL_LABELS,
     check_description="The gate passes: a baseline, or a run comparable with the previous one within every "
     "threshold (a mismatch or an unknown comparison fails it).",
     description="The regression verdict of one stored evaluation against the previous "

@@ -14,6 +14,7 @@ plots run over the nights.  A reader of such a text reads it back with :func:`me
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
@@ -21,6 +22,7 @@ import pyarrow as pa
 
 from goldeneval.core.privacy import PrivacyMode
 from goldeneval.core.regression import RateChange, RegressionVerdict
+from goldeneval.kinds import KindDeclaration
 from goldeneval.store.parquet import WrittenTable
 
 UNKNOWN = "unknown"
@@ -67,6 +69,46 @@ def metadata_number(entry: object) -> float | None:
         return float(str(value))
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class RunLabels:
+    """How a kind's summary and its checks name the run in their metadata, the same for every
+    kind: the kind, the set (``set``), the series under its dimension's name (``retriever``,
+    ``model``, ...), which dimension that is, and the two stored rates under the kind's
+    metadata keys, with what the kind calls them in messages (``rate_names``: ``[key, name]``
+    pairs, ``pass_rate``'s first).  The alert
+    sensor reads a failed check's alert from these alone (``pipelines.sensors.alert_for``)."""
+
+    kind: str
+    dimensions: tuple[str, str]
+    """The kind's set dimension, then its series dimension."""
+    rates: tuple[tuple[str, str], tuple[str, str]]
+    """The metadata key and the name in messages of the stored ``pass_rate``, then ``mean_score``."""
+
+    @classmethod
+    def of(cls, kind: KindDeclaration, names: Mapping[str, str] | None = None) -> RunLabels:
+        """A declared kind's labels: its declared rates' metadata keys, named in messages by
+        ``names`` (what the stored ``pass_rate`` and ``mean_score`` are called: a kind's
+        details' ``rate_names``), else by the titles of its declared rates."""
+        (first_title, first_key), (second_title, second_key) = kind.rates
+        shown = names or {"pass_rate": first_title, "mean_score": second_title}
+        return cls(kind.name, kind.dimensions, ((first_key, shown["pass_rate"]), (second_key, shown["mean_score"])))
+
+    def identity(self, set_id: str, series: str, pass_rate: float | None, mean_score: float | None) -> dict[str, Any]:
+        """The run's labels and its rates (as text: :func:`shown_rates`), for a summary's or a
+        check's metadata."""
+        set_dimension, series_dimension = self.dimensions
+        (first, _), (second, _) = self.rates
+        return {
+            "kind": self.kind,
+            "set": set_id,
+            series_dimension: series,
+            "set_dimension": set_dimension,
+            "series_dimension": series_dimension,
+            "rate_names": dg.MetadataValue.json([list(rate) for rate in self.rates]),  # in order: JSON sorts keys
+            **shown_rates({first: pass_rate, second: mean_score}),
+        }
 
 
 def text_or_unknown(value: str | None) -> dg.MetadataValue:

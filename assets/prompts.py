@@ -19,14 +19,15 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.kinds import KindAssets
-from assets.metadata import float_rates, shown_counts, shown_rates, table_metadata
+from assets.metadata import RunLabels, float_rates, shown_counts, shown_rates, table_metadata
 from assets.partitions import PROMPT_FOLDERS, prompt_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import PROMPT_SERIES, CliRuns, build_series_specs, observe
 from assets.summary import SpooledSummary, observed_run, record_summary, spooled_result, summary_result
 from assets.tables import EvaluatedKind, Table, build_kind_assets, full_table, table_output
+from goldeneval.kinds.prompts import PROMPTS
 from goldeneval.prompts import pipeline as prompt_pipeline
-from goldeneval.prompts.details import PROMPTS_COMPLETION, PromptRate
+from goldeneval.prompts.details import PROMPT_RATE_NAMES, PROMPTS_COMPLETION, PromptRate
 from goldeneval.prompts.golden import prompt_set_digest
 from goldeneval.prompts.tables import (
     gradings_privacy,
@@ -41,6 +42,8 @@ from resources.goldeneval import GoldenEvalResource
 PROMPT_GROUP = "goldeneval_prompts"
 PROMPT_SUMMARY_KEY = dg.AssetKey("prompt_summary")
 PROMPT_ASSETS = ("golden_prompt_sets", "model_responses", "prompt_gradings", "prompt_summary")
+PROMPT_LABELS = RunLabels.of(PROMPTS, PROMPT_RATE_NAMES)
+"""How the prompt summary and checks name a run: its prompt set and model, ``pass rate`` and ``mean score``."""
 GRADINGS_PREVIEW_COLUMNS = ("prompt_id", "status", "passed", "score", "unstable", "assertions_passed", "latency_ms")
 
 __all__ = [
@@ -132,12 +135,7 @@ def prompt_summary(
         tables_run_id=gradings_tables_run_id(prompt_gradings),
     )
     overall = run.aggregates.overall
-    identity = {
-        "set": where["prompt_set"],
-        "retriever": where["model"],
-        "model": where["model"],
-        **shown_rates(prompt_rates(overall)),
-    }
+    identity = PROMPT_LABELS.identity(where["prompt_set"], where["model"], overall.pass_rate, overall.mean_score)
     if isinstance(recorded, SpooledSummary):
         return spooled_result(recorded, identity)
     stored = recorded.stored
@@ -169,8 +167,7 @@ PROMPT_CHECK = CheckedKind(
     summary_key=PROMPT_SUMMARY_KEY,
     group=PROMPT_GROUP,
     spec=lambda goldeneval, key: goldeneval.prompt_run_spec(prompt_cell(key)),
-    labels=lambda stored: {"set": stored.set_id, "retriever": stored.model, "model": stored.model},
-    rate_keys=("pass_rate", "mean_score"),
+    labels=PROMPT_LABELS,
     check_description="The gate passes: a baseline, or a run comparable with the previous one within every threshold.",
     description="The regression verdict of one stored prompt run against the previous run of its series; "
     "materialised by a sensor after each prompt_summary.",

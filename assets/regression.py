@@ -2,7 +2,8 @@
 as an asset check.
 
 One factory, :func:`build_regression_check`, takes a kind's :class:`CheckedKind` (which
-summary it judges, its partition labels, its rate names) and builds the asset; retrieval runs
+summary it judges, how it names the run and its rates: ``assets.metadata.RunLabels``) and
+builds the asset; retrieval runs
 get ``regression_check`` (``assets.evaluation``) and prompt runs ``prompt_regression_check``
 (``assets.prompts``) from it.  Materialised by
 the regression sensor once per stored run (the sensor passes the stored run id in the run
@@ -19,7 +20,7 @@ report (:func:`goldeneval.report.html.write_report`) is written beside the Parqu
 of the materialisation.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import dagster as dg
 
 from assets.checks import partitioned_check
-from assets.metadata import comparison_markdown, shown_rates
+from assets.metadata import RunLabels, comparison_markdown
 from assets.names import NO_REGRESSION, STORE_POOL
 from assets.summary import store_failure
 from goldeneval.core.errors import GoldenEvalError, StoreError
@@ -60,10 +61,8 @@ class CheckedKind:
     group: str
     spec: Callable[[GoldenEvalResource, str], door.JudgedSpec]
     """The partition's run specification (its thresholds and baseline)."""
-    labels: Callable[[StoredRun], Mapping[str, str]]
-    """The run's labels in metadata (``set``, ``retriever``, …)."""
-    rate_keys: tuple[str, str]
-    """The metadata names of the stored ``pass_rate`` and ``mean_score``."""
+    labels: RunLabels
+    """How its metadata names the run and its rates (the kind's summary names them alike)."""
     check_description: str
     description: str
 
@@ -139,7 +138,7 @@ def judge_partition(
         verdict = door.judge(store, stored, spec)
     gate = verdict.gate(stored.complete)
     identity: dict[str, Any] = {
-        **kind.labels(stored),
+        **kind.labels.identity(stored.set_id, stored.model, stored.pass_rate, stored.mean_score),
         "stored_run_id": stored.id,
         "verdict": verdict.status.value,
         "state": verdict.state.value,
@@ -149,7 +148,6 @@ def judge_partition(
     }
     if verdict.reference is not None:  # baseline: accepted: which run was the level, and who accepted it
         identity["reference"] = verdict.reference
-    identity.update(shown_rates(dict(zip(kind.rate_keys, (stored.pass_rate, stored.mean_score), strict=True))))
     privacy = stored_privacy(spec.privacy, stored)
     comparison = dg.MetadataValue.md(comparison_markdown(verdict, privacy))
     description, report = describe_verdict(

@@ -1,13 +1,16 @@
-"""The evaluation suite: which golden sets run against which named retrievers, from one file.
+"""The evaluation suite: which golden sets run against which named retrievers, prompt sets
+against which models, and a declared kind's own section, from one file.
 
 ``goldeneval.yaml`` at the project root declares the sets (registered ids or set files), the
-named retrievers (``{name: {id, options, corpus, provenance}}``), the privacy mode, the
-regression thresholds, the nightly schedule, where results go and where alerts go.  Every
-(set, retriever) pair is one cell: the Dagster code location turns each cell into a
-partition, and :meth:`Suite.run_spec` turns one into the run specification that
-:mod:`goldeneval.retrieval.pipeline` evaluates, records and judges — the same verbs the CLI calls.
-Every field is validated when the file is loaded, naming the file and the field.  Relative
-paths are relative to the file.  Nothing here knows about Dagster.
+named retrievers (``{name: {id, options, corpus, provenance}}``), the prompt sets and models,
+the privacy mode, the regression thresholds, the nightly schedule, where results go and where
+alerts go.  Each kind's keys are optional (a team that evaluates only prompts writes no
+``sets``), but a kind's sets come with its series and at least one kind must have a set to
+run.  Every (set, retriever) pair is one cell: the Dagster code location turns each cell into
+a partition, and :meth:`Suite.run_spec` turns one into the run specification that
+:mod:`goldeneval.retrieval.pipeline` evaluates, records and judges — the same verbs the CLI
+calls.  Every field is validated when the file is loaded, naming the file and the field.
+Relative paths are relative to the file.  Nothing here knows about Dagster.
 """
 
 from __future__ import annotations
@@ -235,12 +238,14 @@ class SuiteConfig(RetrievalSettings):
     """The file as written (docs/guide/dagster.md); how retrieval runs are asked and scored are
     the keys of :class:`~goldeneval.retrieval.settings.RetrievalSettings`, at the top level."""
 
-    sets: list[str] = Field(min_length=1, description="Registered set ids or set file paths.")
+    sets: list[str] = Field(
+        default_factory=list, description="Registered set ids or set file paths (with retrievers; ADR-072)."
+    )
     sets_dirs: Annotated[list[str], Flag("--sets-dir", repeated=True)] = Field(
         default_factory=list, description="Extra folders of set files to register."
     )
     retrievers: dict[str, RetrieverConfig] = Field(
-        min_length=1, description="Named retrievers: each name is a partition key and the runs' series."
+        default_factory=dict, description="Named retrievers: each name is a partition key and the runs' series."
     )
     privacy: Annotated[PrivacyMode | None, Flag()] = Field(
         default=None, description="What runs persist: full or metadata_only. Default: $GOLDENEVAL_PRIVACY, else full."
@@ -456,14 +461,28 @@ class Suite:
         )
 
 
-def _prompt_cells(suite: Suite) -> None:
-    """Prompt sets and models come together: one without the other is a mistake, not a no-op."""
-    config = suite.config
-    if bool(config.prompt_sets) != bool(config.models):
-        missing = "models" if config.prompt_sets else "prompt_sets"
-        raise InputError(
-            f"{suite.path}: field {missing!r}: prompt_sets and models are evaluated together; add {missing}"
-        )
+_PAIRS = (("sets", "retrievers"), ("prompt_sets", "models"))
+"""The keys of the kinds goldeneval ships that are evaluated together: a set list and its series."""
+
+
+def _pairs_complete(path: Path, config: SuiteConfig) -> None:
+    """Sets and their series come together (``sets`` and ``retrievers``, ``prompt_sets`` and
+    ``models``): one without the other is a mistake, not a no-op."""
+    for sets, series in _PAIRS:
+        given = {key: bool(getattr(config, key)) for key in (sets, series)}
+        if given[sets] != given[series]:
+            missing = series if given[sets] else sets
+            raise InputError(f"{path}: field {missing!r}: {sets} and {series} are evaluated together; add {missing}")
+
+
+def _something_to_run(suite: Suite, kinds: Sequence[KindDeclaration]) -> None:
+    """At least one declared kind has a set to run: a suite file that configures none would
+    build a code location with nothing in it."""
+    if any(suite.cells(kind).set_ids for kind in kinds):
+        return
+    options = [f"{sets} and {series}" for sets, series in _PAIRS]
+    options += [f"a {kind.section.key!r} section ({kind.name})" for kind in kinds if kind.section is not None]
+    raise InputError(f"{suite.path}: nothing to evaluate: no run kind has a set to run; add {', or '.join(options)}")
 
 
 def _set_references(
@@ -502,6 +521,7 @@ def load_suite(path: str | Path) -> Suite:
         config = suite_config_model().model_validate(raw)
     except ValidationError as exc:
         raise invalid_input(exc, path, whole="(file)", clipped=False) from None
+    _pairs_complete(path, config)
     for name, retriever in config.retrievers.items():
         parse_provenance(retriever.provenance, f"{path}: retriever {name!r}")
         if retriever.corpus is not None:
@@ -519,5 +539,5 @@ def load_suite(path: str | Path) -> Suite:
     for name, model in config.models.items():
         parse_provenance(model.provenance, f"{path}: model {name!r}")
     suite = Suite(path=path, config=config, set_refs=set_refs, prompt_set_refs=prompt_set_refs)
-    _prompt_cells(suite)
+    _something_to_run(suite, declared_kinds())
     return suite

@@ -39,16 +39,6 @@ def build_kind_jobs(kind: KindDeclaration, *, executor: bool = False) -> tuple[d
     return nightly, regression
 
 
-def build_prompt_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
-    """Partitioned like the prompt assets: (prompt set x model), ADR-060."""
-    return build_kind_jobs(PROMPTS)
-
-
-def build_jobs() -> tuple[dg.UnresolvedAssetJobDefinition, ...]:
-    """Both jobs are partitioned like their assets: (set x retriever)."""
-    return build_kind_jobs(RETRIEVAL, executor=True)
-
-
 def build_accept_job() -> dg.JobDefinition:
     """``goldeneval accept`` from the UI: launched with op config (run id, reason, by)."""
 

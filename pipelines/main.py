@@ -4,8 +4,10 @@
 Dagster instance in ``$DAGSTER_HOME`` (default ``.dagster_home`` in the project folder, kept
 between invocations):
 
-1. the ``nightly_evaluation`` job once per (set x retriever) partition;
-2. one tick of each sensor, as the daemon would: ``regression_check_sensor``'s runs are
+1. each declared run kind's nightly job (``nightly_evaluation`` over (set x retriever),
+   ``nightly_prompt_evaluation`` over (prompt set x model), ...) once per partition the suite
+   file declares;
+2. one tick of each sensor, as the daemon would: each kind's regression sensor's runs are
    executed here, tagged with the sensor's run keys so that a daemon started later skips
    them; ``check_alert_sensor`` posts alerts for failed checks when a channel is configured;
 3. a summary: the rates per partition, the verdicts, the checks, where everything is stored,
@@ -15,8 +17,9 @@ The store, the tables and the cache are resolved as the ``goldeneval`` command r
 (``goldeneval.core.storage``): ``$GOLDENEVAL_STORE``, ``$GOLDENEVAL_TABLES``,
 ``$GOLDENEVAL_CACHE``, else the suite file's ``storage:``, else ``.goldeneval/`` beside it.
 
-``--partition SET|RETRIEVER`` (or ``PROMPT_SET|MODEL``; repeatable) runs only those
-partitions of the nightly jobs; the sensors still tick and the summary shows every partition.
+``--partition SET|RETRIEVER`` (``PROMPT_SET|MODEL``, or another declared kind's dimensions;
+repeatable) runs only those partitions of the nightly jobs; the sensors still tick and the
+summary shows every partition.
 
 Exit status 0 when every run succeeded (a regression is reported, like ``goldeneval
 retrieval`` without ``--fail-on-regression``), 1 when a run failed, 2 for a ``--partition``
@@ -35,7 +38,7 @@ import gc
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -52,7 +55,7 @@ from goldeneval.suite import Suite, load_suite
 from pipelines.build import definitions_for
 from pipelines.config import PROJECT_DIR, suite_path
 from pipelines.dagster_internals import RUN_KEY_TAG, SENSOR_NAME_TAG, PartitionKeyFilter, drop_captured_outputs
-from pipelines.jobs import NIGHTLY_JOB, PROMPT_JOB, REGRESSION_JOB
+from pipelines.jobs import NIGHTLY_JOB, REGRESSION_JOB
 from pipelines.sensors import ALERT_SENSOR, REGRESSION_SENSOR, sensor_context
 
 DAGSTER_HOME_ENV = "DAGSTER_HOME"
@@ -93,11 +96,6 @@ def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
             _merge(merged[key], value) if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping) else value
         )
     return merged
-
-
-def has_prompt_partitions(defs: dg.Definitions) -> bool:
-    """Whether the suite file declares prompt sets and models (ADR-060)."""
-    return any(job.name == PROMPT_JOB for job in defs.jobs or [])
 
 
 def kinds_in(defs: dg.Definitions) -> list[KindDeclaration]:
@@ -307,21 +305,29 @@ def _kind_summary(defs: dg.Definitions, instance: dg.DagsterInstance, kind: Kind
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser_for(kinds: Sequence[KindDeclaration]) -> argparse.ArgumentParser:
+    """The command's arguments, its help naming the partitions of the declared ``kinds``."""
+    cells = ", ".join(f"({kind.cell})" for kind in kinds)
+    shapes = ", ".join(_partition_words(kind) for kind in kinds)
     parser = argparse.ArgumentParser(
         prog="scripts/main.sh",
-        description="Run the nightly goldeneval job over every (set x retriever) partition of "
-        "goldeneval.yaml on the embedded default (DuckDB + Parquet, DAGSTER_HOME=.dagster_home), "
-        "then print the summary. The store, tables and cache: $GOLDENEVAL_STORE, $GOLDENEVAL_TABLES, "
-        "$GOLDENEVAL_CACHE, else the suite file's storage:, else .goldeneval/ beside it.",
+        description=f"Run each run kind's nightly goldeneval job over every partition of goldeneval.yaml ({cells}) "
+        "on the embedded default (DuckDB + Parquet, DAGSTER_HOME=.dagster_home), then print the summary. The "
+        "store, tables and cache: $GOLDENEVAL_STORE, $GOLDENEVAL_TABLES, $GOLDENEVAL_CACHE, else the suite "
+        "file's storage:, else .goldeneval/ beside it.",
     )
     parser.add_argument(
         "--partition",
         action="append",
         default=[],
-        metavar="SET|RETRIEVER",
-        help="Run only this partition (repeatable; PROMPT_SET|MODEL for a prompt partition).",
+        metavar="PARTITION",
+        help=f"Run only this partition, named by its kind's dimensions ({shapes}); repeatable.",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = parser_for(declared_kinds())
     args = parser.parse_args(argv)
     home = prepare_home()
     with fewer_collections():  # a one-shot process, as the goldeneval command (goldeneval.core.collector)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import dagster as dg
 
 from goldeneval.kinds import KindDeclaration
-from goldeneval.kinds.prompts import PROMPTS
 from goldeneval.kinds.retrieval import RETRIEVAL
 from pipelines.jobs import NIGHTLY_JOB
 
 NIGHTLY_SCHEDULE = RETRIEVAL.names.schedule
-PROMPT_SCHEDULE = PROMPTS.names.schedule
 
 
 def build_nightly_schedule(

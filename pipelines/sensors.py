@@ -29,7 +29,7 @@ import dagster as dg
 from assets import NO_REGRESSION, RUN_COMPLETE
 from assets.metadata import float_rates, metadata_number
 from assets.series import CliRuns, dimension_keys, observations, series_key
-from goldeneval.core.alerts import Alert, AlertDeliveryError
+from goldeneval.core.alerts import Alert, AlertDeliveryError, AlertRate
 from goldeneval.core.errors import GoldenEvalError, StoreError
 from goldeneval.core.gate import GateDecision
 from goldeneval.core.records import StoredRun
@@ -415,7 +415,8 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
     """The alert a completed check execution calls for, or None when it passed.
 
     An incomplete run fails both checks; ``GateDecision.raises_alert`` says it is alerted
-    once, by ``run_complete``.
+    once, by ``run_complete``.  The kind, the set, the series and the rates are what the check's
+    metadata says of the run (``assets.metadata.RunLabels``, the same for every kind).
     """
     event = record.event.dagster_event if record.event is not None else None
     evaluation = event.event_specific_data if event is not None else None
@@ -429,24 +430,27 @@ def alert_for(record: AssetCheckExecutionRecord, alerts: AlertsResource) -> Aler
     gate = _value(metadata, "gate")
     if evaluation.check_name == NO_REGRESSION and gate is not None and not GateDecision(gate).raises_alert:
         return None
+    names = _value(metadata, "rate_names")
+    dimension = str(_value(metadata, "series_dimension") or "series")
     return Alert(
         check=evaluation.check_name,
         asset=evaluation.asset_key.to_user_string(),
+        kind=str(_value(metadata, "kind") or "unknown"),
         set_id=str(_value(metadata, "set")),
-        retriever=str(_value(metadata, "retriever")),
-        top1_hit_rate=metadata_number(metadata.get("top1_hit_rate")),
-        top3_hit_rate=metadata_number(metadata.get("top3_hit_rate")),
+        set_dimension=str(_value(metadata, "set_dimension") or "set"),
+        series_dimension=dimension,
+        series=str(_value(metadata, dimension) if dimension in metadata else record.partition),
+        rates=tuple(
+            AlertRate(str(key), str(name), metadata_number(metadata.get(str(key))))
+            for key, name in (names if isinstance(names, list) else ())
+        ),
         verdict=str(_value(metadata, "verdict")),
         state=_value(metadata, "state"),
         reason=str(_value(metadata, "reason")),
         run_id=record.run_id,
         run_url=alerts.run_url(record.run_id),
         stored_run_id=_value(metadata, "stored_run_id"),
-        extra={
-            "partition": record.partition,
-            **{k: _value(metadata, k) for k in ("model", "spooled_run_id") if k in metadata},
-            **{k: metadata_number(metadata.get(k)) for k in ("pass_rate", "mean_score") if k in metadata},
-        },
+        extra={"partition": record.partition, **{k: _value(metadata, k) for k in ("spooled_run_id",) if k in metadata}},
     )
 
 

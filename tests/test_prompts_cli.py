@@ -263,3 +263,18 @@ def test_prompt_sets_lists_the_shipped_smoke_set() -> None:
 def test_models_lists_the_built_in_models() -> None:
     result = CliRunner().invoke(main, ["models"])
     assert result.output.splitlines() == ["goldeneval.extractive", "goldeneval.openai"]
+
+
+@pytest.mark.slow  # two prompt runs through the command: over 3 s on a loaded 2-core machine
+def test_accepting_a_prompt_run_names_its_model_and_its_own_rates(workspace: Workspace) -> None:
+    assert workspace.run(GOOD).exit_code == 0
+    assert workspace.run({**GOOD, "2+2?": "five"}).exit_code == 0  # a regression, reported
+    worse = ResultStore(workspace.store).list_runs()[0]
+    args = ["accept", worse.id[:10], "--reason", "the new model is cheaper", "--by", "alice"]
+    result = CliRunner().invoke(main, [*args, "--store", str(workspace.store)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(
+        f"accepted run {worse.id} (set tiny, series {worse.model}, pass rate 0.667, mean score 0.667) "
+        "accepted by alice: the new model is cheaper; from now on"
+    ), result.output
+    assert "top-1" not in result.output and "top-3" not in result.output

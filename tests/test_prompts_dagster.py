@@ -37,8 +37,11 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     sys.modules.pop("scripted_model", None)
 
 
-def _configure(root: Path, *, privacy: str = "full", webhook: str | None = None) -> Any:
-    project = write_project(root, privacy=privacy, alerts={"webhook_url": webhook} if webhook else None)
+def _configure(
+    root: Path, *, privacy: str = "full", webhook: str | None = None, slack_channel: str | None = None
+) -> Any:
+    alerts = {"webhook_url": webhook, "slack_channel": slack_channel} if webhook else None
+    project = write_project(root, privacy=privacy, alerts=alerts)
     (root / "scripted_model.py").write_text(SCRIPTED_MODEL, encoding="utf-8")
     (root / "prompt_sets").mkdir(exist_ok=True)
     (root / "prompt_sets" / "tiny.yaml").write_text(yaml.safe_dump({"id": "tiny", "prompts": PROMPTS}))
@@ -87,9 +90,13 @@ def test_the_graph_has_prompt_partitions_beside_the_retrieval_ones(project: Path
     assert "prompt_regression_check" in keys
 
 
-def test_a_regression_fails_no_regression_and_raises_exactly_one_alert(project: Path) -> None:
+def test_a_regression_fails_no_regression_and_raises_exactly_one_alert(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with webhook_server() as hook, dg.instance_for_test() as instance:
-        cfg = _configure(project, webhook=hook.url)
+        monkeypatch.setenv("SLACK_TOKEN", "xoxb-test-token")
+        monkeypatch.setenv("GOLDENEVAL_SLACK_API_URL", hook.url.removesuffix("/hook") + "/api/")
+        cfg = _configure(project, webhook=hook.url, slack_channel="#prompts")
         defs = definitions(cfg)
         _run_prompt_job(defs, instance, KEY)
         cursor = _run_prompt_sensor(defs, instance, None)
@@ -104,16 +111,25 @@ def test_a_regression_fails_no_regression_and_raises_exactly_one_alert(project: 
         assert summary["pass_rate"].value == "0.333"  # text: plotted per series, not across partitions
         tick_alert_sensor(defs, instance)
         tick_alert_sensor(defs, instance)
-    assert len(hook.received) == 1
-    alert = hook.received[0]
-    assert (alert["check"], alert["asset"], alert["set"], alert["model"]) == (
+    # one alert, to the webhook as JSON and to Slack as one line, in the prompts kind's own words
+    assert hook.paths == ["/hook", "/api/chat.postMessage"]
+    alert, message = hook.received
+    assert (alert["kind"], alert["check"], alert["asset"], alert["set"], alert["model"]) == (
+        "prompts",
         "no_regression",
         "prompt_regression_check",
         "tiny",
         "scripted",
     )
+    assert alert["series"] == {"dimension": "model", "name": "scripted"}
     assert alert["verdict"]["status"] == "regression"
-    assert alert["pass_rate"] == 0.333  # the check's text, read back as a number
+    assert alert["rates"] == {"pass_rate": 0.333, "mean_score": 0.333}  # the check's text, read back as numbers
+    assert alert["rate_names"] == {"pass_rate": "pass rate", "mean_score": "mean score"}
+    assert "retriever" not in alert
+    assert message["text"] == (
+        "goldeneval ERROR: check no_regression failed for prompt set 'tiny' x model 'scripted': regression: "
+        f"{alert['verdict']['reason']} (pass rate 0.333, mean score 0.333) {alert['run_url']}"
+    )
 
 
 def test_the_smoke_set_with_the_extractive_model_materialises(project: Path) -> None:

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from assets.io_manager import PartitionedParquetIOManager
+from assets.metadata import RunLabels
 from assets.names import NO_REGRESSION, RUN_COMPLETE, TABLES_IO_MANAGER
 from assets.partitions import partition_cell
 from assets.regression import CheckedKind, build_regression_check
@@ -85,8 +86,11 @@ TOY_CHECK = CheckedKind(
     summary_key=dg.AssetKey("toy_summary"),
     group="toy",
     spec=lambda goldeneval, key: ToySpec(),
-    labels=lambda stored: {"set": stored.set_id, "reranker": stored.model},
-    rate_keys=("reranked_first", "mean_reciprocal_rank"),
+    labels=RunLabels(
+        "toy-rerank",
+        TOY_FOLDERS,
+        (("reranked_first", "reranked first"), ("mean_reciprocal_rank", "mean reciprocal rank")),
+    ),
     check_description="The gate passes.",
     description="The toy run against the previous one.",
 )

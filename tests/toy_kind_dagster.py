@@ -11,7 +11,7 @@ import dagster as dg
 import pyarrow as pa
 
 from assets.kinds import KindAssets
-from assets.metadata import float_rates, shown_rates
+from assets.metadata import RunLabels, float_rates
 from assets.partitions import kind_cell
 from assets.regression import CheckedKind, build_regression_check
 from assets.series import CliRuns, SeriesKind, build_series_specs, observe
@@ -20,10 +20,11 @@ from assets.tables import EvaluatedKind, Table, build_kind_assets, table_output
 from goldeneval.core.privacy import PrivacyMode
 from resources.goldeneval import GoldenEvalResource
 from tests.toy_kind import TOY_DECLARATION as TOY
-from tests.toy_kind import ToyRun, ToySpec
+from tests.toy_kind import TOY_RATE_NAMES, ToyRun, ToySpec
 
 SET, RERANKER = TOY.dimensions
 RATES = ("reranked_first", "mean_reciprocal_rank")
+TOY_LABELS = RunLabels.of(TOY, TOY_RATE_NAMES)
 TOY_SERIES = SeriesKind("toy_series", "toy_nightly", SET, RERANKER, TOY.summary, RATES, ("first", "mrr"))
 
 
@@ -65,7 +66,7 @@ def toy_summary(
         tables_run_id=context.run.run_id,
     )
     share = sum(firsts.values()) / len(firsts)
-    identity = {**where, **shown_rates(_rates(share, share))}
+    identity = TOY_LABELS.identity(where[SET], where[RERANKER], share, share)
     if isinstance(recorded, SpooledSummary):
         return spooled_result(recorded, identity)
     members = goldeneval.suite().cells(TOY).series
@@ -90,8 +91,7 @@ TOY_CHECK = CheckedKind(
     summary_key=dg.AssetKey(TOY.summary),
     group="toy",
     spec=lambda goldeneval, key: _spec(goldeneval, kind_cell(key, TOY)),
-    labels=lambda stored: {SET: stored.set_id, RERANKER: stored.model},
-    rate_keys=RATES,
+    labels=TOY_LABELS,
     check_description="The gate passes.",
     description="The toy run against the previous one.",
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from goldeneval.history.accepted import Accepted
 from goldeneval.history.accepted import accept as accept_run
 from goldeneval.history.delivery import deliver_spooled
 from goldeneval.history.retention import PurgeReport, parse_duration, purge_runs
+from goldeneval.kinds import KindDeclaration, declared_kinds
 from goldeneval.retrieval.report import render_runs, runs_json
 from goldeneval.store import Acceptance, StoredRun, StoreLocation, copy_runs, open_store, store_exists
 from goldeneval.store.spool import DEFAULT_SPOOL, SPOOL_ENV, spool_folder
@@ -46,7 +48,14 @@ def runs(
     if output_format == "json":
         click.echo(json.dumps(runs_json(stored, accepted), indent=2))
     else:
-        click.echo(render_runs(stored, accepted))
+        click.echo(render_runs(stored, accepted, rate_headers(declared_kinds())))
+
+
+def rate_headers(kinds: Sequence[KindDeclaration]) -> tuple[str, str]:
+    """The runs table's two rate columns' headers: what each stored rate is called by each
+    declared kind, in order (``top-1/pass``, ``top-3/mean``): a listing mixes kinds."""
+    first, second = ("/".join(dict.fromkeys(kind.rates[i][0] for kind in kinds)) for i in (0, 1))
+    return first, second
 
 
 @click.command()

@@ -118,7 +118,8 @@ class Accepted:
 
     @property
     def line(self) -> str:
-        """The one line both doors print."""
+        """The one line both doors print; the run's two rates by its kind's names for them
+        (``top-1 hit rate``, ``pass rate``, ...: its details' ``rate_names``)."""
         run = self.run
         names = run.details.rate_names  # the kind's: top-1 and top-3 hit rates, pass rate and mean score, ...
         rates = f"{names['pass_rate']} {_rate(run.pass_rate)}, {names['mean_score']} {_rate(run.mean_score)}"

@@ -17,8 +17,9 @@ States against the chosen earlier run of the same series (set, series name, grad
 
 Baselines: ``previous`` (the latest earlier complete run), ``accepted`` (the series' accepted
 level: the last run that passed the gate, or one a person accepted:
-:mod:`goldeneval.history.accepted`), ``best`` (the best earlier comparable run, by top-1 then
-top-3; the previous run when none is comparable), ``run:<id>``
+:mod:`goldeneval.history.accepted`), ``best`` (the best earlier comparable run, by the stored
+``pass_rate`` then ``mean_score``: top-1 then top-3 for retrieval, pass rate then mean score
+for prompts; the previous run when none is comparable), ``run:<id>``
 (a pinned run of the same set and grader, possibly of another series, named by its id or a
 unique prefix), so CI can catch slow drift.  An earlier run that cannot be compared is never
 skipped: a run after it is ``unknown`` or ``mismatch``, never silently a new baseline.

@@ -219,9 +219,14 @@ def _judged_json(details: RetrievalDetails) -> dict[str, Any]:
     return {} if judged is None else {"judged": judged}
 
 
-def render_runs(runs: Sequence[StoredRun], accepted: Mapping[str, Acceptance] | None = None) -> str:
+def render_runs(
+    runs: Sequence[StoredRun],
+    accepted: Mapping[str, Acceptance] | None = None,
+    rate_headers: tuple[str, str] = ("pass_rate", "mean_score"),
+) -> str:
     """The ``goldeneval runs`` table; a run a person accepted is marked ``by <who>`` in its
-    ``accepted`` column."""
+    ``accepted`` column.  The stored ``pass_rate`` and ``mean_score`` columns are headed by
+    ``rate_headers`` (the command names what each means for the kinds it knows)."""
     if not runs:
         return "No runs stored."
     accepted = accepted or {}
@@ -248,8 +253,7 @@ def render_runs(runs: Sequence[StoredRun], accepted: Mapping[str, Acceptance] | 
         "grader",
         "status",
         "scored",
-        "pass/top-1",
-        "mean/top-3",
+        *rate_headers,
         "accepted",
     ]
     return "\n".join(text_table(headers, rows))
