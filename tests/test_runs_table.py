@@ -6,14 +6,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from goldeneval.cli import main
 from goldeneval.cli.store import rate_headers
+from goldeneval.core.kinds import register_details_kind
 from goldeneval.history import door
 from goldeneval.kinds import built_in_kinds
 from goldeneval.store import open_store
-from tests.toy_kind import TOY_DECLARATION, ToySpec
+from tests.toy_kind import TOY_DECLARATION, TOY_KIND, ToySpec
+
+
+@pytest.fixture(autouse=True)
+def toy_details() -> None:
+    """The toy's details reader, as the lookup registers it from an installed declaration."""
+    register_details_kind(TOY_KIND)
 
 
 def test_the_rate_columns_are_headed_by_each_declared_kinds_title() -> None:
