@@ -233,10 +233,10 @@ class AnswersOutcome:
 
 
 def run_answers(
-    spec: AnswerRunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None
+    spec: AnswerRunSpec, store_location: StoreLocation | Path, *, progress: Progress | None = None
 ) -> AnswersOutcome:
     """Retrieve, answer, grade; record and judge both runs.  Invalid input stores nothing."""
-    location = StoreLocation.parse(store_path)
+    location = StoreLocation.parse(store_location)
     golden_set = pipeline.load_golden_set(spec.retrieval)
     if not any(q.answer_gist for q in golden_set.questions):
         raise InputError(f"set {golden_set.id!r}: no question has an answer_gist, so no answer can be graded")

@@ -14,10 +14,10 @@ from goldeneval.store import StoreLocation
 __all__ = ["answers_json", "render_answers"]
 
 
-def render_answers(outcome: AnswersOutcome, store_path: StoreLocation | Path) -> str:
+def render_answers(outcome: AnswersOutcome, store_location: StoreLocation | Path) -> str:
     retrieval = outcome.retrieval
     answers = outcome.answers
-    lines = [render_outcome(retrieval.stored, retrieval.verdict, store_path), "", "=" * 72, ""]
+    lines = [render_outcome(retrieval.stored, retrieval.verdict, store_location), "", "=" * 72, ""]
     stored = answers.stored
     details = _details(stored)
     title = (
@@ -31,15 +31,15 @@ def render_answers(outcome: AnswersOutcome, store_path: StoreLocation | Path) ->
         f"Answer verdict: {verdict.summary}",
         *verdict_lines(verdict),
     ]
-    return "\n".join(lines + _footer(stored, verdict_text, store_path))
+    return "\n".join(lines + _footer(stored, verdict_text, store_location))
 
 
-def answers_json(outcome: AnswersOutcome, store_path: StoreLocation | Path) -> dict[str, Any]:
+def answers_json(outcome: AnswersOutcome, store_location: StoreLocation | Path) -> dict[str, Any]:
     retrieval = outcome.retrieval
     return {
         "format_version": PROMPTS_JSON_FORMAT_VERSION,
-        "store": str(store_path),
-        "retrieval": outcome_json(retrieval.stored, retrieval.verdict, store_path, warnings=retrieval.run.warnings),
-        "answers": prompt_outcome_json(outcome.answers, store_path),
+        "store": str(store_location),
+        "retrieval": outcome_json(retrieval.stored, retrieval.verdict, store_location, warnings=retrieval.run.warnings),
+        "answers": prompt_outcome_json(outcome.answers, store_location),
         "gate": outcome.gate.value,
     }

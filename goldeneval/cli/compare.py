@@ -114,7 +114,7 @@ def _judged_here(comparison: RunComparison, options: dict[str, Any]) -> RunCompa
 
 
 def _comparison(
-    store_path: StoreLocation | None,
+    store_location: StoreLocation | None,
     first: str,
     second: str | None,
     against: str | None,
@@ -124,7 +124,7 @@ def _comparison(
     with the note that says how it was judged."""
     from goldeneval.report.runs import SourceRefs, compare_named, comparison_for
 
-    location = load_storage().store(store_path)
+    location = load_storage().store(store_location)
     if not store_exists(location):
         raise InputError(f"run {first!r} not found: the store {location} does not exist")
     store = open_store(location)
@@ -188,7 +188,7 @@ def compare(
     fail_on_regression: bool,
     output_format: str,
     outputs: CiOutputs,
-    store_path: StoreLocation | None,
+    store_location: StoreLocation | None,
     **options: Any,
 ) -> None:
     """Compare two stored runs: the gate's verdict, every rate and rank metric with its change,
@@ -201,7 +201,7 @@ def compare(
     informational.  Nothing is stored."""
     if run_b is not None and against is not None:
         raise click.UsageError("--against chooses the earlier run of one run: give RUN_B or --against, not both")
-    comparison = run_guarded(lambda: _comparison(store_path, run_a, run_b, against, options))
+    comparison = run_guarded(lambda: _comparison(store_location, run_a, run_b, against, options))
     if output_format == "json":
         from goldeneval.report.text import comparison_json
 
@@ -234,7 +234,7 @@ def compare(
     help="The HTML file to write (one self-contained file: it opens offline).",
 )
 @_source_options
-def report(run_id: str, against: str | None, out: Path, store_path: StoreLocation | None, **options: Any) -> None:
+def report(run_id: str, against: str | None, out: Path, store_location: StoreLocation | None, **options: Any) -> None:
     """Write a self-contained HTML report of a stored run against an earlier one: the verdict and
     why, rates with intervals by form and hard class, the series' trend, and every question with
     both rankings side by side.  Nothing is stored.
@@ -246,7 +246,7 @@ def report(run_id: str, against: str | None, out: Path, store_path: StoreLocatio
         check_output_path(out)
     except OutputFileError as exc:
         raise click.BadParameter(str(exc), param_hint="--out") from None
-    comparison = run_guarded(lambda: _comparison(store_path, run_id, None, against, options))
+    comparison = run_guarded(lambda: _comparison(store_location, run_id, None, against, options))
 
     def written() -> Path:
         from goldeneval.report.html import write_report

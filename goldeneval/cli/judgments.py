@@ -152,7 +152,7 @@ def pool_command(
     workers: int,
     timeout_s: float,
     cache_dir: Path | None,
-    store_path: StoreLocation | None,
+    store_location: StoreLocation | None,
     suggest_with: str | None,
     suggest_options: tuple[str, ...],
     suggest_samples: int,
@@ -216,7 +216,7 @@ def pool_command(
                     )
                 )
         for run_id in run_ids:
-            stored_id, rankings = run_rankings(storage.store(store_path), run_id, depth)
+            stored_id, rankings = run_rankings(storage.store(store_location), run_id, depth)
             sources.append((f"run:{stored_id}", partial(_read_already, rankings)))
         if drafted:  # each draft's source, to be accepted (judged relevant) or rejected on the page
             sources.append((DRAFT_SOURCE, partial(_read_already, drafted)))
@@ -325,12 +325,12 @@ def stats(judgments_file: Path, output_format: str) -> None:
 @click.argument("answer_judgments", metavar="ANSWER-JUDGMENTS.jsonl", type=judgments_path)
 @store_option
 @format_option
-def answer_stats(answer_judgments: Path, store_path: StoreLocation | None, output_format: str) -> None:
+def answer_stats(answer_judgments: Path, store_location: StoreLocation | None, output_format: str) -> None:
     """Each judged run's grader (or judge) against people's answer verdicts: Cohen's kappa.
 
     ANSWER-JUDGMENTS.jsonl holds one JSON object a line: run (an id or unique prefix), question,
     verdict (correct, incorrect or abstained) and assessor."""
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
 
     def compute() -> str:
         judgments = read_answer_judgments(answer_judgments)
@@ -374,14 +374,14 @@ def judge_answers(
     corpus_path: Path | None,
     assessor: str | None,
     port: int,
-    store_path: StoreLocation | None,
+    store_location: StoreLocation | None,
 ) -> None:
     """Judge a stored run's answers on a local web page (127.0.0.1): correct, incorrect or abstained.
 
     Each verdict is appended at once to the answer judgments file that `goldeneval judgments
     answer-stats` reads. A metadata_only run kept no answer to show: the page says so."""
     name = _person(assessor)
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
 
     def start() -> None:
         from goldeneval.judgments.page import HOST, answer_judging_app, listen, serve  # starlette only here

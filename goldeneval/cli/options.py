@@ -91,7 +91,7 @@ class RunOptions:
     baseline_text: str
     fail_on_regression: bool
     output_format: str
-    store_path: StoreLocation | None
+    store_location: StoreLocation | None
     cache_dir: Path | None
     timeout_s: float
     privacy_mode: str | None
@@ -116,7 +116,7 @@ class RunOptions:
 
     @property
     def store(self) -> StoreLocation:
-        return self.storage.store(self.store_path)
+        return self.storage.store(self.store_location)
 
     @property
     def cache(self) -> Path:

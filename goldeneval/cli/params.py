@@ -85,7 +85,7 @@ def storage_default_help(setting: StorageSetting) -> str:
 
 store_option = click.option(
     "--store",
-    "store_path",
+    "store_location",
     type=StoreParam(),
     default=None,
     help="Result store: a DuckDB file, or a postgresql:// URL for a shared store. " + storage_default_help(STORE),

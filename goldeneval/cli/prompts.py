@@ -244,12 +244,14 @@ def models() -> None:
 )
 @store_option
 @format_option
-def quality(candidates: tuple[str, ...], grader_id: str, store_path: StoreLocation | None, output_format: str) -> None:
+def quality(
+    candidates: tuple[str, ...], grader_id: str, store_location: StoreLocation | None, output_format: str
+) -> None:
     """Re-rank candidate models (series names) by their stored quality score, best first.
 
     The score is the mean of each model's latest complete prompt or answer run per set by one
     grader (--grader); models without one keep their order after the scored ones."""
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
 
     def ranked() -> list[tuple[str, float | None]]:
         if not store_exists(resolved):

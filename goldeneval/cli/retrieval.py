@@ -200,15 +200,15 @@ def schema() -> None:
 # --------------------------------------------------------------------------- TREC export
 
 
-def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> tuple[int, Path | None]:
+def _export_run(store_location: StoreLocation, run_id: str, out: Path) -> tuple[int, Path | None]:
     """The run's lines written to ``out``, and its replay notes beside it when it needs them
     (a stale notes file of an earlier export to ``out`` removed when it does not)."""
     from goldeneval.retrieval.trec import REPLAY_NOTES_SUFFIX, replay_notes, run_lines, write_lines
     from goldeneval.store import open_store, store_exists
 
-    if not store_exists(store_path):
-        raise InputError(f"run {run_id!r} not found: the store {store_path} does not exist")
-    stored = open_store(store_path).find_run(run_id)
+    if not store_exists(store_location):
+        raise InputError(f"run {run_id!r} not found: the store {store_location} does not exist")
+    stored = open_store(store_location).find_run(run_id)
     count = write_lines(run_lines(stored), out)
     notes = replay_notes(stored)
     beside = out.with_name(out.name + REPLAY_NOTES_SUFFIX)
@@ -226,13 +226,13 @@ def _export_run(store_path: StoreLocation, run_id: str, out: Path) -> tuple[int,
 @click.argument("run_id", metavar="RUN_ID")
 @click.option("--trec", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="TREC run file.")
 @store_option
-def export_run(run_id: str, out: Path, store_path: StoreLocation | None) -> None:
+def export_run(run_id: str, out: Path, store_location: StoreLocation | None) -> None:
     """Write a stored run as a TREC run file (qid Q0 docid rank score tag).
 
     RUN_ID is a run id or a unique prefix of one, as `goldeneval runs` prints it."""
     from goldeneval.suite_storage import load_storage
 
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
     count, notes = run_guarded(lambda: _export_run(resolved, run_id, out))
     click.echo(f"wrote {count} lines to {out}")
     if notes is not None:

@@ -32,10 +32,10 @@ from goldeneval.suite_storage import CONFIG_ENV, CONFIG_FILE_NAME, load_storage
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (newest first).")
 @format_option
 def runs(
-    store_path: StoreLocation | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
+    store_location: StoreLocation | None, set_id: str | None, model: str | None, limit: int | None, output_format: str
 ) -> None:
     """List stored runs, newest first."""
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
 
     def listed() -> tuple[list[StoredRun], dict[str, Acceptance]]:
         if not store_exists(resolved):  # nothing stored yet: say so, create nothing
@@ -63,7 +63,7 @@ def rate_headers(kinds: Sequence[KindDeclaration]) -> tuple[str, str]:
 @click.option("--reason", required=True, help="Why the run is accepted (required, not empty); stored with it.")
 @click.option("--by", "by", default=None, help="Who accepts it.  Default: the user running the command.")
 @store_option
-def accept(run_id: str, reason: str, by: str | None, store_path: StoreLocation | None) -> None:
+def accept(run_id: str, reason: str, by: str | None, store_location: StoreLocation | None) -> None:
     """Accept a stored run as its series' level (baseline: accepted, the nightly's default).
 
     With ``baseline: accepted`` (the suite file's default for the nightly) a run is compared
@@ -71,7 +71,7 @@ def accept(run_id: str, reason: str, by: str | None, store_path: StoreLocation |
     person accepted.  A regression stays red night after night until a person accepts a run
     here.  RUN is a run id or a unique prefix of one.  Refused with exit 3: an unknown run, an
     incomplete run, an empty --reason or --by.  Prints one line."""
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
 
     def accepted() -> Accepted:
         if not store_exists(resolved):  # nothing to accept: create nothing
@@ -130,7 +130,7 @@ def purge(
     dry_run: bool,
     including_levels: bool,
     tables_root: Path | None,
-    store_path: StoreLocation | None,
+    store_location: StoreLocation | None,
     config_path: Path | None,
 ) -> None:
     """Delete whole runs (store rows and their Parquet table files) older than a duration.
@@ -139,7 +139,7 @@ def purge(
     under ``baseline: accepted``) or its latest acceptance's run is kept, and listed, unless
     --including-levels is given."""
     storage = load_storage(config_path)
-    resolved = storage.store(store_path)
+    resolved = storage.store(store_location)
     root = storage.tables(tables_root)
 
     def run() -> PurgeReport:
@@ -197,7 +197,7 @@ def store_copy(source: StoreLocation, target: StoreLocation) -> None:
 @store_group.command("retry")
 @store_option
 @folder_option("--spool", f"Folder of the kept runs. Default: ${SPOOL_ENV}, else {DEFAULT_SPOOL.as_posix()}.")
-def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
+def store_retry(store_location: StoreLocation | None, spool: Path | None) -> None:
     """Store the runs kept in the spool when the store could not be written (exit 5).
 
     Each kept run is stored under the run id it was given, so retrying is idempotent: a run
@@ -206,7 +206,7 @@ def store_retry(store_path: StoreLocation | None, spool: Path | None) -> None:
     kept and named (exit 3) after the others are stored.  The
     runs are not judged (no verdict, no gate): the next run of each series is compared with
     them as usual.  Exits 5, keeping the files, while the store still cannot be written."""
-    resolved = load_storage().store(store_path)
+    resolved = load_storage().store(store_location)
     folder = spool_folder(spool)
 
     def retry() -> None:

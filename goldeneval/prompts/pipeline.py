@@ -371,9 +371,11 @@ def run_call_notices(model: Model, grader: Grader, measures: MeasureJudge | None
     return call_notices(model) + call_notices(_judge_model(grader, measures), "judge")
 
 
-def run(spec: PromptRunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> PromptOutcome:
+def run(
+    spec: PromptRunSpec, store_location: StoreLocation | Path, *, progress: Progress | None = None
+) -> PromptOutcome:
     """Evaluate, record and judge one prompt run spec: the CLI's door."""
-    location = StoreLocation.parse(store_path)
+    location = StoreLocation.parse(store_location)
     prompt_set = load_prompt_set(spec)
     choice = grading_choice(spec)
     pinned = door.pinned_baseline(location, spec, prompt_set.id, choice.grader.id)

@@ -177,23 +177,23 @@ def _body(stored: StoredRun, title: str) -> list[str]:
     return lines
 
 
-def _footer(stored: StoredRun, verdict_text: list[str], store_path: StoreLocation | Path) -> list[str]:
+def _footer(stored: StoredRun, verdict_text: list[str], store_location: StoreLocation | Path) -> list[str]:
     return [
         "",
-        f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
+        f"Run {stored.id} stored in {store_location} ({stored.status}, privacy {stored.privacy or 'full'}).",
         f"Benchmark fingerprint: {stored.benchmark_fingerprint or 'unknown'}",
         f"Variant fingerprint: {stored.variant_fingerprint or 'unknown'}",
         *verdict_text,
     ]
 
 
-def render_prompt_outcome(outcome: PromptOutcome, store_path: StoreLocation | Path) -> str:
+def render_prompt_outcome(outcome: PromptOutcome, store_location: StoreLocation | Path) -> str:
     stored, verdict = outcome.stored, outcome.verdict
     model_id = _details(stored).model_id
     who = f"model {stored.model!r}" if model_id == stored.model else f"series {stored.model!r} (model {model_id!r})"
     lines = _body(stored, f"goldeneval prompts: set {stored.set_id!r}, {who}")
     verdict_text = [f"Regression verdict: {verdict.summary}", *verdict_lines(verdict)]
-    return "\n".join(lines + _footer(stored, verdict_text, store_path))
+    return "\n".join(lines + _footer(stored, verdict_text, store_location))
 
 
 def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
@@ -226,14 +226,14 @@ def _run_json(stored: StoredRun, details: PromptDetails) -> dict[str, Any]:
     }
 
 
-def prompt_outcome_json(outcome: PromptOutcome, store_path: StoreLocation | Path) -> dict[str, Any]:
+def prompt_outcome_json(outcome: PromptOutcome, store_location: StoreLocation | Path) -> dict[str, Any]:
     stored = outcome.stored
     details = _details(stored)
     document = details.to_json()
     return {
         "format_version": PROMPTS_JSON_FORMAT_VERSION,
         "kind": details.kind,
-        "store": str(store_path),
+        "store": str(store_location),
         "run": _run_json(stored, details),
         "grading": {
             "protocol": details.protocol,

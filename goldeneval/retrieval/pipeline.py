@@ -177,14 +177,14 @@ def corpus_ids_cut(corpus: Corpus | None, spec: RunSpec) -> tuple[str, ...]:
     return (message,)
 
 
-def run(spec: RunSpec, store_path: StoreLocation | Path, *, progress: Progress | None = None) -> Outcome:
+def run(spec: RunSpec, store_location: StoreLocation | Path, *, progress: Progress | None = None) -> Outcome:
     """Evaluate, record and judge one spec: the CLI's door.
 
     Everything that can be refused is checked before anything is written: the set, corpus
     and retriever by evaluating, a pinned baseline before the evaluation starts, so invalid
     input leaves the store as it was (not even an empty store file is created).
     """
-    location = StoreLocation.parse(store_path)
+    location = StoreLocation.parse(store_location)
     with shared_corpora():  # the set's corpus.jsonl (BEIR) is the retriever's: read once
         golden_set = load_golden_set(spec)
         pinned = door.pinned_baseline(location, spec, golden_set.id, GRADER_ID)

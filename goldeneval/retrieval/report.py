@@ -47,7 +47,7 @@ _MARKS = {None: "-", True: "yes", False: "no"}
 """A verdict as the table shows it (an error has none)."""
 
 
-def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: StoreLocation | Path) -> str:
+def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_location: StoreLocation | Path) -> str:
     """The per-question table, the aggregate rates with both breakdowns, and the verdict.
 
     The table is made a block of questions at a time (:func:`streamed_table`) and the text
@@ -85,7 +85,7 @@ def render_outcome(stored: StoredRun, verdict: RegressionVerdict, store_path: St
     lines += judged_lines(details)
     lines += [
         "",
-        f"Run {stored.id} stored in {store_path} ({stored.status}, privacy {stored.privacy or 'full'}).",
+        f"Run {stored.id} stored in {store_location} ({stored.status}, privacy {stored.privacy or 'full'}).",
         f"Benchmark fingerprint: {stored.benchmark_fingerprint or 'unknown'}",
         f"Variant fingerprint: {stored.variant_fingerprint or 'unknown'}",
         f"Regression verdict: {verdict.summary}",
@@ -156,7 +156,7 @@ def _run_json(run: StoredRun, acceptance: Acceptance | None = None) -> dict[str,
 def outcome_json(
     stored: StoredRun,
     verdict: RegressionVerdict,
-    store_path: StoreLocation | Path,
+    store_location: StoreLocation | Path,
     *,
     warnings: Sequence[str] = (),
     streamed: bool = False,
@@ -168,7 +168,7 @@ def outcome_json(
     questions: Iterator[dict[str, Any]] = itertools.chain(details.question_json(), unjudged_rows(details))
     return {
         "format_version": JSON_FORMAT_VERSION,
-        "store": str(store_path),
+        "store": str(store_location),
         "run": _run_json(stored),
         "protocol": {
             "revision": details.protocol,
