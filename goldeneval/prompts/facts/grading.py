@@ -67,6 +67,37 @@ def _rival(fact: Fact, got: list[Fact], wanted: list[Fact]) -> bool:
     )
 
 
+def matched_values(wanted: list[Fact], got: list[Fact], asked: list[Fact]) -> set[tuple[object, ...]]:
+    """The reference's values (by :attr:`~.model.Fact.identity`) that the answer states, each
+    by a value of its own (round 9): "aged 6 to 12 ... every 6 hours" needs two sixes in the
+    answer, "8 passengers and 8 suitcases" two eights; a value written twice in the reference
+    ("08:00 ... 08:00") is one fact.  A maximum matching of reference values to answer values,
+    the values the question states (which the answer need not repeat) matched last."""
+    distinct = list({f.identity: f for f in wanted if f.kind in ("number", "time", "date")}.values())
+    distinct.sort(key=lambda f: any(same_value(f, q) for q in asked))
+    candidates = [[j for j, g in enumerate(got) if same_value(f, g)] for f in distinct]
+    counting = [
+        [j for j in js if distinct[i].counted and got[j].counted == distinct[i].counted]
+        for i, js in enumerate(candidates)
+    ]
+    owner: dict[int, int] = {}
+
+    def assign(i: int, edges: list[list[int]], seen: set[int]) -> bool:
+        for j in edges[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or assign(owner[j], edges, seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for edges in (counting, candidates):  # a value counting the same thing first ("8 suitcases")
+        for i in range(len(distinct)):
+            if i not in owner.values():
+                assign(i, edges, set())
+    return {distinct[i].identity for i in owner.values()}
+
+
 def _years(facts: Iterable[Fact]) -> set[object]:
     """The years that facts state: bare years and the years of dates."""
     return {f.key[0] for f in facts if f.kind == "year"} | {
@@ -141,6 +172,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     missing: list[str] = []
     reference_years = _years(extract_facts(reference))
     answer_years = _years(got)
+    stated = matched_values(wanted, got, asked_values)
     for fact in wanted:
         if fact.kind == "year":  # a wrong year fails; an answer that names no other year may leave it out
             ok = fact.key[0] in answer_years or not answer_years - reference_years - asked_years
@@ -158,7 +190,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
             if not ok and fact.initial:
                 ok = not foreign_names(prepared, answer_entity_keys(prepare(reference)) | asked)
         else:  # a value the question states need not be repeated, unless the answer gives another
-            ok = any(same_value(fact, other) for other in got) or (
+            ok = fact.identity in stated or (
                 any(same_value(fact, q) for q in asked_values) and not _rival(fact, got, wanted)
             )
         if not ok:

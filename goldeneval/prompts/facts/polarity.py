@@ -185,9 +185,27 @@ def flipped_clause(reference: str, answer: str, question: str) -> str | None:
         if best < need:
             continue
         answered = [_says_no(c, question) for n, c in scored if n == best]
+        said_yes = [c for n, c in scored if n == best]
+        if no and not any(answered) and _negates_too(clause, said_yes, answer_clauses, question):
+            continue
         if (no and not any(answered)) or (not no and all(answered)):
             return clause.strip()
     return None
+
+
+def _negates_too(clause: str, said_yes: list[str], answer_clauses: list[str], question: str) -> bool:
+    """Whether the answer, in a clause of its own, also says no to what a reference clause
+    negates (round 9): "never take a double dose" is met by "Take the missed dose ...; don't
+    double up": a clause that says no and shares a word of what follows the reference's
+    negation word that is neither the question's nor in the answer's clauses that say yes
+    ("Take a double dose; do not take it with food" still says the opposite)."""
+    negation = _NEGATION.search(_NEUTRAL_NEGATION.sub(" ", clause))
+    if negation is None:
+        return False
+    negated = _content(_NEUTRAL_NEGATION.sub(" ", clause)[negation.end() :]) - _POLARITY_WORDS - _content(question)
+    for affirmed in said_yes:
+        negated -= _content(affirmed)
+    return any(_says_no(c, question) and _content(c) & negated for c in answer_clauses)
 
 
 _ONLY_WITH = re.compile(r"\bonly\s+(?:with|by|after)\s+(?P<condition>[^.;,!?]{1,60})", re.IGNORECASE)

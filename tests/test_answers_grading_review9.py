@@ -1,0 +1,67 @@
+"""Issue 42, ninth round: the defects an independent reviewer's 207 fresh cases found in the
+fact grader (``facts/v8``) and the abstention rules (``abstention/v9``), fixed in ``facts/v9``
+and ``abstention/v10``, each driven here through the default grader with the reviewer's
+sentence and a variant of our own (docs/guide/answers.md, "Round 9", says the same in prose).
+
+A. Each reference value needs an answer value of its own: "6 hours" is not met by the "6" of
+   "aged 6" that already answers the reference's own "6"; "8 passengers and 8 suitcases" are two
+   facts, and one "eight passengers" does not state both.
+B. An answer that, in a clause of its own, also says no to what a reference clause negates
+   agrees with it ("never take a double dose" and "don't double up").
+"""
+
+from __future__ import annotations
+
+from goldeneval.prompts.graders import GradingItem
+from tests.grading_helpers import GRADER, passes
+
+
+def test_round9_a_unit_value_is_not_met_by_a_bare_number_another_fact_uses() -> None:
+    question = "What is the dose for children?"
+    reference = "Children aged 6 to 12: 250 mg every 6 hours."
+    assert not passes(question, reference, "Children aged 6 to 12 should take 250 mg.")
+    assert passes(question, reference, "Children aged 6 to 12 should take 250 mg every six hours.")
+    assert passes(question, reference, "For kids between 6 and 12, give 250 mg every 6 hours.")
+    adults = "Adults aged 18 to 65: 2 tablets every 4 hours."
+    assert not passes("What is the dose for adults?", adults, "Adults 18-65: two tablets.")
+    assert passes("What is the dose for adults?", adults, "Adults aged 18 to 65 take 2 tablets every 4 hours.")
+
+
+def test_round9_equal_numbers_counting_different_things_are_two_facts() -> None:
+    question = "How many people and bags does the shuttle take?"
+    reference = "Up to 8 passengers and 8 suitcases."
+    assert not passes(question, reference, "The shuttle seats up to eight passengers.")
+    assert not passes(question, reference, "It holds 8 suitcases.")
+    assert passes(question, reference, "Up to 8 passengers and 8 suitcases.")
+    assert passes(question, reference, "It takes eight passengers plus eight suitcases.")
+    assert passes(question, reference, "The shuttle carries a maximum of 8 people and 8 pieces of luggage.")
+    rooms = "How many rooms are there?"
+    assert not passes(rooms, "4 bedrooms and 4 bathrooms.", "The house has four bedrooms.")
+    assert passes(rooms, "4 bedrooms and 4 bathrooms.", "The house has four bedrooms and four bathrooms.")
+    graded = GRADER.grade(GradingItem("q", rooms, (), "4 bedrooms and 4 bathrooms."), "The house has four bedrooms.")
+    assert graded.reason.endswith("number '4' (bathroom)")
+
+
+def test_round9_a_value_written_twice_in_the_reference_is_one_fact() -> None:
+    question = "When is the office open?"
+    reference = "08:00 to 18:00 on weekdays, 08:00 to 12:00 on Saturdays."
+    assert passes(question, reference, "Weekdays 8 am to 6 pm; Saturdays 8 am until noon.")
+
+
+def test_round9_an_answer_that_negates_the_same_thing_agrees() -> None:
+    question = "What should I do if I miss a dose?"
+    reference = "Take it as soon as you remember unless it is almost time for the next dose; never take a double dose."
+    assert passes(
+        question,
+        reference,
+        "Take the missed dose as soon as you remember. If your next dose is nearly due, skip the missed one "
+        "\u2014 don't double up.",
+    )
+    assert passes(
+        question, reference, "Take it as soon as you remember, unless the next dose is almost due; never double up."
+    )
+    for flipped in (
+        "Take the missed dose as soon as you remember. If your next dose is nearly due, take a double dose.",
+        "Take a double dose; do not take it with food.",
+    ):
+        assert not passes(question, reference, flipped), flipped
