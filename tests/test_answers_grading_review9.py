@@ -8,12 +8,16 @@ A. Each reference value needs an answer value of its own: "6 hours" is not met b
    facts, and one "eight passengers" does not state both.
 B. An answer that, in a clause of its own, also says no to what a reference clause negates
    agrees with it ("never take a double dose" and "don't double up").
+C. Abstentions: "said nothing about"; a clause naming someone else who can help ("the
+   registrar's office should be able to help", "the best place to check") neither abstains nor
+   answers; "the HR policy only covers employees" says what a source (named by its kind) holds.
 """
 
 from __future__ import annotations
 
+from goldeneval.prompts.abstention import AbstentionRules
 from goldeneval.prompts.graders import GradingItem
-from tests.grading_helpers import GRADER, passes
+from tests.grading_helpers import GRADER, outcome, passes
 
 
 def test_round9_a_unit_value_is_not_met_by_a_bare_number_another_fact_uses() -> None:
@@ -65,3 +69,45 @@ def test_round9_an_answer_that_negates_the_same_thing_agrees() -> None:
         "Take a double dose; do not take it with food.",
     ):
         assert not passes(question, reference, flipped), flipped
+
+
+def test_round9_more_abstentions_are_read() -> None:
+    rules = AbstentionRules()
+    question = "When are the summer school dates?"
+    for answer in (
+        # the reviewer's
+        "I'm unable to answer this from the provided material. It doesn't list summer school dates; the "
+        "registrar's office should be able to help.",
+        "Based on the documents provided, I cannot determine how to appeal a parking ticket. The council's "
+        "website would be the best place to check.",
+        "The HR policy only covers employees; it says nothing about paternity leave for contractors.",
+        # variants of our own
+        "Unable to answer that from the documents.",
+        "We are unable to answer the question from the material provided.",
+        "I couldn't determine the fee from what I was given.",
+        "From the context I can't determine the answer.",
+        "The handbook said nothing about paternity leave.",
+        "They said nothing about parking.",
+        "The handbook only applies to employees; it doesn't say anything about contractors.",
+        "I can't answer that from the documents. Your manager would be the right person to ask.",
+        "I can't answer that from the documents. The IT helpdesk may be able to assist.",
+        "The documents don't cover it. Student Services can advise you further.",
+    ):
+        assert rules.match(answer) is not None, answer
+        assert outcome(question, answer) == "abstained", answer
+
+
+def test_round9_someone_else_who_helps_is_no_answer_but_an_answer_beside_it_is() -> None:
+    rules = AbstentionRules()
+    for answer in (
+        "The documents don't say. The shuttle can help you get to the airport at 08:00.",
+        "I can't find that. The front desk can help you book a taxi for 20 euros.",
+        "The policy says nothing about contractors, but annual leave is 25 days.",
+        "The HR policy only covers employees.",
+        "The front desk can help you with that.",
+        "I can't answer that from the documents. We can help with that.",
+    ):
+        assert rules.match(answer) is None, answer
+    question = "How many days of annual leave do I get?"
+    assert passes(question, "25 days.", "The policy says nothing about contractors, but annual leave is 25 days.")
+    assert outcome(question, "The policy says nothing about annual leave.", "25 days.") == "over_abstention"
