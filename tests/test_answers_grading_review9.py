@@ -11,6 +11,8 @@ B. An answer that, in a clause of its own, also says no to what a reference clau
 C. Abstentions: "said nothing about"; a clause naming someone else who can help ("the
    registrar's office should be able to help", "the best place to check") neither abstains nor
    answers; "the HR policy only covers employees" says what a source (named by its kind) holds.
+D. Diacritics are folded before names and words are compared ("L\u00f3pez" = "Lopez").
+E. "complimentary" (and "gratis", "at no cost", "free of cost") says free.
 """
 
 from __future__ import annotations
@@ -111,3 +113,29 @@ def test_round9_someone_else_who_helps_is_no_answer_but_an_answer_beside_it_is()
     question = "How many days of annual leave do I get?"
     assert passes(question, "25 days.", "The policy says nothing about contractors, but annual leave is 25 days.")
     assert outcome(question, "The policy says nothing about annual leave.", "25 days.") == "over_abstention"
+
+
+def test_round9_diacritics_are_folded_in_names_and_words() -> None:
+    question = "Who is the data protection officer?"
+    assert passes(question, "Maria Lopez", "Our DPO is Maria L\u00f3pez.")
+    assert passes(question, "Maria L\u00f3pez", "Our DPO is Mar\u00eda Lopez.")
+    assert not passes(question, "Maria Lopez", "Our DPO is Mario L\u00f3pez.")
+    lead = "Who leads the project?"
+    assert passes(lead, "Zo\u00eb Bront\u00eb", "The project lead is Zoe Bronte.")
+    assert not passes(lead, "Zo\u00eb Bront\u00eb", "The project lead is Zoe Smith.")
+
+
+def test_round9_complimentary_and_its_kin_say_free() -> None:
+    question = "Do I have to pay for the shuttle bus?"
+    reference = "No, the shuttle bus is free for hotel guests."
+    for answer in (
+        "The shuttle is complimentary for all hotel guests.",
+        "Hotel guests ride the shuttle at no cost.",
+        "Hotel guests can use the shuttle at no charge.",
+        "The shuttle bus is free of charge for hotel guests.",
+        "There is no charge for hotel guests on the shuttle bus.",
+    ):
+        assert passes(question, reference, answer), answer
+    assert not passes(question, reference, "The shuttle is not complimentary; hotel guests pay for it.")
+    assert passes("Is breakfast free?", "Yes, breakfast is free.", "Breakfast is complimentary.")
+    assert not passes("Is breakfast complimentary?", "No, breakfast costs extra.", "Breakfast is complimentary.")

@@ -22,7 +22,7 @@ from goldeneval.prompts.facts.hedges import offered_alternative
 from goldeneval.prompts.facts.model import Fact, values_of
 from goldeneval.prompts.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.prompts.facts.roles import swapped_roles
-from goldeneval.prompts.facts.text import NOTE, SENTENCES, prepare, stem
+from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare, stem
 from goldeneval.prompts.facts.values import EVERY, value_facts
 
 __all__ = [
@@ -120,7 +120,8 @@ def best_sentence_f1(answer: str, reference: str) -> float:
     """SQuAD token F1 against the reference of the answer's best-matching run of sentences, of
     at most as many sentences as the reference has: one sentence for a one-sentence reference
     (pasting the context never pays), and an answer that restates a several-sentence
-    reference whole is measured whole."""
+    reference whole is measured whole; diacritics folded (:func:`~.text.fold`) on both sides."""
+    answer, reference = fold(answer), fold(reference)
     sentences = [s for s in SENTENCES.split(answer) if s.strip()] or [answer]
     width = min(len(sentences), max(1, len([s for s in SENTENCES.split(reference) if s.strip()])))
     runs = (" ".join(sentences[i : i + w]) for w in range(1, width + 1) for i in range(len(sentences) - w + 1))
@@ -131,6 +132,7 @@ def _sentence_holds(answer: str, reference: str) -> bool:
     """Whether one sentence of the answer holds every content word of a short reference (round 8):
     "Business casual." is held by "The dress code is business casual for all staff.", "Frankfurt
     (eu-central-1)." by "EU data is stored in eu-central-1, which is Frankfurt."."""
+    answer, reference = fold(answer), fold(reference)
     wanted = {stem(t) for t in normalise_answer(NOTE.sub("", reference)).split() if t not in ENGLISH_STOPWORDS}
     if not wanted:
         return False
