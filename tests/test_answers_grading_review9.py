@@ -13,6 +13,9 @@ C. Abstentions: "said nothing about"; a clause naming someone else who can help 
    answers; "the HR policy only covers employees" says what a source (named by its kind) holds.
 D. Diacritics are folded before names and words are compared ("L\u00f3pez" = "Lopez").
 E. "complimentary" (and "gratis", "at no cost", "free of cost") says free.
+F. A name of several words is met by its distinctive word ("Heathrow" for "London Heathrow"),
+   the last of its words that is no generic word of places, organisations and roles, in a name
+   of the answer with no word the reference and the question lack ("London Gatwick" fails).
 """
 
 from __future__ import annotations
@@ -139,3 +142,28 @@ def test_round9_complimentary_and_its_kin_say_free() -> None:
     assert not passes(question, reference, "The shuttle is not complimentary; hotel guests pay for it.")
     assert passes("Is breakfast free?", "Yes, breakfast is free.", "Breakfast is complimentary.")
     assert not passes("Is breakfast complimentary?", "No, breakfast costs extra.", "Breakfast is complimentary.")
+
+
+def test_round9_a_name_is_met_by_its_distinctive_word() -> None:
+    question = "When does flight LH902 depart and arrive?"
+    reference = "Flight LH902 departs Frankfurt at 14:25 and arrives in London Heathrow at 15:05."
+    assert passes(question, reference, "LH902 leaves Frankfurt at 2:25 pm and lands at Heathrow at 3:05 pm local time.")
+    assert not passes(question, reference, "LH902 leaves Frankfurt at 2:25 pm and lands at London Gatwick at 3:05 pm.")
+    assert not passes(question, reference, "LH902 leaves Frankfurt at 2:25 pm and lands at Gatwick at 3:05 pm.")
+    where = "Where does it land?"
+    assert passes(where, "London Heathrow", "It lands at Heathrow Airport.")
+    assert not passes(where, "London Heathrow", "It lands in London.")
+    assert not passes(where, "London Heathrow", "It lands at Manchester Heathrow.")
+    who = "Who is the course coordinator?"
+    assert passes(who, "Dr Amelia Grant", "The coordinator is Dr Grant.")
+    assert not passes(who, "Dr Amelia Grant", "The coordinator is Dr Peter Grant.")
+    assert not passes(who, "Dr Amelia Grant", "The coordinator is Dr Amelia.")
+
+
+def test_round9_generic_words_of_a_name_do_not_name_it() -> None:
+    assert passes("Where is the car park?", "Westfield Park and Ride", "It's at Westfield.")
+    assert not passes("Where is the car park?", "Westfield Park and Ride", "It's at Eastgate Park and Ride.")
+    assert not passes("Which zone is it in?", "North Zone", "It's in the South Zone.")
+    assert not passes("Where does it leave from?", "Central Station", "It leaves from Central.")
+    for answer in ("The Director approves it.", "The Managing Director approves it.", "The HR Director approves it."):
+        assert not passes("Who approves claims over 500?", "The Finance Director.", answer), answer

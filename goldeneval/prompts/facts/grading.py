@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.assertions import normalise_answer, token_f1
-from goldeneval.prompts.facts.entities import acronyms, answer_entity_keys, foreign_names
+from goldeneval.prompts.facts.entities import acronyms, answer_entity_keys, foreign_names, named_by_part
 from goldeneval.prompts.facts.equality import same_value
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.hedges import offered_alternative
@@ -189,6 +189,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         elif fact.kind == "entity":
             ok = all(key in entity_keys for key in fact.key) or all(key in asked for key in fact.key)
             ok = ok or (len(fact.key) >= 2 and _initials(fact) in answer_entity_keys(prepared))
+            ok = ok or named_by_part(fact, prepared, answer_entity_keys(prepare(reference)) | asked)
             if not ok and fact.initial:
                 ok = not foreign_names(prepared, answer_entity_keys(prepare(reference)) | asked)
         else:  # a value the question states need not be repeated, unless the answer gives another
