@@ -21,6 +21,7 @@ F. A name of several words is met by its distinctive word ("Heathrow" for "Londo
 from __future__ import annotations
 
 from goldeneval.prompts.abstention import AbstentionRules
+from goldeneval.prompts.facts.text import fold
 from goldeneval.prompts.graders import GradingItem
 from tests.grading_helpers import GRADER, outcome, passes
 
@@ -93,6 +94,7 @@ def test_round9_more_abstentions_are_read() -> None:
         "From the context I can't determine the answer.",
         "The handbook said nothing about paternity leave.",
         "They said nothing about parking.",
+        "The leaflet mentioned nothing about summer school.",
         "The handbook only applies to employees; it doesn't say anything about contractors.",
         "I can't answer that from the documents. Your manager would be the right person to ask.",
         "I can't answer that from the documents. The IT helpdesk may be able to assist.",
@@ -126,6 +128,7 @@ def test_round9_diacritics_are_folded_in_names_and_words() -> None:
     lead = "Who leads the project?"
     assert passes(lead, "Zo\u00eb Bront\u00eb", "The project lead is Zoe Bronte.")
     assert not passes(lead, "Zo\u00eb Bront\u00eb", "The project lead is Zoe Smith.")
+    assert fold("Caf\u00e9 L\u00f3pez, 45 m\u00b2, \u00bd, \u20ac5") == "Cafe Lopez, 45 m\u00b2, \u00bd, \u20ac5"
 
 
 def test_round9_complimentary_and_its_kin_say_free() -> None:
@@ -137,6 +140,8 @@ def test_round9_complimentary_and_its_kin_say_free() -> None:
         "Hotel guests can use the shuttle at no charge.",
         "The shuttle bus is free of charge for hotel guests.",
         "There is no charge for hotel guests on the shuttle bus.",
+        "Hotel guests ride the shuttle gratis.",
+        "The shuttle is free of cost for hotel guests.",
     ):
         assert passes(question, reference, answer), answer
     assert not passes(question, reference, "The shuttle is not complimentary; hotel guests pay for it.")
@@ -167,3 +172,8 @@ def test_round9_generic_words_of_a_name_do_not_name_it() -> None:
     assert not passes("Where does it leave from?", "Central Station", "It leaves from Central.")
     for answer in ("The Director approves it.", "The Managing Director approves it.", "The HR Director approves it."):
         assert not passes("Who approves claims over 500?", "The Finance Director.", answer), answer
+
+
+def test_round9_identities_are_new() -> None:
+    assert AbstentionRules().identity == "abstention/v10(default;max_words=50)"
+    assert "reference=facts/v9(" in GRADER.identity and GRADER.identity.startswith("deterministic/v9(")

@@ -62,7 +62,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v9"
+ABSTENTION_RULES_VERSION = "abstention/v10"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -259,7 +259,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v9(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v10(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:

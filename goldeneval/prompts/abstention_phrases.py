@@ -255,8 +255,8 @@ def _default_phrases() -> tuple[str, ...]:
         phrases += [f"{noun} {aux} not {seem} to {verb}" for aux in ("does", "do", "did") for seem in ("seem", "appear")
                     for verb in _SOURCE_VERBS]  # fmt: skip
         phrases += [f"{noun} is silent", f"{noun} are silent", f"{noun} is unclear", f"{noun} are unclear"]
-        phrases += [f"{noun} {verb} {nothing}" for verb in ("say", "says", "said", "mention", "mentions", "contain",
-                    "contains", "give", "gives", "provide", "provides", "make", "makes", "offer", "offers",
+        phrases += [f"{noun} {verb} {nothing}" for verb in ("say", "says", "said", "mention", "mentions", "mentioned",
+                    "contain", "contains", "give", "gives", "provide", "provides", "make", "makes", "offer", "offers",
                     "include", "includes", "have", "has") for nothing in ("nothing", "no")]  # fmt: skip
         phrases += [f"{noun} lack", f"{noun} lacks", f"none of {noun}", f"not something {noun}"]
         phrases += [f"{noun} is insufficient", f"{noun} are insufficient", f"outside {noun}", f"outside of {noun}"]
