@@ -91,7 +91,7 @@ def test_a_fact_buried_in_extra_words_passes_but_a_paste_of_the_context_does_not
 def test_the_deterministic_grader_identity_changed_so_old_runs_compare_as_a_mismatch() -> None:
     identity = DeterministicGrader().identity
     assert identity.startswith(
-        "deterministic/v8(assertions;reference=facts/v8(max_words=100)|best-sentences-token-f1>=0.5;abstention/v9("
+        "deterministic/v9(assertions;reference=facts/v9(max_words=100)|best-sentences-token-f1>=0.5;abstention/v10("
     )
     digest = "prompts-v1:sha256:" + "0" * 64
     for old in (

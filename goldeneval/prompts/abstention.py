@@ -38,6 +38,8 @@ from goldeneval.prompts.abstention_phrases import (
     FOLLOW_UP,
     GUESSES,
     HEDGES,
+    HELPER_TAIL,
+    HELPER_VERBS,
     HOLDING_VERBS,
     QUALIFIERS,
     REDIRECT_OPENERS,
@@ -46,6 +48,7 @@ from goldeneval.prompts.abstention_phrases import (
     SCOPE_VERBS,
     SEARCH_VERBS,
     SOURCES,
+    WHERE_NOUNS,
 )
 from goldeneval.prompts.assertions import normalise_answer
 
@@ -59,7 +62,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v9"
+ABSTENTION_RULES_VERSION = "abstention/v10"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -194,7 +197,7 @@ _HERE = re.compile(
 """"Not covered here" (round 8): "here" is what the model was given, read as "in the documents"."""
 _GENERAL_SAYS = re.compile(
     rf"\b{_DETERMINER}\s+(?:{_NOUN_WORD}\s+){{0,3}}?{_NOUN_WORD}\s+"
-    rf"(?=(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:{_SAYING})\b|(?:says|say|mentions|mention)\s+nothing\b"
+    rf"(?=(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:{_SAYING})\b|(?:says|say|said|mentions|mention|mentioned)\s+nothing\b"
     rf"|(?:(?:does|do|did)\s*(?:n['\u2019]t|\s+not)\s+(?:list|give|show)|(?:gives|lists|shows)\s+no)\s+{_DATUM})",
     re.IGNORECASE,
 )
@@ -205,7 +208,7 @@ _MARKED_BEFORE = re.compile(
 _MARKED_AFTER = re.compile(
     rf"\b{_DETERMINER}\s+(?:{_NOUN_WORD}\s+){{0,3}}?{_NOUN_WORD}\s+"
     r"(?:provided|given|supplied|i\s+have(?:\s+access\s+to)?|i\s+was\s+given|you\s+gave\s+me)"
-    r"(?=\s*(?:$|[,.;:!?\u2014-]|(?:does|do|did|is|are)\b|(?:says|say|mentions|mention)\s+nothing\b))",
+    r"(?=\s*(?:$|[,.;:!?\u2014-]|(?:does|do|did|is|are)\b|(?:says|say|said|mentions|mention)\s+nothing\b))",
     re.IGNORECASE,
 )
 """A source named by any noun phrase (round 7): "the recipe", "the recipe card", "this leaflet".
@@ -256,7 +259,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v9(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v10(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
@@ -317,12 +320,16 @@ _ONLY = frozenset({"only", "just"})
 
 
 def _scope(bare: list[str]) -> bool:
-    """Whether a clause (read bare) says what the sources hold: a source (after at most one
-    word: "the policy documents"), then "only", "cover", "list", ... ("the documents only cover
-    weekday schedules").  An answer whose only says are such a clause with "only" and a
+    """Whether a clause (read bare) says what the sources hold: a source or a document kind
+    (after at most one word: "the policy documents", round 9: "the HR policy"), then "only",
+    "cover", "list", ... ("the documents only cover weekday schedules", "the HR policy only
+    covers employees").  An answer whose only says are such a clause with "only" and a
     follow-up question (:data:`FOLLOW_UP`) abstains: it offers to look elsewhere (round 5)."""
     return any(
-        len(bare) >= start + 2 and bare[start] in _SOURCE_NOUNS and bare[start + 1] in SCOPE_VERBS for start in (0, 1)
+        len(bare) >= start + 2
+        and (bare[start] in _SOURCE_NOUNS or bare[start] in DOCUMENT_KINDS)
+        and bare[start + 1] in SCOPE_VERBS
+        for start in (0, 1)
     )
 
 
@@ -349,8 +356,43 @@ def _searched(words: list[str]) -> bool:
 
 
 def _redirects(words: list[str]) -> bool:
-    """Whether a clause sends the user elsewhere: its first word past the openers is a redirect."""
+    """Whether a clause sends the user elsewhere: its first word past the openers is a redirect,
+    or someone else is said to help (:func:`_helper`)."""
     for word in words:
         if word not in REDIRECT_OPENERS:
-            return word in REDIRECTS
+            return word in REDIRECTS or _helper(words)
+    return False
+
+
+_MODALS = frozenset({"can", "could", "should", "would", "may", "might", "will"})
+_NOT_ELSEWHERE = frozenset({"i", "we", "it", "this", "that", "there", "they"})
+
+
+def _helper(words: list[str]) -> bool:
+    """Whether a clause names someone else who can help (round 9): a subject that is not the
+    answerer, a modal (`should`, `can`, ...), perhaps `be able to`, a verb of
+    :data:`HELPER_VERBS` and nothing after it but :data:`HELPER_TAIL` ("the registrar's office
+    should be able to help"); or the best (right, better) place, person, team, ... to check,
+    ask, contact, ... (:data:`WHERE_NOUNS`: "the council's website would be the best place to
+    check").  "The shuttle can help you get to the airport" says something, and answers."""
+    modal = next((at for at, word in enumerate(words) if word in _MODALS), 0)
+    if modal >= 1 and not (modal == 1 and words[0] in _NOT_ELSEWHERE):  # "I can help" is no one else
+        rest = words[modal + 1 :]
+        if rest[:3] in (["be", "able", "to"], ["be", "happy", "to"]):
+            rest = rest[3:]
+        if rest and rest[0] in HELPER_VERBS and set(rest[1:]) <= HELPER_TAIL:
+            return True
+    for at, word in enumerate(words):
+        if (
+            word in WHERE_NOUNS
+            and at >= 2
+            and words[at - 1] in ("best", "right", "better", "correct", "ideal", "appropriate")
+            and {"is", "are", "be"} & set(words[: at - 1])
+            and words[at + 1 : at + 2] == ["to"]
+            and words[at + 2 : at + 3]
+            and words[at + 2] in REDIRECTS
+            and len(words) - at - 3 <= 3
+            and set(words[at + 3 :]) <= HELPER_TAIL
+        ):
+            return True
     return False

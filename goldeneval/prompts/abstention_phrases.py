@@ -15,6 +15,8 @@ __all__ = [
     "FOLLOW_UP",
     "GUESSES",
     "HEDGES",
+    "HELPER_TAIL",
+    "HELPER_VERBS",
     "HOLDING_VERBS",
     "QUALIFIERS",
     "REDIRECTS",
@@ -23,6 +25,7 @@ __all__ = [
     "SCOPE_VERBS",
     "SEARCH_VERBS",
     "SOURCES",
+    "WHERE_NOUNS",
 ]
 
 ABSTENTION_EXAMPLES: tuple[str, ...] = (
@@ -156,6 +159,21 @@ REDIRECT_OPENERS = frozenset(
 )  # fmt: skip
 
 
+HELPER_VERBS = frozenset({"help", "assist", "advise", "answer", "confirm", "clarify", "tell", "explain"})
+"""What someone else can do for the user (round 9): a clause whose subject is not the answerer and
+whose verb, after `can`, `could`, `should`, `would`, `may`, `might` or `will` (and `be able
+to`), is one of these, with nothing after it but :data:`HELPER_TAIL` ("the registrar's office
+should be able to help", "the front desk can help you with that"), sends the user elsewhere."""
+HELPER_TAIL = frozenset(
+    {"you", "with", "this", "that", "it", "further", "here", "there", "more", "on", "question", "questions",
+     "query", "your", "me", "us", "out", "for", "about", "details", "information", "also", "too"}
+)  # fmt: skip
+WHERE_NOUNS = frozenset({"place", "person", "people", "contact", "team", "department", "office", "source", "one"})
+"""Where else to ask (round 9): "the best place to check", "the right person to ask" after `is`,
+`are` or `be`, then one of :data:`REDIRECTS` and at most three words of :data:`HELPER_TAIL` ("The
+council's website would be the best place to check")."""
+
+
 def _default_phrases() -> tuple[str, ...]:
     """The default phrase model (docs/guide/answers.md, "Abstention"), as plain phrases:
 
@@ -228,7 +246,8 @@ def _default_phrases() -> tuple[str, ...]:
     for pronoun in _PRONOUN_SOURCES:
         phrases += [f"{pronoun} {aux} not {verb}" for aux in ("does", "do", "did") for verb in _SOURCE_VERBS
                     if verb not in ("have", "answer", "tell", "give", "show", "offer", "note", "record")]  # fmt: skip
-        phrases += [f"{pronoun} {verb} nothing about" for verb in ("say", "says", "mention", "mentions")]
+        phrases += [f"{pronoun} {verb} nothing about" for verb in ("say", "says", "said", "mention", "mentions",
+                    "mentioned")]  # fmt: skip
     for kind in sorted(DOCUMENT_KINDS):
         phrases += [f"{kind} {aux} not {verb}" for aux in ("does", "do", "did") for verb in SAYING_VERBS]
     for noun in SOURCES:
@@ -236,8 +255,8 @@ def _default_phrases() -> tuple[str, ...]:
         phrases += [f"{noun} {aux} not {seem} to {verb}" for aux in ("does", "do", "did") for seem in ("seem", "appear")
                     for verb in _SOURCE_VERBS]  # fmt: skip
         phrases += [f"{noun} is silent", f"{noun} are silent", f"{noun} is unclear", f"{noun} are unclear"]
-        phrases += [f"{noun} {verb} {nothing}" for verb in ("say", "says", "mention", "mentions", "contain",
-                    "contains", "give", "gives", "provide", "provides", "make", "makes", "offer", "offers",
+        phrases += [f"{noun} {verb} {nothing}" for verb in ("say", "says", "said", "mention", "mentions", "mentioned",
+                    "contain", "contains", "give", "gives", "provide", "provides", "make", "makes", "offer", "offers",
                     "include", "includes", "have", "has") for nothing in ("nothing", "no")]  # fmt: skip
         phrases += [f"{noun} lack", f"{noun} lacks", f"none of {noun}", f"not something {noun}"]
         phrases += [f"{noun} is insufficient", f"{noun} are insufficient", f"outside {noun}", f"outside of {noun}"]

@@ -99,7 +99,7 @@ class DeterministicGrader:
     @property
     def identity(self) -> str:
         return (
-            f"deterministic/v8(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
+            f"deterministic/v9(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
             f"|best-sentences-token-f1>={self.pass_threshold:g};{self.abstention.identity})"
         )
 

@@ -15,9 +15,28 @@ import re
 from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.facts.model import Fact
 from goldeneval.prompts.facts.text import stem
-from goldeneval.prompts.facts.vocabulary import DAY_GROUPS, LEAD_FILLER, MONTHS, NO, NUMBER_WORDS, UNITS, WEEKDAYS, YES
+from goldeneval.prompts.facts.vocabulary import (
+    DAY_GROUPS,
+    GENERIC_NAME_WORDS,
+    LEAD_FILLER,
+    MONTHS,
+    NO,
+    NUMBER_WORDS,
+    UNITS,
+    WEEKDAYS,
+    YES,
+)
 
-__all__ = ["acronyms", "answer_entity_keys", "entity_facts", "entity_key", "foreign_names", "opening_word"]
+__all__ = [
+    "acronyms",
+    "answer_entity_keys",
+    "distinctive_word",
+    "entity_facts",
+    "entity_key",
+    "foreign_names",
+    "named_by_part",
+    "opening_word",
+]
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _URL = re.compile(r"\bhttps?://\S+")
@@ -192,3 +211,31 @@ def acronyms(text: str) -> set[str]:
 def foreign_names(answer: str, known: set[str]) -> list[Fact]:
     """The answer's names that neither the reference nor the question has."""
     return [f for f in entity_facts(answer) if not all(key in known for key in f.key)]
+
+
+def distinctive_word(fact: Fact) -> str | None:
+    """The word that says which one a name of several words is (round 9): its last word that is
+    no generic word of places, organisations and roles (:data:`GENERIC_NAME_WORDS`: "Heathrow" of
+    "London Heathrow" and of "Heathrow Airport"), no stop word, no number and longer than two
+    letters; None for a name of one word or of generic words only ("Central Station")."""
+    if fact.kind != "entity" or len(fact.key) < 2:
+        return None
+    words = [str(k) for k in fact.key]
+    usable = [w for w in words if w not in GENERIC_NAME_WORDS and w not in ENGLISH_STOPWORDS and len(w) > 2]
+    usable = [w for w in usable if not w.isdigit() and "@" not in w]
+    return usable[-1] if usable else None
+
+
+def named_by_part(fact: Fact, answer: str, known: set[str]) -> bool:
+    """Whether the answer names a reference name of several words by its distinctive word
+    (:func:`distinctive_word`, round 9): "Heathrow" for "London Heathrow", "Lopez" for "Maria
+    Lopez", in a name of the answer whose other words are all ``known`` (the reference's and the
+    question's words) or generic ("Heathrow Airport"); "London Gatwick" names no Heathrow, and
+    "Ana Lopez" names someone else."""
+    part = distinctive_word(fact)
+    if part is None:
+        return False
+    return any(
+        part in named.key and all(str(k) in known or str(k) in GENERIC_NAME_WORDS for k in named.key)
+        for named in entity_facts(answer)
+    )

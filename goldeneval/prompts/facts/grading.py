@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.assertions import normalise_answer, token_f1
-from goldeneval.prompts.facts.entities import acronyms, answer_entity_keys, foreign_names
+from goldeneval.prompts.facts.entities import acronyms, answer_entity_keys, foreign_names, named_by_part
 from goldeneval.prompts.facts.equality import same_value
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.hedges import offered_alternative
 from goldeneval.prompts.facts.model import Fact, values_of
 from goldeneval.prompts.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.prompts.facts.roles import swapped_roles
-from goldeneval.prompts.facts.text import NOTE, SENTENCES, prepare, stem
+from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare, stem
 from goldeneval.prompts.facts.values import EVERY, value_facts
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "grade_reference",
 ]
 
-FACTS_VERSION = "facts/v8"
+FACTS_VERSION = "facts/v9"
 """The rules' version, part of the grader's identity: a change of verdicts bumps it, so runs
 graded before and after compare as a mismatch."""
 MAX_ANSWER_WORDS = 100
@@ -67,6 +67,37 @@ def _rival(fact: Fact, got: list[Fact], wanted: list[Fact]) -> bool:
     )
 
 
+def matched_values(wanted: list[Fact], got: list[Fact], asked: list[Fact]) -> set[tuple[object, ...]]:
+    """The reference's values (by :attr:`~.model.Fact.identity`) that the answer states, each
+    by a value of its own (round 9): "aged 6 to 12 ... every 6 hours" needs two sixes in the
+    answer, "8 passengers and 8 suitcases" two eights; a value written twice in the reference
+    ("08:00 ... 08:00") is one fact.  A maximum matching of reference values to answer values,
+    the values the question states (which the answer need not repeat) matched last."""
+    distinct = list({f.identity: f for f in wanted if f.kind in ("number", "time", "date")}.values())
+    distinct.sort(key=lambda f: any(same_value(f, q) for q in asked))
+    candidates = [[j for j, g in enumerate(got) if same_value(f, g)] for f in distinct]
+    counting = [
+        [j for j in js if distinct[i].counted and got[j].counted == distinct[i].counted]
+        for i, js in enumerate(candidates)
+    ]
+    owner: dict[int, int] = {}
+
+    def assign(i: int, edges: list[list[int]], seen: set[int]) -> bool:
+        for j in edges[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or assign(owner[j], edges, seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for edges in (counting, candidates):  # a value counting the same thing first ("8 suitcases")
+        for i in range(len(distinct)):
+            if i not in owner.values():
+                assign(i, edges, set())
+    return {distinct[i].identity for i in owner.values()}
+
+
 def _years(facts: Iterable[Fact]) -> set[object]:
     """The years that facts state: bare years and the years of dates."""
     return {f.key[0] for f in facts if f.kind == "year"} | {
@@ -89,7 +120,8 @@ def best_sentence_f1(answer: str, reference: str) -> float:
     """SQuAD token F1 against the reference of the answer's best-matching run of sentences, of
     at most as many sentences as the reference has: one sentence for a one-sentence reference
     (pasting the context never pays), and an answer that restates a several-sentence
-    reference whole is measured whole."""
+    reference whole is measured whole; diacritics folded (:func:`~.text.fold`) on both sides."""
+    answer, reference = fold(answer), fold(reference)
     sentences = [s for s in SENTENCES.split(answer) if s.strip()] or [answer]
     width = min(len(sentences), max(1, len([s for s in SENTENCES.split(reference) if s.strip()])))
     runs = (" ".join(sentences[i : i + w]) for w in range(1, width + 1) for i in range(len(sentences) - w + 1))
@@ -100,6 +132,7 @@ def _sentence_holds(answer: str, reference: str) -> bool:
     """Whether one sentence of the answer holds every content word of a short reference (round 8):
     "Business casual." is held by "The dress code is business casual for all staff.", "Frankfurt
     (eu-central-1)." by "EU data is stored in eu-central-1, which is Frankfurt."."""
+    answer, reference = fold(answer), fold(reference)
     wanted = {stem(t) for t in normalise_answer(NOTE.sub("", reference)).split() if t not in ENGLISH_STOPWORDS}
     if not wanted:
         return False
@@ -141,6 +174,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
     missing: list[str] = []
     reference_years = _years(extract_facts(reference))
     answer_years = _years(got)
+    stated = matched_values(wanted, got, asked_values)
     for fact in wanted:
         if fact.kind == "year":  # a wrong year fails; an answer that names no other year may leave it out
             ok = fact.key[0] in answer_years or not answer_years - reference_years - asked_years
@@ -155,10 +189,11 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         elif fact.kind == "entity":
             ok = all(key in entity_keys for key in fact.key) or all(key in asked for key in fact.key)
             ok = ok or (len(fact.key) >= 2 and _initials(fact) in answer_entity_keys(prepared))
+            ok = ok or named_by_part(fact, prepared, answer_entity_keys(prepare(reference)) | asked)
             if not ok and fact.initial:
                 ok = not foreign_names(prepared, answer_entity_keys(prepare(reference)) | asked)
         else:  # a value the question states need not be repeated, unless the answer gives another
-            ok = any(same_value(fact, other) for other in got) or (
+            ok = fact.identity in stated or (
                 any(same_value(fact, q) for q in asked_values) and not _rival(fact, got, wanted)
             )
         if not ok:

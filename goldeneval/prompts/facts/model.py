@@ -27,9 +27,18 @@ class Fact:
     initial: bool = False
     """An entity read from one capitalised word at the start of a sentence ("Paris is ..."):
     perhaps a name, perhaps an ordinary word ("Tickets are ...")."""
+    counted: str | None = None
+    """For a number without unit or currency, the word after it, the thing it counts ("8
+    passengers": ``"passenger"``), so that "8 passengers and 8 suitcases" are two facts (round 9)."""
+
+    @property
+    def identity(self) -> tuple[object, ...]:
+        """What makes two facts of one text the same fact: kind, key and what is counted."""
+        return (self.kind, self.key, self.counted)
 
     def describe(self) -> str:
-        return f"{self.kind} {self.text!r}"
+        counted = f" ({self.counted})" if self.counted else ""
+        return f"{self.kind} {self.text!r}{counted}"
 
 
 def values_of(facts: Iterable[Fact]) -> list[Fact]:

@@ -44,13 +44,15 @@ limit on a value (round 8): "must not exceed 8 kg", "no heavier than 8 kg", "no 
 "must not be over 55 cm": "no" and at most two words, or "not" (and "be"), then a comparison and
 a number; "Dogs are not allowed over 10 kg" still says no."""
 _FREE = re.compile(
-    r"\bfree(?:\s+of\s+charge)?\b|\bno\s+(?:extra\s+|additional\s+)?(?:charge|fee|cost|fare|payment)s?\b"
+    r"\bfree(?:\s+of\s+(?:charge|cost))?\b|\bcomplimentary\b|\bgratis\b"
+    r"|\bno\s+(?:extra\s+|additional\s+)?(?:charge|fee|cost|fare|payment)s?\b"
     r"|\b(?:at|without)\s+(?:no\s+)?(?:extra\s+|additional\s+)?(?:charge|cost)\b|\bcosts?\s+nothing\b"
     r"|\bnothing\s+to\s+pay\b|\b(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:cost\s+anything|(?:have\s+|need\s+)?(?:to\s+)?pay)\b"
     r"|\bnot\s+charged\b",
     re.IGNORECASE,
 )
-"""Saying that something costs nothing: "no charge", "free of charge", "at no extra cost"."""
+"""Saying that something costs nothing: "no charge", "free of charge", "at no extra cost", "at no
+charge", "without charge", "costs nothing", and (round 9) "complimentary", "gratis"."""
 _NO_OBLIGATION = re.compile(
     r"\b(?:does|do|did)\s*(?:not|n['\u2019]t)\s+(?:have|need)\s+to\s+pay\b|\bneed\s*(?:not|n['\u2019]t)\s+pay\b"
     r"|\bnot\s+(?:required|obliged)\s+to\s+pay\b",
@@ -59,7 +61,7 @@ _NO_OBLIGATION = re.compile(
 """An obligation to pay negated ("You don't have to pay", "needn't pay"): a no to "must pay"
 whatever the question asks (round 7); a condition ("if you don't pay") is no such no."""
 _PAY_QUESTION = re.compile(r"\b(?:pay|paid|charged?|charges|costs?|fees?|fares?|tickets?|price|supplement|buy)\b", re.I)
-_FREE_QUESTION = re.compile(r"\bfree\b", re.IGNORECASE)
+_FREE_QUESTION = re.compile(r"\bfree\b|\bcomplimentary\b|\bgratis\b", re.IGNORECASE)
 _CHARGED = re.compile(r"\b(?:pay|pays|paid|charged?|charges|costs?|fees?|fares?|price|supplement)\b", re.I)
 _CLAUSES = re.compile(
     r"[.;:!?]\s+|\n+|,\s*|\s+[\u2013\u2014]\s+|\s+\b(?:but|however|although|though|whereas)\b", re.IGNORECASE
@@ -185,9 +187,27 @@ def flipped_clause(reference: str, answer: str, question: str) -> str | None:
         if best < need:
             continue
         answered = [_says_no(c, question) for n, c in scored if n == best]
+        said_yes = [c for n, c in scored if n == best]
+        if no and not any(answered) and _negates_too(clause, said_yes, answer_clauses, question):
+            continue
         if (no and not any(answered)) or (not no and all(answered)):
             return clause.strip()
     return None
+
+
+def _negates_too(clause: str, said_yes: list[str], answer_clauses: list[str], question: str) -> bool:
+    """Whether the answer, in a clause of its own, also says no to what a reference clause
+    negates (round 9): "never take a double dose" is met by "Take the missed dose ...; don't
+    double up": a clause that says no and shares a word of what follows the reference's
+    negation word that is neither the question's nor in the answer's clauses that say yes
+    ("Take a double dose; do not take it with food" still says the opposite)."""
+    negation = _NEGATION.search(_NEUTRAL_NEGATION.sub(" ", clause))
+    if negation is None:
+        return False
+    negated = _content(_NEUTRAL_NEGATION.sub(" ", clause)[negation.end() :]) - _POLARITY_WORDS - _content(question)
+    for affirmed in said_yes:
+        negated -= _content(affirmed)
+    return any(_says_no(c, question) and _content(c) & negated for c in answer_clauses)
 
 
 _ONLY_WITH = re.compile(r"\bonly\s+(?:with|by|after)\s+(?P<condition>[^.;,!?]{1,60})", re.IGNORECASE)

@@ -8,8 +8,9 @@ Both the reference and the answer go through the same preparation, so that a cit
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["NOTE", "SENTENCES", "prepare", "stem"]
+__all__ = ["NOTE", "SENTENCES", "fold", "prepare", "stem"]
 
 NOTE = re.compile(r"\s*\([^()]*\)")
 """A parenthesised remark of the reference: context for a reader, not a fact (rule 1)."""
@@ -59,11 +60,27 @@ def _hour_range(match: re.Match[str]) -> str:
     return f"{match['a']}{match['am'] or ''} {first} {match['gap']} {match['b']}{match['bm'] or ''} {mer}"
 
 
+def _fold_char(ch: str) -> str:
+    if ch.isascii():
+        return ch
+    decomposed = unicodedata.normalize("NFKD", ch)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return bare if bare and bare != decomposed else ch
+
+
+def fold(text: str) -> str:
+    """Letters with diacritics folded to their base letters (round 9): "López" reads "Lopez",
+    "café" "cafe".  Each character's Unicode NFKD form without its combining marks, for the
+    characters that have such marks only: "m²", "½" and "€" are left as written."""
+    return text if text.isascii() else "".join(_fold_char(ch) for ch in text)
+
+
 def prepare(text: str) -> str:
-    """``P+R`` read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; an amount
-    "in 24 hours" read as "per day" (:data:`_PER_DAY`); "24/7" read as "24 hours a day, 7 days a
-    week" and an hour range's shared am or pm given to both ends (:data:`_HOUR_RANGE`)."""
-    text = _ALWAYS.sub("24 hours a day, 7 days a week", _CITATION.sub(" ", text))
+    """Diacritics folded (:func:`fold`); ``P+R`` read as "Park and Ride"; citation markers
+    (``[1]``, ``[2, 3]``) dropped; an amount "in 24 hours" read as "per day" (:data:`_PER_DAY`);
+    "24/7" read as "24 hours a day, 7 days a week" and an hour range's shared am or pm given to
+    both ends (:data:`_HOUR_RANGE`)."""
+    text = _ALWAYS.sub("24 hours a day, 7 days a week", _CITATION.sub(" ", fold(text)))
     return _per_day(_HOUR_RANGE.sub(_hour_range, _PARK_AND_RIDE.sub("Park and Ride", text)))
 
 

@@ -10,9 +10,12 @@ and 5).  Each piece of text is read once: a date is not also read as a number.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 
+from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.facts.model import Fact
+from goldeneval.prompts.facts.text import stem
 from goldeneval.prompts.facts.vocabulary import (
     COUNTS,
     CURRENCIES,
@@ -146,6 +149,20 @@ _SPLIT_PRICE = re.compile(
     re.IGNORECASE,
 )
 """A price spoken in two parts: "2 euros 40", "3 dollars and 5 cents"."""
+
+
+_NEXT_WORD = re.compile(r"[ \t]+(?P<word>[a-z]{3,})\b", re.IGNORECASE)
+
+
+def _counted(fact: Fact, text: str, end: int) -> Fact:
+    """A number without unit or currency with the word after it, the thing it counts ("8
+    passengers"; none for "6 to 12"): two equal numbers counting different things are two facts."""
+    if fact.kind != "number" or fact.key[1] is not None or fact.key[2] is not None:
+        return fact
+    following = _NEXT_WORD.match(text, end)
+    if following is None or following["word"].lower() in ENGLISH_STOPWORDS:
+        return fact
+    return replace(fact, counted=stem(following["word"]))
 
 
 def _number_fact(
@@ -359,7 +376,7 @@ def value_facts(text: str) -> list[Fact]:
         currency = CURRENCIES[mark.lower()] if mark else None
         raw = groups["num"] if not magnitude else str(values[0])
         fact = _number_fact(match.group(0).strip(), values, groups, currency, raw)
-        found.append((match.start(), fact))
+        found.append((match.start(), _counted(fact, text, match.end())))
     for match in _HALF_HOUR.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())
@@ -400,5 +417,6 @@ def value_facts(text: str) -> list[Fact]:
         claims.take(*match.span())
         mark = groups.get("cur2")
         currency = CURRENCIES[mark.lower()] if mark else None
-        found.append((match.start(), _number_fact(match.group(0).strip(), (value,), groups, currency, str(value))))
+        fact = _number_fact(match.group(0).strip(), (value,), groups, currency, str(value))
+        found.append((match.start(), _counted(fact, text, match.end())))
     return [fact for _, fact in sorted(found, key=lambda pair: pair[0])]

@@ -16,6 +16,7 @@ __all__ = [
     "CURRENCY_WORD",
     "DAY_GROUPS",
     "FAHRENHEIT",
+    "GENERIC_NAME_WORDS",
     "LARGE",
     "LEAD_FILLER",
     "MAGNITUDES",
@@ -160,3 +161,18 @@ LEAD_FILLER = frozenset(
     {"well", "so", "sorry", "unfortunately", "sadly", "actually", "fortunately", "good", "news", "but", "and"}
 )
 """Words an answer may put before its yes or no ("Unfortunately not", "..., but yes, ...")."""
+GENERIC_NAME_WORDS = frozenset(
+    {"airport", "terminal", "station", "stop", "street", "road", "avenue", "lane", "square", "park", "ride",
+     "centre", "center", "office", "hall", "building", "house", "tower", "bridge", "pier", "port", "harbour",
+     "harbor", "gate", "zone", "line", "bus", "tram", "ferry", "metro", "train", "campus", "university", "college",
+     "school", "hospital", "clinic", "library", "museum", "council", "department", "ministry", "company", "group",
+     "bank", "city", "town", "north", "south", "east", "west", "central", "international", "national", "team",
+     "desk", "service", "ltd", "inc", "plc", "limited", "branch", "store", "shop", "market", "club", "hotel",
+     "court", "front", "upper", "lower", "new", "old", "main", "great", "little", "director", "manager",
+     "officer", "head", "lead", "chief", "coordinator", "administrator", "secretary", "assistant", "executive",
+     "president", "chair", "supervisor", "senior", "junior", "deputy", "general"}
+)  # fmt: skip
+"""Words (as compared: lower case, singular) that name what kind of place, organisation or role a
+name is, or which of several, not which one (round 9): "Heathrow Airport", "Westfield Park and
+Ride", "North Zone", "Finance Director".  A name of several words is met by its distinctive
+word, the last of its words that is none of these (:func:`~goldeneval.prompts.facts.entities.named_by_part`)."""
