@@ -20,6 +20,7 @@ from goldeneval.prompts.facts.equality import same_value
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.hedges import offered_alternative
 from goldeneval.prompts.facts.model import Fact, values_of
+from goldeneval.prompts.facts.overlap import MIN_RECALL, reference_overlap
 from goldeneval.prompts.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.prompts.facts.roles import swapped_roles
 from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare, stem
@@ -162,10 +163,25 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         swapped = swapped_roles(reference, answer)
         if swapped is not None:
             return FactGrade(False, 0.0, f"it swaps the reference's roles: {swapped[0]!r} and {swapped[1]!r}")
+        overlap = reference_overlap(answer, reference)
+        if overlap.missing_items:
+            return FactGrade(
+                False,
+                min(score, overlap.recall),
+                f"no facts in the reference; its list's items missing: {'; '.join(overlap.missing_items)}",
+                overlap.missing_items,
+            )
+        if overlap.recall >= MIN_RECALL:
+            return FactGrade(
+                True,
+                max(score, overlap.recall),
+                f"no facts in the reference: the best-matching sentences hold {overlap.recall:.0%} of its words",
+            )
         return FactGrade(
             score >= pass_threshold,
             score,
-            f"no facts in the reference: token F1 {score:.3f} of the best-matching sentences",
+            f"no facts in the reference: token F1 {score:.3f} of the best-matching sentences "
+            f"(and {overlap.recall:.0%} of its words)",
         )
     prepared = prepare(answer)
     got = value_facts(prepared)
@@ -236,12 +252,12 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         )
     short = len(reference.split()) <= MAX_FRAGMENT_WORDS  # "Business casual.": a possible name alone is no proof
     if short and all(f.initial and not all(k in asked for k in f.key) for f in wanted):
-        overlap = best_sentence_f1(answer, reference)
-        if overlap < pass_threshold and not _sentence_holds(answer, reference):
+        f1 = best_sentence_f1(answer, reference)
+        if f1 < pass_threshold and not _sentence_holds(answer, reference):
             return FactGrade(
                 False,
-                overlap,
+                f1,
                 f"the reference's only facts are possible names ({', '.join(f.text for f in wanted)}): "
-                f"token F1 {overlap:.3f} of the best-matching sentences",
+                f"token F1 {f1:.3f} of the best-matching sentences",
             )
     return FactGrade(True, 1.0, f"all {len(wanted)} reference facts stated ({', '.join(f.text for f in wanted)})")

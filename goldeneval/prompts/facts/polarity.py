@@ -16,7 +16,7 @@ from goldeneval.prompts.assertions import normalise_answer
 from goldeneval.prompts.facts.entities import answer_entity_keys, entity_facts
 from goldeneval.prompts.facts.model import Fact
 from goldeneval.prompts.facts.text import NOTE, prepare, stem
-from goldeneval.prompts.facts.vocabulary import LEAD_FILLER, NO, YES
+from goldeneval.prompts.facts.vocabulary import LEAD_FILLER, NO, NUMBER_WORDS, UNITS, YES
 
 __all__ = ["answer_polarity", "dropped_condition", "flipped_clause", "reference_polarity"]
 
@@ -75,9 +75,21 @@ _POLARITY_WORDS = frozenset(
      "only", "also", "too", "still", "anymore", "shut"}
 )  # fmt: skip
 """Words that say how a clause holds, not what it is about."""
-_OUTSIDE = re.compile(r"\boutside\b|\bnon-(?=[a-z])", re.IGNORECASE)
+_OUTSIDE = re.compile(
+    r"\boutside\b(?!\s*(?:$|[^\w\s]|(?:once|when|whenever|after|before|until|till|as|if|and|or|but|so|then|in|on|at"
+    r"|for|from|to|during|now|today|overnight|again|first)\b))|\bnon-(?=[a-z])",
+    re.IGNORECASE,
+)
 """Beyond :data:`_NEGATION` and :data:`_PROHIBITION`, words that say a clause holds in the
-negative: "outside peak hours", "non-refundable"."""
+negative: "outside peak hours", "non-refundable"; "outside" as a place with no noun after it
+("Move the seedlings outside once the frost has passed", round 10) says nothing negative."""
+
+
+_VALUE_WORDS = frozenset({stem(u) for u in UNITS} | set(NUMBER_WORDS) | {"one", "a", "an"})
+_NUMERAL = re.compile(r"\d[\d.,:/]*(?:st|nd|rd|th|am|pm)?")
+"""The words of a bare value ("12 hours", "twelve weeks", "3 pm"): a reference clause of only these
+says no yes or no (round 10: "Cats should not be fed for twelve hours" does not contradict
+"12 hours")."""
 
 
 _WITHOUT_ASKED = re.compile(r"\b(?P<thing>[a-z]{3,})-free\b", re.IGNORECASE)
@@ -179,8 +191,8 @@ def flipped_clause(reference: str, answer: str, question: str) -> str | None:
     for clause in (c for c in _CLAUSES.split(prepare(NOTE.sub("", reference))) if c.strip()):
         no = _says_no(clause, question)
         topic = {w for w in _content(clause) if w not in _POLARITY_WORDS}
-        if not topic:
-            continue
+        if not topic or (not no and topic <= _VALUE_WORDS | {w for w in topic if _NUMERAL.fullmatch(w)}):
+            continue  # a bare value ("12 hours") asserts nothing a negation could contradict: its value decides
         need = max(1, (len(topic) + 1) // 2)
         scored = [(len(_content(_OUTSIDE.sub(" not ", c)) & topic), c) for c in answer_clauses]
         best = max((n for n, _ in scored), default=0)

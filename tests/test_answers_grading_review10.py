@@ -1,0 +1,89 @@
+"""Issue 42, tenth round: the defects an independent reviewer's 178 fresh cases found in the
+fact grader (``facts/v9``) and the abstention rules (``abstention/v10``), fixed in ``facts/v10``
+and ``abstention/v11``, each driven here through the default grader with the reviewer's
+sentence and a variant of our own (docs/guide/answers.md, "Round 10", says the same in prose).
+
+B. An answer's negation contradicts only a reference clause that says something: a bare value
+   ("12 hours") is decided by its value, and "outside" as a place ("move them outside once ...")
+   says no no.
+C. A reference without facts is met when the answer's best-matching sentence holds two thirds of
+   its content words (hyphens split, British spellings read as American, clipped words, hedges
+   and citations ignored), and a list reference ("A, B and C") needs each of its items.
+"""
+
+from __future__ import annotations
+
+from goldeneval.prompts.facts.overlap import content_words, list_items
+from tests.grading_helpers import passes
+
+
+def test_round10_b_a_negation_does_not_contradict_a_bare_value() -> None:
+    question = "How long should a cat fast before surgery?"
+    assert passes(question, "12 hours", "Cats should not be fed for twelve hours before the operation.")
+    assert passes(question, "12 hours", "Do not feed the cat for 12 hours before surgery.")
+    assert not passes(question, "12 hours", "Do not feed the cat for 8 hours before surgery.")
+    fee = "Is there a fee to cancel?"
+    assert not passes(fee, "Yes, a fee applies.", "No, there is no fee to cancel.")
+
+
+def test_round10_b_outside_as_a_place_says_no_no() -> None:
+    question = "When should tomatoes be transplanted outdoors?"
+    reference = "after the last frost, usually mid-May"
+    answer = "Move tomato seedlings outside once the last frost has passed \u2014 typically around the middle of May."
+    assert passes(question, reference, answer)
+    assert passes(question, reference, "Plant them outside after the last frost, usually in mid-May.")
+    hours = "When can I call the helpline?"
+    assert not passes(hours, "During office hours.", "You can call outside office hours.")
+
+
+def test_round10_c_a_short_reference_inside_a_full_sentence_passes() -> None:
+    supervisor = "Who must sign off before the fume hood is used after hours?"
+    long = "You need approval from the lab supervisor before using the fume hood after hours."
+    assert passes(supervisor, "the lab supervisor", long)
+    assert not passes(supervisor, "the lab supervisor", "You need approval from the safety officer before using it.")
+    vaccine = "Which vaccine is required for pet travel within the EU?"
+    assert passes(vaccine, "rabies", "Your pet needs a valid rabies vaccination to travel within the EU.")
+    assert not passes(vaccine, "rabies", "Your pet needs a valid distemper vaccination to travel within the EU.")
+
+
+def test_round10_c_spelling_hyphens_and_clipped_words_are_read_alike() -> None:
+    question = "What should tomatoes be fed?"
+    assert passes(question, "a high-potassium fertiliser", "Use a fertilizer that is rich in potassium.")
+    assert passes(question, "a high-potassium fertiliser", "Feed them a high potassium fertilizer.")
+    assert not passes(question, "a high-potassium fertiliser", "Use a compost that is rich in nitrogen.")
+    assert content_words("colour centre travelled") == content_words("color center traveled")
+    assert content_words("U.S. persons") == content_words("US persons")
+
+
+def test_round10_c_a_list_reference_needs_each_item() -> None:
+    kittens = "Which vaccinations do kittens need?"
+    reference = "feline herpesvirus, calicivirus and panleukopenia"
+    full = (
+        "Kittens should be vaccinated against feline herpesvirus (FHV-1), feline calicivirus (FCV) and feline "
+        "panleukopenia (FPV) [2][3]."
+    )
+    assert passes(kittens, reference, full)
+    assert not passes(kittens, reference, "Kittens need vaccination against calicivirus and panleukopenia.")
+    bag = "Which items go in the yellow bag?"
+    items = "plastic packaging, cans and drink cartons"
+    assert not passes(bag, items, "Plastic packaging and cans go into the yellow bag.")
+    assert passes(bag, items, "The yellow bag is for:\n- plastic packaging\n- cans\n- drink cartons")
+    claim = "What documents are needed to file an insurance claim?"
+    papers = "the claim form, a police report and photos of the damage"
+    assert not passes(claim, papers, "You need to submit the claim form and photos of the damage.")
+    assert passes(
+        claim,
+        papers,
+        "To file a claim, submit (1) the completed claim form, (2) a copy of the police report, and (3) "
+        "photographs showing the damage.",
+    )
+    lab = "What protective equipment is required in the lab?"
+    assert not passes(lab, "safety goggles, a lab coat and nitrile gloves", "Wear safety goggles and a lab coat.")
+    assert len(list_items("safety goggles, a lab coat and nitrile gloves")) == 3
+
+
+def test_round10_c_two_clauses_joined_by_and_are_no_list() -> None:
+    assert list_items("Open the rear tray and remove the stuck paper.") == []
+    question = "What should I do if the printer shows a paper jam?"
+    reference = "Open the rear tray and remove the stuck paper."
+    assert passes(question, reference, "Open the back tray and pull out the jammed paper.")
