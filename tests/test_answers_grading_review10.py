@@ -3,6 +3,9 @@ fact grader (``facts/v9``) and the abstention rules (``abstention/v10``), fixed 
 and ``abstention/v11``, each driven here through the default grader with the reviewer's
 sentence and a variant of our own (docs/guide/answers.md, "Round 10", says the same in prose).
 
+A. Number words: "one" is 1 before a counted thing, a unit or a currency ("one tablet per
+   10 kg", "one 500 mg capsule", "a single cabin bag"), not as a pronoun ("one of them", "the
+   one"); a rate may be "for each month" ("five percent of the unpaid tax for each month").
 B. An answer's negation contradicts only a reference clause that says something: a bare value
    ("12 hours") is decided by its value, and "outside" as a place ("move them outside once ...")
    says no no.
@@ -13,8 +16,31 @@ C. A reference without facts is met when the answer's best-matching sentence hol
 
 from __future__ import annotations
 
+from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.overlap import content_words, list_items
 from tests.grading_helpers import passes
+
+
+def test_round10_a_one_before_a_counted_thing_is_the_number_1() -> None:
+    question = "What is the dose of the dewormer?"
+    reference = "1 tablet per 10 kg body weight, repeated after 14 days"
+    answer = "Give one tablet for every 10 kg of body weight and repeat the dose two weeks later."
+    assert passes(question, reference, answer)
+    assert not passes(question, reference, "Give two tablets for every 10 kg of body weight, repeated after 14 days.")
+    assert passes("How many bags?", "One 8 kg cabin bag.", "You get a single cabin bag of up to 8 kg.")
+    assert passes("How often?", "One capsule three times a day.", "Take one 500 mg capsule three times daily.")
+    assert not passes("How often?", "One capsule three times a day.", "Take two capsules three times daily.")
+    assert [f.key[0] for f in extract_facts("one euro")] == [(1,)]
+    for pronoun in ("one of them", "the one on the left", "at one point", "a one-way ticket", "a single ticket"):
+        assert extract_facts(pronoun) == [], pronoun
+
+
+def test_round10_a_a_percentage_in_words_for_each_month_is_a_rate() -> None:
+    question = "What is the late filing penalty rate?"
+    answer = "The penalty is five percent of the unpaid tax for each month the return is late."
+    assert passes(question, "5% per month", answer)
+    assert passes(question, "5% per month", "It is 5 per cent for every month of delay.")
+    assert not passes(question, "5% per month", "The penalty is fifteen percent of the unpaid tax for each month.")
 
 
 def test_round10_b_a_negation_does_not_contradict_a_bare_value() -> None:

@@ -45,12 +45,15 @@ MAX_NUMBER_DIGITS = 30
 _QUALIFIER = r"(?:(?P<qual>working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
 _AFTER = r"(?:\s*|-)(?:" + _QUALIFIER + r"(?P<unit>" + UNIT + r")|(?P<cur2>" + CURRENCY_WORD + r"|[€£$]))(?![a-z])"
 _RATE = (
-    r"(?:(?:\s+of\s+(?:[a-z]+\s+){0,2}?[a-z]+)?\s*(?:/|\b(?:per|a|an|each|every)\s+)(?P<rate>" + UNIT + r")(?![a-z])"
+    r"(?:(?:\s+of\s+(?:[a-z]+\s+){0,2}?[a-z]+)?\s*(?:/|\b(?:for\s+(?=each|every))?(?:per|a|an|each|every)\s+)(?P<rate>"
+    + UNIT
+    + r")(?![a-z])"
     r"(?!\s+(?:ticket|pass|return|card|travelcard|rover)\b)"
     r"|\s+(?P<adverb>" + "|".join(RATE_ADVERBS) + r")\b)?"
 )
 """A rate after a value: "95.00 per year", "65.00 an hour", "0.39/kWh", "180.00 annually",
-"20 hours of training per year" (round 7: the thing counted may come between)
+"20 hours of training per year" (round 7: the thing counted may come between), "5% of the
+unpaid tax for each month" (round 10)
 ("a day ticket" is a ticket, not a rate)."""
 _FREQUENCY = re.compile(
     r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,2}|" + NUMBER_WORD + r")\s+times)"
@@ -152,6 +155,36 @@ _SPLIT_PRICE = re.compile(
 
 
 _NEXT_WORD = re.compile(r"[ \t]+(?P<word>[a-z]{3,})\b", re.IGNORECASE)
+
+
+_NOT_ONE_BEFORE = re.compile(
+    r"\b(?:the|this|that|which|each|every|any|no|only|another|someone|no-one|anyone|everyone|last|first|next|same"
+    r"|little|other)\s+$",
+    re.IGNORECASE,
+)
+_ONE_NEXT = re.compile(r"[ \t]+(?:\d+(?:[.,]\d+)?[ \t]*[a-z]{1,5}[ \t]+)?(?P<word>[a-z]{3,})\b", re.IGNORECASE)
+"""The thing a "one" counts, perhaps after an amount ("one 500 mg capsule")."""
+_NOT_COUNTED = frozenset({"way", "another", "else", "thing", "point", "time", "side", "hand"})
+
+
+_SINGLE = re.compile(
+    r"\b(?:a|one)\s+single\b(?=[ \t]+(?!(?:ticket|fare|journey|trip|room|bed|ride|pass|use|entry|parent|occupancy"
+    r"|market|sign|file|click|point|person)s?\b)[a-z]{3,})",
+    re.IGNORECASE,
+)
+""""a single cabin bag" is one bag (round 10); "a single ticket", "a single room" are kinds."""
+
+
+def _one_counts(text: str, start: int, end: int) -> bool:
+    """Whether a bare "one" is the number 1 (round 10): before a counted thing ("one tablet per
+    10 kg", "one 500 mg capsule") but not as a pronoun or an idiom ("the one", "one of them", "one way or another",
+    "at one point", "on the one hand"); with a unit or a currency it always is."""
+    following = _ONE_NEXT.match(text, end)
+    if following is None or following["word"].lower() in ENGLISH_STOPWORDS:
+        return False
+    if following["word"].lower() in _NOT_COUNTED:
+        return False
+    return _NOT_ONE_BEFORE.search(text[max(0, start - 20) : start]) is None
 
 
 def _counted(fact: Fact, text: str, end: int) -> Fact:
@@ -395,15 +428,23 @@ def value_facts(text: str) -> list[Fact]:
                     Fact("number", match.group(0), ((Fraction(50),), "percent", None, "%", (Fraction(50),))),
                 )
             )
+    for match in _SINGLE.finditer(text):
+        if claims.free(*match.span()):
+            claims.take(*match.span())
+            fact = _number_fact(match.group(0), (Fraction(1),), {}, None, "1")
+            found.append((match.start(), _counted(fact, text, match.end())))
     for match in _WORD_NUMBER.finditer(text):
         if not claims.free(*match.span()):
             continue
         groups = match.groupdict()
         word, unit = re.sub(r"[\s-]+", " ", groups["word"].lower()), groups.get("unit")
         if word in ONE_WORDS:
-            if not unit or UNITS[unit.lower()][0] not in ("duration", "month"):
+            if word == "one" and not unit:  # "one tablet", "one euro"; not "one of them"
+                if not groups.get("cur2") and not _one_counts(text, match.start(), match.end()):
+                    continue
+            elif not unit or (word != "one" and UNITS[unit.lower()][0] not in ("duration", "month")):
                 continue
-            if unit.lower() == "day" and re.match(r"\s+(?:ticket|pass|return|card)", text[match.end() :], re.I):
+            if (unit or "").lower() == "day" and re.match(r"\s+(?:ticket|pass|return|card)", text[match.end() :], re.I):
                 continue  # "a day ticket" is a ticket
         value = _word_run_value(word)
         if value is None:
