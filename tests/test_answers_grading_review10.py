@@ -12,6 +12,8 @@ B. An answer's negation contradicts only a reference clause that says something:
 C. A reference without facts is met when the answer's best-matching sentence holds two thirds of
    its content words (hyphens split, British spellings read as American, clipped words, hedges
    and citations ignored), and a list reference ("A, B and C") needs each of its items.
+D. Currencies: ISO 4217 codes and names ("CHF 200" = "200 Swiss francs" = "200 CHF"; a name with
+   its country is read as its code); dotted abbreviations are undotted ("U.S." = "US").
 """
 
 from __future__ import annotations
@@ -78,7 +80,6 @@ def test_round10_c_spelling_hyphens_and_clipped_words_are_read_alike() -> None:
     assert passes(question, "a high-potassium fertiliser", "Feed them a high potassium fertilizer.")
     assert not passes(question, "a high-potassium fertiliser", "Use a compost that is rich in nitrogen.")
     assert content_words("colour centre travelled") == content_words("color center traveled")
-    assert content_words("U.S. persons") == content_words("US persons")
 
 
 def test_round10_c_a_list_reference_needs_each_item() -> None:
@@ -113,3 +114,25 @@ def test_round10_c_two_clauses_joined_by_and_are_no_list() -> None:
     question = "What should I do if the printer shows a paper jam?"
     reference = "Open the rear tray and remove the stuck paper."
     assert passes(question, reference, "Open the back tray and pull out the jammed paper.")
+
+
+def test_round10_d_a_currency_by_its_code_or_its_name_is_the_same_currency() -> None:
+    question = "What is the deductible for glass damage?"
+    assert passes(question, "CHF 200", "For glass damage the deductible is 200 Swiss francs.")
+    assert passes(question, "CHF 200", "The deductible is 200 CHF.")
+    assert passes(question, "200 Swiss francs", "It is CHF 200.")
+    assert not passes(question, "CHF 200", "For glass damage the deductible is 200 euros.")
+    assert not passes(question, "CHF 200", "For glass damage the deductible is 300 Swiss francs.")
+    assert passes("How much?", "50 Canadian dollars", "It costs CAD 50.")
+    assert not passes("How much?", "50 Canadian dollars", "It costs 50 AUD.")
+    assert [f.key[2] for f in extract_facts("\u00a5500")] == ["JPY"]
+
+
+def test_round10_d_dotted_abbreviations_are_read_without_their_dots() -> None:
+    question = "Who must file form W-9?"
+    reference = "US persons, including resident aliens, asked to provide their taxpayer identification number"
+    answer = "Form W-9 is filed by U.S. persons (resident aliens included) when a requester asks them for their TIN."
+    assert passes(question, reference, answer)
+    assert passes("Where is it sold?", "In the U.K. only.", "It is only sold in the UK.")
+    assert not passes("Where is it sold?", "In the U.K. only.", "It is only sold in the U.S.")
+    assert content_words("U.S. persons") == content_words("US persons")

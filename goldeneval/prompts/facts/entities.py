@@ -18,6 +18,7 @@ from goldeneval.prompts.facts.text import stem
 from goldeneval.prompts.facts.vocabulary import (
     DAY_GROUPS,
     GENERIC_NAME_WORDS,
+    ISO_CURRENCIES,
     LEAD_FILLER,
     MONTHS,
     NO,
@@ -44,7 +45,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'\u2019]*")
 _SENTENCE_END = re.compile(r"[.;:!?]\s*$")
 _CONNECTORS = frozenset({"and", "of", "&"})
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "sir", "st"})
-_NOT_NAMES = frozenset({"i", "yes", "no", "the", "a", "an", "eur", "gbp", "usd", "am", "pm", "ok"})
+_NOT_NAMES = frozenset({"i", "yes", "no", "the", "a", "an", "am", "pm", "ok", *(c.lower() for c in ISO_CURRENCIES)})
 _OPENING_WORDS = frozenset(
     {*YES, *NO, *LEAD_FILLER, "according", "based", "please", "note", "also", "however", "overall", "thanks",
      "hope", "hi", "hello", "alternatively", "additionally", "furthermore", "moreover", "otherwise", "instead",

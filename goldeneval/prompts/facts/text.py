@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["NOTE", "SENTENCES", "fold", "prepare", "stem"]
+__all__ = ["COUNTRY_CURRENCIES", "NOTE", "SENTENCES", "fold", "prepare", "stem"]
 
 NOTE = re.compile(r"\s*\([^()]*\)")
 """A parenthesised remark of the reference: context for a reader, not a fact (rule 1)."""
@@ -75,12 +75,42 @@ def fold(text: str) -> str:
     return text if text.isascii() else "".join(_fold_char(ch) for ch in text)
 
 
+COUNTRY_CURRENCIES = {
+    "swiss francs?": "CHF", "canadian dollars?": "CAD", "australian dollars?": "AUD", "new zealand dollars?": "NZD",
+    "hong kong dollars?": "HKD", "singapore dollars?": "SGD", "u\\.?s\\.? dollars?": "USD", "american dollars?": "USD",
+    "japanese yen": "JPY", "indian rupees?": "INR", "chinese yuan": "CNY", "swedish kron(?:a|or)": "SEK",
+    "norwegian kron(?:e|er)": "NOK", "danish kron(?:e|er)": "DKK", "polish zloty?s?": "PLN",
+    "czech korun(?:a|y)": "CZK", "hungarian forints?": "HUF", "south african rand": "ZAR",
+    "mexican pesos?": "MXN", "brazilian reais|brazilian real": "BRL", "british pounds?|pounds? sterling": "GBP",
+}  # fmt: skip
+"""A currency's name with its country (a regular expression, matched whole and case-insensitive)
+-> its ISO 4217 code: "200 Swiss francs" reads "200 CHF" (round 10)."""
+_COUNTRY_CURRENCY = re.compile(
+    r"\b(?:" + "|".join(f"(?P<c{i}>{name})" for i, name in enumerate(COUNTRY_CURRENCIES)) + r")\b", re.IGNORECASE
+)
+_CODES = tuple(COUNTRY_CURRENCIES.values())
+_DOTTED = re.compile(r"\b(?P<letters>(?:[A-Z]\.){2,})(?P<next>\s+[A-Z])?")
+"""An abbreviation written with dots ("U.S.", "U.K."): read without them ("US"), its last dot
+kept where a capitalised word follows (it may end the sentence)."""
+
+
+def _undotted(match: re.Match[str]) -> str:
+    letters = match["letters"].replace(".", "")
+    return f"{letters}.{match['next']}" if match["next"] else letters
+
+
+def _code(match: re.Match[str]) -> str:
+    return next(_CODES[int(k[1:])] for k, v in match.groupdict().items() if v is not None)
+
+
 def prepare(text: str) -> str:
-    """Diacritics folded (:func:`fold`); ``P+R`` read as "Park and Ride"; citation markers
-    (``[1]``, ``[2, 3]``) dropped; an amount "in 24 hours" read as "per day" (:data:`_PER_DAY`);
-    "24/7" read as "24 hours a day, 7 days a week" and an hour range's shared am or pm given to
-    both ends (:data:`_HOUR_RANGE`)."""
-    text = _ALWAYS.sub("24 hours a day, 7 days a week", _CITATION.sub(" ", fold(text)))
+    """Diacritics folded (:func:`fold`); dotted abbreviations undotted ("U.S.": "US") and a
+    currency named with its country read as its code ("Swiss francs": "CHF", round 10); ``P+R``
+    read as "Park and Ride"; citation markers (``[1]``, ``[2, 3]``) dropped; an amount "in 24
+    hours" read as "per day" (:data:`_PER_DAY`); "24/7" read as "24 hours a day, 7 days a week"
+    and an hour range's shared am or pm given to both ends (:data:`_HOUR_RANGE`)."""
+    text = _COUNTRY_CURRENCY.sub(_code, _DOTTED.sub(_undotted, fold(text)))
+    text = _ALWAYS.sub("24 hours a day, 7 days a week", _CITATION.sub(" ", text))
     return _per_day(_HOUR_RANGE.sub(_hour_range, _PARK_AND_RIDE.sub("Park and Ride", text)))
 
 

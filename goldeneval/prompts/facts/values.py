@@ -19,6 +19,8 @@ from goldeneval.prompts.facts.text import stem
 from goldeneval.prompts.facts.vocabulary import (
     COUNTS,
     CURRENCIES,
+    CURRENCY_CODE,
+    CURRENCY_MARK,
     CURRENCY_WORD,
     FAHRENHEIT,
     LARGE,
@@ -43,7 +45,17 @@ MAX_NUMBER_DIGITS = 30
 """A longer run of digits is no number (and would be slow to read as one)."""
 
 _QUALIFIER = r"(?:(?P<qual>working|business|calendar|consecutive|full|whole|more|extra)\s+)?"
-_AFTER = r"(?:\s*|-)(?:" + _QUALIFIER + r"(?P<unit>" + UNIT + r")|(?P<cur2>" + CURRENCY_WORD + r"|[€£$]))(?![a-z])"
+_AFTER = (
+    r"(?:\s*|-)(?:"
+    + _QUALIFIER
+    + r"(?P<unit>"
+    + UNIT
+    + r")|(?P<cur2>"
+    + CURRENCY_WORD
+    + r"|"
+    + CURRENCY_MARK
+    + r"))(?![a-z])"
+)
 _RATE = (
     r"(?:(?:\s+of\s+(?:[a-z]+\s+){0,2}?[a-z]+)?\s*(?:/|\b(?:for\s+(?=each|every))?(?:per|a|an|each|every)\s+)(?P<rate>"
     + UNIT
@@ -68,7 +80,7 @@ EVERY = {
 """Once per unit said without a count: "daily", "every day", "a day" meet "once a day"."""
 
 _NUMBER = re.compile(
-    r"(?:(?P<cur1>[€£$])\s?|\b(?P<cur0>EUR|GBP|USD)\s?)?"
+    r"(?:(?P<cur1>" + CURRENCY_MARK + r")\s?|\b(?P<cur0>" + CURRENCY_CODE + r")\s?)?"
     r"(?<![\w.,/:])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:[.,]\d+)?)"
     r"(?![.,]\d)(?:/(?P<den>\d+))?"
     r"(?:\s*(?P<mag>thousand|million|billion|bn|mn)\b|(?P<magk>k)(?![\w]))?"

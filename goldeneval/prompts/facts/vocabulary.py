@@ -13,10 +13,13 @@ from fractions import Fraction
 __all__ = [
     "COUNTS",
     "CURRENCIES",
+    "CURRENCY_CODE",
+    "CURRENCY_MARK",
     "CURRENCY_WORD",
     "DAY_GROUPS",
     "FAHRENHEIT",
     "GENERIC_NAME_WORDS",
+    "ISO_CURRENCIES",
     "LARGE",
     "LEAD_FILLER",
     "MAGNITUDES",
@@ -141,14 +144,25 @@ for _names, _dimension, _scale in (
 ):
     for _name in _names:
         UNITS[_name] = (_dimension, _scale)
+ISO_CURRENCIES = ("EUR", "GBP", "USD", "CHF", "JPY", "CAD", "AUD", "NZD", "HKD", "SGD", "SEK", "NOK", "DKK", "PLN",
+                  "CZK", "HUF", "INR", "CNY", "ZAR", "MXN", "BRL")  # fmt: skip
+"""ISO 4217 codes read as currencies beside an amount ("CHF 200", "200 SEK", round 10)."""
 CURRENCIES = {
     "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
     "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP",
     "$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD",
-}  # fmt: skip
+    "¥": "JPY", "yen": "JPY", "₹": "INR", "rupee": "INR", "rupees": "INR", "yuan": "CNY", "renminbi": "CNY",
+    "franc": "CHF", "francs": "CHF", "zloty": "PLN", "zlotys": "PLN", "rand": "ZAR",
+} | {code.lower(): code for code in ISO_CURRENCIES}  # fmt: skip
+"""Currency marks, codes and names -> ISO 4217 code; "franc" is the Swiss franc (the one major
+franc).  A name qualified by its country ("Swiss francs", "Canadian dollars") is read as its
+code first (:data:`goldeneval.prompts.facts.text.COUNTRY_CURRENCIES`)."""
 UNIT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 """Any unit spelling, longest first (a regular-expression alternation)."""
 CURRENCY_WORD = "|".join(re.escape(c) for c in sorted(CURRENCIES, key=len, reverse=True) if c.isalpha())
+CURRENCY_CODE = "|".join(ISO_CURRENCIES)
+CURRENCY_MARK = "[" + "".join(c for c in CURRENCIES if len(c) == 1) + "]"
+"""A currency symbol before or after an amount: €, £, $, ¥, ₹."""
 RATE_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "quarterly": "quarter",
                 "yearly": "year", "annually": "year"}  # fmt: skip
 WORKING = frozenset({"working", "business"})
