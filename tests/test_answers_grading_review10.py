@@ -14,6 +14,8 @@ C. A reference without facts is met when the answer's best-matching sentence hol
    and citations ignored), and a list reference ("A, B and C") needs each of its items.
 D. Currencies: ISO 4217 codes and names ("CHF 200" = "200 Swiss francs" = "200 CHF"; a name with
    its country is read as its code); dotted abbreviations are undotted ("U.S." = "US").
+E. An identifier (letters and digits joined by hyphens, opening with a letter: "eu-north-1",
+   "SKU-4411") is one fact matched whole, case-insensitive and without its hyphens, never a number.
 """
 
 from __future__ import annotations
@@ -136,3 +138,15 @@ def test_round10_d_dotted_abbreviations_are_read_without_their_dots() -> None:
     assert passes("Where is it sold?", "In the U.K. only.", "It is only sold in the UK.")
     assert not passes("Where is it sold?", "In the U.K. only.", "It is only sold in the U.S.")
     assert content_words("U.S. persons") == content_words("US persons")
+
+
+def test_round10_e_an_identifier_is_one_fact_matched_whole() -> None:
+    question = "In which region is the cheapest storage tier available?"
+    assert not passes(question, "eu-north-1", "The cheapest storage tier is available in eu-west-1.")
+    assert passes(question, "eu-north-1", "The cheapest storage tier is offered in eu-north-1 (Stockholm).")
+    assert passes(question, "eu-north-1", "It is offered in EU-NORTH-1.")
+    sku = "Which part fits?"
+    assert passes(sku, "SKU-4411", "Order part SKU4411.")
+    assert not passes(sku, "SKU-4411", "Order part SKU-4412.")
+    assert [(f.kind, f.key) for f in extract_facts("eu-north-1")] == [("entity", ("eunorth1",))]
+    assert [f.kind for f in extract_facts("a 24-hour service")] == ["number"]  # a value, not a code

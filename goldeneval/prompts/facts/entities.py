@@ -14,7 +14,7 @@ import re
 
 from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.facts.model import Fact
-from goldeneval.prompts.facts.text import stem
+from goldeneval.prompts.facts.text import IDENTIFIER, identifier_key, stem
 from goldeneval.prompts.facts.vocabulary import (
     DAY_GROUPS,
     GENERIC_NAME_WORDS,
@@ -84,10 +84,13 @@ def _is_name_like(token: str) -> bool:
 
 
 def entity_facts(text: str) -> list[Fact]:
-    """Named entities: runs of capitalised tokens and codes, weekday names, e-mail addresses."""
+    """Named entities: runs of capitalised tokens and codes, identifiers ("eu-north-1", each one
+    entity), weekday names, e-mail addresses."""
     facts = [Fact("entity", m.group(0), (m.group(0).lower(),)) for m in _EMAIL.finditer(text)]
     facts += [Fact("entity", m.group(0), (m.group(0).lower(),)) for m in _URL.finditer(text)]
     text = _URL.sub(" ", _EMAIL.sub(" ", text))
+    facts += [Fact("entity", m.group(0), (identifier_key(m.group(0)),)) for m in IDENTIFIER.finditer(text)]
+    text = IDENTIFIER.sub(lambda m: " " * len(m.group(0)), text)
     tokens = list(_TOKEN.finditer(text))
     run: list[str] = []
 
@@ -187,6 +190,7 @@ def answer_entity_keys(answer: str) -> set[str]:
     """The keys of every word of a text, capitalised or not ("eastgate" names Eastgate): what a
     reference's name is looked up in."""
     keys = {m.group(0).lower() for m in _EMAIL.finditer(answer)} | {m.group(0).lower() for m in _URL.finditer(answer)}
+    keys |= {identifier_key(m.group(0)) for m in IDENTIFIER.finditer(answer)}
     for match in _TOKEN.finditer(_URL.sub(" ", _EMAIL.sub(" ", answer))):
         token = match.group(0)
         lower = token.lower()

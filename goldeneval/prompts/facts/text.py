@@ -10,13 +10,28 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["COUNTRY_CURRENCIES", "NOTE", "SENTENCES", "fold", "prepare", "stem"]
+__all__ = ["COUNTRY_CURRENCIES", "IDENTIFIER", "NOTE", "SENTENCES", "fold", "identifier_key", "prepare", "stem"]
 
 NOTE = re.compile(r"\s*\([^()]*\)")
 """A parenthesised remark of the reference: context for a reader, not a fact (rule 1)."""
 _PARK_AND_RIDE = re.compile(r"\bP\s*\+\s*R\b", re.IGNORECASE)
 _CITATION = re.compile(r"\[\d{1,3}(?:\s*[,;-]\s*\d{1,3})*\]")
 """A RAG answer's citation marker: ``[1]``, ``[2, 3]`` (not a fact)."""
+IDENTIFIER = re.compile(
+    r"(?<![\w-])(?!(?:mid|pre|post|non|anti|over|under|self|ex)-)(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])"
+    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?![\w-])",
+    re.IGNORECASE,
+)
+"""An identifier or code (round 10): letters and digits joined by hyphens, opening with a letter
+("eu-north-1", "SKU-4411", "W-9", "COVID-19"): one fact, compared whole and case-insensitive
+without its hyphens, never a number ("24-hour" opens with a digit: a value; "mid-2025" a year)."""
+
+
+def identifier_key(text: str) -> str:
+    """What an identifier compares on: lower case, without hyphens ("T-12" and "t12")."""
+    return text.lower().replace("-", "")
+
+
 SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 """Where a sentence ends: ``.``, ``!``, ``?``, ``;`` and line breaks."""
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from goldeneval.core.text import ENGLISH_STOPWORDS
 from goldeneval.prompts.facts.model import Fact
-from goldeneval.prompts.facts.text import stem
+from goldeneval.prompts.facts.text import IDENTIFIER, stem
 from goldeneval.prompts.facts.vocabulary import (
     COUNTS,
     CURRENCIES,
@@ -333,9 +333,12 @@ class _Claims:
 
 
 def value_facts(text: str) -> list[Fact]:
-    """The values of ``text`` in the order they are written: dates first claim their text, then
+    """The values of ``text`` in the order they are written (identifiers, :data:`~.text.IDENTIFIER`,
+    hold none): dates first claim their text, then
     two-part prices, times, frequencies, numbers, "half an hour", "half of", number words."""
     claims = _Claims(text)
+    for code in IDENTIFIER.finditer(text):  # "eu-north-1" is a name, not the number 1
+        claims.take(*code.span())
     found: list[tuple[int, Fact]] = []
     for pattern in _DATES:
         for match in pattern.finditer(text):
