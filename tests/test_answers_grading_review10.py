@@ -16,13 +16,15 @@ D. Currencies: ISO 4217 codes and names ("CHF 200" = "200 Swiss francs" = "200 C
    its country is read as its code); dotted abbreviations are undotted ("U.S." = "US").
 E. An identifier (letters and digits joined by hyphens, opening with a letter: "eu-north-1",
    "SKU-4411") is one fact matched whole, case-insensitive and without its hyphens, never a number.
+F. Abstention: a subject the sources do not treat, said in the passive ("rabbit vaccination isn't
+   discussed", "... is not addressed"), abstains like "is not mentioned".
 """
 
 from __future__ import annotations
 
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.overlap import content_words, list_items
-from tests.grading_helpers import passes
+from tests.grading_helpers import outcome, passes
 
 
 def test_round10_a_one_before_a_counted_thing_is_the_number_1() -> None:
@@ -150,3 +152,15 @@ def test_round10_e_an_identifier_is_one_fact_matched_whole() -> None:
     assert not passes(sku, "SKU-4411", "Order part SKU-4412.")
     assert [(f.kind, f.key) for f in extract_facts("eu-north-1")] == [("entity", ("eunorth1",))]
     assert [f.kind for f in extract_facts("a 24-hour service")] == ["number"]  # a value, not a code
+
+
+def test_round10_f_a_subject_not_discussed_abstains() -> None:
+    question = "Which vaccines do rabbits need?"
+    answer = (
+        "The leaflet only covers dogs and cats; rabbit vaccination isn't discussed. I cannot answer based on the "
+        "given documents."
+    )
+    assert outcome(question, answer) == "abstained"
+    assert outcome(question, "Rabbit vaccination is not addressed in the leaflet.") == "abstained"
+    assert outcome(question, "I am unable to answer using the provided context.") == "abstained"
+    assert outcome(question, "Rabbits need a myxomatosis vaccine; the RHD vaccine is not discussed.") != "abstained"

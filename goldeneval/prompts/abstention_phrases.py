@@ -233,6 +233,8 @@ def _default_phrases() -> tuple[str, ...]:
         # issue 42, round 8: a search that found nothing, its subject in an earlier clause
         "found nothing about", "found nothing on", "found nothing regarding", "found nothing in",
         "found nothing relevant", "found nothing that",
+        # issue 42, round 10: a subject the sources do not treat, in the passive ("isn't discussed")
+        "not discussed", "not addressed", "not described", "not documented", "not explained",
     ]  # fmt: skip
     phrases += [f"no way {how}" for how in ("to verify", "of verifying", "to confirm", "of confirming", "to check",
                 "of checking", "to say", "to determine", "of determining")]  # fmt: skip
