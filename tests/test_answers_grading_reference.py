@@ -91,7 +91,8 @@ def test_a_fact_buried_in_extra_words_passes_but_a_paste_of_the_context_does_not
 def test_the_deterministic_grader_identity_changed_so_old_runs_compare_as_a_mismatch() -> None:
     identity = DeterministicGrader().identity
     assert identity.startswith(
-        "deterministic/v9(assertions;reference=facts/v9(max_words=100)|best-sentences-token-f1>=0.5;abstention/v10("
+        "deterministic/v10(assertions;reference=facts/v10(max_words=100)|best-sentences-recall>=0.667|token-f1>=0.5;"
+        "abstention/v11("
     )
     digest = "prompts-v1:sha256:" + "0" * 64
     for old in (
@@ -103,6 +104,8 @@ def test_the_deterministic_grader_identity_changed_so_old_runs_compare_as_a_mism
         "abstention/v7(default;max_words=50))",
         "deterministic/v7(assertions;reference=facts/v7(max_words=100)|best-sentences-token-f1>=0.5;"
         "abstention/v8(default;max_words=50))",
+        "deterministic/v9(assertions;reference=facts/v9(max_words=100)|best-sentences-token-f1>=0.5;"
+        "abstention/v10(default;max_words=50))",
     ):
         assert prompt_benchmark_fingerprint(digest, f"prompt-grading/v1[{identity}]") != (
             prompt_benchmark_fingerprint(digest, f"prompt-grading/v1[{old}]")

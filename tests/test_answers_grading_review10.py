@@ -22,9 +22,10 @@ F. Abstention: a subject the sources do not treat, said in the passive ("rabbit 
 
 from __future__ import annotations
 
+from goldeneval.prompts.abstention import AbstentionRules
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.overlap import content_words, list_items
-from tests.grading_helpers import outcome, passes
+from tests.grading_helpers import GRADER, outcome, passes
 
 
 def test_round10_a_one_before_a_counted_thing_is_the_number_1() -> None:
@@ -164,3 +165,9 @@ def test_round10_f_a_subject_not_discussed_abstains() -> None:
     assert outcome(question, "Rabbit vaccination is not addressed in the leaflet.") == "abstained"
     assert outcome(question, "I am unable to answer using the provided context.") == "abstained"
     assert outcome(question, "Rabbits need a myxomatosis vaccine; the RHD vaccine is not discussed.") != "abstained"
+
+
+def test_round10_identities_are_new() -> None:
+    assert AbstentionRules().identity == "abstention/v11(default;max_words=50)"
+    assert "reference=facts/v10(" in GRADER.identity and GRADER.identity.startswith("deterministic/v10(")
+    assert "|best-sentences-recall>=0.667|token-f1>=0.5;" in GRADER.identity

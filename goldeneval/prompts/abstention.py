@@ -259,7 +259,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v10(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v11(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:
