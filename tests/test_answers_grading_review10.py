@@ -18,6 +18,9 @@ E. An identifier (letters and digits joined by hyphens, opening with a letter: "
    "SKU-4411") is one fact matched whole, case-insensitive and without its hyphens, never a number.
 F. Abstention: a subject the sources do not treat, said in the passive ("rabbit vaccination isn't
    discussed", "... is not addressed"), abstains like "is not mentioned".
+G. Cents are hundredths of the currency beside them ("9 cents per gigabyte" = "$0.09 per GB"; a
+   unit after "per" is no name); an ordinal day ("the 8th") in a sentence naming one month, and
+   only one, is a date of that month.
 """
 
 from __future__ import annotations
@@ -165,6 +168,26 @@ def test_round10_f_a_subject_not_discussed_abstains() -> None:
     assert outcome(question, "Rabbit vaccination is not addressed in the leaflet.") == "abstained"
     assert outcome(question, "I am unable to answer using the provided context.") == "abstained"
     assert outcome(question, "Rabbits need a myxomatosis vaccine; the RHD vaccine is not discussed.") != "abstained"
+
+
+def test_round10_g_cents_are_hundredths() -> None:
+    question = "What is the price per GB of data egress after the free tier?"
+    answer = "After the free tier, data egress is billed at 9 cents per gigabyte."
+    assert passes(question, "$0.09 per GB", answer)
+    assert passes(question, "$0.09 per GB", "It costs 0.09 dollars per GB.")
+    assert not passes(question, "$0.09 per GB", "After the free tier, data egress is billed at 19 cents per gigabyte.")
+    assert passes("How much is a stamp?", "\u20ac0.50", "A stamp costs 50 cents.")
+    assert not passes("How much is a stamp?", "\u20ac0.50", "A stamp costs 50 euros.")
+
+
+def test_round10_g_an_ordinal_day_takes_the_one_month_of_its_sentence() -> None:
+    question = "When are the observing nights in March?"
+    answer = "In March there are observing nights on the 8th and the 22nd."
+    assert passes(question, "March 8 and March 22", answer)
+    assert not passes(question, "March 8 and March 22", "In March there are observing nights on the 8th and the 23rd.")
+    assert not passes(question, "March 8 and March 22", "In April there are observing nights on the 8th and the 22nd.")
+    assert [f.kind for f in extract_facts("In March the office on the 2nd floor opens.")] == ["number"]
+    assert [f.kind for f in extract_facts("In March and April, on the 8th.")] == ["number"]
 
 
 def test_round10_identities_are_new() -> None:

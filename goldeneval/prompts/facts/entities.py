@@ -126,7 +126,8 @@ def entity_facts(text: str) -> list[Fact]:
         magnitude = magnitude or (suffix is not None and suffix.group(1) in UNITS)  # "50MB", "45p": a value
         number = lower in NUMBER_WORDS or _ORDINAL.fullmatch(lower) is not None  # "Six months", "the 1st"
         after_number = position > 0 and tokens[position - 1].group(0)[-1].isdigit()
-        unit = lower in UNITS and (after_number or not (len(token) >= 2 and token.isupper()))  # "in HR" is a name
+        after_per = position > 0 and (tokens[position - 1].group(0).lower() == "per" or separator.endswith("/"))
+        unit = lower in UNITS and (after_number or after_per or not (len(token) >= 2 and token.isupper()))  # "in HR"
         if month or common or magnitude or number or unit or token.isdigit() or not _is_name_like(token):
             close()
             continue

@@ -72,17 +72,23 @@ def _as_weight(fact: Fact, beside: Fact) -> Fact:
     return fact
 
 
+_HUNDREDTHS = {"pence": "GBP", "cents": None}
+"""Coins a hundredth of a currency: pence of the pound, cents of whichever currency is beside."""
+
+
 def _as_pounds(fact: Fact) -> Fact:
-    """Pence as pounds (round 8): "25p per day" is "£0.25 per day", a hundredth of a pound."""
+    """Pence as pounds (round 8): "25p per day" is "£0.25 per day", a hundredth of a pound; cents
+    likewise (round 10: "9 cents per gigabyte" is "$0.09 per GB", or €0.09)."""
     dimension, currency, unit = fact.key[1:4]
-    if currency is not None or str(dimension).split("/")[0] != "pence":
+    coin = str(dimension).split("/")[0]
+    if currency is not None or coin not in _HUNDREDTHS:
         return fact
     rate = str(dimension).partition("/")[2]
     values = tuple(v / 100 for v in _fractions(fact.key[0]))
     raw = tuple(v / 100 for v in _fractions(fact.key[4]))
     new_dimension = f"count/{rate}" if rate else None
     new_unit = "/" + str(unit).partition("/")[2] if rate else None
-    return Fact("number", fact.text, (values, new_dimension, "GBP", new_unit, raw))
+    return Fact("number", fact.text, (values, new_dimension, _HUNDREDTHS[coin], new_unit, raw))
 
 
 def _fractions(item: object) -> frozenset[Fraction]:

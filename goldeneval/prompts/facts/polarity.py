@@ -16,7 +16,7 @@ from goldeneval.prompts.assertions import normalise_answer
 from goldeneval.prompts.facts.entities import answer_entity_keys, entity_facts
 from goldeneval.prompts.facts.model import Fact
 from goldeneval.prompts.facts.text import NOTE, prepare, stem
-from goldeneval.prompts.facts.vocabulary import LEAD_FILLER, NO, NUMBER_WORDS, UNITS, YES
+from goldeneval.prompts.facts.vocabulary import CURRENCIES, LEAD_FILLER, NO, NUMBER_WORDS, UNITS, YES
 
 __all__ = ["answer_polarity", "dropped_condition", "flipped_clause", "reference_polarity"]
 
@@ -85,9 +85,11 @@ negative: "outside peak hours", "non-refundable"; "outside" as a place with no n
 ("Move the seedlings outside once the frost has passed", round 10) says nothing negative."""
 
 
-_VALUE_WORDS = frozenset({stem(u) for u in UNITS} | set(NUMBER_WORDS) | {"one", "a", "an"})
+_VALUE_WORDS = frozenset(
+    {stem(u) for u in UNITS} | {stem(c) for c in CURRENCIES} | set(NUMBER_WORDS) | {"one", "per", "every", "each"}
+)
 _NUMERAL = re.compile(r"\d[\d.,:/]*(?:st|nd|rd|th|am|pm)?")
-"""The words of a bare value ("12 hours", "twelve weeks", "3 pm"): a reference clause of only these
+"""The words of a bare value ("12 hours", "twelve weeks", "$0.09 per GB"): a reference clause of only these
 says no yes or no (round 10: "Cats should not be fed for twelve hours" does not contradict
 "12 hours")."""
 

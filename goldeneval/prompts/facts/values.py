@@ -166,6 +166,23 @@ _SPLIT_PRICE = re.compile(
 """A price spoken in two parts: "2 euros 40", "3 dollars and 5 cents"."""
 
 
+_THE_ORDINAL = re.compile(
+    r"\bthe\s+(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?![ \t]+(?!(?:and|or|of|at|to|until|till|through|from|in|on)\b)[a-z])"
+)
+"""A day of the month by its ordinal alone ("on the 8th and the 22nd"; not "the 2nd floor")."""
+_MONTH_NAME = re.compile(r"\b(?:" + "|".join(m.capitalize() for m in MONTHS if len(m) > 3 and m != "sept") + r")\b")
+_SENTENCE_BOUND = re.compile(r"[.!?;\n]")
+
+
+def _sentence_month(text: str, at: int) -> int | None:
+    """The month a sentence names, when it names one and only one (round 10: "In March there are
+    observing nights on the 8th and the 22nd" states March 8 and March 22), else None."""
+    start = max((m.end() for m in _SENTENCE_BOUND.finditer(text, 0, at)), default=0)
+    end = next((m.start() for m in _SENTENCE_BOUND.finditer(text, at)), len(text))
+    named = {MONTHS[m.group(0).lower()] for m in _MONTH_NAME.finditer(text, start, end)}
+    return named.pop() if len(named) == 1 else None
+
+
 _NEXT_WORD = re.compile(r"[ \t]+(?P<word>[a-z]{3,})\b", re.IGNORECASE)
 
 
@@ -353,6 +370,12 @@ def value_facts(text: str) -> list[Fact]:
                 continue
             claims.take(*match.span())
             found += [(match.start(), Fact("date", match.group(0), (month, day, year))) for day in days]
+    for match in _THE_ORDINAL.finditer(text):
+        named_month = _sentence_month(text, match.start())
+        ordinal_day = int(match.group("d"))
+        if named_month is not None and 1 <= ordinal_day <= 31 and claims.free(*match.span()):
+            claims.take(*match.span())
+            found.append((match.start(), Fact("date", match.group(0), (named_month, ordinal_day, None))))
     for match in _SPLIT_PRICE.finditer(text):
         if claims.free(*match.span()):
             claims.take(*match.span())

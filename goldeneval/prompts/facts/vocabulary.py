@@ -137,6 +137,7 @@ for _names, _dimension, _scale in (
     (("gb", "gigabyte", "gigabytes"), "data", Fraction(1000**3)),
     (("tb", "terabyte", "terabytes"), "data", Fraction(1000**4)),
     (("p", "pence", "penny"), "pence", Fraction(1)),
+    (("cent", "cents", "ct"), "cents", Fraction(1)),
     (("semester", "semesters"), "semester", Fraction(1)),
     (("term", "terms"), "term", Fraction(1)),
     (("mph",), "length/duration", Fraction(160_934_4, 10) / 60),
