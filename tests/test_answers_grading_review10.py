@@ -11,7 +11,9 @@ B. An answer's negation contradicts only a reference clause that says something:
    says no no.
 C. A reference without facts is met when the answer's best-matching sentence holds two thirds of
    its content words (hyphens split, British spellings read as American, clipped words, hedges
-   and citations ignored), and a list reference ("A, B and C") needs each of its items.
+   and citations ignored) that hold a third of the answer's content words or more (a paste of the
+   context around the right sentence still fails), and a list reference ("A, B and C") needs
+   each of its items.
 D. Currencies: ISO 4217 codes and names ("CHF 200" = "200 Swiss francs" = "200 CHF"; a name with
    its country is read as its code); dotted abbreviations are undotted ("U.S." = "US").
 E. An identifier (letters and digits joined by hyphens, opening with a letter: "eu-north-1",
@@ -80,6 +82,18 @@ def test_round10_c_a_short_reference_inside_a_full_sentence_passes() -> None:
     vaccine = "Which vaccine is required for pet travel within the EU?"
     assert passes(vaccine, "rabies", "Your pet needs a valid rabies vaccination to travel within the EU.")
     assert not passes(vaccine, "rabies", "Your pet needs a valid distemper vaccination to travel within the EU.")
+
+
+def test_round10_c_a_paste_of_the_context_around_the_right_sentence_still_fails() -> None:
+    question = "Who must sign off before the fume hood is used after hours?"
+    paste = (
+        "Lab safety rules. The fume hood must be inspected monthly by facilities staff. After hours, use of the "
+        "fume hood requires sign-off by the lab supervisor. Spill kits are stored under the sink in every room. "
+        "Eye wash stations are checked weekly."
+    )
+    assert not passes(question, "the lab supervisor", paste)
+    chat = "You need the lab supervisor's sign-off for after-hours use. Let me know if you need anything else!"
+    assert passes(question, "the lab supervisor", chat)
 
 
 def test_round10_c_spelling_hyphens_and_clipped_words_are_read_alike() -> None:

@@ -92,11 +92,17 @@ class Overlap:
     """The share of the reference's content words in the best run of sentences."""
     missing_items: tuple[str, ...]
     """A list reference's items that run lacks (fewer than :data:`MIN_RECALL` of their words)."""
+    share_of_answer: float
+    """The share of the answer's content words that run holds: low for a paste of the context
+    around one right sentence."""
 
 
 MIN_CLIPPED = 5
 """A word this long or longer is met by a word it begins or that begins it: "photo" by
 "photograph", "info" not by "inform" (a clipped word of five letters at the least)."""
+MIN_ANSWER_SHARE = 1 / 3
+"""Recall decides only where the best-matching sentences hold this share of the answer's content
+words or more: a paste of the context around one right sentence is no answer (rule 4)."""
 
 
 def _held(word: str, held: set[str]) -> bool:
@@ -112,22 +118,24 @@ def _share(wanted: list[str], held: set[str]) -> float:
 
 
 def reference_overlap(answer: str, reference: str) -> Overlap:
-    """The reference's content-word recall in the answer's best-matching run of sentences, of
-    at most as many sentences as the reference has, or a list reference items (pasting the context never pays more than
-    its best sentence), and, for a list reference, the items that run lacks; citation markers
-    are dropped, parenthesised notes of the reference too."""
+    """The reference's content-word recall in the answer's best-matching run of sentences (of at
+    most as many sentences as the reference has, or as a list reference has items: one a line),
+    the items of a list reference that run lacks, and the share of the answer's content words the
+    run holds; citation markers are dropped, parenthesised notes of the reference too."""
     wanted = content_words(prepare(NOTE.sub("", reference)))
     items = list_items(reference)
     texts = [p for p in (s.strip() for s in SENTENCES.split(prepare(reference))) if p]
     sentences = [s for s in SENTENCES.split(prepare(answer)) if s.strip()] or [answer]
-    width = min(len(sentences), max(1, len(texts), len(items)))  # a list may be one item a line
-    best: tuple[tuple[int, float], tuple[str, ...]] | None = None
+    width = min(len(sentences), max(1, len(texts), len(items)))
+    total = max(1, len(content_words(" ".join(sentences))))
+    best: tuple[tuple[int, float], tuple[str, ...], float] | None = None
     for w in range(1, width + 1):
         for i in range(len(sentences) - w + 1):
-            held = set(content_words(" ".join(sentences[i : i + w])))
+            words = content_words(" ".join(sentences[i : i + w]))
+            held = set(words)
             missing = tuple(name for name, item in items if _share(item, held) < MIN_RECALL)
             rank = (len(items) - len(missing), _share(wanted, held))
             if best is None or rank > best[0]:
-                best = (rank, missing)
+                best = (rank, missing, len(words) / total)
     assert best is not None  # at least one run of sentences
-    return Overlap(best[0][1], best[1])
+    return Overlap(best[0][1], best[1], best[2])
