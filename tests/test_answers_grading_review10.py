@@ -30,6 +30,7 @@ from __future__ import annotations
 from goldeneval.prompts.abstention import AbstentionRules
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.overlap import content_words, list_items
+from goldeneval.prompts.facts.text import prepare
 from tests.grading_helpers import GRADER, outcome, passes
 
 
@@ -43,7 +44,14 @@ def test_round10_a_one_before_a_counted_thing_is_the_number_1() -> None:
     assert passes("How often?", "One capsule three times a day.", "Take one 500 mg capsule three times daily.")
     assert not passes("How often?", "One capsule three times a day.", "Take two capsules three times daily.")
     assert [f.key[0] for f in extract_facts("one euro")] == [(1,)]
-    for pronoun in ("one of them", "the one on the left", "at one point", "a one-way ticket", "a single ticket"):
+    for pronoun in (
+        "one of them",
+        "the one on the left",
+        "at one point",
+        "a one-way ticket",
+        "a single ticket",
+        "one way or another",
+    ):
         assert extract_facts(pronoun) == [], pronoun
 
 
@@ -148,6 +156,9 @@ def test_round10_d_a_currency_by_its_code_or_its_name_is_the_same_currency() -> 
     assert passes("How much?", "50 Canadian dollars", "It costs CAD 50.")
     assert not passes("How much?", "50 Canadian dollars", "It costs 50 AUD.")
     assert [f.key[2] for f in extract_facts("\u00a5500")] == ["JPY"]
+    for text, code in (("500 yen", "JPY"), ("200 francs", "CHF"), ("100 rupees", "INR"), ("30 zloty", "PLN"),
+                       ("\u20b9100", "INR"), ("SEK 90", "SEK"), ("10 rand", "ZAR")):  # fmt: skip
+        assert [(f.kind, f.key[2]) for f in extract_facts(text)] == [("number", code)], text
 
 
 def test_round10_d_dotted_abbreviations_are_read_without_their_dots() -> None:
@@ -158,6 +169,7 @@ def test_round10_d_dotted_abbreviations_are_read_without_their_dots() -> None:
     assert passes("Where is it sold?", "In the U.K. only.", "It is only sold in the UK.")
     assert not passes("Where is it sold?", "In the U.K. only.", "It is only sold in the U.S.")
     assert content_words("U.S. persons") == content_words("US persons")
+    assert prepare("It is sold in the U.S. The form is W-9.") == "It is sold in the US. The form is W-9."
 
 
 def test_round10_e_an_identifier_is_one_fact_matched_whole() -> None:
@@ -170,6 +182,8 @@ def test_round10_e_an_identifier_is_one_fact_matched_whole() -> None:
     assert not passes(sku, "SKU-4411", "Order part SKU-4412.")
     assert [(f.kind, f.key) for f in extract_facts("eu-north-1")] == [("entity", ("eunorth1",))]
     assert [f.kind for f in extract_facts("a 24-hour service")] == ["number"]  # a value, not a code
+    assert [(f.kind, f.key) for f in extract_facts("COVID-19")] == [("entity", ("covid19",))]
+    assert [f.kind for f in extract_facts("mid-2025")] == ["year"]
 
 
 def test_round10_f_a_subject_not_discussed_abstains() -> None:
@@ -181,6 +195,8 @@ def test_round10_f_a_subject_not_discussed_abstains() -> None:
     assert outcome(question, answer) == "abstained"
     assert outcome(question, "Rabbit vaccination is not addressed in the leaflet.") == "abstained"
     assert outcome(question, "I am unable to answer using the provided context.") == "abstained"
+    for verb in ("described", "documented", "explained"):
+        assert outcome(question, f"Rabbit vaccination is not {verb} in the leaflet.") == "abstained", verb
     assert outcome(question, "Rabbits need a myxomatosis vaccine; the RHD vaccine is not discussed.") != "abstained"
 
 
@@ -191,6 +207,7 @@ def test_round10_g_cents_are_hundredths() -> None:
     assert passes(question, "$0.09 per GB", "It costs 0.09 dollars per GB.")
     assert not passes(question, "$0.09 per GB", "After the free tier, data egress is billed at 19 cents per gigabyte.")
     assert passes("How much is a stamp?", "\u20ac0.50", "A stamp costs 50 cents.")
+    assert [f.kind for f in extract_facts("$0.09 per GB")] == ["number"]  # "GB" after "per" is a unit
     assert not passes("How much is a stamp?", "\u20ac0.50", "A stamp costs 50 euros.")
 
 
