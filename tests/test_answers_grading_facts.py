@@ -182,7 +182,8 @@ def test_without_facts_the_best_sentence_is_measured_so_a_paste_never_pays() -> 
     reference = "The service updates index"
     sentence = "See the service updates index."
     padded = "Thanks for asking about the network today. " * 3 + sentence
-    assert grade_reference(sentence, reference, 0.5).score == grade_reference(padded, reference, 0.5).score
+    alone, among = grade_reference(sentence, reference, 0.5), grade_reference(padded, reference, 0.5)
+    assert alone.passed and among.passed and among.score <= alone.score  # round 10: padding never raises it
     long = sentence + " Lorem ipsum dolor." * MAX_ANSWER_WORDS
     assert (grade_reference(long, reference, 0.5).passed, grade_reference(long, reference, 0.5).score) == (False, 0.0)
 
