@@ -12,8 +12,9 @@ B. An answer's negation contradicts only a reference clause that says something:
 C. A reference without facts is met when the answer's best-matching sentence holds two thirds of
    its content words (hyphens split, British spellings read as American, clipped words, hedges
    and citations ignored) that hold a third of the answer's content words or more (a paste of the
-   context around the right sentence still fails), and a list reference ("A, B and C") needs
-   each of its items.
+   context around the right sentence still fails; a compound with one part changed,
+   "high-nitrogen" for "high-potassium", fails), and a list reference ("A, B and C") needs each
+   of its items.
 D. Currencies: ISO 4217 codes and names ("CHF 200" = "200 Swiss francs" = "200 CHF"; a name with
    its country is read as its code); dotted abbreviations are undotted ("U.S." = "US").
 E. An identifier (letters and digits joined by hyphens, opening with a letter: "eu-north-1",
@@ -110,6 +111,15 @@ def test_round10_c_spelling_hyphens_and_clipped_words_are_read_alike() -> None:
     assert passes(question, "a high-potassium fertiliser", "Feed them a high potassium fertilizer.")
     assert not passes(question, "a high-potassium fertiliser", "Use a compost that is rich in nitrogen.")
     assert content_words("colour centre travelled") == content_words("color center traveled")
+
+
+def test_round10_c_a_compound_with_one_part_changed_is_another_thing() -> None:
+    question = "What should tomatoes be fed?"
+    reference = "a high-potassium fertiliser"
+    assert not passes(question, reference, "Use a high-nitrogen fertiliser.")
+    assert not passes(question, reference, "Use a low-potassium fertiliser.")
+    assert passes(question, reference, "Use a potassium-rich fertilizer.")
+    assert not passes("Which diet?", "a low-sodium diet", "Keep to a low-fat diet.")
 
 
 def test_round10_c_a_list_reference_needs_each_item() -> None:

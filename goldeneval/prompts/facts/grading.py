@@ -20,7 +20,7 @@ from goldeneval.prompts.facts.equality import same_value
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.hedges import offered_alternative
 from goldeneval.prompts.facts.model import Fact, values_of
-from goldeneval.prompts.facts.overlap import MIN_ANSWER_SHARE, MIN_RECALL, reference_overlap
+from goldeneval.prompts.facts.overlap import MIN_ANSWER_SHARE, MIN_RECALL, reference_overlap, rival_compound
 from goldeneval.prompts.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.prompts.facts.roles import swapped_roles
 from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare, stem
@@ -171,6 +171,9 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
                 f"no facts in the reference; its list's items missing: {'; '.join(overlap.missing_items)}",
                 overlap.missing_items,
             )
+        rival = rival_compound(answer, reference)
+        if rival is not None:
+            return FactGrade(False, 0.0, f"it states {rival!r} in place of the reference's compound")
         if overlap.recall >= MIN_RECALL and overlap.share_of_answer >= MIN_ANSWER_SHARE:
             return FactGrade(
                 True,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from goldeneval.core.text import ENGLISH_STOPWORDS, stemmer
 from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare
 
-__all__ = ["MIN_RECALL", "Overlap", "content_words", "list_items", "reference_overlap"]
+__all__ = ["MIN_RECALL", "Overlap", "content_words", "list_items", "reference_overlap", "rival_compound"]
 
 MIN_RECALL = 2 / 3
 """The share of a reference's content words (and of each item of a list) that the answer's
@@ -115,6 +115,32 @@ def _held(word: str, held: set[str]) -> bool:
 
 def _share(wanted: list[str], held: set[str]) -> float:
     return sum(_held(w, held) for w in wanted) / len(wanted) if wanted else 0.0
+
+
+_COMPOUND = re.compile(r"\b([A-Za-z]{2,})-([A-Za-z]{2,})\b")
+
+
+def _compounds(text: str) -> set[tuple[str, str]]:
+    pairs = set()
+    for match in _COMPOUND.finditer(fold(text)):
+        first, second = content_words(match.group(1)), content_words(match.group(2))
+        if first and second:
+            pairs.add((first[0], second[0]))
+    return pairs
+
+
+def rival_compound(answer: str, reference: str) -> str | None:
+    """A hyphenated compound of the answer that keeps one part of one of the reference's and
+    changes the other, in the same place (round 10): "high-nitrogen" for "high-potassium",
+    "low-potassium" too; "potassium-rich" keeps no part in place.  As written, or None."""
+    wanted = _compounds(NOTE.sub("", reference))
+    for match in _COMPOUND.finditer(fold(answer)):
+        pair = next(iter(_compounds(match.group(0))), None)
+        if pair is None or pair in wanted:
+            continue
+        if any((pair[0] == w[0]) != (pair[1] == w[1]) for w in wanted):
+            return match.group(0)
+    return None
 
 
 def reference_overlap(answer: str, reference: str) -> Overlap:
