@@ -20,7 +20,13 @@ from goldeneval.prompts.facts.equality import same_value
 from goldeneval.prompts.facts.extraction import extract_facts
 from goldeneval.prompts.facts.hedges import offered_alternative
 from goldeneval.prompts.facts.model import Fact, values_of
-from goldeneval.prompts.facts.overlap import MIN_ANSWER_SHARE, MIN_RECALL, reference_overlap, rival_compound
+from goldeneval.prompts.facts.overlap import (
+    MIN_ANSWER_SHARE,
+    MIN_BEYOND_RECALL,
+    MIN_RECALL,
+    reference_overlap,
+    rival_compound,
+)
 from goldeneval.prompts.facts.polarity import answer_polarity, dropped_condition, flipped_clause
 from goldeneval.prompts.facts.roles import swapped_roles
 from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare, stem
@@ -163,7 +169,7 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         swapped = swapped_roles(reference, answer)
         if swapped is not None:
             return FactGrade(False, 0.0, f"it swaps the reference's roles: {swapped[0]!r} and {swapped[1]!r}")
-        overlap = reference_overlap(answer, reference)
+        overlap = reference_overlap(answer, reference, question)
         if overlap.missing_items:
             return FactGrade(
                 False,
@@ -174,6 +180,13 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         rival = rival_compound(answer, reference)
         if rival is not None:
             return FactGrade(False, 0.0, f"it states {rival!r} in place of the reference's compound")
+        if overlap.beyond_recall < MIN_BEYOND_RECALL:  # round 11: the question's words are no evidence
+            return FactGrade(
+                False,
+                min(score, overlap.beyond_recall),
+                f"no facts in the reference: the best-matching sentences hold {overlap.beyond_recall:.0%} "
+                "of its words beyond the question's",
+            )
         if overlap.recall >= MIN_RECALL and overlap.share_of_answer >= MIN_ANSWER_SHARE:
             return FactGrade(
                 True,

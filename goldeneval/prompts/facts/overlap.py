@@ -7,6 +7,12 @@ the fume hood after hours.": 0.286) while an answer naming two items of a three-
 (0.571).  So the reference's content words decide, as a share found in the answer's best-matching
 sentence (its *recall*), and a list reference needs each of its items
 (docs/guide/answers.md, "Reference grading: the facts decide", rule 5 and round 10).
+
+Round 11: the reference's words that the question already holds are no evidence ("shower before
+entering the pool" asked "How should swimmers prepare before entering the pool?" is answered by
+"shower" alone; an answer that repeats "before entering the pool" answers nothing), so the
+answer must also hold at least :data:`MIN_BEYOND_RECALL` of the reference's other words, unless
+the reference has no other.
 """
 
 from __future__ import annotations
@@ -17,11 +23,24 @@ from dataclasses import dataclass
 from goldeneval.core.text import ENGLISH_STOPWORDS, stemmer
 from goldeneval.prompts.facts.text import NOTE, SENTENCES, fold, prepare
 
-__all__ = ["MIN_RECALL", "Overlap", "content_words", "list_items", "reference_overlap", "rival_compound"]
+__all__ = [
+    "MIN_BEYOND_RECALL",
+    "MIN_RECALL",
+    "Overlap",
+    "beyond_question",
+    "content_words",
+    "list_items",
+    "reference_overlap",
+    "rival_compound",
+]
 
 MIN_RECALL = 2 / 3
 """The share of a reference's content words (and of each item of a list) that the answer's
 best-matching sentence must hold."""
+MIN_BEYOND_RECALL = 1 / 2
+"""The share of the reference's content words beyond the question's (round 11) that those
+sentences must hold as well: "a high-potassium fertiliser" asked "Which fertiliser ...?" is met by
+"a fertilizer that is rich in potassium" (one of "high", "potassium")."""
 
 _SPELLING = (
     (re.compile(r"(?<=\w{3})is(e|es|ed|ing|er|ers|ation|ations)$"), r"iz\1"),  # fertiliser, organisation
@@ -95,6 +114,9 @@ class Overlap:
     share_of_answer: float
     """The share of the answer's content words that run holds: low for a paste of the context
     around one right sentence."""
+    beyond_recall: float = 1.0
+    """The share of the reference's content words the question does not hold (all of them where
+    it holds every one) in that run (round 11)."""
 
 
 MIN_CLIPPED = 5
@@ -143,18 +165,28 @@ def rival_compound(answer: str, reference: str) -> str | None:
     return None
 
 
-def reference_overlap(answer: str, reference: str) -> Overlap:
+def beyond_question(words: list[str], question: str) -> list[str]:
+    """The content words (comparison forms) that the question does not hold (round 11); all of
+    them where the question holds every one, or there is no question."""
+    asked = set(content_words(prepare(question))) if question else set()
+    beyond = [w for w in words if w not in asked]
+    return beyond or words
+
+
+def reference_overlap(answer: str, reference: str, question: str = "") -> Overlap:
     """The reference's content-word recall in the answer's best-matching run of sentences (of at
     most as many sentences as the reference has, or as a list reference has items: one a line),
-    the items of a list reference that run lacks, and the share of the answer's content words the
-    run holds; citation markers are dropped, parenthesised notes of the reference too."""
+    the items of a list reference that run lacks, the share of the answer's content words the run
+    holds, and the share of the reference's words beyond the question's (:func:`beyond_question`)
+    it holds; citation markers are dropped, parenthesised notes of the reference too."""
     wanted = content_words(prepare(NOTE.sub("", reference)))
+    beyond = beyond_question(wanted, question)
     items = list_items(reference)
     texts = [p for p in (s.strip() for s in SENTENCES.split(prepare(reference))) if p]
     sentences = [s for s in SENTENCES.split(prepare(answer)) if s.strip()] or [answer]
     width = min(len(sentences), max(1, len(texts), len(items)))
     total = max(1, len(content_words(" ".join(sentences))))
-    best: tuple[tuple[int, float], tuple[str, ...], float] | None = None
+    best: tuple[tuple[int, float], tuple[str, ...], float, float] | None = None
     for w in range(1, width + 1):
         for i in range(len(sentences) - w + 1):
             words = content_words(" ".join(sentences[i : i + w]))
@@ -162,6 +194,6 @@ def reference_overlap(answer: str, reference: str) -> Overlap:
             missing = tuple(name for name, item in items if _share(item, held) < MIN_RECALL)
             rank = (len(items) - len(missing), _share(wanted, held))
             if best is None or rank > best[0]:
-                best = (rank, missing, len(words) / total)
+                best = (rank, missing, len(words) / total, _share(beyond, held))
     assert best is not None  # at least one run of sentences
-    return Overlap(best[0][1], best[1], best[2])
+    return Overlap(best[0][1], best[1], best[2], best[3])

@@ -1,0 +1,54 @@
+"""Issue 42, eleventh round: the two defects an independent reviewer's 150 fresh cases found in
+the fact grader (``facts/v10``) and the abstention rules (``abstention/v11``), fixed in
+``facts/v11`` and ``abstention/v12``, each driven here through the default grader with the
+reviewer's sentence and variants of our own (docs/guide/answers.md, "Round 11", says the same in
+prose).
+
+A. A reference without facts: its content words that the question already holds are no evidence
+   of an answer.  The answer's best-matching sentences must hold half or more of the reference's
+   other words as well as two thirds of all of them (by recall or by token F1); a reference with
+   no word beyond the question's is decided as before.
+B. Abstention: a sentence's concessive opening ("While ...", "Although ...", "Though ...",
+   "Even though ...", "Whereas ...") that abstains about a neighbouring detail is a clause of its
+   own, so a main clause after it that says something answers, as after "but".
+"""
+
+from __future__ import annotations
+
+from goldeneval.prompts.facts.overlap import beyond_question, content_words, reference_overlap
+from tests.grading_helpers import outcome, passes
+
+POOL = "How should swimmers prepare before entering the pool?"
+SHOWER = "shower before entering the pool"
+
+
+def test_round11_a_the_questions_words_are_no_evidence_of_an_answer() -> None:
+    # the reviewer's case r11-082: it repeats the question around "in accordance with the pool rules"
+    assert not passes(POOL, SHOWER, "Swimmers should prepare before entering the pool in accordance with the pool rules.")
+    assert passes(POOL, SHOWER, "Take a shower before entering the pool.")
+    assert passes(POOL, SHOWER, "Swimmers must shower before they go into the pool.")
+    # token F1 (0.75 here) is no way round it
+    assert not passes(POOL, SHOWER, "Prepare before entering the pool.")
+    assert not passes(POOL, SHOWER, "Before entering the pool, swimmers should follow the posted rules.")
+
+
+def test_round11_a_half_of_the_words_beyond_the_question_suffice_beside_two_thirds_of_all() -> None:
+    question = "Which fertiliser is recommended for roses?"
+    reference = "a high-potassium fertiliser"
+    assert passes(question, reference, "Use a fertilizer that is rich in potassium.")
+    assert not passes(question, reference, "Use a fertiliser recommended for roses.")
+    # the words beyond the question are measured in the best-matching sentences
+    overlap = reference_overlap("Use a fertilizer that is rich in potassium.", reference, question)
+    assert overlap.recall == 2 / 3 and overlap.beyond_recall == 1 / 2
+    echo = "Swimmers should prepare before entering the pool in accordance with the pool rules."
+    overlap = reference_overlap(echo, SHOWER, POOL)
+    assert overlap.recall == 2 / 3 and overlap.beyond_recall == 0.0
+
+
+def test_round11_a_a_reference_with_no_word_beyond_the_questions_is_decided_as_before() -> None:
+    words = content_words("the green bin")
+    assert beyond_question(words, "Is it the green bin?") == words
+    assert beyond_question(words, "") == words
+    assert beyond_question(words, "Which bin is used for garden waste?") == content_words("green")
+    assert passes("Is garden waste collected in the green bin?", "the green bin", "It goes in the green bin.")
+    assert passes("", "the lab supervisor", "You need approval from the lab supervisor.")
