@@ -52,3 +52,50 @@ def test_round11_a_a_reference_with_no_word_beyond_the_questions_is_decided_as_b
     assert beyond_question(words, "Which bin is used for garden waste?") == content_words("green")
     assert passes("Is garden waste collected in the green bin?", "the green bin", "It goes in the green bin.")
     assert passes("", "the lab supervisor", "You need approval from the lab supervisor.")
+
+
+def test_round11_b_a_concessive_abstention_about_a_neighbouring_detail_then_an_answer() -> None:
+    question = "What is the standard warranty period for the phone?"
+    # the reviewer's case r11-113
+    assert passes(
+        question,
+        "24 months",
+        "While the context does not mention extended warranties, the standard warranty lasts 24 months.",
+    )
+    for answer in (
+        "Although the documents do not mention extended warranties, the standard warranty lasts 24 months.",
+        "Though the context doesn't say anything about extended warranties, the warranty is 24 months.",
+        "Even though the context does not mention extended warranties, the standard warranty lasts 24 months.",
+        "The phone is covered. While the sources do not mention accessories, the warranty lasts 24 months.",
+    ):
+        assert outcome(question, answer, "24 months") == "pass", answer
+    # a wrong value after the concession is graded as a wrong value, not as an abstention
+    wrong = "While the context does not mention extended warranties, the standard warranty lasts 12 months."
+    assert outcome(question, wrong, "24 months") == "fail"
+
+
+def test_round11_b_abstentions_stay_abstentions() -> None:
+    question = "What is the standard warranty period for the phone?"
+    for answer in (
+        "The context does not mention the warranty.",
+        "While the context does not mention the warranty, I cannot say.",
+        "While the context does not mention extended warranties, it does not mention the standard one either.",
+    ):
+        assert outcome(question, answer, "24 months") == "over_abstention", answer
+    for answer in (
+        "The context does not mention the warranty.",
+        "While I checked the documents, they do not mention the warranty.",
+        "While the documents cover returns, they do not mention the warranty.",
+        "Although I looked through the documents, I couldn't find the warranty period.",
+    ):
+        assert outcome(question, answer) == "abstained", answer
+
+
+def test_round11_b_a_guess_after_a_concessive_abstention_is_a_missed_abstention() -> None:
+    question = "What is the extended warranty period for the phone?"
+    for answer in (
+        "While the context does not mention extended warranties, I believe it is 24 months.",
+        "While the context does not mention the warranty, it is probably 24 months.",
+        "The context does not mention extended warranties, but I believe it is 24 months.",
+    ):
+        assert outcome(question, answer) == "missed_abstention", answer

@@ -67,6 +67,11 @@ MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
 """Where one clause of an answer ends and the next begins."""
+_CONCESSIVE = re.compile(
+    r"(?:^|(?<=[.!?\n]))(\s*(?:even\s+though|although|though|while|whereas)\b[^,.;:!?\n]*),", re.IGNORECASE
+)
+"""A sentence's concessive opening up to its comma ("While the context does not mention extended
+warranties,"): where it abstains, the main clause after it is a clause of its own (round 11)."""
 DEFAULT_MAX_ABSTENTION_WORDS = 50
 
 
@@ -281,14 +286,12 @@ class AbstentionRules:
         tokens = abstention_tokens(answer)
         if not tokens or len(tokens) > self.max_words:
             return None
-        lookup, lengths = self._lookup
-        bare_lookup, bare_lengths = self._bare_lookup
         found: str | None = None
         limited: str | None = None
-        for clause in _CLAUSE_BREAK.split(FOLLOW_UP.sub(" ", answer)):
+        for clause in _CLAUSE_BREAK.split(self._concessive_breaks(FOLLOW_UP.sub(" ", answer))):
             words = abstention_tokens(_general_source(clause))
             bare = _bare(words, _vocabulary(self.phrases))
-            hit = _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare) or _holds_nothing(words)
+            hit = self._hit(words, bare)
             if hit is not None:
                 if " ".join(abstention_tokens(hit)) in HEDGES and _guesses(bare, hedge=True):
                     return None  # "I'm not certain, it costs 7.80": a hedged answer
@@ -305,6 +308,25 @@ class AbstentionRules:
         if found is None and limited is not None and FOLLOW_UP.search(answer):
             return limited  # "The documents only describe X. Would you like me to look for something else?"
         return found
+
+    def _hit(self, words: list[str], bare: list[str]) -> str | None:
+        """The phrase a clause's words abstain with, or None."""
+        lookup, lengths = self._lookup
+        bare_lookup, bare_lengths = self._bare_lookup
+        return _find(lookup, lengths, words) or _find(bare_lookup, bare_lengths, bare) or _holds_nothing(words)
+
+    def _concessive_breaks(self, text: str) -> str:
+        """The text with a clause break after each concessive opening that abstains (round 11):
+        "While the context does not mention extended warranties, the standard warranty lasts 24
+        months" is two clauses, as "... but the standard warranty lasts 24 months" is; an opening
+        that does not abstain ("While I checked the documents,") stays part of its sentence."""
+
+        def split(match: re.Match[str]) -> str:
+            words = abstention_tokens(_general_source(match.group(1)))
+            abstains = self._hit(words, _bare(words, _vocabulary(self.phrases))) is not None
+            return f"{match.group(1)};" if abstains else match.group(0)
+
+        return _CONCESSIVE.sub(split, text)
 
 
 _HEDGE_WORDS = frozenset({"i", "am", "we", "are", "not", "sure", "certain", "unsure", "sorry", "but", "so", "well"})
