@@ -146,7 +146,7 @@ def test_an_import_path_grader_grades_and_its_identity_is_in_the_fingerprint(
     assert document["run"]["grader"] == "length"
     assert document["run"]["requested_grader"] is None
     identity = document["grading"]["grader_identity"]
-    assert identity == "length/v1(limit=20);abstention/v11(default;max_words=50)"
+    assert identity == "length/v1(limit=20);abstention/v12(default;max_words=50)"
     assert identity in document["grading"]["protocol"]
     assert [p["passed"] for p in document["prompts"]] == [True, True, True, True, False]
     assert document["prompts"][4]["reason"] == "30 characters"

@@ -75,8 +75,8 @@ def test_phrases_are_configurable_and_their_identity_changes_the_grader_identity
     assert rules.match("No idea, sorry!") == "no idea"
     assert rules.match(ABSTAIN) is None
     assert rules.match("I have no idea at all, really, truly.") is None  # 8 words > 5
-    assert AbstentionRules().identity == "abstention/v11(default;max_words=50)"
-    assert rules.identity.startswith("abstention/v11(phrases=sha256:") and rules.identity.endswith(";max_words=5)")
+    assert AbstentionRules().identity == "abstention/v12(default;max_words=50)"
+    assert rules.identity.startswith("abstention/v12(phrases=sha256:") and rules.identity.endswith(";max_words=5)")
     default, custom = DeterministicGrader(), GradingService(abstention=rules).select("deterministic").grader
     assert default.identity != custom.identity
     assert "does not answer" in DEFAULT_ABSTENTION_PHRASES

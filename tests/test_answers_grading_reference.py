@@ -91,8 +91,8 @@ def test_a_fact_buried_in_extra_words_passes_but_a_paste_of_the_context_does_not
 def test_the_deterministic_grader_identity_changed_so_old_runs_compare_as_a_mismatch() -> None:
     identity = DeterministicGrader().identity
     assert identity.startswith(
-        "deterministic/v10(assertions;reference=facts/v10(max_words=100)|best-sentences-recall>=0.667|token-f1>=0.5;"
-        "abstention/v11("
+        "deterministic/v11(assertions;reference=facts/v11(max_words=100)|best-sentences-recall>=0.667"
+        "|beyond-question-recall>=0.5|token-f1>=0.5;abstention/v12("
     )
     digest = "prompts-v1:sha256:" + "0" * 64
     for old in (

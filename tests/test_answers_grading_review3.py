@@ -338,8 +338,8 @@ def test_a_hedged_right_answer_passes_and_a_hedged_guess_to_a_no_answer_question
     unanswerable = GradingItem("u", "How much is a taxi licence?", (), "not covered by the corpus", answerable=False)
     assert grader.grade(answerable, "I'm not certain, but it costs 7.80.").outcome == "pass"
     assert grader.grade(unanswerable, "Not certain, maybe 350.00.").outcome == "missed_abstention"
-    assert AbstentionRules().identity == "abstention/v11(default;max_words=50)"
-    assert "reference=facts/v10(" in grader.identity
+    assert AbstentionRules().identity == "abstention/v12(default;max_words=50)"
+    assert "reference=facts/v11(" in grader.identity
 
 
 @pytest.mark.slow  # an answers run over the transit sample

@@ -104,5 +104,5 @@ def test_round7_a_general_source_on_an_answerable_question_is_an_over_abstention
 
 
 def test_round7_identities_are_new() -> None:
-    assert AbstentionRules().identity == "abstention/v11(default;max_words=50)"
-    assert "reference=facts/v10(" in GRADER.identity and GRADER.identity.startswith("deterministic/v10(")
+    assert AbstentionRules().identity == "abstention/v12(default;max_words=50)"
+    assert "reference=facts/v11(" in GRADER.identity and GRADER.identity.startswith("deterministic/v11(")

@@ -175,5 +175,5 @@ def test_round9_generic_words_of_a_name_do_not_name_it() -> None:
 
 
 def test_round9_identities_are_new() -> None:
-    assert AbstentionRules().identity == "abstention/v11(default;max_words=50)"
-    assert "reference=facts/v10(" in GRADER.identity and GRADER.identity.startswith("deterministic/v10(")
+    assert AbstentionRules().identity == "abstention/v12(default;max_words=50)"
+    assert "reference=facts/v11(" in GRADER.identity and GRADER.identity.startswith("deterministic/v11(")

@@ -135,5 +135,5 @@ def test_the_judge_identity_names_the_model_the_samples_and_the_threshold() -> N
     assert identity.endswith(
         ";model=judge (mutable alias);"
         "pipeline=goldeneval.openai/chat-completions(http://127.0.0.1:9,temperature=0);samples=3;threshold=0.5;"
-        "unstable=status;abstention/v11(default;max_words=50))"
+        "unstable=status;abstention/v12(default;max_words=50))"
     )

@@ -62,7 +62,7 @@ __all__ = [
     "abstention_tokens",
 ]
 
-ABSTENTION_RULES_VERSION = "abstention/v11"
+ABSTENTION_RULES_VERSION = "abstention/v12"
 MIN_CLAUSE_WORDS = 4
 """A clause of fewer words (after normalisation) is filler: it neither abstains nor answers."""
 _CLAUSE_BREAK = re.compile(r"[.!?;:\n]+|,?\s+\b(?:but|however|although|though|yet|whereas)\b", re.IGNORECASE)
@@ -264,7 +264,7 @@ class AbstentionRules:
 
     @property
     def identity(self) -> str:
-        """``abstention/v11(default;max_words=50)`` or, for a replaced list, a digest of it."""
+        """``abstention/v12(default;max_words=50)`` or, for a replaced list, a digest of it."""
         if self.phrases == DEFAULT_ABSTENTION_PHRASES:
             which = "default"
         else:

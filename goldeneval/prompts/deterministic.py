@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from goldeneval.prompts.abstention import AbstentionRules
 from goldeneval.prompts.assertions import check_assertion
 from goldeneval.prompts.facts.grading import FACTS_VERSION, MAX_ANSWER_WORDS, grade_reference
-from goldeneval.prompts.facts.overlap import MIN_RECALL
+from goldeneval.prompts.facts.overlap import MIN_BEYOND_RECALL, MIN_RECALL
 from goldeneval.prompts.golden import Assertion
 from goldeneval.prompts.grades import (
     DEFAULT_PASS_THRESHOLD,
@@ -100,8 +100,8 @@ class DeterministicGrader:
     @property
     def identity(self) -> str:
         return (
-            f"deterministic/v10(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
-            f"|best-sentences-recall>={MIN_RECALL:.3f}|token-f1>={self.pass_threshold:g};{self.abstention.identity})"
+            f"deterministic/v11(assertions;reference={FACTS_VERSION}(max_words={MAX_ANSWER_WORDS})"
+            f"|best-sentences-recall>={MIN_RECALL:.3f}|beyond-question-recall>={MIN_BEYOND_RECALL:g}|token-f1>={self.pass_threshold:g};{self.abstention.identity})"
         )
 
     def grade(self, item: GradingItem, answer: str) -> Grading:

@@ -41,7 +41,7 @@ __all__ = [
     "grade_reference",
 ]
 
-FACTS_VERSION = "facts/v10"
+FACTS_VERSION = "facts/v11"
 """The rules' version, part of the grader's identity: a change of verdicts bumps it, so runs
 graded before and after compare as a mismatch."""
 MAX_ANSWER_WORDS = 100
