@@ -24,7 +24,8 @@ SHOWER = "shower before entering the pool"
 
 def test_round11_a_the_questions_words_are_no_evidence_of_an_answer() -> None:
     # the reviewer's case r11-082: it repeats the question around "in accordance with the pool rules"
-    assert not passes(POOL, SHOWER, "Swimmers should prepare before entering the pool in accordance with the pool rules.")
+    echo = "Swimmers should prepare before entering the pool in accordance with the pool rules."
+    assert not passes(POOL, SHOWER, echo)
     assert passes(POOL, SHOWER, "Take a shower before entering the pool.")
     assert passes(POOL, SHOWER, "Swimmers must shower before they go into the pool.")
     # token F1 (0.75 here) is no way round it
