@@ -234,4 +234,4 @@ def test_round10_g_an_ordinal_day_takes_the_one_month_of_its_sentence() -> None:
 def test_round10_identities_are_new() -> None:
     assert AbstentionRules().identity == "abstention/v12(default;max_words=50)"
     assert "reference=facts/v11(" in GRADER.identity and GRADER.identity.startswith("deterministic/v11(")
-    assert "|best-sentences-recall>=0.667|token-f1>=0.5;" in GRADER.identity
+    assert "|best-sentences-recall>=0.667|beyond-question-recall>=0.5|token-f1>=0.5;" in GRADER.identity

@@ -5,9 +5,10 @@ reviewer's sentence and variants of our own (docs/guide/answers.md, "Round 11", 
 prose).
 
 A. A reference without facts: its content words that the question already holds are no evidence
-   of an answer.  The answer's best-matching sentences must hold half or more of the reference's
-   other words as well as two thirds of all of them (by recall or by token F1); a reference with
-   no word beyond the question's is decided as before.
+   of an answer.  The answer's best-matching sentences must hold one of the reference's other
+   words at least (or fail, whatever recall or token F1 say), and half or more of them beside two
+   thirds of all its words for the recall to pass them; a reference with no word beyond the
+   question's is decided as before.
 B. Abstention: a sentence's concessive opening ("While ...", "Although ...", "Though ...",
    "Even though ...", "Whereas ...") that abstains about a neighbouring detail is a clause of its
    own, so a main clause after it that says something answers, as after "but".
@@ -31,6 +32,11 @@ def test_round11_a_the_questions_words_are_no_evidence_of_an_answer() -> None:
     # token F1 (0.75 here) is no way round it
     assert not passes(POOL, SHOWER, "Prepare before entering the pool.")
     assert not passes(POOL, SHOWER, "Before entering the pool, swimmers should follow the posted rules.")
+    # with one word beyond the question's, token F1 decides as before
+    printer = "What should I do if the printer shows a paper jam?"
+    tray = "Open the rear tray and remove the stuck paper."
+    assert passes(printer, tray, "Open the back tray and pull out the jammed paper.")
+    assert not passes(printer, tray, "If the printer shows a paper jam, fix the paper jam.")
 
 
 def test_round11_a_half_of_the_words_beyond_the_question_suffice_beside_two_thirds_of_all() -> None:

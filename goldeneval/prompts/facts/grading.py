@@ -180,14 +180,17 @@ def grade_reference(answer: str, reference: str, pass_threshold: float, question
         rival = rival_compound(answer, reference)
         if rival is not None:
             return FactGrade(False, 0.0, f"it states {rival!r} in place of the reference's compound")
-        if overlap.beyond_recall < MIN_BEYOND_RECALL:  # round 11: the question's words are no evidence
+        if not overlap.beyond_recall:  # round 11: the question's words are no evidence
             return FactGrade(
                 False,
-                min(score, overlap.beyond_recall),
-                f"no facts in the reference: the best-matching sentences hold {overlap.beyond_recall:.0%} "
-                "of its words beyond the question's",
+                0.0,
+                "no facts in the reference: the best-matching sentences hold none of its words beyond the question's",
             )
-        if overlap.recall >= MIN_RECALL and overlap.share_of_answer >= MIN_ANSWER_SHARE:
+        if (
+            overlap.recall >= MIN_RECALL
+            and overlap.share_of_answer >= MIN_ANSWER_SHARE
+            and overlap.beyond_recall >= MIN_BEYOND_RECALL
+        ):
             return FactGrade(
                 True,
                 max(score, overlap.recall),

@@ -11,8 +11,9 @@ sentence (its *recall*), and a list reference needs each of its items
 Round 11: the reference's words that the question already holds are no evidence ("shower before
 entering the pool" asked "How should swimmers prepare before entering the pool?" is answered by
 "shower" alone; an answer that repeats "before entering the pool" answers nothing), so the
-answer must also hold at least :data:`MIN_BEYOND_RECALL` of the reference's other words, unless
-the reference has no other.
+answer must hold one of the reference's other words at least (token F1 decides then), and
+:data:`MIN_BEYOND_RECALL` of them for the recall to decide; a reference with no other word is
+decided as before.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ MIN_RECALL = 2 / 3
 best-matching sentence must hold."""
 MIN_BEYOND_RECALL = 1 / 2
 """The share of the reference's content words beyond the question's (round 11) that those
-sentences must hold as well: "a high-potassium fertiliser" asked "Which fertiliser ...?" is met by
-"a fertilizer that is rich in potassium" (one of "high", "potassium")."""
+sentences must hold as well for the recall to decide (one of them at least for token F1): "a
+high-potassium fertiliser" asked "Which fertiliser ...?" is met by "a fertilizer that is rich in
+potassium" (one of "high", "potassium")."""
 
 _SPELLING = (
     (re.compile(r"(?<=\w{3})is(e|es|ed|ing|er|ers|ation|ations)$"), r"iz\1"),  # fertiliser, organisation
