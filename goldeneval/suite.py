@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import zoneinfo
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from goldeneval.retrieval.sets import resolve_golden_set
 from goldeneval.retrieval.settings import RETRIEVAL_RATES, RetrievalSettings
 from goldeneval.retrieval.spec import RunSpec
 from goldeneval.store import StoreLocation
+from goldeneval.suite_schedule import ScheduleConfig
 from goldeneval.suite_storage import (
     CONFIG_ENV,
     CONFIG_FILE_NAME,
@@ -75,38 +75,9 @@ WEBHOOK_ENV = "GOLDENEVAL_ALERT_WEBHOOK_URL"
 UI_URL_ENV = "GOLDENEVAL_UI_URL"
 
 _KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""What a set id or retriever name must look like to be a partition key and a folder name."""
 _RETRIEVER_ID = re.compile(r"[A-Za-z_][\w.-]*(:[A-Za-z_]\w*)?")
 """A registered id (``goldeneval.lexical``) or an import path (``package.module:factory``)."""
-_CRON_RANGES = (("minute", 0, 59), ("hour", 0, 23), ("day", 1, 31), ("month", 1, 12), ("weekday", 0, 7))
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_CRON_NAMES = {
-    **{month: i for i, month in enumerate(_MONTHS, 1)},
-    **{day: i for i, day in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))},
-}
-
-
-def _cron_field_ok(field: str, low: int, high: int) -> bool:
-    """One cron field: ``*``, ``n``, ``a-b``, each optionally ``/step``, joined by commas."""
-
-    def number(text: str) -> int | None:
-        value = _CRON_NAMES.get(text.lower()) if text.isalpha() else (int(text) if text.isdigit() else None)
-        return value if value is not None and low <= value <= high else None
-
-    for part in field.split(","):
-        base, _, step = part.partition("/")
-        if step and not (step.isdigit() and int(step) > 0):
-            return False
-        if base == "*":
-            continue
-        start, dash, end = base.partition("-")
-        first = number(start)
-        last = number(end) if dash else first
-        if first is None or last is None or first > last:
-            return False
-    return True
-
-
-"""What a set id or retriever name must look like to be a partition key and a folder name."""
 
 
 def _check_key(kind: str, value: str) -> str:
@@ -159,35 +130,6 @@ class RetrieverConfig(PluginConfig):
 
 class ThresholdsConfig(SliceThresholds, RETRIEVAL_RATES.settings()):  # type: ignore[misc]
     """Retrieval's regression thresholds: its two rates in its own words, ``max_p``, and its slices."""
-
-
-class ScheduleConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    cron: str = Field(default="0 2 * * *", description="When the nightly job runs.")
-    timezone: str = Field(default="UTC", description="IANA time zone of the cron expression.")
-
-    @field_validator("cron")
-    @classmethod
-    def _cron(cls, value: str) -> str:
-        fields = value.split()
-        if len(fields) != 5:
-            raise ValueError(f"{value!r} is not a cron expression of five fields (minute hour day month weekday)")
-        for field, (name, low, high) in zip(fields, _CRON_RANGES, strict=True):
-            if not _cron_field_ok(field, low, high):
-                raise ValueError(
-                    f"{value!r}: the {name} field {field!r} is not a value, range, list or step in {low}-{high}"
-                )
-        return value
-
-    @field_validator("timezone")
-    @classmethod
-    def _timezone(cls, value: str) -> str:
-        try:
-            zoneinfo.ZoneInfo(value)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"{value!r} is not an IANA time zone (e.g. UTC, Europe/Berlin)") from None
-        return value
 
 
 class AlertsConfig(BaseModel):
