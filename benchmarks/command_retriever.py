@@ -174,14 +174,14 @@ LABELS = {
 def render_command(data: dict[str, Any]) -> list[str]:
     rows = []
     for side, label in LABELS.items():
-        beyond, beyond_cpu = data["difference_us"].get(side), data.get("cpu_difference_us", {}).get(side)
+        beyond, beyond_cpu = data["difference_us"].get(side), data["cpu_difference_us"].get(side)
         shown = "-" if beyond is None else f"{beyond:+.1f} us"
         shown_cpu = "-" if beyond_cpu is None else f"{beyond_cpu:+.1f} us"
         rows.append(
             f"| {label} | {data['wall_us'][side]:.1f} us | {data['cpu_us'][side]:.1f} us | {shown} | {shown_cpu} |"
         )
     rounds = ", ".join(f"{d:+.1f}" for d in data["round_differences_us"]["ask_all"])
-    cpu_rounds = ", ".join(f"{d:+.1f}" for d in data.get("round_cpu_differences_us", {}).get("ask_all", []))
+    cpu_rounds = ", ".join(f"{d:+.1f}" for d in data["round_cpu_differences_us"]["ask_all"])
     return [
         f"One thread asks {data['questions']:,} questions in a row of a Perl program answering at once over a pipe "
         f"(`{data['program']}`), each side with a program of its own, {data['rounds']} rounds alternating the order; "
@@ -194,7 +194,7 @@ def render_command(data: dict[str, Any]) -> list[str]:
         *rows,
         "",
         f"`goldeneval.command` asked as `goldeneval retrieval` asks it, beyond the pipe loop, each round: wall "
-        f"{rounds} us; CPU {cpu_rounds or 'not kept'} us. Command: `{data['command']}`.",
+        f"{rounds} us; CPU {cpu_rounds} us. Command: `{data['command']}`.",
     ]
 
 
@@ -204,12 +204,6 @@ def command_targets(data: dict[str, Any]) -> list[str]:
     by tens of microseconds from round to round on a shared machine (both are shown)."""
     from benchmarks.measure import yes
 
-    if "cpu_difference_us" not in data:  # measured before the CPU differences were kept
-        beyond = data["difference_us"]["goldeneval.command"]
-        return [
-            f"| `goldeneval.command` within {DIFFERENCE_TARGET_US:g} us a question of a bare pipe loop (issue 44) "
-            f"| {beyond:+.1f} us (wall, `retrieve`) | {yes(beyond <= DIFFERENCE_TARGET_US)} |"
-        ]
     cpu, wall = data["cpu_difference_us"], data["difference_us"]
     return [
         f"| `goldeneval.command` within {DIFFERENCE_TARGET_US:g} us a question of a bare pipe loop, as `goldeneval "
